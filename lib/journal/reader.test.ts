@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import fs from "node:fs";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
+import { readJournal, readJournalText } from "./reader";
+
+const EXAMPLES = path.resolve("tests/fixtures/examples");
+const line = (o: object) => JSON.stringify(o);
+const ev = (seq: number, extra: object = {}) => ({ run: "r1", seq, ts: "2026-11-07T11:00:01.026Z", type: "note", data: { text: "hi" }, ...extra });
+
+async function readBytes(bytes: Uint8Array, chunk = 7) {
+  const out = [];
+  for await (const item of readJournal(
+    (async function* () {
+      for (let i = 0; i < bytes.length; i += chunk) yield bytes.subarray(i, i + chunk);
+    })(),
+  ))
+    out.push(item);
+  return out;
+}
+
+describe("readJournal", () => {
+  it("reads every example journal without an error", async () => {
+    for (const f of fs.readdirSync(EXAMPLES).filter((f) => f.endsWith(".jsonl"))) {
+      const r = await readJournalText(fs.readFileSync(path.join(EXAMPLES, f), "utf8"));
+      expect(r.errors, f).toEqual([]);
+      expect(r.events.length, f).toBeGreaterThan(20);
+    }
+  });
+
+  it("reads gzip, CRLF and a BOM, split across tiny chunks", async () => {
+    const text = "\uFEFF" + [ev(0), ev(1), ev(2)].map(line).join("\r\n") + "\r\n";
+    const items = await readBytes(gzipSync(Buffer.from(text)), 5);
+    expect(items.map((i) => i.kind)).toEqual(["event", "event", "event"]);
+  });
+
+  it("reports invalid UTF-8 with its line number and goes on", async () => {
+    const good = Buffer.from(line(ev(0)) + "\n");
+    const bad = Buffer.concat([Buffer.from('{"run":"r1","seq":1,"ts":"2026-11-07T11:00:01.026Z","type":"note","data":{"text":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}}\n')]);
+    const items = await readBytes(Buffer.concat([good, bad, good]));
+    expect(items[1]).toMatchObject({ kind: "error", line: 2, message: "line is not valid UTF-8" });
+    expect(items[2]).toMatchObject({ kind: "event", line: 3 });
+  });
+
+  it("skips an over-long line without holding it and reports its size", async () => {
+    const huge = line(ev(1, { data: { text: "x".repeat(20 * 1024 * 1024) } }));
+    const text = [line(ev(0)), huge, line(ev(2))].join("\n");
+    const items = [];
+    for await (const item of readJournal(
+      (async function* () {
+        const b = Buffer.from(text);
+        for (let i = 0; i < b.length; i += 65536) yield b.subarray(i, i + 65536);
+      })(),
+      { maxDepth: 128, maxLineBytes: 1024 * 1024 },
+    ))
+      items.push(item);
+    expect(items.map((i) => i.kind)).toEqual(["event", "error", "event"]);
+    expect(items[1]).toMatchObject({ line: 2 });
+    expect((items[1] as { message: string }).message).toMatch(/over the 1048576-byte limit/);
+  });
+
+  it("keeps integers beyond 2^53 exact and refuses them as seq", async () => {
+    const r = await readJournalText([line(ev(0)).replace('"hi"', '"hi","id":12345678901234567891'), '{"run":"r1","seq":9007199254740993,"ts":"2026-11-07T11:00:01.026Z","type":"note","data":{"text":"x"}}'].join("\n"));
+    expect(r.events[0].data.id).toBe(12345678901234567891n);
+    expect(r.errors[0]).toMatchObject({ line: 2 });
+    expect(r.errors[0].message).toMatch(/beyond 2\^53/);
+  });
+
+  it("refuses 10,000-deep nesting and __proto__ keys with the line", async () => {
+    const deep = '{"run":"r1","seq":1,"ts":"2026-11-07T11:00:01.026Z","type":"note","data":{"text":"x","d":' + "[".repeat(10000) + "]".repeat(10000) + "}}";
+    const proto = '{"run":"r1","seq":2,"ts":"2026-11-07T11:00:01.026Z","type":"note","data":{"text":"x","__proto__":{"polluted":true}}}';
+    const r = await readJournalText([line(ev(0)), deep, proto].join("\n"));
+    expect(r.errors.map((e) => [e.line, /nesting deeper/.test(e.message) || /__proto__/.test(e.message)])).toEqual([
+      [2, true],
+      [3, true],
+    ]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it("names the field of a wrong type and a truncated line", async () => {
+    const r = await readJournalText([line({ ...ev(0), ts: 12 }), line({ ...ev(1), type: "tool.result", data: { call: "c", status: "maybe" } }), '{"run":"r1","seq":2,"ts":"2026-'].join("\n"));
+    expect(r.errors.map((e) => e.line)).toEqual([1, 2, 3]);
+    expect(r.errors[0].message).toMatch(/^ts: /);
+    expect(r.errors[1].message).toMatch(/data\.status/);
+    expect(r.errors[2].message).toMatch(/truncated/);
+  });
+});

@@ -1,0 +1,173 @@
+/**
+ * Zod schema of journal format v1. The envelope is checked first, then `data` against
+ * the schema of its type, so an error names the field that is wrong. Objects are loose:
+ * unknown fields are kept (the format says so, and hashing needs them).
+ * The JSON Schema served at /schema/journal-v1.json is generated from `journalEventSchema`.
+ */
+import { z } from "zod";
+import { EVENT_TYPES } from "./types";
+
+export const RUN_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+// RFC 3339 in UTC or with an offset; the format asks for UTC with milliseconds, but a
+// recorder that writes seconds or an offset is still read exactly (epoch ms is derived).
+const TS_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+
+const safeInt = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const str = z.string();
+const versionMap = z.record(z.string(), z.string());
+const anyJson = z.unknown();
+
+export const policySchema = z.looseObject({
+  requireApproval: z.array(str).optional(),
+  maxSteps: z.number().int().min(0).optional(),
+  retrievalMaxAgeSeconds: z.number().min(0).optional(),
+  requiredInstructions: z.array(str).optional(),
+});
+
+const nameVersion = z.looseObject({ name: str, version: str.optional() });
+
+export const dataSchemas = {
+  "run.start": z.looseObject({
+    workflow: nameVersion.optional(),
+    agent: nameVersion.optional(),
+    versions: z
+      .looseObject({
+        prompts: versionMap.optional(),
+        policies: versionMap.optional(),
+        tools: versionMap.optional(),
+        models: versionMap.optional(),
+      })
+      .optional(),
+    environment: str.optional(),
+    initiator: z.looseObject({ kind: str, id: str.optional() }).optional(),
+    input: anyJson.optional(),
+    policy: policySchema.optional(),
+    resumeOf: z.looseObject({ run: str, checkpoint: str.optional() }).optional(),
+    forkOf: z.looseObject({ run: str, seq: safeInt }).optional(),
+    tags: z.array(str).optional(),
+  }),
+  "run.end": z.looseObject({
+    status: z.enum(["succeeded", "failed", "cancelled"]),
+    output: anyJson.optional(),
+    error: anyJson.optional(),
+  }),
+  "step.start": z.looseObject({ name: str, kind: str.optional() }),
+  "step.end": z.looseObject({ status: z.enum(["ok", "error"]) }),
+  input: z.looseObject({ source: z.enum(["user", "system", "event"]), content: anyJson }),
+  retrieval: z.looseObject({
+    query: anyJson,
+    documents: z.array(
+      z.looseObject({
+        id: str,
+        version: str.optional(),
+        indexedAt: z.string().regex(TS_PATTERN, "expected an RFC 3339 timestamp").optional(),
+        uri: str.optional(),
+        content: anyJson.optional(),
+      }),
+    ),
+  }),
+  context: z.looseObject({
+    messages: z.array(z.looseObject({ role: str, content: anyJson, source: str.optional() })),
+    instructions: z.array(str).optional(),
+    template: z.looseObject({ id: str, version: str.optional() }).optional(),
+    tokens: z.number().optional(),
+  }),
+  "model.request": z.looseObject({
+    call: str,
+    model: str,
+    params: z.record(z.string(), anyJson).optional(),
+    context: safeInt.optional(),
+    messages: z.array(anyJson).optional(),
+    tools: z.array(str).optional(),
+  }),
+  "model.response": z.looseObject({
+    call: str,
+    output: z
+      .looseObject({
+        text: str.optional(),
+        toolCalls: z.array(z.looseObject({ id: str, name: str, args: anyJson })).optional(),
+      })
+      .optional(),
+    finishReason: str.optional(),
+    usage: z.looseObject({ inputTokens: z.number().optional(), outputTokens: z.number().optional() }).optional(),
+    latencyMs: z.number().min(0).optional(),
+    error: anyJson.optional(),
+  }),
+  "tool.call": z.looseObject({
+    call: str,
+    tool: str,
+    version: str.optional(),
+    args: anyJson,
+    effect: z.enum(["read", "write"]),
+    idempotencyKey: str.optional(),
+    target: anyJson.optional(),
+  }),
+  "tool.result": z.looseObject({
+    call: str,
+    status: z.enum(["ok", "error", "timeout", "unknown"]),
+    result: anyJson.optional(),
+    error: anyJson.optional(),
+    externalId: str.optional(),
+    partial: z.boolean().optional(),
+    latencyMs: z.number().min(0).optional(),
+  }),
+  "approval.request": z.looseObject({
+    approval: str,
+    call: str,
+    policy: z.looseObject({ id: str, version: str.optional() }).optional(),
+    stateHash: str.optional(),
+  }),
+  "approval.decision": z.looseObject({
+    approval: str,
+    decision: z.enum(["approved", "denied"]),
+    by: anyJson.optional(),
+    reason: str.optional(),
+    stateHash: str.optional(),
+  }),
+  state: z
+    .looseObject({ set: anyJson.optional(), patch: z.array(z.looseObject({ op: str, path: str })).optional(), hash: str.optional() })
+    .refine((d) => "set" in d || "patch" in d, "a state event needs `set` or `patch`"),
+  checkpoint: z.looseObject({ id: str, state: anyJson, hash: str.optional(), durable: z.boolean().optional() }),
+  decision: z.looseObject({
+    action: z.enum(["continue", "stop", "branch"]),
+    reason: str.optional(),
+    stop: z.looseObject({ condition: anyJson.optional(), met: z.boolean().optional() }).optional(),
+  }),
+  error: z.looseObject({ message: str, code: z.union([str, z.number()]).optional(), retryable: z.boolean().optional() }),
+  reconcile: z.looseObject({
+    call: str,
+    outcome: z.enum(["succeeded", "failed"]),
+    evidence: anyJson.optional(),
+    by: anyJson.optional(),
+  }),
+  note: z.looseObject({ text: str }),
+} as const satisfies Record<(typeof EVENT_TYPES)[number], z.ZodType>;
+
+export const envelopeSchema = z.looseObject({
+  run: z.string().regex(RUN_ID_PATTERN, "run id must be 1 to 128 characters of A-Z a-z 0-9 . _ : -"),
+  seq: safeInt,
+  ts: z.string().regex(TS_PATTERN, "expected an RFC 3339 timestamp such as 2026-11-07T11:00:01.026Z"),
+  type: z.union([z.enum(EVENT_TYPES), z.string().regex(/^x-[A-Za-z0-9._:-]+$/)], {
+    error: `type must be one of ${EVENT_TYPES.join(", ")} or an x-… extension`,
+  }),
+  step: str.optional(),
+  parent: safeInt.optional(),
+  data: z.record(z.string(), anyJson),
+  hash: z.string().regex(/^sha256:[0-9a-f]{64}$/, "hash must be sha256: followed by 64 lowercase hex digits").optional(),
+});
+
+/** One event of any type, for the generated JSON Schema. */
+export const journalEventSchema = z.union([
+  ...EVENT_TYPES.map((t) => envelopeSchema.extend({ type: z.literal(t), data: dataSchemas[t] })),
+  envelopeSchema.extend({ type: z.string().regex(/^x-[A-Za-z0-9._:-]+$/), data: z.record(z.string(), anyJson) }),
+] as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]]);
+
+export function journalJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(journalEventSchema, { unrepresentable: "any" }) as Record<string, unknown>;
+  return {
+    $id: "https://retrace.dev/schema/journal-v1.json",
+    title: "Retrace journal event (format v1)",
+    description: "One line of a Retrace journal (NDJSON). Generated from lib/journal/schema.ts.",
+    ...schema,
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * Core journal types (format v1, see docs/journal-format.md).
+ *
+ * Ids and sequence numbers are branded so a seq is never passed where a line number or a
+ * count is expected. Timestamps are RFC 3339 strings in UTC with millisecond precision;
+ * where a number is needed it is epoch milliseconds (`EpochMs`).
+ */
+
+export type RunId = string & { readonly __brand: "RunId" };
+export type Seq = number & { readonly __brand: "Seq" };
+/** Milliseconds since the Unix epoch. */
+export type EpochMs = number & { readonly __brand: "EpochMs" };
+
+/**
+ * A JSON value as Retrace holds it. Integers beyond 2^53 are kept exact as `bigint`
+ * (the NDJSON reader produces them; canonical JSON writes their exact digits).
+ */
+export type JsonValue =
+  | null
+  | boolean
+  | number
+  | bigint
+  | string
+  | JsonValue[]
+  | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+export const EVENT_TYPES = [
+  "run.start",
+  "run.end",
+  "step.start",
+  "step.end",
+  "input",
+  "retrieval",
+  "context",
+  "model.request",
+  "model.response",
+  "tool.call",
+  "tool.result",
+  "approval.request",
+  "approval.decision",
+  "state",
+  "checkpoint",
+  "decision",
+  "error",
+  "reconcile",
+  "note",
+] as const;
+export type KnownEventType = (typeof EVENT_TYPES)[number];
+/** A known type or an `x-…` extension. */
+export type EventType = KnownEventType | `x-${string}`;
+
+/**
+ * One journal event as it arrived (after validation). `data` and unknown envelope
+ * fields are kept as they are, so hashing sees exactly what the recorder hashed.
+ */
+export interface JournalEvent {
+  run: RunId;
+  seq: Seq;
+  ts: string;
+  type: EventType;
+  step?: string;
+  parent?: Seq;
+  data: JsonObject;
+  hash?: string;
+  [extra: string]: JsonValue | undefined;
+}
+
+export interface RunPolicy {
+  requireApproval?: string[];
+  maxSteps?: number;
+  retrievalMaxAgeSeconds?: number;
+  requiredInstructions?: string[];
+}
+
+export type Fidelity = "replayable" | "trace" | "partial";
+
+export type Severity = "error" | "warning";
+
+export const RULE_IDS = [
+  "journal.gap",
+  "journal.chain",
+  "context.missing",
+  "context.instruction-omitted",
+  "retrieval.stale",
+  "tool.partial",
+  "approval.missing",
+  "approval.stale-state",
+  "loop.past-stop",
+  "loop.max-steps",
+  "effect.no-idempotency",
+  "effect.retry-after-unknown",
+  "effect.duplicate",
+  "state.hash-mismatch",
+  "secret.exposed",
+] as const;
+export type RuleId = (typeof RULE_IDS)[number];
+
+export interface Finding {
+  rule: RuleId;
+  seq: Seq;
+  severity: Severity;
+  /** For people. Never contains a secret: messages name kinds and paths, not values. */
+  message: string;
+}
+
+/** A problem with one input line; `line` is 1-based. */
+export interface LineError {
+  line: number;
+  message: string;
+  run?: string;
+  seq?: number;
+}
+
+export const asRunId = (s: string) => s as RunId;
+export const asSeq = (n: number) => n as Seq;

@@ -1,0 +1,101 @@
+-- CreateTable
+CREATE TABLE "Run" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "workflow" TEXT,
+    "workflowVersion" TEXT,
+    "agent" TEXT,
+    "agentVersion" TEXT,
+    "environment" TEXT,
+    "initiator" TEXT,
+    "status" TEXT NOT NULL DEFAULT 'incomplete',
+    "live" BOOLEAN NOT NULL DEFAULT false,
+    "startedAt" TEXT,
+    "startedMs" REAL,
+    "endedAt" TEXT,
+    "endedMs" REAL,
+    "lastEventMs" REAL,
+    "eventCount" INTEGER NOT NULL DEFAULT 0,
+    "errorCount" INTEGER NOT NULL DEFAULT 0,
+    "findingCount" INTEGER NOT NULL DEFAULT 0,
+    "fidelity" TEXT NOT NULL DEFAULT 'partial',
+    "chainStatus" TEXT NOT NULL DEFAULT 'unverified',
+    "chainBrokenAt" INTEGER,
+    "recorderLastHash" TEXT,
+    "serverLastHash" TEXT,
+    "nextSeq" INTEGER NOT NULL DEFAULT 0,
+    "maxSeq" INTEGER NOT NULL DEFAULT -1,
+    "header" TEXT NOT NULL DEFAULT '{}',
+    "searchText" TEXT NOT NULL DEFAULT '',
+    "tags" TEXT NOT NULL DEFAULT '',
+    "source" TEXT NOT NULL DEFAULT 'upload',
+    "createdAt" REAL NOT NULL,
+    "updatedAt" REAL NOT NULL
+);
+
+-- CreateTable
+CREATE TABLE "Event" (
+    "runId" TEXT NOT NULL,
+    "seq" INTEGER NOT NULL,
+    "ts" TEXT NOT NULL,
+    "tsMs" REAL NOT NULL,
+    "type" TEXT NOT NULL,
+    "step" TEXT,
+    "parent" INTEGER,
+    "call" TEXT,
+    "name" TEXT,
+    "status" TEXT,
+    "latencyMs" REAL,
+    "tokens" INTEGER,
+    "bytes" INTEGER NOT NULL,
+    "body" TEXT NOT NULL,
+    "digest" TEXT NOT NULL,
+    "recordedHash" TEXT,
+    "chain" TEXT NOT NULL,
+    "hash" TEXT,
+    "redactions" INTEGER NOT NULL DEFAULT 0,
+
+    PRIMARY KEY ("runId", "seq"),
+    CONSTRAINT "Event_runId_fkey" FOREIGN KEY ("runId") REFERENCES "Run" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+-- CreateTable
+CREATE TABLE "Finding" (
+    "id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+    "runId" TEXT NOT NULL,
+    "rule" TEXT NOT NULL,
+    "seq" INTEGER NOT NULL,
+    "severity" TEXT NOT NULL,
+    "message" TEXT NOT NULL,
+    CONSTRAINT "Finding_runId_fkey" FOREIGN KEY ("runId") REFERENCES "Run" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+-- CreateTable
+CREATE TABLE "Setting" (
+    "key" TEXT NOT NULL PRIMARY KEY,
+    "value" TEXT NOT NULL
+);
+
+-- CreateIndex
+CREATE INDEX "Run_startedMs_idx" ON "Run"("startedMs");
+
+-- CreateIndex
+CREATE INDEX "Run_workflow_idx" ON "Run"("workflow");
+
+-- CreateIndex
+CREATE INDEX "Run_status_idx" ON "Run"("status");
+
+-- CreateIndex
+CREATE INDEX "Run_environment_idx" ON "Run"("environment");
+
+-- CreateIndex
+CREATE INDEX "Run_updatedAt_idx" ON "Run"("updatedAt");
+
+-- CreateIndex
+CREATE INDEX "Event_runId_tsMs_idx" ON "Event"("runId", "tsMs");
+
+-- CreateIndex
+CREATE INDEX "Finding_runId_idx" ON "Finding"("runId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Finding_runId_rule_seq_key" ON "Finding"("runId", "rule", "seq");
+

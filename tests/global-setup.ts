@@ -1,0 +1,2 @@
+// Filled in by the storage tests: nothing global is needed for pure-core tests.
+export default async function setup() {}
