@@ -1,0 +1,57 @@
+/**
+ * `npm run -s retrace -- <command>`: each command lives in commands/<name>.ts and
+ * exports `summary`, `usage` and `run(argv): Promise<number>` (the exit code).
+ */
+const COMMANDS = ["import", "migrate", "analyze", "replay", "export", "verify"] as const;
+type CommandName = (typeof COMMANDS)[number];
+
+export interface CliCommand {
+  summary: string;
+  usage: string;
+  run(argv: string[]): Promise<number>;
+}
+
+async function load(name: CommandName): Promise<CliCommand | null> {
+  try {
+    return (await import(`./commands/${name}.ts`)) as CliCommand;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND" && String(e).includes(`commands/${name}`)) return null;
+    throw e;
+  }
+}
+
+async function help(): Promise<void> {
+  const lines = ["Retrace: replay debugger for AI agent runs", "", "Usage: npm run -s retrace -- <command> [options]", "", "Commands:"];
+  for (const name of COMMANDS) {
+    const cmd = await load(name);
+    if (cmd) lines.push(`  ${name.padEnd(9)} ${cmd.summary}`);
+  }
+  lines.push("", "Run `npm run -s retrace -- <command> --help` for a command's options.");
+  console.log(lines.join("\n"));
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === "--help" || name === "-h" || name === "help") {
+    await help();
+    return name ? 0 : 1;
+  }
+  const cmd = (COMMANDS as readonly string[]).includes(name) ? await load(name as CommandName) : null;
+  if (!cmd) {
+    console.error(`retrace: unknown command "${name}". Try --help.`);
+    return 1;
+  }
+  if (rest.includes("--help") || rest.includes("-h")) {
+    console.log(cmd.usage);
+    return 0;
+  }
+  return cmd.run(rest);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(`retrace: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(2);
+  },
+);
