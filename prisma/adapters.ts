@@ -68,22 +68,24 @@ const PG_TEXT_OID = 25;
  * the migration engine's catalog queries return; report it as text.
  */
 class NameAsTextClient extends pg.Client {
-  override query(...args: Parameters<pg.Client["query"]>): ReturnType<pg.Client["query"]> {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    const original = this.query.bind(this) as AnyFn;
     const fix = (r: pg.QueryResult | undefined) => {
       for (const f of r?.fields ?? []) if (f.dataTypeID === PG_NAME_OID) f.dataTypeID = PG_TEXT_OID;
       return r;
     };
-    // pg-pool calls query with a callback; the adapter's own client calls await it.
-    const last = args[args.length - 1] as unknown;
-    if (typeof last === "function") {
-      const cb = last as (err: Error | null, r?: pg.QueryResult) => void;
-      (args as unknown[])[args.length - 1] = (err: Error | null, r?: pg.QueryResult) => cb(err, fix(r));
-    }
-    const result = (super.query as AnyFn).apply(this, args) as unknown;
-    if (result && typeof (result as Promise<unknown>).then === "function") {
-      return (result as Promise<pg.QueryResult>).then(fix) as unknown as ReturnType<pg.Client["query"]>;
-    }
-    return result as ReturnType<pg.Client["query"]>;
+    (this as unknown as { query: AnyFn }).query = (...args: unknown[]) => {
+      // pg-pool calls query with a callback; the adapter's own calls await a promise.
+      const last = args[args.length - 1];
+      if (typeof last === "function") {
+        const cb = last as (err: Error | null, r?: pg.QueryResult) => void;
+        args[args.length - 1] = (err: Error | null, r?: pg.QueryResult) => cb(err, fix(r));
+      }
+      const result = original(...args);
+      if (result && typeof (result as Promise<unknown>).then === "function") return (result as Promise<pg.QueryResult>).then(fix);
+      return result;
+    };
   }
 }
 

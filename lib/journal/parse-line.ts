@@ -79,7 +79,9 @@ export function parseLine(text: string, limits: ParseLimits = DEFAULT_PARSE_LIMI
       : /Duplicate key/.test(detail)
         ? "an object has the same key twice"
         : "not valid JSON";
-    return { ok: false, message: kind };
+    // Name the run when the broken line still shows it, so only that run is rejected.
+    const run = /"run"\s*:\s*"([A-Za-z0-9._:-]{1,128})"/.exec(text)?.[1];
+    return { ok: false, message: kind, run };
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     return { ok: false, message: "each line must be one JSON object (an event)" };

@@ -130,6 +130,7 @@ function concat(parts: Uint8Array[], len: number): Uint8Array {
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const lossy = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 
 /** Reads a journal: every event, and every bad line with its 1-based line number. */
 export async function* readJournal(source: ByteSource, limits: ReaderLimits = DEFAULT_READER_LIMITS): AsyncGenerator<ReaderItem> {
@@ -142,7 +143,9 @@ export async function* readJournal(source: ByteSource, limits: ReaderLimits = DE
     try {
       text = decoder.decode(bytes);
     } catch {
-      yield { kind: "error", line, message: "line is not valid UTF-8" };
+      // Name the run when the line still shows it, so only that run is rejected.
+      const run = /"run"\s*:\s*"([A-Za-z0-9._:-]{1,128})"/.exec(lossy.decode(bytes))?.[1];
+      yield { kind: "error", line, message: "line is not valid UTF-8", run };
       continue;
     }
     if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);

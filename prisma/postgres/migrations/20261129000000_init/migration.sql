@@ -31,6 +31,8 @@ CREATE TABLE "Run" (
     "searchText" TEXT NOT NULL DEFAULT '',
     "tags" TEXT NOT NULL DEFAULT '',
     "source" TEXT NOT NULL DEFAULT 'upload',
+    "analysis" TEXT,
+    "analyzedSeq" INTEGER NOT NULL DEFAULT -1,
     "createdAt" DOUBLE PRECISION NOT NULL,
     "updatedAt" DOUBLE PRECISION NOT NULL,
 
@@ -82,6 +84,17 @@ CREATE TABLE "Setting" (
     CONSTRAINT "Setting_pkey" PRIMARY KEY ("key")
 );
 
+-- CreateTable
+CREATE TABLE "TraceSpan" (
+    "traceId" TEXT NOT NULL,
+    "spanId" TEXT NOT NULL,
+    "runId" TEXT NOT NULL,
+    "startNs" TEXT NOT NULL,
+    "body" TEXT NOT NULL,
+
+    CONSTRAINT "TraceSpan_pkey" PRIMARY KEY ("traceId","spanId")
+);
+
 -- CreateIndex
 CREATE INDEX "Run_startedMs_idx" ON "Run"("startedMs");
 
@@ -105,6 +118,9 @@ CREATE INDEX "Finding_runId_idx" ON "Finding"("runId");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "Finding_runId_rule_seq_key" ON "Finding"("runId", "rule", "seq");
+
+-- CreateIndex
+CREATE INDEX "TraceSpan_runId_idx" ON "TraceSpan"("runId");
 
 -- AddForeignKey
 ALTER TABLE "Event" ADD CONSTRAINT "Event_runId_fkey" FOREIGN KEY ("runId") REFERENCES "Run"("id") ON DELETE CASCADE ON UPDATE CASCADE;

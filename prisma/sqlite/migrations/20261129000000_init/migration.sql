@@ -28,6 +28,8 @@ CREATE TABLE "Run" (
     "searchText" TEXT NOT NULL DEFAULT '',
     "tags" TEXT NOT NULL DEFAULT '',
     "source" TEXT NOT NULL DEFAULT 'upload',
+    "analysis" TEXT,
+    "analyzedSeq" INTEGER NOT NULL DEFAULT -1,
     "createdAt" REAL NOT NULL,
     "updatedAt" REAL NOT NULL
 );
@@ -75,6 +77,17 @@ CREATE TABLE "Setting" (
     "value" TEXT NOT NULL
 );
 
+-- CreateTable
+CREATE TABLE "TraceSpan" (
+    "traceId" TEXT NOT NULL,
+    "spanId" TEXT NOT NULL,
+    "runId" TEXT NOT NULL,
+    "startNs" TEXT NOT NULL,
+    "body" TEXT NOT NULL,
+
+    PRIMARY KEY ("traceId", "spanId")
+);
+
 -- CreateIndex
 CREATE INDEX "Run_startedMs_idx" ON "Run"("startedMs");
 
@@ -98,4 +111,7 @@ CREATE INDEX "Finding_runId_idx" ON "Finding"("runId");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "Finding_runId_rule_seq_key" ON "Finding"("runId", "rule", "seq");
+
+-- CreateIndex
+CREATE INDEX "TraceSpan_runId_idx" ON "TraceSpan"("runId");
 

@@ -1,0 +1,75 @@
+import fs from "node:fs";
+import path from "node:path";
+import { Readable } from "node:stream";
+import cliProgress from "cli-progress";
+import { openDb } from "../../server/db";
+import { ingestBytes } from "../../server/service";
+
+export const summary = "import journal files (NDJSON, .gz too) into the configured database";
+export const usage = `Usage: npm run -s retrace -- import [--json] FILE…
+
+Imports each file into the database named by DATABASE_URL (default file:./data/retrace.db).
+Each run is stored atomically; errors are printed with their line numbers.
+  --json   print one JSON object per file instead of a report
+Exit code: 0 when every file was stored, 1 when any file had errors, 2 for unreadable input.`;
+
+export async function run(argv: string[]): Promise<number> {
+  const json = argv.includes("--json");
+  const files = argv.filter((a) => a !== "--json");
+  if (files.length === 0) {
+    console.error(usage);
+    return 2;
+  }
+  for (const f of files) {
+    if (!fs.existsSync(f) || !fs.statSync(f).isFile()) {
+      console.error(`retrace import: cannot read ${f}`);
+      return 2;
+    }
+  }
+  const db = openDb();
+  let worst = 0;
+  try {
+    for (const file of files) {
+      const size = fs.statSync(file).size;
+      const tty = process.stderr.isTTY && !json;
+      const bar = tty
+        ? new cliProgress.SingleBar({ format: `${path.basename(file)} [{bar}] {percentage}% | {value}/{total} bytes | {events} events`, hideCursor: true }, cliProgress.Presets.shades_classic)
+        : null;
+      let read = 0;
+      let events = 0;
+      bar?.start(size, 0, { events: 0 });
+      const stream = fs.createReadStream(file, { highWaterMark: 1 << 20 });
+      stream.on("data", (chunk) => {
+        read += chunk.length;
+        bar?.update(read, { events });
+      });
+      const result = await ingestBytes(db, Readable.toWeb(stream) as ReadableStream<Uint8Array>, {
+        mode: "upload",
+        source: "import",
+        onProgress: (n) => {
+          events = n;
+          bar?.update(read, { events });
+        },
+      });
+      bar?.update(size, { events });
+      bar?.stop();
+      const failed = result.errors.length > 0 || result.tooLarge || result.unreadable || result.format;
+      if (failed) worst = Math.max(worst, 1);
+      if (json) {
+        console.log(JSON.stringify({ file, ...result }));
+        continue;
+      }
+      const head = result.format?.message ?? result.tooLarge ?? result.unreadable;
+      if (head) console.error(`${file}: ${head}`);
+      for (const r of result.runs) {
+        console.log(`${file}: run ${r.run} ${r.status}: ${r.accepted} events stored, ${r.duplicates} duplicates, ${r.findings} findings`);
+      }
+      for (const w of result.warnings) console.log(`${file}:${w.line ?? "-"}: warning: ${w.message}`);
+      for (const e of result.errors) console.error(`${file}:${e.line ?? "-"}: ${e.run ? `run ${e.run}: ` : ""}${e.message}`);
+      if (result.runs.length === 0 && !head && result.errors.length === 0) console.log(`${file}: no events`);
+    }
+  } finally {
+    await db.close();
+  }
+  return worst;
+}

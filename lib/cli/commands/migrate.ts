@@ -1,0 +1,18 @@
+import { loadConfig } from "../../server/config";
+import { migrate } from "../../server/migrate";
+
+export const summary = "create the database if needed and apply migrations (DATABASE_URL)";
+export const usage = `Usage: npm run -s retrace -- migrate
+
+Creates and migrates the database named by DATABASE_URL (default file:./data/retrace.db).`;
+
+export async function run(argv: string[]): Promise<number> {
+  if (argv.length > 0) {
+    console.error(usage);
+    return 1;
+  }
+  const config = loadConfig();
+  await migrate(config, { quiet: true });
+  console.log(`migrated ${config.dialect} database`);
+  return 0;
+}

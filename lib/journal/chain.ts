@@ -1,0 +1,52 @@
+/**
+ * The chain hash of format v1: hash(n) = "sha256:" + hex SHA-256 of
+ * `H + "\n" + JCS(event n without its hash field)`, H the recorded hash of event n−1
+ * ("" for seq 0). The recorder's chain and Retrace's own chain over what it stored use
+ * the same construction, so an exported (redacted) journal verifies with any v1 verifier.
+ */
+import { canonicalJson, sha256Hex } from "../canonical";
+import type { JournalEvent } from "./types";
+
+/** The event without its envelope `hash` (everything else, unknown fields included). */
+export function withoutHash(event: JournalEvent): Omit<JournalEvent, "hash"> {
+  if (!("hash" in event)) return event;
+  const copy: Record<string, unknown> = {};
+  for (const k of Object.keys(event)) if (k !== "hash") copy[k] = event[k];
+  return copy as Omit<JournalEvent, "hash">;
+}
+
+export function chainHashOf(prevHash: string, canonicalWithoutHash: string): string {
+  return "sha256:" + sha256Hex(prevHash + "\n" + canonicalWithoutHash);
+}
+
+export function computeEventHash(prevHash: string, event: JournalEvent): string {
+  return chainHashOf(prevHash, canonicalJson(withoutHash(event)));
+}
+
+export type ChainVerdict = "ok" | "fail" | "none";
+
+/**
+ * Verifies one event given its predecessor's recorded hash (`undefined` when the
+ * predecessor is absent or unhashed; `""` stands for seq 0's empty predecessor).
+ */
+export function verifyEvent(prevRecordedHash: string | undefined, event: JournalEvent, canonical?: string): ChainVerdict {
+  if (typeof event.hash !== "string") return "none";
+  const prev = event.seq === 0 ? "" : prevRecordedHash;
+  if (prev === undefined) return "none";
+  return chainHashOf(prev, canonical ?? canonicalJson(withoutHash(event))) === event.hash ? "ok" : "fail";
+}
+
+/** Verifies a run's events (sorted by seq): the verdict of each, and where it first broke. */
+export function verifyChain(events: JournalEvent[]): { verdicts: ChainVerdict[]; firstFailure: number | null } {
+  const verdicts: ChainVerdict[] = [];
+  let firstFailure: number | null = null;
+  const bySeq = new Map<number, JournalEvent>();
+  for (const e of events) if (!bySeq.has(e.seq)) bySeq.set(e.seq, e);
+  for (const e of events) {
+    const prev = bySeq.get(e.seq - 1);
+    const v = verifyEvent(typeof prev?.hash === "string" ? prev.hash : undefined, e);
+    verdicts.push(v);
+    if (v === "fail" && firstFailure === null) firstFailure = e.seq;
+  }
+  return { verdicts, firstFailure };
+}

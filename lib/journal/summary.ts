@@ -1,0 +1,134 @@
+/**
+ * What the list, the graph and the timeline need of an event and a run, derived once at
+ * ingest and stored as columns so those views never read payloads.
+ */
+import type { JournalEvent, JsonObject, JsonValue } from "./types";
+
+export interface EventColumns {
+  call: string | null;
+  name: string | null;
+  status: string | null;
+  latencyMs: number | null;
+  tokens: number | null;
+}
+
+const str = (v: JsonValue | undefined): string | null => (typeof v === "string" ? v : null);
+const num = (v: JsonValue | undefined): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
+const obj = (v: JsonValue | undefined): JsonObject | null =>
+  v !== null && typeof v === "object" && !Array.isArray(v) ? (v as JsonObject) : null;
+
+export function eventColumns(event: JournalEvent, toolOfCall?: (call: string) => string | undefined): EventColumns {
+  const d = event.data;
+  const call = str(d.call);
+  let name: string | null = null;
+  let status: string | null = null;
+  let latencyMs: number | null = null;
+  let tokens: number | null = null;
+  switch (event.type) {
+    case "tool.call":
+      name = str(d.tool);
+      status = str(d.effect);
+      break;
+    case "tool.result":
+      name = call && toolOfCall ? (toolOfCall(call) ?? null) : null;
+      status = str(d.status);
+      latencyMs = num(d.latencyMs);
+      break;
+    case "model.request":
+      name = str(d.model);
+      break;
+    case "model.response": {
+      const usage = obj(d.usage);
+      const i = num(usage?.inputTokens);
+      const o = num(usage?.outputTokens);
+      tokens = i === null && o === null ? null : (i ?? 0) + (o ?? 0);
+      latencyMs = num(d.latencyMs);
+      status = d.error !== undefined ? "error" : str(d.finishReason);
+      break;
+    }
+    case "step.start":
+      name = str(d.name);
+      status = str(d.kind);
+      break;
+    case "step.end":
+    case "run.end":
+      status = str(d.status);
+      break;
+    case "approval.request":
+      name = str(d.approval);
+      break;
+    case "approval.decision":
+      name = str(d.approval);
+      status = str(d.decision);
+      break;
+    case "decision":
+      status = str(d.action);
+      break;
+    case "checkpoint":
+      name = str(d.id);
+      break;
+    case "error":
+      name = str(d.code) ?? (typeof d.code === "number" ? String(d.code) : null);
+      break;
+    case "reconcile":
+      status = str(d.outcome);
+      break;
+    case "run.start": {
+      const wf = obj(d.workflow);
+      name = str(wf?.name);
+      break;
+    }
+  }
+  return { call, name, status, latencyMs, tokens };
+}
+
+/** Does this event count as an error in the runs list? */
+export function isErrorEvent(event: JournalEvent): boolean {
+  const d = event.data;
+  switch (event.type) {
+    case "error":
+      return true;
+    case "tool.result":
+      return d.status === "error" || d.status === "timeout" || d.status === "unknown";
+    case "model.response":
+      return d.error !== undefined && d.error !== null;
+    case "step.end":
+      return d.status === "error";
+    default:
+      return false;
+  }
+}
+
+export interface RunHeader {
+  workflow: string | null;
+  workflowVersion: string | null;
+  agent: string | null;
+  agentVersion: string | null;
+  environment: string | null;
+  initiator: string | null;
+  tags: string[];
+  /** versions, policy, initiator, resumeOf, forkOf: shown on the run page. */
+  header: JsonObject;
+}
+
+export function runHeaderFromStart(event: JournalEvent): RunHeader {
+  const d = event.data;
+  const wf = obj(d.workflow);
+  const agent = obj(d.agent);
+  const initiator = obj(d.initiator);
+  const tags = Array.isArray(d.tags) ? d.tags.filter((t): t is string => typeof t === "string") : [];
+  const header: JsonObject = {};
+  for (const k of ["versions", "policy", "initiator", "resumeOf", "forkOf", "source", "workflow", "agent"] as const) {
+    if (d[k] !== undefined) header[k] = d[k] as JsonValue;
+  }
+  return {
+    workflow: str(wf?.name),
+    workflowVersion: str(wf?.version),
+    agent: str(agent?.name),
+    agentVersion: str(agent?.version),
+    environment: str(d.environment),
+    initiator: initiator ? [str(initiator.kind), str(initiator.id)].filter(Boolean).join(":") || null : null,
+    tags,
+    header,
+  };
+}

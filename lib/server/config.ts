@@ -1,0 +1,45 @@
+import "server-only";
+
+/** Everything configurable comes from the environment; see README "Configuration". */
+export interface RetraceConfig {
+  databaseUrl: string;
+  dialect: "sqlite" | "postgres";
+  limits: IngestLimits;
+}
+
+export interface IngestLimits {
+  /** Longest accepted NDJSON line, bytes. */
+  maxLineBytes: number;
+  /** Largest accepted request body (after gunzip), bytes. */
+  maxBodyBytes: number;
+  /** Most events one run may hold. */
+  maxEventsPerRun: number;
+  /** Deepest nesting of one event. */
+  maxDepth: number;
+}
+
+function intFromEnv(env: Record<string, string | undefined>, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return n;
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): RetraceConfig {
+  const databaseUrl = env.DATABASE_URL && env.DATABASE_URL !== "" ? env.DATABASE_URL : "file:./data/retrace.db";
+  let dialect: RetraceConfig["dialect"];
+  if (databaseUrl.startsWith("file:")) dialect = "sqlite";
+  else if (/^postgres(ql)?:\/\//.test(databaseUrl)) dialect = "postgres";
+  else throw new Error(`DATABASE_URL must start with file: (SQLite) or postgresql:// (PostgreSQL)`);
+  return {
+    databaseUrl,
+    dialect,
+    limits: {
+      maxLineBytes: intFromEnv(env, "RETRACE_MAX_LINE_BYTES", 8 * 1024 * 1024),
+      maxBodyBytes: intFromEnv(env, "RETRACE_MAX_BODY_BYTES", 512 * 1024 * 1024),
+      maxEventsPerRun: intFromEnv(env, "RETRACE_MAX_EVENTS_PER_RUN", 2_000_000),
+      maxDepth: intFromEnv(env, "RETRACE_MAX_DEPTH", 128),
+    },
+  };
+}

@@ -1,0 +1,612 @@
+import "server-only";
+/**
+ * Ingest: validated events in, durable runs out. See lib/server/README.md for the flow.
+ *
+ * One request is one transaction. Events are deduplicated by seq (an identical resend is
+ * a duplicate, a different event at a taken seq is a conflict), redacted, and processed
+ * in seq order through a small reorder buffer: the recorder's chain is verified on what
+ * arrived, the server's own chain is computed over what is stored, the analyzer folds
+ * the raw (pre-redaction) events, and rows go to the database in batches. A run with any
+ * error is rejected whole (its rows from this request are removed before commit); an
+ * error that names no run rejects the whole request.
+ */
+import { canonicalJson, sha256Hex } from "../canonical";
+import { createAnalyzer, type Analyzer, type AnalyzerSnapshot } from "../analyze/analyzer";
+import { chainHashOf, verifyEvent, withoutHash, type ChainVerdict } from "../journal/chain";
+import { parseJsonExact } from "../journal/parse-line";
+import type { ReaderItem } from "../journal/reader";
+import { eventColumns, isErrorEvent, runHeaderFromStart } from "../journal/summary";
+import type { Fidelity, Finding, JournalEvent, JsonObject } from "../journal/types";
+import { hasSecret, type Redactor } from "../redact";
+import type { EventRow, SqlExec, SqlTx } from "./sql";
+
+export interface IngestOptions {
+  /** `upload`: whole journals; `stream`: live append to one run. */
+  mode: "upload" | "stream";
+  /** Live append: every event must belong to this run. */
+  onlyRun?: string;
+  source: "upload" | "stream" | "import" | "otlp";
+  /** Forced fidelity (imports from trace formats are `trace`). */
+  fidelity?: Fidelity;
+  maxEventsPerRun: number;
+  onProgress?: (events: number) => void;
+}
+
+export interface IngestError {
+  line?: number;
+  run?: string;
+  seq?: number;
+  message: string;
+  kind: "invalid" | "conflict" | "limit";
+}
+
+export interface RunOutcome {
+  run: string;
+  status: "stored" | "rejected";
+  accepted: number;
+  duplicates: number;
+  nextSeq: number;
+  findings: number;
+}
+
+export interface IngestResult {
+  runs: RunOutcome[];
+  errors: IngestError[];
+  warnings: IngestError[];
+  /** Whether anything was committed. */
+  committed: boolean;
+}
+
+interface Pending {
+  raw: JournalEvent;
+  line: number;
+  bytes: number;
+  canonicalRaw: string;
+  stored: JournalEvent;
+  canonicalStored: string;
+  digest: string;
+  redactions: number;
+}
+
+interface StoredInfo {
+  digest: string;
+  recordedHash: string | null;
+}
+
+interface RunRowState {
+  id: string;
+  workflow: string | null;
+  workflowVersion: string | null;
+  agent: string | null;
+  agentVersion: string | null;
+  environment: string | null;
+  initiator: string | null;
+  status: string;
+  live: boolean;
+  startedAt: string | null;
+  startedMs: number | null;
+  endedAt: string | null;
+  endedMs: number | null;
+  lastEventMs: number | null;
+  eventCount: number;
+  errorCount: number;
+  findingCount: number;
+  fidelity: string;
+  chainStatus: string;
+  chainBrokenAt: number | null;
+  recorderLastHash: string | null;
+  serverLastHash: string | null;
+  nextSeq: number;
+  maxSeq: number;
+  header: string;
+  searchText: string;
+  tags: string;
+  source: string;
+  analysis: string | null;
+  analyzedSeq: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+const RUN_COLUMNS = [
+  "id", "workflow", "workflowVersion", "agent", "agentVersion", "environment", "initiator", "status", "live",
+  "startedAt", "startedMs", "endedAt", "endedMs", "lastEventMs", "eventCount", "errorCount", "findingCount",
+  "fidelity", "chainStatus", "chainBrokenAt", "recorderLastHash", "serverLastHash", "nextSeq", "maxSeq",
+  "header", "searchText", "tags", "source", "analysis", "analyzedSeq", "createdAt", "updatedAt",
+] as const satisfies ReadonlyArray<keyof RunRowState>;
+
+interface RunCtx {
+  id: string;
+  row: RunRowState;
+  isNew: boolean;
+  stored: Map<number, StoredInfo>;
+  seen: Map<number, { digest: string; line: number }>;
+  inserted: number[];
+  buffer: Map<number, Pending>;
+  expect: number;
+  tailSeq: number;
+  tailServerHash: string;
+  processedRecorded: Map<number, string | null>;
+  rechainFrom: number | null;
+  reanalyze: boolean;
+  analyzer: Analyzer;
+  rows: EventRow[];
+  accepted: number;
+  duplicates: number;
+  rejected: boolean;
+  newChainFail: number | null;
+  allNewOk: boolean;
+  toolOfCall: Map<string, string>;
+  terms: Set<string>;
+  hasStateEvents: boolean;
+  hasVersions: boolean;
+}
+
+const BATCH = 1000;
+
+class FatalIngest extends Error {}
+
+function msOf(ts: string): number {
+  const ms = Date.parse(ts);
+  return Number.isFinite(ms) ? ms : 0;
+}
+
+function emptyRow(id: string, opts: IngestOptions, now: number): RunRowState {
+  return {
+    id,
+    workflow: null, workflowVersion: null, agent: null, agentVersion: null, environment: null, initiator: null,
+    status: "incomplete",
+    live: opts.mode === "stream",
+    startedAt: null, startedMs: null, endedAt: null, endedMs: null, lastEventMs: null,
+    eventCount: 0, errorCount: 0, findingCount: 0,
+    fidelity: opts.fidelity ?? "partial",
+    chainStatus: "unverified", chainBrokenAt: null,
+    recorderLastHash: null, serverLastHash: null,
+    nextSeq: 0, maxSeq: -1,
+    header: "{}", searchText: "", tags: "",
+    source: opts.source,
+    analysis: null, analyzedSeq: -1,
+    createdAt: now, updatedAt: now,
+  };
+}
+
+export async function ingest(
+  sql: SqlExec,
+  redactor: Redactor,
+  items: AsyncIterable<ReaderItem>,
+  opts: IngestOptions,
+): Promise<IngestResult> {
+  const errors: IngestError[] = [];
+  const warnings: IngestError[] = [];
+  let outcomes: RunOutcome[] = [];
+  let fatal = false;
+  try {
+    outcomes = await sql.transaction(async (tx) => {
+      const runs = new Map<string, RunCtx>();
+      const now = Date.now();
+      let total = 0;
+
+      const reject = (ctx: RunCtx | undefined, e: IngestError) => {
+        errors.push(e);
+        if (ctx) {
+          ctx.rejected = true;
+          ctx.buffer.clear();
+          ctx.rows = [];
+        }
+      };
+
+      const openRun = async (id: string): Promise<RunCtx> => {
+        let ctx = runs.get(id);
+        if (ctx) return ctx;
+        if (sql.dialect === "postgres") {
+          // Serialises writers of one run across requests and server instances.
+          await tx.run(`INSERT INTO "Run" ("id", "createdAt", "updatedAt", "source", "live") VALUES (?, ?, ?, ?, ?) ON CONFLICT ("id") DO NOTHING`, [id, now, now, opts.source, opts.mode === "stream"]);
+        }
+        const lock = sql.dialect === "postgres" ? " FOR UPDATE" : "";
+        const existing = await tx.all<RunRowState>(`SELECT * FROM "Run" WHERE "id" = ?${lock}`, [id]);
+        let row: RunRowState;
+        let isNew: boolean;
+        const stored = new Map<number, StoredInfo>();
+        if (existing.length > 0 && Number(existing[0].eventCount) > 0) {
+          row = normaliseRow(existing[0]);
+          isNew = false;
+          const rows = await tx.all<{ seq: number; digest: string; recordedHash: string | null }>(
+            `SELECT "seq", "digest", "recordedHash" FROM "Event" WHERE "runId" = ?`,
+            [id],
+          );
+          for (const r of rows) stored.set(Number(r.seq), { digest: r.digest, recordedHash: r.recordedHash });
+        } else {
+          row = existing.length > 0 ? { ...emptyRow(id, opts, now), createdAt: Number(existing[0].createdAt) } : emptyRow(id, opts, now);
+          isNew = true;
+          if (sql.dialect === "sqlite") {
+            await tx.run(`INSERT INTO "Run" ("id", "createdAt", "updatedAt", "source", "live") VALUES (?, ?, ?, ?, ?) ON CONFLICT ("id") DO NOTHING`, [id, now, now, opts.source, opts.mode === "stream"]);
+          }
+        }
+        let snapshot: AnalyzerSnapshot | undefined;
+        if (row.analysis) snapshot = parseJsonExact(row.analysis) as AnalyzerSnapshot;
+        ctx = {
+          id,
+          row,
+          isNew,
+          stored,
+          seen: new Map(),
+          inserted: [],
+          buffer: new Map(),
+          expect: row.nextSeq,
+          tailSeq: row.maxSeq,
+          tailServerHash: row.serverLastHash ?? "",
+          processedRecorded: new Map(),
+          rechainFrom: null,
+          reanalyze: false,
+          analyzer: createAnalyzer(snapshot),
+          rows: [],
+          accepted: 0,
+          duplicates: 0,
+          rejected: false,
+          newChainFail: null,
+          allNewOk: true,
+          toolOfCall: new Map(),
+          terms: new Set(row.searchText ? row.searchText.split(" ") : []),
+          hasStateEvents: row.fidelity === "replayable",
+          hasVersions: row.fidelity === "replayable",
+        };
+        runs.set(id, ctx);
+        return ctx;
+      };
+
+      const flushRows = async (ctx: RunCtx) => {
+        if (ctx.rows.length === 0) return;
+        await tx.insertEvents(ctx.rows);
+        ctx.rows = [];
+      };
+
+      const process = async (ctx: RunCtx, p: Pending) => {
+        const s = p.raw.seq as number;
+        const prevRecorded = ctx.processedRecorded.has(s - 1)
+          ? (ctx.processedRecorded.get(s - 1) ?? undefined)
+          : (ctx.stored.get(s - 1)?.recordedHash ?? undefined);
+        const verdict: ChainVerdict = verifyEvent(prevRecorded, p.raw, p.canonicalRaw);
+        const recordedHash = typeof p.raw.hash === "string" ? p.raw.hash : null;
+        ctx.processedRecorded.set(s, recordedHash);
+
+        let serverHash: string | null = null;
+        if (s > ctx.tailSeq) {
+          serverHash = chainHashOf(ctx.tailServerHash, p.canonicalStored);
+          ctx.tailServerHash = serverHash;
+          ctx.tailSeq = s;
+        } else {
+          // A gap filled late: the chain after it is recomputed at the end of the request.
+          ctx.rechainFrom = Math.min(ctx.rechainFrom ?? s, s);
+        }
+
+        if (s > ctx.row.analyzedSeq) {
+          ctx.analyzer.push(p.raw, { chain: verdict });
+          ctx.row.analyzedSeq = s;
+        } else {
+          ctx.reanalyze = true;
+        }
+
+        if (verdict === "fail") ctx.newChainFail = Math.min(ctx.newChainFail ?? s, s);
+        if (verdict !== "ok") ctx.allNewOk = false;
+
+        const ev = p.raw;
+        if (ev.type === "tool.call" && typeof ev.data.call === "string" && typeof ev.data.tool === "string") {
+          ctx.toolOfCall.set(ev.data.call, ev.data.tool);
+        }
+        const cols = eventColumns(p.stored, (c) => ctx.toolOfCall.get(c));
+        const tsMs = msOf(ev.ts);
+        ctx.rows.push({
+          runId: ctx.id,
+          seq: s,
+          ts: ev.ts,
+          tsMs,
+          type: ev.type,
+          step: typeof p.stored.step === "string" ? p.stored.step : null,
+          parent: typeof ev.parent === "number" ? ev.parent : null,
+          ...cols,
+          bytes: p.bytes,
+          body: p.canonicalStored,
+          digest: p.digest,
+          recordedHash,
+          chain: verdict,
+          hash: serverHash,
+          redactions: p.redactions,
+        });
+        ctx.inserted.push(s);
+        ctx.stored.set(s, { digest: p.digest, recordedHash });
+        ctx.accepted++;
+        updateSummary(ctx, p, tsMs, cols.name);
+        if (ctx.rows.length >= BATCH) await flushRows(ctx);
+      };
+
+      const drain = async (ctx: RunCtx) => {
+        for (;;) {
+          const p = ctx.buffer.get(ctx.expect);
+          if (!p) return;
+          ctx.buffer.delete(ctx.expect);
+          await process(ctx, p);
+          ctx.expect++;
+          while (ctx.stored.has(ctx.expect)) ctx.expect++;
+        }
+      };
+
+      for await (const item of items) {
+        if (item.kind === "error") {
+          const ctx = item.run ? runs.get(item.run) ?? (opts.onlyRun === item.run || !opts.onlyRun ? await openRunSafe(item.run) : undefined) : undefined;
+          if (!item.run) fatal = true;
+          reject(ctx, { line: item.line, run: item.run, seq: item.seq, message: item.message, kind: "invalid" });
+          continue;
+        }
+        const ev = item.event;
+        if (opts.onlyRun !== undefined && ev.run !== opts.onlyRun) {
+          fatal = true;
+          errors.push({ line: item.line, run: ev.run, seq: ev.seq, message: `event belongs to run "${safeId(ev.run)}", not to "${opts.onlyRun}" named in the URL`, kind: "invalid" });
+          continue;
+        }
+        if (hasSecret(ev.run)) {
+          fatal = true;
+          errors.push({ line: item.line, seq: ev.seq, message: "the run id looks like a secret; choose an id that is not one", kind: "invalid" });
+          continue;
+        }
+        const ctx = await openRun(ev.run);
+        if (ctx.rejected) continue;
+        total++;
+        if (opts.onProgress && total % 5000 === 0) opts.onProgress(total);
+
+        const canonicalRaw = canonicalJson(withoutHash(ev));
+        const red = redactor.redact(withoutHash(ev) as JournalEvent);
+        const canonicalStored = red.count === 0 ? canonicalRaw : canonicalJson(red.value);
+        const digest = sha256Hex(canonicalStored);
+        const s = ev.seq as number;
+
+        const seenHere = ctx.seen.get(s);
+        const storedBefore = seenHere ? undefined : ctx.stored.get(s);
+        if (seenHere || storedBefore) {
+          const same = (seenHere?.digest ?? storedBefore?.digest) === digest;
+          if (same) {
+            ctx.duplicates++;
+            continue;
+          }
+          reject(ctx, {
+            line: item.line,
+            run: ctx.id,
+            seq: s,
+            kind: "conflict",
+            message: seenHere
+              ? `seq ${s} was already sent at line ${seenHere.line} with different content`
+              : `seq ${s} is already stored for run "${ctx.id}" with different content`,
+          });
+          continue;
+        }
+        ctx.seen.set(s, { digest, line: item.line });
+        if (ctx.row.eventCount + ctx.buffer.size + 1 > opts.maxEventsPerRun) {
+          reject(ctx, { line: item.line, run: ctx.id, seq: s, kind: "limit", message: `run "${ctx.id}" would hold more than ${opts.maxEventsPerRun} events (RETRACE_MAX_EVENTS_PER_RUN)` });
+          continue;
+        }
+        ctx.buffer.set(s, { raw: ev, line: item.line, bytes: item.bytes, canonicalRaw, stored: red.value, canonicalStored, digest, redactions: red.count });
+        if (s === ctx.expect) await drain(ctx);
+      }
+
+      async function openRunSafe(id: string): Promise<RunCtx | undefined> {
+        try {
+          return /^[A-Za-z0-9._:-]{1,128}$/.test(id) && !hasSecret(id) ? await openRun(id) : undefined;
+        } catch {
+          return undefined;
+        }
+      }
+
+      if (fatal) throw new FatalIngest();
+
+      const results: RunOutcome[] = [];
+      for (const ctx of runs.values()) {
+        if (!ctx.rejected && ctx.buffer.size > 0) {
+          // What is left follows a gap: process it in seq order; the gap is reported.
+          const rest = [...ctx.buffer.values()].sort((a, b) => (a.raw.seq as number) - (b.raw.seq as number));
+          ctx.buffer.clear();
+          let prev = ctx.expect - 1;
+          for (const p of rest) {
+            const s = p.raw.seq as number;
+            if (s > prev + 1) {
+              warnings.push({ line: p.line, run: ctx.id, seq: s, kind: "invalid", message: `seq jumps from ${prev} to ${s}: ${s - prev - 1} event(s) missing (stored; reported as journal.gap)` });
+            }
+            await process(ctx, p);
+            prev = s;
+          }
+        }
+        if (ctx.rejected) {
+          if (ctx.isNew) await tx.run(`DELETE FROM "Run" WHERE "id" = ?`, [ctx.id]);
+          else await deleteSeqs(tx, ctx.id, ctx.inserted);
+          results.push({ run: ctx.id, status: "rejected", accepted: 0, duplicates: 0, nextSeq: ctx.row.nextSeq, findings: ctx.row.findingCount });
+          continue;
+        }
+        await flushRows(ctx);
+        await finishRun(tx, ctx);
+        results.push({ run: ctx.id, status: "stored", accepted: ctx.accepted, duplicates: ctx.duplicates, nextSeq: ctx.row.nextSeq, findings: ctx.row.findingCount });
+      }
+      if (results.length > 0 && results.every((r) => r.status === "rejected")) throw new FatalIngest();
+      return results;
+    });
+    return { runs: outcomes, errors, warnings, committed: outcomes.some((r) => r.status === "stored") };
+  } catch (e) {
+    if (e instanceof FatalIngest) {
+      return { runs: [], errors, warnings, committed: false };
+    }
+    throw e;
+  }
+}
+
+function safeId(id: string): string {
+  return id.length > 128 ? id.slice(0, 128) + "…" : id;
+}
+
+async function deleteSeqs(tx: SqlTx, runId: string, seqs: number[]) {
+  for (let i = 0; i < seqs.length; i += 500) {
+    const chunk = seqs.slice(i, i + 500);
+    await tx.run(`DELETE FROM "Event" WHERE "runId" = ? AND "seq" IN (${chunk.map(() => "?").join(", ")})`, [runId, ...chunk]);
+  }
+}
+
+function normaliseRow(r: RunRowState): RunRowState {
+  const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  return {
+    ...r,
+    live: Boolean(r.live),
+    startedMs: n(r.startedMs),
+    endedMs: n(r.endedMs),
+    lastEventMs: n(r.lastEventMs),
+    eventCount: Number(r.eventCount),
+    errorCount: Number(r.errorCount),
+    findingCount: Number(r.findingCount),
+    chainBrokenAt: n(r.chainBrokenAt),
+    nextSeq: Number(r.nextSeq),
+    maxSeq: Number(r.maxSeq),
+    analyzedSeq: Number(r.analyzedSeq),
+    createdAt: Number(r.createdAt),
+    updatedAt: Number(r.updatedAt),
+  };
+}
+
+function updateSummary(ctx: RunCtx, p: Pending, tsMs: number, name: string | null) {
+  const row = ctx.row;
+  const ev = p.stored;
+  const s = ev.seq as number;
+  row.eventCount++;
+  if (isErrorEvent(ev)) row.errorCount++;
+  if (s > row.maxSeq) row.maxSeq = s;
+  if (row.lastEventMs === null || tsMs > row.lastEventMs) row.lastEventMs = tsMs;
+  if (ev.type === "run.start") {
+    const h = runHeaderFromStart(ev);
+    row.workflow = h.workflow;
+    row.workflowVersion = h.workflowVersion;
+    row.agent = h.agent;
+    row.agentVersion = h.agentVersion;
+    row.environment = h.environment;
+    row.initiator = h.initiator;
+    row.tags = h.tags.length > 0 ? ` ${h.tags.join(" ")} ` : "";
+    row.header = canonicalJson(h.header);
+    row.startedAt = ev.ts;
+    row.startedMs = tsMs;
+    const versions = (ev.data as JsonObject).versions;
+    ctx.hasVersions = versions !== undefined && versions !== null && typeof versions === "object";
+    if (row.status === "incomplete" && row.live) row.status = "running";
+  } else if (row.startedMs === null || (row.startedAt === null && tsMs < row.startedMs)) {
+    row.startedMs = tsMs;
+  }
+  if (ev.type === "run.end") {
+    row.status = typeof ev.data.status === "string" ? ev.data.status : "incomplete";
+    row.endedAt = ev.ts;
+    row.endedMs = tsMs;
+    row.live = false;
+  } else if (row.live && row.status === "incomplete") {
+    row.status = "running";
+  }
+  if (ev.type === "state") ctx.hasStateEvents = true;
+  if (name && (ev.type === "tool.call" || ev.type === "model.request")) ctx.terms.add(name);
+}
+
+async function finishRun(tx: SqlTx, ctx: RunCtx) {
+  const row = ctx.row;
+  // the first missing seq from 0
+  let next = row.nextSeq;
+  while (ctx.stored.has(next)) next++;
+  row.nextSeq = next;
+
+  if (ctx.rechainFrom !== null) await rechain(tx, ctx, ctx.rechainFrom);
+  else row.serverLastHash = ctx.tailServerHash || row.serverLastHash;
+  row.recorderLastHash = ctx.stored.get(row.maxSeq)?.recordedHash ?? row.recorderLastHash;
+
+  if (ctx.rechainFrom !== null) {
+    const agg = await tx.all<{ ok: number | string | null; broken: number | string | null }>(
+      `SELECT SUM(CASE WHEN "chain" = 'ok' THEN 1 ELSE 0 END) AS ok, MIN(CASE WHEN "chain" = 'fail' THEN "seq" END) AS broken FROM "Event" WHERE "runId" = ?`,
+      [ctx.id],
+    );
+    const ok = Number(agg[0]?.ok ?? 0);
+    const broken = agg[0]?.broken === null || agg[0]?.broken === undefined ? null : Number(agg[0].broken);
+    row.chainBrokenAt = broken;
+    row.chainStatus = broken !== null ? "broken" : ok === row.eventCount && next === row.maxSeq + 1 ? "verified" : "unverified";
+  } else {
+    const wasVerifiedOrNew = ctx.isNew || row.chainStatus === "verified";
+    if (ctx.newChainFail !== null) {
+      row.chainBrokenAt = row.chainBrokenAt === null ? ctx.newChainFail : Math.min(row.chainBrokenAt, ctx.newChainFail);
+    }
+    row.chainStatus =
+      row.chainBrokenAt !== null ? "broken" : wasVerifiedOrNew && ctx.allNewOk && next === row.maxSeq + 1 ? "verified" : "unverified";
+  }
+
+  if (row.fidelity !== "trace") row.fidelity = ctx.hasVersions && ctx.hasStateEvents ? "replayable" : "partial";
+  row.searchText = [...ctx.terms].filter(Boolean).join(" ");
+
+  let findings: Finding[];
+  if (ctx.reanalyze) findings = await reanalyze(tx, ctx);
+  else findings = ctx.analyzer.findings();
+  row.analysis = canonicalJson(ctx.analyzer.snapshot());
+  row.findingCount = findings.length;
+  await tx.run(`DELETE FROM "Finding" WHERE "runId" = ?`, [ctx.id]);
+  for (const f of findings) {
+    await tx.run(`INSERT INTO "Finding" ("runId", "rule", "seq", "severity", "message") VALUES (?, ?, ?, ?, ?)`, [ctx.id, f.rule, f.seq, f.severity, f.message]);
+  }
+  row.updatedAt = Date.now();
+  const cols = RUN_COLUMNS.filter((c) => c !== "id");
+  await tx.run(
+    `UPDATE "Run" SET ${cols.map((c) => `"${c}" = ?`).join(", ")} WHERE "id" = ?`,
+    [...cols.map((c) => row[c]), ctx.id],
+  );
+}
+
+/** Recomputes the server chain (and the recorder verdicts it can) from `from` on. */
+async function rechain(tx: SqlTx, ctx: RunCtx, from: number) {
+  const prev = await tx.all<{ hash: string | null; recordedHash: string | null; seq: number }>(
+    `SELECT "hash", "recordedHash", "seq" FROM "Event" WHERE "runId" = ? AND "seq" < ? ORDER BY "seq" DESC LIMIT 1`,
+    [ctx.id, from],
+  );
+  let hash = prev[0]?.hash ?? "";
+  let prevSeq = prev.length > 0 ? Number(prev[0].seq) : -1;
+  let prevRecorded: string | null = prev[0]?.recordedHash ?? null;
+  const rows = await tx.all<{ seq: number; body: string; recordedHash: string | null; chain: string; redactions: number }>(
+    `SELECT "seq", "body", "recordedHash", "chain", "redactions" FROM "Event" WHERE "runId" = ? AND "seq" >= ? ORDER BY "seq"`,
+    [ctx.id, from],
+  );
+  for (const r of rows) {
+    const seq = Number(r.seq);
+    hash = chainHashOf(hash, r.body);
+    let chain = r.chain;
+    // A verdict of "none" for want of a predecessor can be given now, if the stored body
+    // is what arrived (nothing was redacted from it).
+    if (chain === "none" && r.recordedHash && Number(r.redactions) === 0) {
+      const p = seq === 0 ? "" : prevSeq === seq - 1 ? prevRecorded : null;
+      if (p !== null) chain = chainHashOf(p, r.body) === r.recordedHash ? "ok" : "fail";
+    }
+    await tx.run(`UPDATE "Event" SET "hash" = ?, "chain" = ? WHERE "runId" = ? AND "seq" = ?`, [hash, chain, ctx.id, seq]);
+    prevSeq = seq;
+    prevRecorded = r.recordedHash;
+  }
+  ctx.row.serverLastHash = hash;
+}
+
+/**
+ * Re-folds the whole stored run (after a gap was filled late). Stored events are
+ * redacted, so secret findings come from what redaction replaced at ingest.
+ */
+async function reanalyze(tx: SqlTx, ctx: RunCtx): Promise<Finding[]> {
+  const analyzer = createAnalyzer();
+  const rows = await tx.all<{ seq: number; body: string; recordedHash: string | null; chain: string; redactions: number }>(
+    `SELECT "seq", "body", "recordedHash", "chain", "redactions" FROM "Event" WHERE "runId" = ? ORDER BY "seq"`,
+    [ctx.id],
+  );
+  const secretSeqs = new Set<number>();
+  let last = -1;
+  for (const r of rows) {
+    const ev = parseJsonExact(r.body) as JournalEvent;
+    if (r.recordedHash) ev.hash = r.recordedHash;
+    analyzer.push(ev, { chain: r.chain === "ok" || r.chain === "fail" ? r.chain : "none" });
+    if (Number(r.redactions) > 0) secretSeqs.add(Number(r.seq));
+    last = Number(r.seq);
+  }
+  ctx.analyzer = analyzer;
+  ctx.row.analyzedSeq = last;
+  const findings = analyzer.findings().filter((f) => f.rule !== "secret.exposed");
+  for (const seq of secretSeqs) {
+    findings.push({ rule: "secret.exposed", seq: seq as Finding["seq"], severity: "error", message: "a secret was found in this event and redacted at ingest" });
+  }
+  return findings.sort((a, b) => a.seq - b.seq || a.rule.localeCompare(b.rule));
+}

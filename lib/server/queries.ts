@@ -1,0 +1,193 @@
+import "server-only";
+/**
+ * Read queries for the API and pages. Runs come through Prisma (the list never reads
+ * payloads: every column it needs is on the Run row); event windows use the raw driver.
+ */
+import { z } from "zod";
+import type { Db } from "./db";
+
+export interface RunSummaryDto {
+  id: string;
+  workflow: string | null;
+  workflowVersion: string | null;
+  agent: string | null;
+  agentVersion: string | null;
+  environment: string | null;
+  initiator: string | null;
+  status: string;
+  live: boolean;
+  startedAt: string | null;
+  endedAt: string | null;
+  durationMs: number | null;
+  eventCount: number;
+  errorCount: number;
+  findingCount: number;
+  fidelity: string;
+  chainStatus: string;
+  chainBrokenAt: number | null;
+  tags: string[];
+  source: string;
+  updatedAt: number;
+}
+
+export interface FindingDto {
+  rule: string;
+  seq: number;
+  severity: string;
+  message: string;
+}
+
+export interface RunDetailDto extends RunSummaryDto {
+  header: Record<string, unknown>;
+  recorderLastHash: string | null;
+  serverLastHash: string | null;
+  nextSeq: number;
+  maxSeq: number;
+  findings: FindingDto[];
+}
+
+export const SORTS = ["-started", "started", "-events", "events", "-errors", "-findings", "-updated"] as const;
+export const runListQuery = z.object({
+  status: z.string().max(40).optional(),
+  workflow: z.string().max(200).optional(),
+  environment: z.string().max(200).optional(),
+  tag: z.string().max(200).optional(),
+  q: z.string().max(200).optional(),
+  from: z.string().max(40).optional(),
+  to: z.string().max(40).optional(),
+  live: z.enum(["true", "false"]).optional(),
+  sort: z.enum(SORTS).default("-started"),
+  cursor: z.string().max(500).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+});
+export type RunListQuery = z.infer<typeof runListQuery>;
+
+type RunRecord = Awaited<ReturnType<Db["prisma"]["run"]["findFirstOrThrow"]>>;
+
+function toSummary(r: RunRecord): RunSummaryDto {
+  return {
+    id: r.id,
+    workflow: r.workflow,
+    workflowVersion: r.workflowVersion,
+    agent: r.agent,
+    agentVersion: r.agentVersion,
+    environment: r.environment,
+    initiator: r.initiator,
+    status: r.status,
+    live: r.live,
+    startedAt: r.startedAt ?? (r.startedMs !== null ? new Date(r.startedMs).toISOString() : null),
+    endedAt: r.endedAt,
+    durationMs:
+      r.startedMs !== null ? (r.endedMs ?? r.lastEventMs ?? r.startedMs) - r.startedMs : null,
+    eventCount: r.eventCount,
+    errorCount: r.errorCount,
+    findingCount: r.findingCount,
+    fidelity: r.fidelity,
+    chainStatus: r.chainStatus,
+    chainBrokenAt: r.chainBrokenAt,
+    tags: r.tags.trim() ? r.tags.trim().split(" ") : [],
+    source: r.source,
+    updatedAt: r.updatedAt,
+  };
+}
+
+const SORT_FIELD = {
+  started: "startedMs",
+  events: "eventCount",
+  errors: "errorCount",
+  findings: "findingCount",
+  updated: "updatedAt",
+} as const;
+
+function encodeCursor(v: number, id: string) {
+  return Buffer.from(JSON.stringify([v, id])).toString("base64url");
+}
+function decodeCursor(c: string): [number, string] | null {
+  try {
+    const v = JSON.parse(Buffer.from(c, "base64url").toString("utf8")) as unknown;
+    if (Array.isArray(v) && typeof v[0] === "number" && typeof v[1] === "string") return [v[0], v[1]];
+  } catch {
+    /* fall through */
+  }
+  return null;
+}
+
+export class BadQuery extends Error {}
+
+function parseDate(s: string | undefined, name: string): number | undefined {
+  if (!s) return undefined;
+  const ms = Date.parse(s);
+  if (!Number.isFinite(ms)) throw new BadQuery(`${name} must be a date such as 2026-11-07 or 2026-11-07T11:00:00Z`);
+  return ms;
+}
+
+export async function listRuns(db: Db, q: RunListQuery): Promise<{ runs: RunSummaryDto[]; nextCursor: string | null }> {
+  const desc = q.sort.startsWith("-");
+  const field = SORT_FIELD[q.sort.replace(/^-/, "") as keyof typeof SORT_FIELD];
+  const and: Record<string, unknown>[] = [{ eventCount: { gt: 0 } }];
+  if (q.status) and.push({ status: q.status });
+  if (q.workflow) and.push({ workflow: q.workflow });
+  if (q.environment) and.push({ environment: q.environment });
+  if (q.live) and.push({ live: q.live === "true" });
+  if (q.tag) and.push({ tags: { contains: ` ${q.tag} ` } });
+  const from = parseDate(q.from, "from");
+  const to = parseDate(q.to, "to");
+  if (from !== undefined) and.push({ startedMs: { gte: from } });
+  if (to !== undefined) and.push({ startedMs: { lte: to } });
+  if (q.q) {
+    const term = q.q.trim();
+    and.push({ OR: [{ id: { contains: term } }, { workflow: { contains: term } }, { searchText: { contains: term } }] });
+  }
+  if (q.cursor) {
+    const c = decodeCursor(q.cursor);
+    if (!c) throw new BadQuery("cursor is not one this server issued");
+    const [v, id] = c;
+    and.push({ OR: [{ [field]: desc ? { lt: v } : { gt: v } }, { [field]: v, id: desc ? { lt: id } : { gt: id } }] });
+  }
+  const rows = await db.prisma.run.findMany({
+    where: { AND: and },
+    orderBy: [{ [field]: desc ? "desc" : "asc" }, { id: desc ? "desc" : "asc" }],
+    take: q.limit + 1,
+  });
+  const page = rows.slice(0, q.limit);
+  const last = page[page.length - 1];
+  const nextCursor = rows.length > q.limit && last ? encodeCursor(Number(last[field] ?? 0), last.id) : null;
+  return { runs: page.map(toSummary), nextCursor };
+}
+
+export async function getRun(db: Db, id: string): Promise<RunDetailDto | null> {
+  const r = await db.prisma.run.findUnique({ where: { id } });
+  if (!r || r.eventCount === 0) return null;
+  const findings = await db.prisma.finding.findMany({ where: { runId: id }, orderBy: [{ seq: "asc" }, { rule: "asc" }] });
+  return {
+    ...toSummary(r),
+    header: JSON.parse(r.header) as Record<string, unknown>,
+    recorderLastHash: r.recorderLastHash,
+    serverLastHash: r.serverLastHash,
+    nextSeq: r.nextSeq,
+    maxSeq: r.maxSeq,
+    findings: findings.map((f) => ({ rule: f.rule, seq: f.seq, severity: f.severity, message: f.message })),
+  };
+}
+
+export const eventsQuery = z.object({
+  after: z.coerce.number().int().min(-1).default(-1),
+  limit: z.coerce.number().int().min(1).max(5000).default(500),
+});
+
+export interface StoredEventDto {
+  seq: number;
+  /** The stored (redacted) event, with the server's chain hash as its `hash`. */
+  event: Record<string, unknown>;
+  recordedHash: string | null;
+  chain: string;
+  redactions: number;
+}
+
+/** Events with seq > after, in seq order; bodies are returned as stored text. */
+export async function listEventBodies(db: Db, runId: string, after: number, limit: number) {
+  return db.sql.all<{ seq: number; body: string; hash: string | null; recordedHash: string | null; chain: string; redactions: number }>(
+    `SELECT "seq", "body", "hash", "recordedHash", "chain", "redactions" FROM "Event" WHERE "runId" = ? AND "seq" > ? ORDER BY "seq" LIMIT ?`,
+    [runId, after, limit],
+  );
+}

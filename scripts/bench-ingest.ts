@@ -1,0 +1,182 @@
+/**
+ * npm run bench:ingest — 100,000 events of realistic size end to end, through
+ * POST /api/journals (a production server) and through the CLI, on SQLite and on
+ * PostgreSQL, each against a raw baseline measured in the same run:
+ *   SQLite: JSON.parse + one prepared INSERT per event in one transaction (better-sqlite3)
+ *   PostgreSQL: JSON.parse + COPY (pg-copy-streams)
+ * Prints events/s and the ratio to the baseline. Needs a build (`next build`) for the
+ * HTTP figures; builds one if missing.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { once } from "node:events";
+import { pipeline } from "node:stream/promises";
+import { Readable } from "node:stream";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
+import { generateJournal } from "./bench-journal";
+
+const N = Number(process.env.BENCH_EVENTS ?? 100_000);
+const PG_BASE = process.env.TEST_PG_BASE ?? "postgresql://postgres@127.0.0.1:5432";
+const dir = path.resolve(".bench");
+fs.mkdirSync(dir, { recursive: true });
+const journal = path.join(dir, `journal-${N}.jsonl`);
+
+function fmt(n: number) {
+  return Math.round(n).toLocaleString("en-US");
+}
+
+async function baselineSqlite(): Promise<number> {
+  const file = path.join(dir, "baseline.db");
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(f, { force: true });
+  const db = new Database(file);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  db.exec(`CREATE TABLE ev (run TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT, body TEXT NOT NULL, PRIMARY KEY (run, seq))`);
+  const insert = db.prepare(`INSERT INTO ev (run, seq, type, body) VALUES (?, ?, ?, ?)`);
+  const t0 = performance.now();
+  const lines = fs.readFileSync(journal, "utf8").split("\n");
+  db.exec("BEGIN");
+  for (const line of lines) {
+    if (!line) continue;
+    const e = JSON.parse(line) as { run: string; seq: number; type: string };
+    insert.run(e.run, e.seq, e.type, line);
+  }
+  db.exec("COMMIT");
+  const ms = performance.now() - t0;
+  db.close();
+  return (N / ms) * 1000;
+}
+
+async function baselinePostgres(): Promise<number> {
+  const name = `retrace_bench_base_${process.pid}`;
+  const admin = new pg.Client({ connectionString: `${PG_BASE}/postgres` });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const client = new pg.Client({ connectionString: `${PG_BASE}/${name}` });
+  await client.connect();
+  await client.query(`CREATE TABLE ev (run TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT, body TEXT NOT NULL, PRIMARY KEY (run, seq))`);
+  const t0 = performance.now();
+  const lines = fs.readFileSync(journal, "utf8").split("\n");
+  const esc = (s: string) => s.replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r");
+  async function* rows() {
+    let buf = "";
+    for (const line of lines) {
+      if (!line) continue;
+      const e = JSON.parse(line) as { run: string; seq: number; type: string };
+      buf += `${esc(e.run)}\t${e.seq}\t${esc(e.type)}\t${esc(line)}\n`;
+      if (buf.length > 1 << 20) {
+        yield buf;
+        buf = "";
+      }
+    }
+    if (buf) yield buf;
+  }
+  await client.query("BEGIN");
+  await pipeline(Readable.from(rows()), client.query(copyFrom(`COPY ev (run, seq, type, body) FROM STDIN`)));
+  await client.query("COMMIT");
+  const ms = performance.now() - t0;
+  await client.end();
+  await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
+  await admin.end();
+  return (N / ms) * 1000;
+}
+
+function run(cmd: string, args: string[], env: Record<string, string>) {
+  const r = spawnSync(cmd, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed:\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+function freshUrl(dialect: "sqlite" | "postgres", tag: string): string {
+  if (dialect === "sqlite") {
+    const file = path.join(dir, `${tag}.db`);
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(f, { force: true });
+    return `file:${file}`;
+  }
+  const name = `retrace_bench_${tag}_${process.pid}`;
+  spawnSync("psql", [`${PG_BASE}/postgres`, "-qc", `DROP DATABASE IF EXISTS "${name}"`]);
+  return `${PG_BASE}/${name}`;
+}
+
+const tsx = path.resolve("node_modules/.bin/tsx");
+
+async function viaCli(dialect: "sqlite" | "postgres"): Promise<number> {
+  const url = freshUrl(dialect, `cli_${dialect}`);
+  run(tsx, ["--conditions=react-server", "lib/cli/main.ts", "migrate"], { DATABASE_URL: url });
+  const t0 = performance.now();
+  const out = run(tsx, ["--conditions=react-server", "lib/cli/main.ts", "import", "--json", journal], { DATABASE_URL: url });
+  const ms = performance.now() - t0;
+  const result = JSON.parse(out.trim().split("\n").pop()!) as { runs: Array<{ accepted: number }> };
+  const accepted = result.runs.reduce((n, r) => n + r.accepted, 0);
+  if (accepted !== N) throw new Error(`CLI stored ${accepted} of ${N} events`);
+  return (N / ms) * 1000;
+}
+
+async function startServer(url: string, port: number): Promise<ChildProcess> {
+  run(tsx, ["--conditions=react-server", "lib/cli/main.ts", "migrate"], { DATABASE_URL: url });
+  const child = spawn(path.resolve("node_modules/.bin/next"), ["start", "-H", "127.0.0.1", "-p", String(port)], {
+    env: { ...process.env, DATABASE_URL: url, NEXT_TELEMETRY_DISABLED: "1" },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  for (let i = 0; i < 120; i++) {
+    try {
+      const r = await fetch(`http://127.0.0.1:${port}/api/health`);
+      if (r.ok) return child;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  child.kill();
+  throw new Error("server did not start");
+}
+
+async function viaHttp(dialect: "sqlite" | "postgres", port: number): Promise<number> {
+  const url = freshUrl(dialect, `http_${dialect}`);
+  const server = await startServer(url, port);
+  try {
+    const t0 = performance.now();
+    const res = await fetch(`http://127.0.0.1:${port}/api/journals`, {
+      method: "POST",
+      headers: { "content-type": "application/x-ndjson" },
+      body: Readable.toWeb(fs.createReadStream(journal, { highWaterMark: 1 << 20 })) as ReadableStream<Uint8Array>,
+      duplex: "half",
+    } as RequestInit);
+    const body = (await res.json()) as { runs: Array<{ accepted: number }>; errors: unknown[] };
+    const ms = performance.now() - t0;
+    const accepted = body.runs.reduce((n, r) => n + r.accepted, 0);
+    if (res.status !== 201 || accepted !== N) throw new Error(`HTTP ${res.status}: stored ${accepted} of ${N}: ${JSON.stringify(body.errors).slice(0, 300)}`);
+    return (N / ms) * 1000;
+  } finally {
+    server.kill("SIGTERM");
+    await once(server, "exit");
+  }
+}
+
+async function main() {
+  if (!fs.existsSync(journal)) fs.writeFileSync(journal, generateJournal(N));
+  const bytes = fs.statSync(journal).size;
+  console.log(`journal: ${fmt(N)} events, ${(bytes / 1e6).toFixed(1)} MB (${Math.round(bytes / N)} bytes/event average)`);
+  if (!fs.existsSync(".next/BUILD_ID")) run(path.resolve("node_modules/.bin/next"), ["build"], {});
+  const rows: Array<[string, number, number]> = [];
+  const sqliteBase = await baselineSqlite();
+  const pgBase = await baselinePostgres();
+  rows.push(["SQLite  raw baseline (JSON.parse + prepared INSERT)", sqliteBase, sqliteBase]);
+  rows.push(["SQLite  POST /api/journals", await viaHttp("sqlite", 3211), sqliteBase]);
+  rows.push(["SQLite  CLI import (process start included)", await viaCli("sqlite"), sqliteBase]);
+  rows.push(["Postgres raw baseline (JSON.parse + COPY)", pgBase, pgBase]);
+  rows.push(["Postgres POST /api/journals", await viaHttp("postgres", 3212), pgBase]);
+  rows.push(["Postgres CLI import (process start included)", await viaCli("postgres"), pgBase]);
+  console.log("");
+  for (const [name, eps, base] of rows) console.log(`${name.padEnd(52)} ${fmt(eps).padStart(9)} events/s   ratio ${(eps / base).toFixed(2)}`);
+  for (const tag of ["http_postgres", "cli_postgres"]) spawnSync("psql", [`${PG_BASE}/postgres`, "-qc", `DROP DATABASE IF EXISTS "retrace_bench_${tag}_${process.pid}"`]);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

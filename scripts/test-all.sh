@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The whole test suite: lint, types, unit and storage tests on SQLite and PostgreSQL
+# (vitest), then the browser and HTTP tests (Playwright, Chromium from Debian).
+# Needs PostgreSQL on 127.0.0.1:5432 (trust auth) and /usr/bin/chromium; .ci/run
+# provides both on a fresh machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export NEXT_TELEMETRY_DISABLED=1
+export npm_config_nodedir="${npm_config_nodedir:-/usr}"
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+echo "== lint"
+node_modules/.bin/eslint . --max-warnings 0
+echo "== types"
+node_modules/.bin/tsc --noEmit
+echo "== unit and storage tests (SQLite + PostgreSQL)"
+node_modules/.bin/vitest run
+echo "== production build"
+node_modules/.bin/next build > .next-build.log 2>&1 || { cat .next-build.log; exit 1; }
+echo "== browser and HTTP tests (Playwright + Chromium, SQLite + PostgreSQL servers)"
+node_modules/.bin/playwright test
