@@ -1,4 +1,5 @@
 import { defineConfig } from "@playwright/test";
+import { PG_PORT, SQLITE_PORT } from "./e2e/servers";
 
 /**
  * Two real servers from the production build: one on an SQLite file, one on a
@@ -6,9 +7,7 @@ import { defineConfig } from "@playwright/test";
  * tests use the SQLite one unless they say otherwise.
  */
 const PG_BASE = process.env.TEST_PG_BASE ?? "postgresql://postgres@127.0.0.1:5432";
-const stamp = process.env.E2E_STAMP ?? String(process.pid);
-export const SQLITE_PORT = 3101;
-export const PG_PORT = 3102;
+const stamp = `${process.env.E2E_STAMP ?? "run"}_${SQLITE_PORT}`;
 
 const server = (port: number, databaseUrl: string) => ({
   command: `bash scripts/e2e-server.sh ${port}`,

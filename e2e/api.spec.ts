@@ -3,12 +3,9 @@ import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import { journalJsonSchema } from "../lib/journal/schema";
+import { SERVERS } from "./servers";
 
 const EXAMPLES = path.resolve("tests/fixtures/examples");
-const SERVERS = [
-  { name: "sqlite", base: "http://127.0.0.1:3101" },
-  { name: "postgres", base: "http://127.0.0.1:3102" },
-];
 const TS = "2026-11-07T11:00:01.026Z";
 const nd = (events: object[]) => events.map((e) => JSON.stringify(e)).join("\n") + "\n";
 const ev = (run: string, seq: number, type = "note", data: object = { text: `e${seq}` }) => ({ run, seq, ts: TS, type, data });

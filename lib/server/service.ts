@@ -10,6 +10,7 @@ import type { Redactor } from "../redact";
 import type { Db } from "./db";
 import { ingest, type IngestOptions, type IngestResult } from "./ingest";
 import { loadRedactor } from "./settings";
+import { publishRunChanges } from "./changes";
 
 const redactors = new WeakMap<Db, Promise<Redactor>>();
 
@@ -116,7 +117,11 @@ export async function ingestBytes(db: Db, body: ByteSource, opts: IngestBytesOpt
       maxDepth: limits.maxDepth,
       maxLineBytes: limits.maxLineBytes,
     });
-    return await ingest(db.sql, redactor, items, { ...opts, maxEventsPerRun: limits.maxEventsPerRun });
+    const result = await ingest(db.sql, redactor, items, { ...opts, maxEventsPerRun: limits.maxEventsPerRun });
+    if (result.committed) {
+      await publishRunChanges(db, result.runs.filter((r) => r.status === "stored").map((r) => r.run)).catch(() => undefined);
+    }
+    return result;
   } catch (e) {
     if (e instanceof BodyTooLarge) return { runs: [], errors: [], warnings: [], committed: false, tooLarge: e.message };
     if (e instanceof JournalReadError) return { runs: [], errors: [], warnings: [], committed: false, unreadable: e.message };

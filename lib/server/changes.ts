@@ -1,0 +1,77 @@
+import "server-only";
+/**
+ * "This run changed" across server instances. PostgreSQL: NOTIFY after each commit and
+ * one LISTEN connection per process. SQLite (one machine): poll the runs' updatedAt.
+ * No in-process-only pub/sub, so any number of instances behind one database agree.
+ */
+import pg from "pg";
+import { pgConfigFromUrl } from "../../prisma/adapters";
+import type { Db } from "./db";
+
+const CHANNEL = "retrace_runs";
+type Listener = (runIds: string[]) => void;
+
+export async function publishRunChanges(db: Db, runIds: string[]): Promise<void> {
+  if (runIds.length === 0 || db.config.dialect !== "postgres") return;
+  // NOTIFY payloads are limited to 8000 bytes; send ids in chunks.
+  for (let i = 0; i < runIds.length; i += 50) {
+    await db.sql.all(`SELECT pg_notify(?, ?)`, [CHANNEL, JSON.stringify(runIds.slice(i, i + 50))]);
+  }
+}
+
+interface Hub {
+  listeners: Set<Listener>;
+  stop: () => Promise<void>;
+}
+const hubs = new WeakMap<Db, Promise<Hub>>();
+
+async function startHub(db: Db): Promise<Hub> {
+  const listeners = new Set<Listener>();
+  const emit = (ids: string[]) => {
+    for (const l of listeners) l(ids);
+  };
+  if (db.config.dialect === "postgres") {
+    const { Client: _c, ...cfg } = pgConfigFromUrl(db.config.databaseUrl);
+    void _c;
+    const client = new pg.Client(cfg);
+    await client.connect();
+    client.on("notification", (msg) => {
+      if (msg.channel !== CHANNEL || !msg.payload) return;
+      try {
+        emit(JSON.parse(msg.payload) as string[]);
+      } catch {
+        /* ignore a malformed payload */
+      }
+    });
+    await client.query(`LISTEN ${CHANNEL}`);
+    return { listeners, stop: () => client.end() };
+  }
+  let since = Date.now();
+  const timer = setInterval(async () => {
+    if (listeners.size === 0) return;
+    try {
+      const rows = await db.sql.all<{ id: string; updatedAt: number }>(`SELECT "id", "updatedAt" FROM "Run" WHERE "updatedAt" > ? ORDER BY "updatedAt" LIMIT 500`, [since]);
+      if (rows.length > 0) {
+        since = Math.max(...rows.map((r) => Number(r.updatedAt)));
+        emit(rows.map((r) => r.id));
+      }
+    } catch {
+      /* the next tick tries again */
+    }
+  }, 500);
+  timer.unref();
+  return { listeners, stop: async () => clearInterval(timer) };
+}
+
+/** Calls `listener` with the ids of runs that changed; returns an unsubscribe function. */
+export async function subscribeRunChanges(db: Db, listener: Listener): Promise<() => void> {
+  let hub = hubs.get(db);
+  if (!hub) {
+    hub = startHub(db);
+    hubs.set(db, hub);
+    hub.catch(() => hubs.delete(db));
+  }
+  const h = await hub;
+  h.listeners.add(listener);
+  return () => h.listeners.delete(listener);
+}
