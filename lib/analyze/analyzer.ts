@@ -9,9 +9,9 @@
  */
 import { canonicalJson, hashOf } from "../canonical";
 import type { Finding, JournalEvent, JsonObject, JsonValue, RuleId, RunPolicy, Seq } from "../journal/types";
-import { findSecrets } from "../redact/patterns";
+import { findSecrets, hasSecret, type SecretHit } from "../redact/patterns";
 import { EMPTY_STATE, EMPTY_STATE_HASH, nextState, type RunState } from "../state";
-import { verifyLink, type ChainVerdict, type Sha256Hex } from "./chain";
+import { verifyEvent, type ChainVerdict } from "../journal/chain";
 import { quote, RULE_SEVERITY, safePath, secretName } from "./describe";
 import { readPolicy } from "./policy";
 import { epochNanos, secondsToNanos } from "./time";
@@ -19,6 +19,8 @@ import { epochNanos, secondsToNanos } from "./time";
 export interface PushHints {
   /** The chain verdict for this event when the caller has already computed it. */
   chain?: ChainVerdict;
+  /** The secrets in this event when the caller has already looked (ingest's redaction does), so the event is not scanned twice. */
+  secrets?: readonly SecretHit[];
 }
 
 export interface Analyzer {
@@ -28,11 +30,6 @@ export interface Analyzer {
   findings(): Finding[];
   /** JSON-serialisable state (may contain bigint) so analysis can continue in another process. */
   snapshot(): AnalyzerSnapshot;
-}
-
-export interface AnalyzerOptions {
-  /** SHA-256 for the chain check; defaults to lib/canonical's (pure JS, runs anywhere). */
-  sha256Hex?: Sha256Hex;
 }
 
 type ToolStatus = "ok" | "error" | "timeout" | "unknown";
@@ -143,10 +140,8 @@ class RunAnalyzer implements Analyzer {
   private callIds = new Map<string, number>();
   private earlyResults = new Map<string, EarlyResult>();
   private found = new Map<string, Finding>();
-  private readonly sha: Sha256Hex | undefined;
 
-  constructor(snapshot: AnalyzerSnapshot | undefined, options: AnalyzerOptions) {
-    this.sha = options.sha256Hex;
+  constructor(snapshot: AnalyzerSnapshot | undefined) {
     if (snapshot) this.restore(snapshot);
   }
 
@@ -161,13 +156,13 @@ class RunAnalyzer implements Analyzer {
       const missing = seq - this.lastSeq - 1;
       this.report("journal.gap", seq, this.lastSeq < 0 ? `the run starts at seq ${seq}: seq 0–${seq - 1} are missing` : `${missing} event${missing === 1 ? "" : "s"} missing before this one (seq ${this.lastSeq + 1}${missing > 1 ? `–${seq - 1}` : ""})`);
     }
-    const prevHash = this.lastSeq === seq - 1 ? this.lastHash : null;
-    const chain = hints?.chain ?? verifyLink(event, prevHash, this.sha);
+    const prevHash = this.lastSeq === seq - 1 && this.lastHash !== null ? this.lastHash : undefined;
+    const chain = hints?.chain ?? verifyChainLink(prevHash, event);
     if (chain === "fail") this.report("journal.chain", seq, "the recorded hash does not match the hash of this event chained to the previous one: the event or its predecessor's hash was changed");
     this.lastSeq = seq;
     this.lastHash = typeof event.hash === "string" ? event.hash : null;
 
-    this.checkSecrets(event);
+    this.checkSecrets(event, hints?.secrets);
     const data = event.data;
     switch (event.type) {
       case "run.start":
@@ -288,8 +283,9 @@ class RunAnalyzer implements Analyzer {
     if (!this.found.has(key)) this.found.set(key, { rule, seq: seq as Seq, severity: RULE_SEVERITY[rule], message });
   }
 
-  private checkSecrets(event: JournalEvent): void {
-    const hits = findSecrets(event);
+  private checkSecrets(event: JournalEvent, known?: readonly SecretHit[]): void {
+    // hasSecret is the cheap test; paths are only worth building for the rare hit.
+    const hits = known ?? (hasSecret(event) ? findSecrets(event) : []);
     if (hits.length === 0) return;
     const parts: string[] = [];
     for (const hit of hits) {
@@ -437,9 +433,18 @@ class RunAnalyzer implements Analyzer {
   }
 }
 
+/** The chain verdict of one event; an event with no canonical form cannot verify. */
+function verifyChainLink(prevHash: string | undefined, event: JournalEvent): ChainVerdict {
+  try {
+    return verifyEvent(prevHash, event);
+  } catch {
+    return typeof event.hash === "string" && (event.seq === 0 || prevHash !== undefined) ? "fail" : "none";
+  }
+}
+
 /** A fold over one run's events. Restore a saved fold by passing its snapshot. */
-export function createAnalyzer(snapshot?: AnalyzerSnapshot, options: AnalyzerOptions = {}): Analyzer {
-  return new RunAnalyzer(snapshot, options);
+export function createAnalyzer(snapshot?: AnalyzerSnapshot): Analyzer {
+  return new RunAnalyzer(snapshot);
 }
 
 /** Stable sort by seq, first of duplicate seqs kept (the reading the rules require). */
@@ -451,8 +456,8 @@ export function orderEvents(events: readonly JournalEvent[]): JournalEvent[] {
 }
 
 /** Whole-run convenience: stable-sorts by seq, keeps the first of duplicate seqs, folds. */
-export function analyzeEvents(events: JournalEvent[], options: AnalyzerOptions = {}): Finding[] {
-  const analyzer = createAnalyzer(undefined, options);
+export function analyzeEvents(events: JournalEvent[]): Finding[] {
+  const analyzer = createAnalyzer();
   for (const e of orderEvents(events)) analyzer.push(e);
   return analyzer.findings();
 }
@@ -469,10 +474,10 @@ export function groupByRun(events: readonly JournalEvent[]): Map<string, Journal
 }
 
 /** Several runs in one file: groups by run, analyses each on its own. */
-export function analyzeJournal(events: JournalEvent[], options: AnalyzerOptions = {}): Array<Finding & { run: string }> {
+export function analyzeJournal(events: JournalEvent[]): Array<Finding & { run: string }> {
   const out: Array<Finding & { run: string }> = [];
   for (const [run, list] of groupByRun(events)) {
-    for (const f of analyzeEvents(list, options)) out.push({ run, ...f });
+    for (const f of analyzeEvents(list)) out.push({ run, ...f });
   }
   return out;
 }

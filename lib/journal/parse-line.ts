@@ -4,7 +4,9 @@
  */
 import { parse as losslessParse, isInteger, isSafeNumber } from "lossless-json";
 import type { z } from "zod";
+import { fastValidate } from "./fast-validate";
 import { dataSchemas, envelopeSchema } from "./schema";
+import { isSecretKey } from "../redact/patterns";
 import type { JournalEvent, JsonValue, KnownEventType } from "./types";
 
 export interface ParseLimits {
@@ -14,40 +16,99 @@ export interface ParseLimits {
 export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxDepth: 128 };
 
 export type LineResult =
-  | { ok: true; event: JournalEvent }
+  | { ok: true; event: JournalEvent; secretKey: boolean }
   | { ok: false; message: string; run?: string; seq?: number };
 
-// A run of 16+ digits may be an integer beyond 2^53; only then is the slower exact parser used.
-const MAYBE_BIG_INT = /\d{16,}/;
 
 function parseNumberExact(value: string): number | bigint {
   if (isInteger(value) && !isSafeNumber(value)) return BigInt(value);
   return Number(value);
 }
 
+/**
+ * JSON.parse, unless the text holds an integer beyond 2^53 (seen as an unsafe integer in
+ * the parsed value): then the exact parser reads it again, keeping such integers as bigint.
+ */
 export function parseJsonExact(text: string): unknown {
-  if (!MAYBE_BIG_INT.test(text)) return JSON.parse(text);
-  return losslessParse(text, null, parseNumberExact);
+  const value = JSON.parse(text) as unknown;
+  return hasUnsafeInteger(value) ? losslessParse(text, null, parseNumberExact) : value;
 }
 
-/** Depth and `__proto__` checks, iteratively (a 10,000-deep line must not overflow the stack). */
-function inspect(value: unknown, maxDepth: number): string | null {
-  const stack: Array<[unknown, number, string]> = [[value, 1, ""]];
+function isUnsafeInteger(v: unknown): boolean {
+  return typeof v === "number" && (v > Number.MAX_SAFE_INTEGER || v < -Number.MAX_SAFE_INTEGER) && Number.isInteger(v);
+}
+
+function hasUnsafeInteger(value: unknown): boolean {
+  if (value === null || typeof value !== "object") return isUnsafeInteger(value);
+  const stack: unknown[] = [value];
   while (stack.length > 0) {
-    const [v, depth, path] = stack.pop()!;
-    if (v === null || typeof v !== "object") continue;
-    if (depth > maxDepth) return `nesting deeper than ${maxDepth} levels at ${path || "the top level"}`;
+    const v = stack.pop();
     if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) stack.push([v[i], depth + 1, `${path}[${i}]`]);
-      continue;
-    }
-    if (Object.getPrototypeOf(v) !== Object.prototype) return `an object at ${path || "the top level"} is not a plain JSON object`;
-    for (const key of Object.keys(v)) {
-      if (key === "__proto__") return `key "__proto__" at ${path || "the top level"} is not accepted (prototype pollution guard)`;
-      stack.push([(v as Record<string, unknown>)[key], depth + 1, path ? `${path}.${key}` : key]);
+      for (const c of v) if (c !== null && typeof c === "object") stack.push(c);
+      else if (isUnsafeInteger(c)) return true;
+    } else if (v !== null && typeof v === "object") {
+      for (const k in v) {
+        const c = (v as Record<string, unknown>)[k];
+        if (c !== null && typeof c === "object") stack.push(c);
+        else if (isUnsafeInteger(c)) return true;
+      }
     }
   }
-  return null;
+  return false;
+}
+
+interface Inspection {
+  problem: string | null;
+  unsafeInteger: boolean;
+  /** A non-empty string directly under a secret key name (the format's key rule). */
+  secretKey: boolean;
+}
+
+/**
+ * One pass over a parsed line: depth, `__proto__` keys, integers beyond 2^53 and secret
+ * key names. Iterative (a 10,000-deep line must not overflow the stack); paths are only
+ * built when there is a problem to name.
+ */
+function inspect(value: unknown, maxDepth: number): Inspection {
+  const result: Inspection = { problem: null, unsafeInteger: false, secretKey: false };
+  const stack: unknown[] = [value];
+  const depths: number[] = [1];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    const depth = depths.pop()!;
+    if (depth > maxDepth) {
+      result.problem = `nesting deeper than ${maxDepth} levels`;
+      return result;
+    }
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const c = v[i];
+        if (c !== null && typeof c === "object") {
+          stack.push(c);
+          depths.push(depth + 1);
+        } else if (typeof c === "number" && !Number.isSafeInteger(c) && Number.isInteger(c)) result.unsafeInteger = true;
+      }
+      continue;
+    }
+    if (Object.getPrototypeOf(v) !== Object.prototype) {
+      result.problem = "an object is not a plain JSON object";
+      return result;
+    }
+    for (const key of Object.keys(v as object)) {
+      const c = (v as Record<string, unknown>)[key];
+      if (key === "__proto__") {
+        result.problem = `key "__proto__" is not accepted (prototype pollution guard)`;
+        return result;
+      }
+      if (c !== null && typeof c === "object") {
+        stack.push(c);
+        depths.push(depth + 1);
+      } else if (typeof c === "string") {
+        if (c !== "" && key.length >= 5 && key.length <= 13 && isSecretKey(key)) result.secretKey = true;
+      } else if (typeof c === "number" && !Number.isSafeInteger(c) && Number.isInteger(c)) result.unsafeInteger = true;
+    }
+  }
+  return result;
 }
 
 export function formatIssues(issues: z.core.$ZodIssue[], prefix = ""): string {
@@ -70,7 +131,7 @@ function describeBig(v: unknown): string | null {
 export function parseLine(text: string, limits: ParseLimits = DEFAULT_PARSE_LIMITS): LineResult {
   let value: unknown;
   try {
-    value = parseJsonExact(text);
+    value = JSON.parse(text);
   } catch (e) {
     const detail = e instanceof Error ? e.message.replace(/ in JSON at position.*$/, "").slice(0, 120) : "";
     // JSON.parse messages quote a few characters of the input; keep only the kind of error.
@@ -86,13 +147,21 @@ export function parseLine(text: string, limits: ParseLimits = DEFAULT_PARSE_LIMI
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     return { ok: false, message: "each line must be one JSON object (an event)" };
   }
-  const rec = value as Record<string, unknown>;
+  let rec = value as Record<string, unknown>;
   const run = typeof rec.run === "string" ? rec.run : undefined;
-  const seq = typeof rec.seq === "number" ? rec.seq : undefined;
-  const bad = inspect(value, limits.maxDepth);
-  if (bad) return { ok: false, message: bad, run, seq };
+  const seq = typeof rec.seq === "number" && Number.isSafeInteger(rec.seq) ? rec.seq : undefined;
+  let seen = inspect(value, limits.maxDepth);
+  if (seen.problem) return { ok: false, message: seen.problem, run, seq };
+  if (seen.unsafeInteger) {
+    value = losslessParse(text, null, parseNumberExact);
+    seen = inspect(value, limits.maxDepth);
+    if (seen.problem) return { ok: false, message: seen.problem, run, seq };
+  }
+  const secretKey = seen.secretKey;
+  rec = value as Record<string, unknown>;
   const big = describeBig(rec.seq) ?? (typeof rec.parent === "bigint" ? `parent ${rec.parent} is beyond 2^53` : null);
   if (big) return { ok: false, message: big, run };
+  if (fastValidate(rec) === true) return { ok: true, event: value as JournalEvent, secretKey };
   const env = envelopeSchema.safeParse(value);
   if (!env.success) return { ok: false, message: formatIssues(env.error.issues), run, seq };
   const type = env.data.type as string;
@@ -102,7 +171,7 @@ export function parseLine(text: string, limits: ParseLimits = DEFAULT_PARSE_LIMI
     if (!d.success) return { ok: false, message: `${type}: ${formatIssues(d.error.issues, "data")}`, run, seq };
   }
   // The parsed value itself is returned (not zod's copy) so unknown fields and key order survive.
-  return { ok: true, event: value as JournalEvent };
+  return { ok: true, event: value as JournalEvent, secretKey };
 }
 
 export type { JsonValue };

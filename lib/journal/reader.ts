@@ -7,6 +7,7 @@
  */
 import { DEFAULT_PARSE_LIMITS, parseLine, type ParseLimits } from "./parse-line";
 import type { JournalEvent } from "./types";
+import { lineMayMatchPattern } from "../redact/patterns";
 
 export interface ReaderLimits extends ParseLimits {
   maxLineBytes: number;
@@ -14,7 +15,14 @@ export interface ReaderLimits extends ParseLimits {
 export const DEFAULT_READER_LIMITS: ReaderLimits = { ...DEFAULT_PARSE_LIMITS, maxLineBytes: 8 * 1024 * 1024 };
 
 export type ReaderItem =
-  | { kind: "event"; line: number; event: JournalEvent; bytes: number }
+  | {
+      kind: "event";
+      line: number;
+      event: JournalEvent;
+      bytes: number;
+      /** false when the line's text cannot hold a secret (no pattern literal, key or escape). */
+      mayHoldSecret: boolean;
+    }
   | { kind: "error"; line: number; message: string; run?: string; seq?: number };
 
 export type ByteSource = AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>;
@@ -73,49 +81,69 @@ export async function* maybeGunzip(source: ByteSource): AsyncGenerator<Uint8Arra
 
 export class JournalReadError extends Error {}
 
-/** Splits bytes into lines. Yields {line, bytes} or {line, tooLong}. */
-export async function* splitLines(
-  source: AsyncIterable<Uint8Array>,
-  maxLineBytes: number,
-): AsyncGenerator<{ line: number; bytes: Uint8Array | null; length: number }> {
-  let parts: Uint8Array[] = [];
-  let partsLen = 0;
-  let skipping = false;
-  let skippedLen = 0;
-  let line = 0;
-  for await (const chunk of source) {
+interface RawLine {
+  line: number;
+  bytes: Uint8Array | null;
+  length: number;
+}
+
+/**
+ * Splits bytes into lines, synchronously per chunk (an async step per line costs more
+ * than parsing the line). A line over the limit is reported with its length and skipped
+ * without being held.
+ */
+export class LineSplitter {
+  private parts: Uint8Array[] = [];
+  private partsLen = 0;
+  private skipping = false;
+  private skippedLen = 0;
+  private line = 0;
+
+  constructor(private readonly maxLineBytes: number) {}
+
+  push(chunk: Uint8Array, out: RawLine[] = []): RawLine[] {
     let start = 0;
     while (start < chunk.length) {
       const nl = chunk.indexOf(0x0a, start);
       const end = nl < 0 ? chunk.length : nl;
       const piece = chunk.subarray(start, end);
-      if (skipping) {
-        skippedLen += piece.length;
-      } else if (partsLen + piece.length > maxLineBytes) {
-        skipping = true;
-        skippedLen = partsLen + piece.length;
-        parts = [];
-        partsLen = 0;
+      if (this.skipping) {
+        this.skippedLen += piece.length;
+      } else if (this.partsLen + piece.length > this.maxLineBytes) {
+        this.skipping = true;
+        this.skippedLen = this.partsLen + piece.length;
+        this.parts = [];
+        this.partsLen = 0;
       } else if (piece.length > 0) {
-        parts.push(piece);
-        partsLen += piece.length;
+        // a view into the chunk is enough while the line ends inside it; copy only what
+        // must outlive the chunk
+        this.parts.push(nl < 0 ? piece.slice() : piece);
+        this.partsLen += piece.length;
       }
       if (nl < 0) break;
-      line++;
-      if (skipping) {
-        yield { line, bytes: null, length: skippedLen };
-        skipping = false;
-        skippedLen = 0;
+      this.line++;
+      if (this.skipping) {
+        out.push({ line: this.line, bytes: null, length: this.skippedLen });
+        this.skipping = false;
+        this.skippedLen = 0;
       } else {
-        yield { line, bytes: concat(parts, partsLen), length: partsLen };
+        out.push({ line: this.line, bytes: concat(this.parts, this.partsLen), length: this.partsLen });
       }
-      parts = [];
-      partsLen = 0;
+      this.parts = [];
+      this.partsLen = 0;
       start = nl + 1;
     }
+    return out;
   }
-  if (skipping) yield { line: line + 1, bytes: null, length: skippedLen };
-  else if (partsLen > 0) yield { line: line + 1, bytes: concat(parts, partsLen), length: partsLen };
+
+  end(out: RawLine[] = []): RawLine[] {
+    if (this.skipping) out.push({ line: this.line + 1, bytes: null, length: this.skippedLen });
+    else if (this.partsLen > 0) out.push({ line: this.line + 1, bytes: concat(this.parts, this.partsLen), length: this.partsLen });
+    this.parts = [];
+    this.partsLen = 0;
+    this.skipping = false;
+    return out;
+  }
 }
 
 function concat(parts: Uint8Array[], len: number): Uint8Array {
@@ -132,29 +160,47 @@ function concat(parts: Uint8Array[], len: number): Uint8Array {
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const lossy = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 
-/** Reads a journal: every event, and every bad line with its 1-based line number. */
-export async function* readJournal(source: ByteSource, limits: ReaderLimits = DEFAULT_READER_LIMITS): AsyncGenerator<ReaderItem> {
-  for await (const { line, bytes, length } of splitLines(maybeGunzip(source), limits.maxLineBytes)) {
-    if (bytes === null) {
-      yield { kind: "error", line, message: `line is ${length} bytes, over the ${limits.maxLineBytes}-byte limit` };
-      continue;
-    }
-    let text: string;
-    try {
-      text = decoder.decode(bytes);
-    } catch {
-      // Name the run when the line still shows it, so only that run is rejected.
-      const run = /"run"\s*:\s*"([A-Za-z0-9._:-]{1,128})"/.exec(lossy.decode(bytes))?.[1];
-      yield { kind: "error", line, message: "line is not valid UTF-8", run };
-      continue;
-    }
-    if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    if (text.endsWith("\r")) text = text.slice(0, -1);
-    if (text.trim() === "") continue;
-    const r = parseLine(text, limits);
-    if (r.ok) yield { kind: "event", line, event: r.event, bytes: length };
-    else yield { kind: "error", line, message: r.message, run: r.run, seq: r.seq };
+function readLine(raw: RawLine, limits: ReaderLimits): ReaderItem | null {
+  const { line, bytes, length } = raw;
+  if (bytes === null) return { kind: "error", line, message: `line is ${length} bytes, over the ${limits.maxLineBytes}-byte limit` };
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    // Name the run when the line still shows it, so only that run is rejected.
+    const run = /"run"\s*:\s*"([A-Za-z0-9._:-]{1,128})"/.exec(lossy.decode(bytes))?.[1];
+    return { kind: "error", line, message: "line is not valid UTF-8", run };
   }
+  if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.endsWith("\r")) text = text.slice(0, -1);
+  if (text.trim() === "") return null;
+  const r = parseLine(text, limits);
+  if (r.ok) return { kind: "event", line, event: r.event, bytes: length, mayHoldSecret: r.secretKey || lineMayMatchPattern(text) };
+  return { kind: "error", line, message: r.message, run: r.run, seq: r.seq };
+}
+
+/** Reads a journal in batches (one per input chunk): every event, and every bad line with its 1-based number. */
+export async function* readJournalBatches(source: ByteSource, limits: ReaderLimits = DEFAULT_READER_LIMITS): AsyncGenerator<ReaderItem[]> {
+  const splitter = new LineSplitter(limits.maxLineBytes);
+  const toItems = (lines: RawLine[]) => {
+    const items: ReaderItem[] = [];
+    for (const l of lines) {
+      const item = readLine(l, limits);
+      if (item) items.push(item);
+    }
+    return items;
+  };
+  for await (const chunk of maybeGunzip(source)) {
+    const items = toItems(splitter.push(chunk));
+    if (items.length > 0) yield items;
+  }
+  const last = toItems(splitter.end());
+  if (last.length > 0) yield last;
+}
+
+/** Reads a journal item by item (see readJournalBatches). */
+export async function* readJournal(source: ByteSource, limits: ReaderLimits = DEFAULT_READER_LIMITS): AsyncGenerator<ReaderItem> {
+  for await (const batch of readJournalBatches(source, limits)) yield* batch;
 }
 
 /** Reads a whole journal from a string (tests, the CLI's small files, the browser). */

@@ -9,7 +9,7 @@
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
-import { SECRET_KINDS_BY_GROUP, isSecretKey, secretRegex, stringHasSecret, type SecretKind } from "./patterns";
+import { SECRET_KINDS_BY_GROUP, isSecretKey, secretRegex, stringHasSecret, type SecretHit, type SecretKind } from "./patterns";
 
 export * from "./patterns";
 
@@ -18,6 +18,8 @@ export interface RedactionResult<T> {
   /** How many secrets were replaced. */
   count: number;
   kinds: SecretKind[];
+  /** Where each secret was, as analysis reports it (`secret.exposed`). */
+  hits: SecretHit[];
 }
 
 const PEM_BLOCK = /-----BEGIN ([A-Z ]*)PRIVATE KEY-----[\s\S]*?(?:-----END \1PRIVATE KEY-----|$)/g;
@@ -66,21 +68,35 @@ export class Redactor {
     return out;
   }
 
-  /** Redacts every string in a JSON value; keys are kept, values under secret keys replaced. */
+  /**
+   * Redacts every string in a JSON value; keys are kept, values under secret keys
+   * replaced. Finds (and reports) exactly what `findSecrets` finds, in one walk.
+   */
   redact<T>(value: T): RedactionResult<T> {
     const kinds: SecretKind[] = [];
+    const hits: SecretHit[] = [];
+    const path: Array<string | number> = [];
+    const pathText = () => path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? p : `.${p}`)).join("");
     const walk = (v: unknown, key: string | null): unknown => {
       if (typeof v === "string") {
+        let out = v;
         if (key !== null && v !== "" && isSecretKey(key)) {
           kinds.push("secret-field");
-          return this.placeholder("secret-field", v);
+          hits.push({ path: pathText(), kind: "secret-field" });
+          out = this.placeholder("secret-field", v);
         }
-        return this.redactString(v, kinds);
+        // patterns are searched in the value as it arrived, as findSecrets does
+        const before = kinds.length;
+        const replaced = this.redactString(v, kinds);
+        for (let i = before; i < kinds.length; i++) hits.push({ path: pathText(), kind: kinds[i] });
+        return out !== v ? out : replaced;
       }
       if (Array.isArray(v)) {
         let copy: unknown[] | null = null;
         for (let i = 0; i < v.length; i++) {
+          path.push(i);
           const r = walk(v[i], null);
+          path.pop();
           if (r !== v[i]) (copy ??= v.slice())[i] = r;
         }
         return copy ?? v;
@@ -88,7 +104,9 @@ export class Redactor {
       if (v !== null && typeof v === "object") {
         let copy: Record<string, unknown> | null = null;
         for (const [k, child] of Object.entries(v)) {
+          path.push(k);
           const r = walk(child, k);
+          path.pop();
           if (r !== child) {
             copy ??= { ...(v as Record<string, unknown>) };
             copy[k] = r;
@@ -99,7 +117,7 @@ export class Redactor {
       return v;
     };
     const out = walk(value, null) as T;
-    return { value: out, count: kinds.length, kinds };
+    return { value: out, count: kinds.length, kinds, hits };
   }
 }
 

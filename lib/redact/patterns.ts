@@ -38,6 +38,29 @@ export function secretRegex(): RegExp {
   return new RegExp(ALTERNATIVES.map(([, src]) => `(${src})`).join("|"), "g");
 }
 const TEST_RE = new RegExp(ALTERNATIVES.map(([, src]) => `(?:${src})`).join("|"));
+const SHARED_RE = secretRegex();
+
+/**
+ * A string can only match a pattern if it contains one of these literals; most strings
+ * hold none, and this test is far cheaper than the full alternation with lookbehinds.
+ */
+const MAY_MATCH = /AKIA|sk-|[sr]k_|gh[pousr]_|xox[abprs]-|AIza|eyJ|-----BEGIN|Bearer |:\/\//;
+
+/**
+ * Can this raw JSON line match a secret pattern at all? Looks for the same literals in
+ * the text as sent; any `\u` or `\/` escape makes it answer yes, since escapes could
+ * spell a secret the literals would not see. (Secret key names are checked on the parsed
+ * keys, which the reader walks anyway.)
+ */
+const LINE_MAY_MATCH = /AKIA|sk-|[sr]k_|gh[pousr]_|xox[abprs]-|AIza|eyJ|-----BEGIN|Bearer |:\/\/|\\u|\\\//;
+
+export function lineMayMatchPattern(jsonText: string): boolean {
+  return LINE_MAY_MATCH.test(jsonText);
+}
+
+export function stringMayMatch(s: string): boolean {
+  return MAY_MATCH.test(s);
+}
 
 export const SECRET_KEYS = new Set([
   "password",
@@ -57,7 +80,7 @@ export function isSecretKey(key: string): boolean {
 }
 
 export function stringHasSecret(s: string): boolean {
-  return TEST_RE.test(s);
+  return MAY_MATCH.test(s) && TEST_RE.test(s);
 }
 
 export interface SecretHit {
@@ -70,11 +93,12 @@ export interface SecretHit {
 export function findSecrets(value: unknown, rootPath = ""): SecretHit[] {
   const hits: SecretHit[] = [];
   const stack: Array<[unknown, string, string | null]> = [[value, rootPath, null]];
-  const re = secretRegex();
+  const re = SHARED_RE;
   while (stack.length > 0) {
     const [v, path, key] = stack.pop()!;
     if (typeof v === "string") {
       if (key !== null && v !== "" && isSecretKey(key)) hits.push({ path, kind: "secret-field" });
+      if (!MAY_MATCH.test(v)) continue;
       re.lastIndex = 0;
       let m: RegExpExecArray | null;
       while ((m = re.exec(v)) !== null) {
@@ -100,7 +124,7 @@ export function hasSecret(value: unknown): boolean {
   while (stack.length > 0) {
     const [v, key] = stack.pop()!;
     if (typeof v === "string") {
-      if ((key !== null && v !== "" && isSecretKey(key)) || TEST_RE.test(v)) return true;
+      if ((key !== null && v !== "" && isSecretKey(key)) || stringHasSecret(v)) return true;
     } else if (Array.isArray(v)) {
       for (const child of v) stack.push([child, null]);
     } else if (v !== null && typeof v === "object") {

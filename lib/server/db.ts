@@ -5,7 +5,7 @@ import "server-only";
  * DATABASE_URL. Kept on globalThis so Next's module reloading does not open a new pool
  * per request in development.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { useSha256Implementation } from "../canonical";
 import { sqliteAdapterFactory, postgresAdapterFactory } from "../../prisma/adapters";
 import { PrismaClient as SqlitePrismaClient } from "./generated/sqlite/client";
@@ -13,7 +13,7 @@ import { PrismaClient as PostgresPrismaClient } from "./generated/postgres/clien
 import { loadConfig, type RetraceConfig } from "./config";
 import { openPostgres, openSqlite, type SqlExec } from "./sql";
 
-useSha256Implementation((text) => createHash("sha256").update(text, "utf8").digest("hex"));
+useSha256Implementation((text) => hash("sha256", text, "hex"));
 
 // Both generated clients have the same model API; the SQLite one's type stands for both.
 export type Prisma = SqlitePrismaClient;

@@ -10,14 +10,14 @@ import "server-only";
  * error is rejected whole (its rows from this request are removed before commit); an
  * error that names no run rejects the whole request.
  */
-import { canonicalJson, sha256Hex } from "../canonical";
+import { canonicalJson } from "../canonical";
 import { createAnalyzer, type Analyzer, type AnalyzerSnapshot } from "../analyze/analyzer";
 import { chainHashOf, verifyEvent, withoutHash, type ChainVerdict } from "../journal/chain";
 import { parseJsonExact } from "../journal/parse-line";
 import type { ReaderItem } from "../journal/reader";
 import { eventColumns, isErrorEvent, runHeaderFromStart } from "../journal/summary";
 import type { Fidelity, Finding, JournalEvent, JsonObject } from "../journal/types";
-import { hasSecret, type Redactor } from "../redact";
+import { hasSecret, type Redactor, type SecretHit } from "../redact";
 import type { EventRow, SqlExec, SqlTx } from "./sql";
 
 export interface IngestOptions {
@@ -64,12 +64,11 @@ interface Pending {
   canonicalRaw: string;
   stored: JournalEvent;
   canonicalStored: string;
-  digest: string;
   redactions: number;
+  secrets: SecretHit[];
 }
 
 interface StoredInfo {
-  digest: string;
   recordedHash: string | null;
 }
 
@@ -120,7 +119,7 @@ interface RunCtx {
   row: RunRowState;
   isNew: boolean;
   stored: Map<number, StoredInfo>;
-  seen: Map<number, { digest: string; line: number }>;
+  seen: Map<number, number>;
   inserted: number[];
   buffer: Map<number, Pending>;
   expect: number;
@@ -210,11 +209,8 @@ export async function ingest(
         if (existing.length > 0 && Number(existing[0].eventCount) > 0) {
           row = normaliseRow(existing[0]);
           isNew = false;
-          const rows = await tx.all<{ seq: number; digest: string; recordedHash: string | null }>(
-            `SELECT "seq", "digest", "recordedHash" FROM "Event" WHERE "runId" = ?`,
-            [id],
-          );
-          for (const r of rows) stored.set(Number(r.seq), { digest: r.digest, recordedHash: r.recordedHash });
+          const rows = await tx.all<{ seq: number; recordedHash: string | null }>(`SELECT "seq", "recordedHash" FROM "Event" WHERE "runId" = ?`, [id]);
+          for (const r of rows) stored.set(Number(r.seq), { recordedHash: r.recordedHash });
         } else {
           row = existing.length > 0 ? { ...emptyRow(id, opts, now), createdAt: Number(existing[0].createdAt) } : emptyRow(id, opts, now);
           isNew = true;
@@ -280,7 +276,7 @@ export async function ingest(
         }
 
         if (s > ctx.row.analyzedSeq) {
-          ctx.analyzer.push(p.raw, { chain: verdict });
+          ctx.analyzer.push(p.raw, { chain: verdict, secrets: p.secrets });
           ctx.row.analyzedSeq = s;
         } else {
           ctx.reanalyze = true;
@@ -306,17 +302,25 @@ export async function ingest(
           ...cols,
           bytes: p.bytes,
           body: p.canonicalStored,
-          digest: p.digest,
           recordedHash,
           chain: verdict,
           hash: serverHash,
           redactions: p.redactions,
         });
         ctx.inserted.push(s);
-        ctx.stored.set(s, { digest: p.digest, recordedHash });
+        ctx.stored.set(s, { recordedHash });
         ctx.accepted++;
         updateSummary(ctx, p, tsMs, cols.name);
         if (ctx.rows.length >= BATCH) await flushRows(ctx);
+      };
+
+      /** The stored form of the event already taken at seq s (this request or the database). */
+      const earlierBody = async (ctx: RunCtx, s: number): Promise<string | null> => {
+        const pending = ctx.buffer.get(s);
+        if (pending) return pending.canonicalStored;
+        for (const r of ctx.rows) if (r.seq === s) return r.body;
+        const rows = await tx.all<{ body: string }>(`SELECT "body" FROM "Event" WHERE "runId" = ? AND "seq" = ?`, [ctx.id, s]);
+        return rows[0]?.body ?? null;
       };
 
       const drain = async (ctx: RunCtx) => {
@@ -354,15 +358,14 @@ export async function ingest(
         if (opts.onProgress && total % 5000 === 0) opts.onProgress(total);
 
         const canonicalRaw = canonicalJson(withoutHash(ev));
-        const red = redactor.redact(withoutHash(ev) as JournalEvent);
+        const red = item.mayHoldSecret ? redactor.redact(withoutHash(ev) as JournalEvent) : { value: ev, count: 0, hits: [] };
         const canonicalStored = red.count === 0 ? canonicalRaw : canonicalJson(red.value);
-        const digest = sha256Hex(canonicalStored);
         const s = ev.seq as number;
 
         const seenHere = ctx.seen.get(s);
-        const storedBefore = seenHere ? undefined : ctx.stored.get(s);
-        if (seenHere || storedBefore) {
-          const same = (seenHere?.digest ?? storedBefore?.digest) === digest;
+        if (seenHere !== undefined || ctx.stored.has(s)) {
+          // A resend: identical (duplicate) or not (conflict), compared on the stored form.
+          const same = (await earlierBody(ctx, s)) === canonicalStored;
           if (same) {
             ctx.duplicates++;
             continue;
@@ -372,18 +375,18 @@ export async function ingest(
             run: ctx.id,
             seq: s,
             kind: "conflict",
-            message: seenHere
-              ? `seq ${s} was already sent at line ${seenHere.line} with different content`
+            message: seenHere !== undefined
+              ? `seq ${s} was already sent at line ${seenHere} with different content`
               : `seq ${s} is already stored for run "${ctx.id}" with different content`,
           });
           continue;
         }
-        ctx.seen.set(s, { digest, line: item.line });
+        ctx.seen.set(s, item.line);
         if (ctx.row.eventCount + ctx.buffer.size + 1 > opts.maxEventsPerRun) {
           reject(ctx, { line: item.line, run: ctx.id, seq: s, kind: "limit", message: `run "${ctx.id}" would hold more than ${opts.maxEventsPerRun} events (RETRACE_MAX_EVENTS_PER_RUN)` });
           continue;
         }
-        ctx.buffer.set(s, { raw: ev, line: item.line, bytes: item.bytes, canonicalRaw, stored: red.value, canonicalStored, digest, redactions: red.count });
+        ctx.buffer.set(s, { raw: ev, line: item.line, bytes: item.bytes, canonicalRaw, stored: red.value, canonicalStored, redactions: red.count, secrets: red.hits });
         if (s === ctx.expect) await drain(ctx);
       }
 

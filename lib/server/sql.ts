@@ -25,7 +25,6 @@ export interface EventRow {
   tokens: number | null;
   bytes: number;
   body: string;
-  digest: string;
   recordedHash: string | null;
   chain: string;
   hash: string | null;
@@ -34,7 +33,7 @@ export interface EventRow {
 
 const EVENT_COLUMNS = [
   "runId", "seq", "ts", "tsMs", "type", "step", "parent", "call", "name", "status",
-  "latencyMs", "tokens", "bytes", "body", "digest", "recordedHash", "chain", "hash", "redactions",
+  "latencyMs", "tokens", "bytes", "body", "recordedHash", "chain", "hash", "redactions",
 ] as const satisfies ReadonlyArray<keyof EventRow>;
 
 export interface SqlTx {
@@ -90,9 +89,12 @@ export function openSqlite(url: string): SqlExec {
   };
   const writer = open();
   const reader = open();
-  const insert = writer.prepare(
-    `INSERT INTO "Event" (${EVENT_COLUMNS.map((c) => `"${c}"`).join(", ")}) VALUES (${EVENT_COLUMNS.map(() => "?").join(", ")})`,
-  );
+  // Multi-row INSERTs: one call into the driver per 64 rows instead of per row.
+  const MULTI = 64;
+  const insertSql = (n: number) =>
+    `INSERT INTO "Event" (${EVENT_COLUMNS.map((c) => `"${c}"`).join(", ")}) VALUES ${Array.from({ length: n }, () => `(${EVENT_COLUMNS.map(() => "?").join(", ")})`).join(", ")}`;
+  const insertOne = writer.prepare(insertSql(1));
+  const insertMany = writer.prepare(insertSql(MULTI));
   const cache = new Map<string, Database.Statement>();
   const prep = (db: Database.Database, sql: string) => {
     const key = (db === writer ? "w" : "r") + sql;
@@ -113,7 +115,17 @@ export function openSqlite(url: string): SqlExec {
       return prep(writer, sql).run(...params.map(sqliteParam)).changes;
     },
     async insertEvents(rows: EventRow[]) {
-      for (const r of rows) insert.run(...EVENT_COLUMNS.map((c) => sqliteParam(r[c])));
+      let i = 0;
+      const params: SqlParam[] = new Array(MULTI * EVENT_COLUMNS.length);
+      for (; i + MULTI <= rows.length; i += MULTI) {
+        let k = 0;
+        for (let j = i; j < i + MULTI; j++) {
+          const r = rows[j];
+          for (const c of EVENT_COLUMNS) params[k++] = sqliteParam(r[c]);
+        }
+        insertMany.run(params);
+      }
+      for (; i < rows.length; i++) insertOne.run(EVENT_COLUMNS.map((c) => sqliteParam(rows[i][c])));
     },
   };
   return {

@@ -1,0 +1,261 @@
+import "server-only";
+/**
+ * Reads for the run viewer: the columnar summary of a run's events (never a payload),
+ * one event with the events that belong with it and the run state at it, a payload
+ * search, and a stream of "this run changed" for live runs.
+ */
+import { z } from "zod";
+import { encodeSummary, type SummaryDto, type SummaryRow } from "../graph/summary";
+import { parseJsonExact } from "../journal/parse-line";
+import type { JournalEvent } from "../journal/types";
+import { EMPTY_STATE, nextState, stateHash, type RunState } from "../state";
+import type { FindingItem, RunChange, SearchAnswer, StateAt } from "../view/api-types";
+import { subscribeRunChanges } from "./changes";
+import type { Db } from "./db";
+
+export const summaryQuery = z.object({
+  after: z.coerce.number().int().min(-1).default(-1),
+});
+
+export const inspectQuery = z.object({
+  seq: z.coerce.number().int().min(0),
+  state: z.enum(["0", "1"]).default("0"),
+});
+
+export const searchQuery = z.object({
+  q: z.string().trim().min(1).max(200),
+  limit: z.coerce.number().int().min(1).max(5000).default(1000),
+});
+
+async function runExists(db: Db, runId: string): Promise<boolean> {
+  const r = await db.prisma.run.findUnique({ where: { id: runId }, select: { eventCount: true } });
+  return !!r && r.eventCount > 0;
+}
+
+/** Every event's columns after `after`, in seq order; null when the run does not exist. */
+export async function getRunSummary(db: Db, runId: string, after: number): Promise<SummaryDto | null> {
+  const rows = await db.sql.all<SummaryRow>(
+    `SELECT "seq", "tsMs", "type", "step", "parent", "call", "name", "status", "latencyMs", "tokens", "bytes", "chain", "redactions" FROM "Event" WHERE "runId" = ? AND "seq" > ? ORDER BY "seq"`,
+    [runId, after],
+  );
+  if (rows.length === 0 && !(await runExists(db, runId))) return null;
+  // PostgreSQL may hand back numeric columns as strings: normalise once here
+  for (const r of rows) {
+    r.seq = Number(r.seq);
+    r.tsMs = Number(r.tsMs);
+    r.parent = r.parent === null ? null : Number(r.parent);
+    r.latencyMs = r.latencyMs === null ? null : Number(r.latencyMs);
+    r.tokens = r.tokens === null ? null : Number(r.tokens);
+    r.bytes = Number(r.bytes);
+    r.redactions = Number(r.redactions);
+  }
+  return encodeSummary(runId, rows);
+}
+
+interface BodyRow {
+  seq: number;
+  type: string;
+  call: string | null;
+  name: string | null;
+  parent: number | null;
+  body: string;
+  hash: string | null;
+  recordedHash: string | null;
+  chain: string;
+  redactions: number;
+}
+
+const BODY_COLUMNS = `"seq", "type", "call", "name", "parent", "body", "hash", "recordedHash", "chain", "redactions"`;
+
+/** The stored-event JSON as the events route writes it: built as text, bodies never re-parsed. */
+function storedEventJson(r: BodyRow): string {
+  const body = r.hash ? `${r.body.slice(0, -1)},"hash":${JSON.stringify(r.hash)}}` : r.body;
+  return `{"seq":${Number(r.seq)},"chain":${JSON.stringify(r.chain)},"recordedHash":${JSON.stringify(r.recordedHash)},"redactions":${Number(r.redactions)},"event":${body}}`;
+}
+
+const MAX_RELATED = 24;
+
+function dataOf(r: BodyRow): Record<string, unknown> {
+  try {
+    const e = JSON.parse(r.body) as { data?: Record<string, unknown> };
+    return e.data ?? {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Which events belong with this one: the other side of a call (by `call`), the approval's
+ * request or decisions and the call it gates, the context a model request sent, the parent.
+ */
+async function relatedSeqs(db: Db, runId: string, row: BodyRow): Promise<number[]> {
+  const seqs = new Set<number>();
+  const calls = new Set<string>();
+  if (row.call) calls.add(row.call);
+  if (row.parent !== null) seqs.add(Number(row.parent));
+  if (row.type.startsWith("approval.") && row.name) {
+    const pair = await db.sql.all<{ seq: number; call: string | null }>(
+      `SELECT "seq", "call" FROM "Event" WHERE "runId" = ? AND "name" = ? AND "type" IN ('approval.request', 'approval.decision') ORDER BY "seq" LIMIT ?`,
+      [runId, row.name, MAX_RELATED],
+    );
+    for (const p of pair) {
+      seqs.add(Number(p.seq));
+      if (p.call) calls.add(p.call);
+    }
+  }
+  for (const call of calls) {
+    const same = await db.sql.all<{ seq: number; type: string; name: string | null }>(
+      `SELECT "seq", "type", "name" FROM "Event" WHERE "runId" = ? AND "call" = ? ORDER BY "seq" LIMIT ?`,
+      [runId, call, MAX_RELATED],
+    );
+    for (const s of same) {
+      seqs.add(Number(s.seq));
+      // a gated tool call: bring its approval's decisions too
+      if (s.type === "approval.request" && s.name && !row.type.startsWith("approval.")) {
+        const decisions = await db.sql.all<{ seq: number }>(
+          `SELECT "seq" FROM "Event" WHERE "runId" = ? AND "name" = ? AND "type" = 'approval.decision' ORDER BY "seq" LIMIT ?`,
+          [runId, s.name, MAX_RELATED],
+        );
+        for (const d of decisions) seqs.add(Number(d.seq));
+      }
+    }
+  }
+  // the context a model request sent (for a response: the one its request sent)
+  if (row.type === "model.request" || row.type === "model.response") {
+    const request = row.type === "model.request" ? row : null;
+    let ctx = request ? dataOf(request).context : undefined;
+    if (ctx === undefined && row.call) {
+      const req = await db.sql.all<BodyRow>(`SELECT ${BODY_COLUMNS} FROM "Event" WHERE "runId" = ? AND "call" = ? AND "type" = 'model.request' LIMIT 1`, [runId, row.call]);
+      if (req[0]) ctx = dataOf(req[0]).context;
+    }
+    if (typeof ctx === "number" && Number.isInteger(ctx)) seqs.add(ctx);
+  }
+  seqs.delete(Number(row.seq));
+  return [...seqs].sort((a, b) => a - b).slice(0, MAX_RELATED);
+}
+
+/** Rebuilds the run state at `seq` from the last checkpoint at or before it. */
+export async function stateAt(db: Db, runId: string, seq: number): Promise<StateAt> {
+  const cp = await db.sql.all<{ seq: number | null }>(
+    `SELECT MAX("seq") AS "seq" FROM "Event" WHERE "runId" = ? AND "type" = 'checkpoint' AND "seq" <= ?`,
+    [runId, seq],
+  );
+  const fromCheckpoint = cp[0]?.seq === null || cp[0]?.seq === undefined ? null : Number(cp[0].seq);
+  const rows = await db.sql.all<{ seq: number; body: string }>(
+    `SELECT "seq", "body" FROM "Event" WHERE "runId" = ? AND "type" IN ('state', 'checkpoint') AND "seq" >= ? AND "seq" <= ? ORDER BY "seq"`,
+    [runId, fromCheckpoint ?? -1, seq],
+  );
+  let state: RunState = EMPTY_STATE;
+  let before: RunState = EMPTY_STATE;
+  let changedAt: number | null = null;
+  let recordedHash: string | null = null;
+  let error: string | null = null;
+  for (const r of rows) {
+    const event = parseJsonExact(r.body) as JournalEvent;
+    const step = nextState(state, event);
+    before = state;
+    state = step.state;
+    changedAt = Number(r.seq);
+    recordedHash = typeof event.data?.hash === "string" ? event.data.hash : null;
+    error = step.ok ? null : step.error;
+  }
+  const rebuiltHash = stateHash(state);
+  return { before, after: state, changedAt, fromCheckpoint, recordedHash, rebuiltHash, hashAtSeq: recordedHash ?? stateHash({}), error };
+}
+
+// Integers beyond 2^53 are held as bigint by the exact parser; JSON has no bigint, so
+// they travel as their decimal digits.
+const bigintAsDigits = (_k: string, v: unknown) => (typeof v === "bigint" ? v.toString() : v);
+
+/**
+ * One event with what the inspector shows beside it, as JSON text. The run state is
+ * rebuilt for state, checkpoint and approval events, and for any event when asked.
+ */
+export async function inspectEvent(db: Db, runId: string, seq: number, withState: boolean): Promise<string | null> {
+  const rows = await db.sql.all<BodyRow>(`SELECT ${BODY_COLUMNS} FROM "Event" WHERE "runId" = ? AND "seq" = ?`, [runId, seq]);
+  const row = rows[0];
+  if (!row) return null;
+  const related = await relatedSeqs(db, runId, row);
+  const relatedRows = related.length
+    ? await db.sql.all<BodyRow>(`SELECT ${BODY_COLUMNS} FROM "Event" WHERE "runId" = ? AND "seq" IN (${related.map(() => "?").join(", ")}) ORDER BY "seq"`, [runId, ...related])
+    : [];
+  const needsState = withState || row.type === "state" || row.type === "checkpoint" || row.type.startsWith("approval.");
+  const state = needsState ? await stateAt(db, runId, seq) : null;
+  const findings = await db.prisma.finding.findMany({ where: { runId, seq }, orderBy: { rule: "asc" } });
+  const findingItems: FindingItem[] = findings.map((f) => ({ rule: f.rule, seq: f.seq, severity: f.severity, message: f.message }));
+  return `{"seq":${seq},"event":${storedEventJson(row)},"related":[${relatedRows.map(storedEventJson).join(",")}],"state":${state ? JSON.stringify(state, bigintAsDigits) : "null"},"findings":${JSON.stringify(findingItems)}}`;
+}
+
+/** Seqs of events whose stored (redacted) text contains `q`, case-insensitively. */
+export async function searchEvents(db: Db, runId: string, q: string, limit: number): Promise<SearchAnswer> {
+  const pattern = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const like = db.sql.dialect === "postgres" ? "ILIKE" : "LIKE";
+  const rows = await db.sql.all<{ seq: number }>(
+    `SELECT "seq" FROM "Event" WHERE "runId" = ? AND "body" ${like} ? ESCAPE '\\' ORDER BY "seq" LIMIT ?`,
+    [runId, pattern, limit + 1],
+  );
+  return { seqs: rows.slice(0, limit).map((r) => Number(r.seq)), truncated: rows.length > limit };
+}
+
+async function runChange(db: Db, runId: string): Promise<RunChange | null> {
+  const r = await db.prisma.run.findUnique({
+    where: { id: runId },
+    select: { eventCount: true, maxSeq: true, nextSeq: true, status: true, live: true, updatedAt: true },
+  });
+  return r ? { eventCount: r.eventCount, maxSeq: r.maxSeq, nextSeq: r.nextSeq, status: r.status, live: r.live, updatedAt: r.updatedAt } : null;
+}
+
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * Server-Sent Events for one run: `change` with the run's counters whenever any server
+ * instance stores events for it (changes.ts: NOTIFY on PostgreSQL, polling on SQLite),
+ * and a comment line now and then so proxies keep the connection open.
+ */
+export function runChangesStream(db: Db, runId: string, signal: AbortSignal): ReadableStream<Uint8Array> {
+  const enc = new TextEncoder();
+  let unsubscribe: (() => void) | null = null;
+  let heartbeat: ReturnType<typeof setInterval> | null = null;
+  let closed = false;
+  const stop = () => {
+    if (closed) return;
+    closed = true;
+    unsubscribe?.();
+    if (heartbeat) clearInterval(heartbeat);
+  };
+  return new ReadableStream<Uint8Array>({
+    async start(controller) {
+      const send = (text: string) => {
+        if (closed) return;
+        try {
+          controller.enqueue(enc.encode(text));
+        } catch {
+          stop();
+        }
+      };
+      const sendChange = async () => {
+        const change = await runChange(db, runId).catch(() => null);
+        if (change) send(`event: change\ndata: ${JSON.stringify(change)}\n\n`);
+      };
+      signal.addEventListener("abort", () => {
+        stop();
+        try {
+          controller.close();
+        } catch {
+          /* already closed */
+        }
+      });
+      send(`retry: 2000\n\n`);
+      unsubscribe = await subscribeRunChanges(db, (ids) => {
+        if (ids.includes(runId)) void sendChange();
+      });
+      if (closed) unsubscribe();
+      heartbeat = setInterval(() => send(`: keep-alive\n\n`), HEARTBEAT_MS);
+      // the state now, so a client that missed changes while reconnecting catches up
+      await sendChange();
+    },
+    cancel() {
+      stop();
+    },
+  });
+}

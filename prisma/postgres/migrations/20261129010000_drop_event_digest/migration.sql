@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Event" DROP COLUMN "digest";
+
