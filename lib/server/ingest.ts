@@ -423,7 +423,7 @@ export async function ingest(
           continue;
         }
         await flushRows(ctx);
-        await finishRun(tx, ctx);
+        await finishRun(tx, ctx, redactor);
         results.push({ run: ctx.id, status: "stored", accepted: ctx.accepted, duplicates: ctx.duplicates, nextSeq: ctx.row.nextSeq, findings: ctx.row.findingCount });
       }
       if (results.length > 0 && results.every((r) => r.status === "rejected")) throw new FatalIngest();
@@ -507,7 +507,7 @@ function updateSummary(ctx: RunCtx, p: Pending, tsMs: number, name: string | nul
   if (name && (ev.type === "tool.call" || ev.type === "model.request")) ctx.terms.add(name);
 }
 
-async function finishRun(tx: SqlTx, ctx: RunCtx) {
+async function finishRun(tx: SqlTx, ctx: RunCtx, redactor: Redactor) {
   const row = ctx.row;
   // the first missing seq from 0
   let next = row.nextSeq;
@@ -542,11 +542,13 @@ async function finishRun(tx: SqlTx, ctx: RunCtx) {
   let findings: Finding[];
   if (ctx.reanalyze) findings = await reanalyze(tx, ctx);
   else findings = ctx.analyzer.findings();
-  row.analysis = canonicalJson(ctx.analyzer.snapshot());
+  // The analyzer holds raw values (the rebuilt state, write-call arguments): redact before
+  // storing. Analysis continued from it sees placeholders where secrets were (README).
+  row.analysis = canonicalJson(redactor.redact(ctx.analyzer.snapshot()).value);
   row.findingCount = findings.length;
   await tx.run(`DELETE FROM "Finding" WHERE "runId" = ?`, [ctx.id]);
   for (const f of findings) {
-    await tx.run(`INSERT INTO "Finding" ("runId", "rule", "seq", "severity", "message") VALUES (?, ?, ?, ?, ?)`, [ctx.id, f.rule, f.seq, f.severity, f.message]);
+    await tx.run(`INSERT INTO "Finding" ("runId", "rule", "seq", "severity", "message") VALUES (?, ?, ?, ?, ?)`, [ctx.id, f.rule, f.seq, f.severity, redactor.redactString(f.message)]);
   }
   row.updatedAt = Date.now();
   const cols = RUN_COLUMNS.filter((c) => c !== "id");

@@ -1,0 +1,50 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import canonicalize from "canonicalize";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { canonicalJson, sha256Hex, useSha256Implementation } from "./index";
+
+const reference = canonicalize as unknown as (v: unknown) => string;
+
+describe("canonicalJson (RFC 8785)", () => {
+  it("matches the reference implementation on every example event", () => {
+    const dir = path.resolve("tests/fixtures/examples");
+    for (const f of fs.readdirSync(dir).filter((x) => x.endsWith(".jsonl"))) {
+      for (const line of fs.readFileSync(path.join(dir, f), "utf8").split("\n").filter(Boolean)) {
+        const v = JSON.parse(line) as unknown;
+        expect(canonicalJson(v)).toBe(reference(v));
+      }
+    }
+  });
+
+  it("matches the reference implementation on random JSON values (seeded)", () => {
+    const seed = 20261129;
+    console.log(`canonical fuzz seed ${seed}`);
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        expect(canonicalJson(v)).toBe(reference(v));
+      }),
+      { seed, numRuns: 2000 },
+    );
+  });
+
+  it("follows the RFC's number and ordering rules", () => {
+    expect(canonicalJson({ b: 1, a: [1e21, 1e-7, -0, 0.1 + 0.2], "\u20ac": "x", "\r": 1 })).toBe('{"\\r":1,"a":[1e+21,1e-7,0,0.30000000000000004],"b":1,"€":"x"}');
+  });
+
+  it("writes integers beyond 2^53 with their exact digits", () => {
+    expect(canonicalJson({ id: 123456789012345678901234567890n })).toBe('{"id":123456789012345678901234567890}');
+  });
+});
+
+describe("sha256Hex", () => {
+  it("gives the same digest with node's native implementation as with the portable one", () => {
+    const texts = ["", "abc", "é€😀", "x".repeat(100000)];
+    const portable = texts.map(sha256Hex);
+    useSha256Implementation((t) => createHash("sha256").update(t, "utf8").digest("hex"));
+    expect(texts.map(sha256Hex)).toEqual(portable);
+    expect(portable[1]).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  });
+});

@@ -1,0 +1,147 @@
+/**
+ * Properties of the analyzer on generated journals (seeded; the seed is printed):
+ * - stopping anywhere, saving the snapshot as canonical JSON, reading it back with the
+ *   exact parser and continuing gives the findings of one uninterrupted fold;
+ * - the fold agrees with the naive oracle (tests/analyze/oracle.ts) on every rule;
+ * - the order events arrive in does not matter to analyzeEvents;
+ * - no message ever holds a secret; a clean generated run has no finding.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { analyzeEvents, createAnalyzer, orderEvents, type AnalyzerSnapshot } from "../../lib/analyze";
+import { canonicalJson, hashOf } from "../../lib/canonical";
+import { parseJsonExact } from "../../lib/journal/parse-line";
+import type { JournalEvent } from "../../lib/journal/types";
+import { hasSecret } from "../../lib/redact/patterns";
+import { createRng, generateRun } from "../../lib/replay/testing/journal-generator";
+import { testRuns, testSeed } from "../replay/seeds";
+import { journal } from "./journal-builder";
+import { oracle } from "./oracle";
+
+const keys = (fs: Array<{ rule: string; seq: number }>) => fs.map((f) => `${f.rule}@${f.seq}`).sort();
+
+/** Folds with a save-and-restore (through canonical JSON text) before each split point. */
+function foldWithRestarts(events: JournalEvent[], splits: number[]) {
+  let analyzer = createAnalyzer();
+  events.forEach((e, i) => {
+    if (splits.includes(i)) {
+      const text = canonicalJson(analyzer.snapshot());
+      analyzer = createAnalyzer(parseJsonExact(text) as AnalyzerSnapshot);
+    }
+    analyzer.push(e);
+  });
+  return analyzer.findings();
+}
+
+const genSeed = fc.integer({ min: 1, max: 0x7fffffff });
+
+/** A random arrival order in which events sharing a seq keep their relative order (the first one counts). */
+function shuffleKeepingDuplicates(events: JournalEvent[], seed: number): JournalEvent[] {
+  const rng = createRng(seed);
+  const order = events.map((_, i) => i);
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = rng.int(0, i);
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  const slots = new Map<number, number[]>();
+  order.forEach((from, to) => {
+    const list = slots.get(events[from].seq) ?? [];
+    list.push(to);
+    slots.set(events[from].seq, list);
+  });
+  const out: JournalEvent[] = new Array(events.length);
+  const next = new Map<number, number>();
+  for (const e of events) {
+    const k = next.get(e.seq) ?? 0;
+    const positions = (slots.get(e.seq) ?? []).sort((a, b) => a - b);
+    out[positions[k]] = e;
+    next.set(e.seq, k + 1);
+  }
+  return out;
+}
+
+describe("analyzer fold properties (seeded generated journals)", () => {
+  it("snapshot → canonical JSON → restore → continue equals one uninterrupted fold", () => {
+    const seed = testSeed("analyzer snapshot/restore");
+    fc.assert(
+      fc.property(genSeed, fc.array(fc.nat(400), { maxLength: 4 }), fc.double({ min: 0, max: 0.4, noNaN: true }), (s, splits, faults) => {
+        const events = orderEvents(generateRun({ seed: s, faults }));
+        expect(foldWithRestarts(events, splits.map((x) => x % (events.length + 1)))).toEqual(analyzeEvents(events));
+      }),
+      { seed, numRuns: testRuns(120) },
+    );
+  });
+
+  it("agrees with the naive oracle on every rule", () => {
+    const seed = testSeed("analyzer vs oracle");
+    fc.assert(
+      fc.property(genSeed, fc.double({ min: 0, max: 0.5, noNaN: true }), (s, faults) => {
+        const events = generateRun({ seed: s, faults });
+        expect(keys(analyzeEvents(events))).toEqual(keys(oracle(events)));
+      }),
+      { seed, numRuns: testRuns(200) },
+    );
+  });
+
+  it("gives the same findings whatever order the events arrive in", () => {
+    const seed = testSeed("analyzer arrival order");
+    fc.assert(
+      fc.property(genSeed, (s) => {
+        const events = generateRun({ seed: s, faults: 0.2 });
+        expect(analyzeEvents(shuffleKeepingDuplicates(events, s))).toEqual(analyzeEvents(events));
+      }),
+      { seed, numRuns: testRuns(60) },
+    );
+  });
+
+  it("never puts a secret in a message, and finds nothing in a clean run", () => {
+    const seed = testSeed("analyzer messages and clean runs");
+    fc.assert(
+      fc.property(genSeed, (s) => {
+        for (const f of analyzeEvents(generateRun({ seed: s, faults: 0.6 }))) expect(hasSecret(f.message)).toBe(false);
+        expect(analyzeEvents(generateRun({ seed: s, faults: 0 }))).toEqual([]);
+      }),
+      { seed, numRuns: testRuns(80) },
+    );
+  });
+});
+
+describe("analyzer snapshot", () => {
+  it("keeps integers beyond 2^53 exact through canonical JSON and the exact parser", () => {
+    const big = 2n ** 60n + 1n;
+    const events = journal([
+      { type: "state", data: { set: { id: big }, hash: hashOf({ id: big }) } },
+      { type: "approval.decision", data: { approval: "a", decision: "approved", by: "r", stateHash: hashOf({ id: big }) } },
+      { type: "state", data: { set: { id: big, n: 1 }, hash: hashOf({ id: big, n: 1 }) } },
+    ]);
+    expect(foldWithRestarts(events, [1, 2])).toEqual([]);
+    expect(canonicalJson(createAnalyzer(parseJsonExact(canonicalJson(createAnalyzer().snapshot())) as AnalyzerSnapshot).snapshot())).toBe(canonicalJson(createAnalyzer().snapshot()));
+  });
+
+  // Known failure in lib/state (reported): fast-json-patch clones the document through
+  // JSON.stringify, which throws on bigint, so a patch on such a state never applies.
+  it.fails("lib/state: a patch applies to a state holding an integer beyond 2^53", () => {
+    const big = 2n ** 60n + 1n;
+    const events = journal([
+      { type: "state", data: { set: { id: big }, hash: hashOf({ id: big }) } },
+      { type: "state", data: { patch: [{ op: "add", path: "/n", value: 1 }], hash: hashOf({ id: big, n: 1 }) } },
+    ]);
+    expect(analyzeEvents(events)).toEqual([]);
+  });
+
+  it("refuses a snapshot of an unknown version", () => {
+    expect(() => createAnalyzer({ version: 2 } as unknown as AnalyzerSnapshot)).toThrow(/version/);
+  });
+});
+
+describe("regression seeds", () => {
+  it("seed 430710459 (arrival order): a duplicate seq shuffled ahead of the original must not win; the first to arrive counts", () => {
+    const events = generateRun({ seed: 430710459, faults: 0.2 });
+    expect(analyzeEvents(shuffleKeepingDuplicates(events, 430710459))).toEqual(analyzeEvents(events));
+  });
+
+  it("seed 1115: a document indexed exactly at the age limit is not stale (the generator once stamped the retrieval late)", () => {
+    expect(analyzeEvents(generateRun({ seed: 1115, faults: 0 }))).toEqual([]);
+    expect(keys(analyzeEvents(generateRun({ seed: 1115, faults: 0.3 })))).toEqual(keys(oracle(generateRun({ seed: 1115, faults: 0.3 }))));
+  });
+});

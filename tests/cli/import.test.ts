@@ -1,0 +1,66 @@
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+import { gzipSync } from "node:zlib";
+import { inject, describe, expect, it } from "vitest";
+import { freshDb } from "../helpers/db";
+import { getRun } from "@/lib/server/queries";
+
+const run = promisify(execFile);
+const CLI = ["--conditions=react-server", "lib/cli/main.ts"];
+const TSX = path.resolve("node_modules/.bin/tsx");
+
+async function cli(args: string[], env: Record<string, string> = {}) {
+  try {
+    const r = await run(TSX, [...CLI, ...args], { env: { ...process.env, ...env }, maxBuffer: 32 * 1024 * 1024 });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+describe("retrace CLI", () => {
+  it("lists its commands with --help", async () => {
+    const r = await cli(["--help"]);
+    expect(r.code).toBe(0);
+    for (const c of ["import", "migrate"]) expect(r.stdout).toMatch(new RegExp(`^  ${c} `, "m"));
+  });
+
+  it("imports journals (plain and gzip) into the configured database", async () => {
+    const t = await freshDb("sqlite");
+    const dir = inject("tmpDir");
+    const a = "tests/fixtures/examples/00-refund-clean.jsonl";
+    const gz = path.join(dir, "booking.jsonl.gz");
+    fs.writeFileSync(gz, gzipSync(fs.readFileSync("tests/fixtures/examples/01-booking-clean.jsonl")));
+    const r = await cli(["import", a, gz], { DATABASE_URL: t.url });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/run demo-refund-4185 stored: 33 events stored/);
+    const db = t.open();
+    expect((await getRun(db, "demo-refund-4185"))?.eventCount).toBe(33);
+    await t.cleanup();
+  });
+
+  it("prints each bad line with file and line number, and exits 1", async () => {
+    const t = await freshDb("sqlite");
+    const bad = path.join(inject("tmpDir"), "bad.jsonl");
+    fs.writeFileSync(bad, '{"run":"r","seq":0,"ts":"2026-11-07T11:00:01.026Z","type":"note","data":{"text":"x"}}\n{"run":"r","seq":1,"ts":"nope","type":"note","data":{"text":"x"}}\n');
+    const r = await cli(["import", bad], { DATABASE_URL: t.url });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/bad\.jsonl:2: run r: ts: expected an RFC 3339 timestamp/);
+    await t.cleanup();
+  });
+
+  it("refuses another trace format by name and a missing file with exit 2", async () => {
+    const t = await freshDb("sqlite");
+    const otlp = path.join(inject("tmpDir"), "trace.json");
+    fs.writeFileSync(otlp, JSON.stringify({ resourceSpans: [] }, null, 2));
+    const r = await cli(["import", otlp], { DATABASE_URL: t.url });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/looks like an OpenTelemetry OTLP JSON export/);
+    expect((await cli(["import", "no/such/file.jsonl"], { DATABASE_URL: t.url })).code).toBe(2);
+    await t.cleanup();
+  });
+});
