@@ -30,6 +30,10 @@ export interface IngestOptions {
   fidelity?: Fidelity;
   maxEventsPerRun: number;
   onProgress?: (events: number) => void;
+  /** Runs to lock before reading the source (a source that reads the database inside the transaction). */
+  lockRuns?: string[];
+  /** Replace these runs' stored events with what the source gives (runs derived from spans). */
+  replaceRuns?: boolean;
 }
 
 export interface IngestError {
@@ -169,12 +173,10 @@ function emptyRow(id: string, opts: IngestOptions, now: number): RunRowState {
   };
 }
 
-export async function ingest(
-  sql: SqlExec,
-  redactor: Redactor,
-  items: AsyncIterable<ReaderItem>,
-  opts: IngestOptions,
-): Promise<IngestResult> {
+/** Batches of reader items, or a function giving them once the transaction has begun. */
+export type IngestSource = AsyncIterable<ReaderItem[]> | ((tx: SqlTx) => AsyncIterable<ReaderItem[]> | Promise<AsyncIterable<ReaderItem[]>>);
+
+export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSource, opts: IngestOptions): Promise<IngestResult> {
   const errors: IngestError[] = [];
   const warnings: IngestError[] = [];
   let outcomes: RunOutcome[] = [];
@@ -197,6 +199,11 @@ export async function ingest(
       const openRun = async (id: string): Promise<RunCtx> => {
         let ctx = runs.get(id);
         if (ctx) return ctx;
+        if (opts.replaceRuns) {
+          await tx.run(`DELETE FROM "Event" WHERE "runId" = ?`, [id]);
+          await tx.run(`DELETE FROM "Finding" WHERE "runId" = ?`, [id]);
+          await tx.run(`UPDATE "Run" SET "eventCount" = 0, "analysis" = NULL, "analyzedSeq" = -1, "nextSeq" = 0, "maxSeq" = -1 WHERE "id" = ?`, [id]);
+        }
         if (sql.dialect === "postgres") {
           // Serialises writers of one run across requests and server instances.
           await tx.run(`INSERT INTO "Run" ("id", "createdAt", "updatedAt", "source", "live") VALUES (?, ?, ?, ?, ?) ON CONFLICT ("id") DO NOTHING`, [id, now, now, opts.source, opts.mode === "stream"]);
@@ -334,7 +341,9 @@ export async function ingest(
         }
       };
 
-      for await (const item of items) {
+      for (const id of opts.lockRuns ?? []) await lockRun(tx, sql.dialect, id, now, opts);
+      const items = typeof source === "function" ? await source(tx) : source;
+      for await (const batch of items) for (const item of batch) {
         if (item.kind === "error") {
           const ctx = item.run ? runs.get(item.run) ?? (opts.onlyRun === item.run || !opts.onlyRun ? await openRunSafe(item.run) : undefined) : undefined;
           if (!item.run) fatal = true;
@@ -398,7 +407,7 @@ export async function ingest(
         }
       }
 
-      if (fatal) throw new FatalIngest();
+      if (fatal || (opts.replaceRuns && errors.length > 0)) throw new FatalIngest();
 
       const results: RunOutcome[] = [];
       for (const ctx of runs.values()) {
@@ -436,6 +445,11 @@ export async function ingest(
     }
     throw e;
   }
+}
+
+async function lockRun(tx: SqlTx, dialect: SqlExec["dialect"], id: string, now: number, opts: IngestOptions) {
+  await tx.run(`INSERT INTO "Run" ("id", "createdAt", "updatedAt", "source", "live") VALUES (?, ?, ?, ?, ?) ON CONFLICT ("id") DO NOTHING`, [id, now, now, opts.source, opts.mode === "stream"]);
+  if (dialect === "postgres") await tx.all(`SELECT "id" FROM "Run" WHERE "id" = ? FOR UPDATE`, [id]);
 }
 
 function safeId(id: string): string {

@@ -3,7 +3,7 @@ import "server-only";
  * What route handlers and the CLI call: bytes in, an ingest result out. Keeps the
  * redactor per database and applies the configured limits.
  */
-import { JournalReadError, maybeGunzip, readJournal, type ByteSource } from "../journal/reader";
+import { JournalReadError, maybeGunzip, readJournalBatches, type ByteSource } from "../journal/reader";
 import { sniffForeignFormat } from "../journal/sniff";
 import type { Fidelity } from "../journal/types";
 import type { Redactor } from "../redact";
@@ -113,7 +113,7 @@ export async function ingestBytes(db: Db, body: ByteSource, opts: IngestBytesOpt
       const message = `this looks like ${foreign.label}, not a Retrace journal (NDJSON, one event per line; see /schema/journal-v1.json). Import trace formats with \`npm run -s retrace -- import FILE\` or the upload button.`;
       return { runs: [], errors: [], warnings: [], committed: false, format: { format: foreign.format, message } };
     }
-    const items = readJournal(stream, {
+    const items = readJournalBatches(stream, {
       maxDepth: limits.maxDepth,
       maxLineBytes: limits.maxLineBytes,
     });

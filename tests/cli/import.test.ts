@@ -53,13 +53,15 @@ describe("retrace CLI", () => {
     await t.cleanup();
   });
 
-  it("refuses another trace format by name and a missing file with exit 2", async () => {
+  it("detects and converts trace exports, naming the format, and exits 2 for a missing file", async () => {
     const t = await freshDb("sqlite");
-    const otlp = path.join(inject("tmpDir"), "trace.json");
-    fs.writeFileSync(otlp, JSON.stringify({ resourceSpans: [] }, null, 2));
-    const r = await cli(["import", otlp], { DATABASE_URL: t.url });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/looks like an OpenTelemetry OTLP JSON export/);
+    const r = await cli(["import", "tests/fixtures/corpus/jaeger/kagent-helm-agent.jaeger.json", "tests/fixtures/corpus/swe-agent/pydicom-1458-gpt4.traj"], { DATABASE_URL: t.url });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/\(Jaeger JSON export\): run jaeger-3e289017\S* stored/);
+    expect(r.stdout).toMatch(/\(SWE-agent trajectory \(\.traj\)\): run swe-pydicom-1458-gpt4 stored/);
+    const db = t.open();
+    expect((await getRun(db, "swe-pydicom-1458-gpt4"))?.fidelity).toBe("trace");
     expect((await cli(["import", "no/such/file.jsonl"], { DATABASE_URL: t.url })).code).toBe(2);
     await t.cleanup();
   });

@@ -2,7 +2,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "@/lib/canonical";
-import { spansToRuns, type NormalizedSpan } from "@/lib/importers";
+import { spansToRuns, type Attributes, type NormalizedSpan } from "@/lib/importers";
 import { JournalBuilder } from "@/lib/importers/builder";
 import { decodeJsonString, idToHex, isoToNanos, makeRunId, nanosToIso } from "@/lib/importers/json-utils";
 import { parseLine } from "@/lib/journal/parse-line";
@@ -117,7 +117,7 @@ describe("spansToRuns on random span trees (fast-check, seed 20261129)", () => {
             startTimeUnixNano: it.start.toString(),
             endTimeUnixNano: (it.start + it.dur).toString(),
             status: { code: it.error ? "error" : "unset" },
-            attributes: it.role ? { "gen_ai.operation.name": it.role, "gen_ai.usage.input_tokens": 3 } : {},
+            attributes: (it.role ? { "gen_ai.operation.name": it.role, "gen_ai.usage.input_tokens": 3 } : {}) as Attributes,
             events: [],
             resource: { "service.name": "fuzz" },
           };

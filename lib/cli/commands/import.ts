@@ -3,15 +3,35 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import cliProgress from "cli-progress";
 import { openDb } from "../../server/db";
-import { ingestBytes } from "../../server/service";
+import { ingestBytes, type IngestBytesResult } from "../../server/service";
+import { importBytes } from "../../server/imports";
+import { DETECT_HEAD_BYTES, detectFormat } from "../../importers";
 
-export const summary = "import journal files (NDJSON, .gz too) into the configured database";
+export const summary = "import journals (NDJSON, .gz) and trace exports into the configured database";
 export const usage = `Usage: npm run -s retrace -- import [--json] FILE…
 
 Imports each file into the database named by DATABASE_URL (default file:./data/retrace.db).
+The format is detected from the content: Retrace journals (NDJSON, gzip too) stream in;
+OTLP JSON (and Tempo exports), Jaeger JSON, Langfuse exports, any-agent and OTel JS span
+dumps, SWE-agent .traj, OpenHands trajectories, Inspect AI eval logs and tau-bench results
+are converted into runs of fidelity "trace".
 Each run is stored atomically; errors are printed with their line numbers.
   --json   print one JSON object per file instead of a report
 Exit code: 0 when every file was stored, 1 when any file had errors, 2 for unreadable input.`;
+
+/** Journals (and gzip) stream in; other formats are read whole by their importer. */
+function isJournal(file: string): boolean {
+  const fd = fs.openSync(file, "r");
+  try {
+    const head = Buffer.alloc(DETECT_HEAD_BYTES);
+    const n = fs.readSync(fd, head, 0, head.length, 0);
+    if (n >= 2 && head[0] === 0x1f && head[1] === 0x8b) return true;
+    const format = detectFormat(head.subarray(0, n).toString("utf8"), path.basename(file)).format;
+    return format === "retrace-journal" || format === "unknown";
+  } finally {
+    fs.closeSync(fd);
+  }
+}
 
 export async function run(argv: string[]): Promise<number> {
   const json = argv.includes("--json");
@@ -38,19 +58,28 @@ export async function run(argv: string[]): Promise<number> {
       let read = 0;
       let events = 0;
       bar?.start(size, 0, { events: 0 });
-      const stream = fs.createReadStream(file, { highWaterMark: 1 << 20 });
-      stream.on("data", (chunk) => {
-        read += chunk.length;
-        bar?.update(read, { events });
-      });
-      const result = await ingestBytes(db, Readable.toWeb(stream) as ReadableStream<Uint8Array>, {
-        mode: "upload",
-        source: "import",
-        onProgress: (n) => {
-          events = n;
+      let result: IngestBytesResult;
+      let formatNote = "";
+      if (isJournal(file)) {
+        const stream = fs.createReadStream(file, { highWaterMark: 1 << 20 });
+        stream.on("data", (chunk) => {
+          read += chunk.length;
           bar?.update(read, { events });
-        },
-      });
+        });
+        result = await ingestBytes(db, Readable.toWeb(stream) as ReadableStream<Uint8Array>, {
+          mode: "upload",
+          source: "import",
+          onProgress: (n) => {
+            events = n;
+            bar?.update(read, { events });
+          },
+        });
+      } else {
+        const imported = await importBytes(db, fs.readFileSync(file), path.basename(file));
+        formatNote = imported.detected ? ` (${imported.detected.label})` : "";
+        for (const w of imported.importWarnings ?? []) imported.warnings.push({ message: w, kind: "invalid" });
+        result = imported;
+      }
       bar?.update(size, { events });
       bar?.stop();
       const failed = result.errors.length > 0 || result.tooLarge || result.unreadable || result.format;
@@ -62,7 +91,7 @@ export async function run(argv: string[]): Promise<number> {
       const head = result.format?.message ?? result.tooLarge ?? result.unreadable;
       if (head) console.error(`${file}: ${head}`);
       for (const r of result.runs) {
-        console.log(`${file}: run ${r.run} ${r.status}: ${r.accepted} events stored, ${r.duplicates} duplicates, ${r.findings} findings`);
+        console.log(`${file}${formatNote}: run ${r.run} ${r.status}: ${r.accepted} events stored, ${r.duplicates} duplicates, ${r.findings} findings`);
       }
       for (const w of result.warnings) console.log(`${file}:${w.line ?? "-"}: warning: ${w.message}`);
       for (const e of result.errors) console.error(`${file}:${e.line ?? "-"}: ${e.run ? `run ${e.run}: ` : ""}${e.message}`);

@@ -1,0 +1,133 @@
+/**
+ * Names the format of a file from its first ~64 KB, which may end mid-value. Instead of
+ * parsing, a tolerant scanner walks the JSON tokens and records which keys appear at which
+ * depth (keys inside strings, such as JSON encoded in a string, are never counted), then
+ * the key sets are matched against each format's signature.
+ */
+import { FORMAT_LABELS, type SourceFormat } from "./types";
+
+export const DETECT_HEAD_BYTES = 64 * 1024;
+
+interface Shape {
+  /** `object`, `array` or `other` for the first JSON value of the text. */
+  root: "object" | "array" | "other";
+  /** keys[d] = keys seen at nesting depth d (1 = keys of the root object or of array items). */
+  keys: Array<Set<string>>;
+}
+
+function unescapeKey(raw: string): string {
+  try {
+    return JSON.parse(`"${raw}"`) as string;
+  } catch {
+    return raw;
+  }
+}
+
+/** Scans JSON tokens without building values; stops quietly where the text ends. */
+function scan(text: string, maxChars = DETECT_HEAD_BYTES): Shape {
+  const keys: Array<Set<string>> = [];
+  const stack: Array<"{" | "["> = [];
+  let root: Shape["root"] = "other";
+  let expectKey = false;
+  const n = Math.min(text.length, maxChars);
+  let i = 0;
+  while (i < n && /\s|\uFEFF/.test(text[i])) i++;
+  if (text[i] === "{") root = "object";
+  else if (text[i] === "[") root = "array";
+  else return { root, keys };
+  for (; i < n; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (j < n && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      if (expectKey && stack[stack.length - 1] === "{") {
+        const s = unescapeKey(text.slice(i + 1, Math.min(j, i + 201)));
+        // A string followed by ":" inside an object is a key.
+        let k = j + 1;
+        while (k < n && /\s/.test(text[k])) k++;
+        if (text[k] === ":") {
+          const depth = stack.length;
+          // Items of a root array count as depth 1, like the root object's keys.
+          const d = root === "array" ? depth - 1 : depth;
+          (keys[d] ??= new Set()).add(s);
+          expectKey = false;
+        }
+      }
+      i = j;
+      continue;
+    }
+    if (c === "{") {
+      stack.push("{");
+      expectKey = true;
+    } else if (c === "[") {
+      stack.push("[");
+    } else if (c === "}" || c === "]") {
+      stack.pop();
+      if (stack.length === 0) break;
+    } else if (c === ",") {
+      expectKey = stack[stack.length - 1] === "{";
+    }
+  }
+  return { root, keys };
+}
+
+function firstLine(text: string): string {
+  const s = text.replace(/^\uFEFF/, "").trimStart();
+  const nl = s.indexOf("\n");
+  return nl < 0 ? s : s.slice(0, nl);
+}
+
+function looksLikeJournalLine(line: string): boolean {
+  try {
+    const v: unknown = JSON.parse(line);
+    return v !== null && typeof v === "object" && !Array.isArray(v) && "run" in v && "seq" in v && "type" in v;
+  } catch {
+    return false;
+  }
+}
+
+export interface Detection {
+  format: SourceFormat;
+  label: string;
+}
+
+const result = (format: SourceFormat): Detection => ({ format, label: FORMAT_LABELS[format] });
+
+export function detectFormat(head: string, fileName?: string): Detection {
+  const text = head.length > DETECT_HEAD_BYTES ? head.slice(0, DETECT_HEAD_BYTES) : head;
+  const line = firstLine(text);
+  // A journal's first line is a complete event; a pretty-printed JSON document's is "{".
+  if (line.startsWith("{") && looksLikeJournalLine(line)) return result("retrace-journal");
+
+  const { root, keys } = scan(text);
+  const k1 = keys[1] ?? new Set<string>();
+  const deep = new Set<string>([...(keys[2] ?? []), ...(keys[3] ?? []), ...(keys[4] ?? [])]);
+  const has = (set: Set<string>, ...names: string[]) => names.every((x) => set.has(x));
+  const any = (set: Set<string>, ...names: string[]) => names.some((x) => set.has(x));
+
+  if (root === "object") {
+    if (any(k1, "resourceSpans", "resource_spans")) return result("otlp-json");
+    if (k1.has("batches") || (k1.has("trace") && any(deep, "batches", "resourceSpans"))) return result("tempo-otlp");
+    if (k1.has("data") && any(deep, "traceID", "spanID", "operationName", "processes")) return result("jaeger");
+    if (has(k1, "traceID", "spans")) return result("jaeger");
+    if (has(k1, "run", "seq", "type")) return result("retrace-journal");
+    const k2 = keys[2] ?? new Set<string>();
+    if (k1.has("trace") && k2.has("projectId") && any(k2, "userId", "sessionId", "observations", "scores")) return result("langfuse");
+    if (k1.has("observations") || (k1.has("trace") && any(deep, "observations", "parentObservationId"))) return result("langfuse");
+    if (k1.has("spans") && any(deep, "trace_id", "span_id", "start_time")) return result("otel-sdk-spans");
+    if (k1.has("trajectory") || (has(k1, "history", "info") && k1.has("environment"))) return result("swe-agent");
+    if (k1.has("eval") && any(k1, "version", "samples", "status", "plan")) return result("inspect-ai");
+    if (has(k1, "task_id", "traj") || (k1.has("task_id") && any(k1, "reward", "trial"))) return result("tau-bench");
+  }
+  if (root === "array") {
+    if (any(k1, "resourceSpans", "resource_spans", "batches")) return result("otlp-json-array");
+    if (k1.has("task_id") && any(k1, "traj", "reward", "trial")) return result("tau-bench");
+    if (k1.has("source") && any(k1, "action", "observation") && any(k1, "timestamp", "id")) return result("openhands");
+    if (k1.has("name") && (any(k1, "spanContext", "_spanContext", "parentSpanId", "parentSpanContext") || k1.has("startTime"))) return result("otel-js-spans");
+    if (has(k1, "traceID", "spans")) return result("jaeger");
+  }
+  const lower = (fileName ?? "").toLowerCase();
+  if (lower.endsWith(".traj")) return result("swe-agent");
+  if (/\.(jsonl|ndjson)(\.gz)?$/.test(lower) && line.startsWith("{") && /"run"\s*:/.test(line)) return result("retrace-journal");
+  return result("unknown");
+}

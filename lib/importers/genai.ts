@@ -1,0 +1,580 @@
+/**
+ * Reads what a span did from its attributes, across the conventions seen in real traces:
+ * OpenTelemetry GenAI (old and new names), OpenLLMetry's indexed `gen_ai.prompt.N.*`,
+ * OpenInference (`llm.*`, `tool.*`, `retrieval.*`), Vercel AI SDK (`ai.*`), any-agent
+ * (`gen_ai.tool.args`, `gen_ai.output`) and Google ADK (`gcp.vertex.agent.*`).
+ * The first convention that has a value wins; nothing here guesses content.
+ */
+import { decodeJsonString, firstStr, isRecord, str, toNumber } from "./json-utils";
+import type { ErrorInfo, ModelCallInfo, RetrievalInfo, StepNode, ToolCallInfo, ToolCallRequest } from "./nodes";
+import { latencyMs } from "./nodes";
+import type { Attributes, AttrValue, NormalizedSpan } from "./span";
+
+type Rec = Record<string, unknown>;
+
+function has(at: Attributes, key: string): boolean {
+  return at[key] !== undefined && at[key] !== null;
+}
+
+function first(at: Attributes, keys: string[]): { key: string; value: AttrValue } | undefined {
+  for (const k of keys) if (has(at, k)) return { key: k, value: at[k] };
+  return undefined;
+}
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * Flattened lists such as `gen_ai.prompt.0.role`, `gen_ai.prompt.1.content` → one record per
+ * index with the rest of the key (`role`, `content`, `tool_calls.0.id`). Returns the keys read.
+ */
+export function indexed(at: Record<string, unknown>, prefix: string): { items: Array<Record<string, unknown>>; keys: string[] } {
+  const re = new RegExp(`^${escapeRe(prefix)}(\\d+)\\.(.+)$`);
+  const byIndex = new Map<number, Record<string, unknown>>();
+  const keys: string[] = [];
+  for (const [k, v] of Object.entries(at)) {
+    const m = re.exec(k);
+    if (!m) continue;
+    keys.push(k);
+    const i = Number(m[1]);
+    const rec = byIndex.get(i) ?? {};
+    rec[m[2]] = v;
+    byIndex.set(i, rec);
+  }
+  const items = [...byIndex.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r);
+  return { items, keys };
+}
+
+// ---------------------------------------------------------------------------------------
+// Role of a span
+
+export type SpanRole = string;
+
+// Keys that make a span an HTTP call (not merely `http.request_id`, which Mastra puts everywhere).
+const HTTP_KEYS = ["http.method", "http.request.method", "http.url", "url.full", "http.route", "http.target", "http.status_code", "http.response.status_code"];
+
+const LLM_OPERATIONS = new Set(["chat", "generate_content", "text_completion", "completion", "call_llm", "generate", "responses"]);
+
+export function spanRole(span: NormalizedSpan): SpanRole {
+  const at = span.attributes;
+  const oi = str(at["openinference.span.kind"])?.toLowerCase();
+  if (oi && oi !== "unknown") return oi;
+  const op = str(at["gen_ai.operation.name"])?.toLowerCase();
+  if (op) {
+    if (LLM_OPERATIONS.has(op)) return "llm";
+    if (op.startsWith("embed")) return "embedding";
+    if (op === "execute_tool") return "tool";
+    if (op === "invoke_agent" || op === "create_agent") return "agent";
+    if (op === "invoke_workflow") return "chain";
+    if (op.includes("retriev") || op.includes("search_memory")) return "retriever";
+  }
+  const aiOp = firstStr(at["ai.operationId"], at["operation.name"]);
+  if (aiOp?.startsWith("ai.")) {
+    if (aiOp === "ai.toolCall") return "tool";
+    if (/\.do(Generate|Stream)$/.test(aiOp)) return "llm";
+    if (/embed/i.test(aiOp)) return "embedding";
+    return "chain";
+  }
+  const name = span.name;
+  if (/^call_llm\b/.test(name)) return "llm";
+  if (/^execute_tool\b/.test(name) || has(at, "gen_ai.tool.name") || has(at, "tool.name")) return "tool";
+  if (/^invoke_agent\b/.test(name)) return "agent";
+  if (has(at, "llm.request.type") || has(at, "gen_ai.prompt.0.role") || has(at, "gen_ai.completion.0.role")) return "llm";
+  if (has(at, "gen_ai.request.model") && usageFrom(at).usage) return "llm";
+  if (HTTP_KEYS.some((k) => has(at, k))) return "http";
+  if (has(at, "db.system") || has(at, "db.system.name") || has(at, "db.operation") || has(at, "db.operation.name")) return "db";
+  return "internal";
+}
+
+// ---------------------------------------------------------------------------------------
+// Messages
+
+interface Message {
+  role: string;
+  content?: unknown;
+  toolCalls?: ToolCallRequest[];
+  toolCallId?: string;
+  name?: string;
+}
+
+function cleanMessage(m: Message): Rec {
+  const out: Rec = { role: m.role };
+  if (m.content !== undefined) out.content = m.content;
+  if (m.toolCalls && m.toolCalls.length > 0) out.toolCalls = m.toolCalls;
+  if (m.toolCallId) out.toolCallId = m.toolCallId;
+  if (m.name) out.name = m.name;
+  return out;
+}
+
+function toolCallsFromIndexed(sub: Rec, prefix: string, idBase: string, nameKeys: string[], argKeys: string[], idKeys: string[]): ToolCallRequest[] {
+  return indexed(sub, prefix).items.map((tc, j) => ({
+    id: firstStr(...idKeys.map((k) => tc[k])) ?? `${idBase}-${j}`,
+    name: firstStr(...nameKeys.map((k) => tc[k])) ?? "unknown",
+    args: decodeJsonString(argKeys.map((k) => tc[k]).find((v) => v !== undefined) ?? {}),
+  }));
+}
+
+/** OpenLLMetry `gen_ai.prompt.N.*` / `gen_ai.completion.N.*`. */
+function openLlmetryMessages(at: Attributes, prefix: string, idBase: string): { messages: Message[]; keys: string[]; finish?: string } {
+  const { items, keys } = indexed(at, prefix);
+  let finish: string | undefined;
+  const messages = items.map((it, i) => {
+    finish ??= str(it.finish_reason);
+    return {
+      role: str(it.role) ?? "user",
+      content: it.content,
+      toolCalls: toolCallsFromIndexed(it, "tool_calls.", `${idBase}-${i}`, ["name", "function.name"], ["arguments", "function.arguments"], ["id"]),
+      toolCallId: str(it.tool_call_id),
+    };
+  });
+  return { messages, keys, finish };
+}
+
+/** OpenInference `llm.input_messages.N.message.*` / `llm.output_messages.N.message.*`. */
+function openInferenceMessages(at: Attributes, prefix: string, idBase: string): { messages: Message[]; keys: string[] } {
+  const { items, keys } = indexed(at, prefix);
+  const messages = items.map((it, i) => {
+    let content: unknown = it["message.content"];
+    if (content === undefined) {
+      const parts = indexed(it, "message.contents.").items;
+      const texts = parts.map((p) => p["message_content.text"]).filter((t): t is string => typeof t === "string");
+      if (texts.length > 0) content = texts.join("\n");
+      else if (parts.length > 0) content = parts;
+    }
+    return {
+      role: str(it["message.role"]) ?? "user",
+      content,
+      toolCalls: toolCallsFromIndexed(it, "message.tool_calls.", `${idBase}-${i}`, ["tool_call.function.name"], ["tool_call.function.arguments"], ["tool_call.id"]),
+      toolCallId: str(it["message.tool_call_id"]),
+      name: str(it["message.name"]),
+    };
+  });
+  return { messages, keys };
+}
+
+/** Google ADK `llm_request` / `llm_response` (Gemini-style contents with parts). */
+function adkContentToMessage(c: unknown, idBase: string): Message | undefined {
+  if (!isRecord(c)) return undefined;
+  const parts = Array.isArray(c.parts) ? c.parts : [];
+  const texts: string[] = [];
+  const toolCalls: ToolCallRequest[] = [];
+  const results: unknown[] = [];
+  parts.forEach((p, j) => {
+    if (!isRecord(p)) return;
+    if (typeof p.text === "string") texts.push(p.text);
+    if (isRecord(p.function_call)) {
+      toolCalls.push({ id: str(p.function_call.id) ?? `${idBase}-${j}`, name: str(p.function_call.name) ?? "unknown", args: p.function_call.args ?? {} });
+    }
+    if (isRecord(p.function_response)) results.push(p.function_response);
+  });
+  const role = str(c.role) === "model" ? "assistant" : (str(c.role) ?? "user");
+  return {
+    role: results.length > 0 && texts.length === 0 ? "tool" : role,
+    content: texts.length > 0 ? texts.join("\n") : results.length > 0 ? results : undefined,
+    toolCalls,
+  };
+}
+
+function messagesFromList(v: unknown): unknown[] | undefined {
+  if (Array.isArray(v)) return v;
+  if (isRecord(v) && Array.isArray(v.messages)) {
+    // LangChain serialises a batch of conversations as messages: [[...]].
+    const msgs = v.messages as unknown[];
+    return msgs.length === 1 && Array.isArray(msgs[0]) ? (msgs[0] as unknown[]) : msgs;
+  }
+  return undefined;
+}
+
+function messagesFrom(span: NormalizedSpan, role: SpanRole): { messages?: unknown[]; keys: string[] } {
+  const at = span.attributes;
+  const keys: string[] = [];
+  const sys = first(at, ["gen_ai.system_instructions"]);
+  const withSystem = (msgs: unknown[]): unknown[] => {
+    if (!sys) return msgs;
+    keys.push(sys.key);
+    const s = decodeJsonString(sys.value);
+    return [{ role: "system", content: s }, ...msgs];
+  };
+  const genai = first(at, ["gen_ai.input.messages", "gen_ai.prompt"]);
+  if (genai) {
+    const list = messagesFromList(decodeJsonString(genai.value));
+    if (list) return { messages: withSystem(list), keys: [...keys, genai.key] };
+  }
+  const oll = openLlmetryMessages(at, "gen_ai.prompt.", `${span.spanId}-p`);
+  if (oll.messages.length > 0) return { messages: withSystem(oll.messages.map(cleanMessage)), keys: [...keys, ...oll.keys] };
+  const oi = openInferenceMessages(at, "llm.input_messages.", `${span.spanId}-p`);
+  if (oi.messages.length > 0) return { messages: oi.messages.map(cleanMessage), keys: oi.keys };
+  const ai = first(at, ["ai.prompt.messages", "ai.prompt"]);
+  if (ai) {
+    const v = decodeJsonString(ai.value);
+    const list = messagesFromList(v);
+    if (list) return { messages: list, keys: [ai.key] };
+    if (isRecord(v)) {
+      const msgs: unknown[] = [];
+      if (v.system !== undefined) msgs.push({ role: "system", content: v.system });
+      if (v.prompt !== undefined) msgs.push({ role: "user", content: v.prompt });
+      if (msgs.length > 0) return { messages: msgs, keys: [ai.key] };
+    }
+  }
+  const adk = first(at, ["gcp.vertex.agent.llm_request"]);
+  if (adk) {
+    const req = decodeJsonString(adk.value);
+    if (isRecord(req) && Array.isArray(req.contents)) {
+      const msgs: unknown[] = [];
+      const cfg = isRecord(req.config) ? req.config : {};
+      if (cfg.system_instruction !== undefined) msgs.push({ role: "system", content: cfg.system_instruction });
+      req.contents.forEach((c, i) => {
+        const m = adkContentToMessage(c, `${span.spanId}-p${i}`);
+        if (m) msgs.push(cleanMessage(m));
+      });
+      return { messages: msgs, keys: [adk.key] };
+    }
+  }
+  const evMsgs = span.events.filter((e) => /^gen_ai\.(system|user|assistant|tool)\.message$/.test(e.name));
+  if (evMsgs.length > 0) {
+    return {
+      messages: evMsgs.map((e) => {
+        const role = e.name.split(".")[1];
+        const content = e.attributes.content ?? decodeJsonString(e.attributes["gen_ai.event.content"]);
+        return { role, content: isRecord(content) && "content" in content ? content.content : content };
+      }),
+      keys: [],
+    };
+  }
+  const input = first(at, ["input.value"]);
+  if (input && role === "llm") {
+    const v = decodeJsonString(input.value);
+    const list = messagesFromList(v);
+    if (list) return { messages: list, keys: [input.key] };
+    return { messages: [{ role: "user", content: v }], keys: [input.key] };
+  }
+  return { keys };
+}
+
+// ---------------------------------------------------------------------------------------
+// Output
+
+function textOf(v: unknown): string | undefined {
+  if (typeof v === "string") return v;
+  if (Array.isArray(v)) {
+    const parts = v
+      .map((p) => (typeof p === "string" ? p : isRecord(p) ? (firstStr(p.text, p.content) ?? "") : ""))
+      .filter((s) => s !== "");
+    return parts.length > 0 ? parts.join("\n") : undefined;
+  }
+  return undefined;
+}
+
+interface Output {
+  output?: { text?: string; toolCalls?: ToolCallRequest[] };
+  finish?: string;
+  keys: string[];
+}
+
+function fromMessages(messages: Message[]): Output["output"] {
+  const texts = messages.map((m) => textOf(m.content)).filter((t): t is string => t !== undefined && t !== "");
+  const toolCalls = messages.flatMap((m) => m.toolCalls ?? []);
+  return finishOutput(texts.length > 0 ? texts.join("\n") : undefined, toolCalls);
+}
+
+function finishOutput(text: string | undefined, toolCalls: ToolCallRequest[]): Output["output"] {
+  const out: { text?: string; toolCalls?: ToolCallRequest[] } = {};
+  if (text !== undefined) out.text = text;
+  if (toolCalls.length > 0) out.toolCalls = toolCalls;
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** GenAI `gen_ai.output.messages`: [{role, parts: [{type: text|tool_call, …}], finish_reason}]. */
+function genaiOutputMessages(v: unknown, idBase: string): Output["output"] & { finish?: string } {
+  const list = Array.isArray(v) ? v : [];
+  const texts: string[] = [];
+  const toolCalls: ToolCallRequest[] = [];
+  let finish: string | undefined;
+  list.forEach((m, i) => {
+    if (!isRecord(m)) return;
+    finish ??= str(m.finish_reason);
+    const parts = Array.isArray(m.parts) ? m.parts : [];
+    parts.forEach((p, j) => {
+      if (!isRecord(p)) return;
+      if (p.type === "text" && typeof p.content === "string") texts.push(p.content);
+      if (p.type === "tool_call") toolCalls.push({ id: str(p.id) ?? `${idBase}-${i}-${j}`, name: str(p.name) ?? "unknown", args: decodeJsonString(p.arguments ?? {}) });
+    });
+    if (typeof m.content === "string") texts.push(m.content);
+  });
+  return { ...finishOutput(texts.length > 0 ? texts.join("\n") : undefined, toolCalls), finish };
+}
+
+function outputFrom(span: NormalizedSpan): Output {
+  const at = span.attributes;
+  const id = `${span.spanId}-c`;
+  const gm = first(at, ["gen_ai.output.messages"]);
+  if (gm) {
+    const r = genaiOutputMessages(decodeJsonString(gm.value), id);
+    const { finish, ...output } = r;
+    return { output: Object.keys(output).length > 0 ? output : undefined, finish, keys: [gm.key] };
+  }
+  const oll = openLlmetryMessages(at, "gen_ai.completion.", id);
+  if (oll.messages.length > 0) return { output: fromMessages(oll.messages), finish: oll.finish, keys: oll.keys };
+  const oi = openInferenceMessages(at, "llm.output_messages.", id);
+  if (oi.messages.length > 0) return { output: fromMessages(oi.messages), keys: oi.keys };
+  if (has(at, "ai.response.text") || has(at, "ai.response.toolCalls")) {
+    const calls = decodeJsonString(at["ai.response.toolCalls"]);
+    const toolCalls = (Array.isArray(calls) ? calls : []).filter(isRecord).map((c, j) => ({
+      id: firstStr(c.toolCallId, c.id) ?? `${id}-${j}`,
+      name: firstStr(c.toolName, c.name) ?? "unknown",
+      args: decodeJsonString(c.args ?? c.input ?? {}),
+    }));
+    const text = str(at["ai.response.text"]);
+    return { output: finishOutput(text, toolCalls), keys: ["ai.response.text", "ai.response.toolCalls"] };
+  }
+  if (has(at, "gen_ai.output")) {
+    // any-agent: tool requests as [{"tool.name", "tool.args"}], otherwise the answer itself.
+    const raw = at["gen_ai.output"];
+    const v = decodeJsonString(raw);
+    if (Array.isArray(v) && v.length > 0 && v.every((x) => isRecord(x) && "tool.name" in x)) {
+      const toolCalls = (v as Rec[]).map((x, j) => ({ id: `${id}-${j}`, name: str(x["tool.name"]) ?? "unknown", args: decodeJsonString(x["tool.args"] ?? {}) }));
+      return { output: { toolCalls }, keys: ["gen_ai.output"] };
+    }
+    return { output: typeof raw === "string" ? { text: raw } : { text: JSON.stringify(raw) }, keys: ["gen_ai.output"] };
+  }
+  const adk = first(at, ["gcp.vertex.agent.llm_response"]);
+  if (adk) {
+    const resp = decodeJsonString(adk.value);
+    if (isRecord(resp)) {
+      const m = adkContentToMessage(resp.content, id);
+      return { output: m ? fromMessages([m]) : undefined, finish: str(resp.finish_reason)?.toLowerCase(), keys: [adk.key] };
+    }
+  }
+  const choice = span.events.find((e) => e.name === "gen_ai.choice");
+  if (choice) {
+    const msg = decodeJsonString(choice.attributes.message ?? choice.attributes["gen_ai.event.content"]);
+    const text = isRecord(msg) ? textOf(msg.content) : textOf(msg);
+    return { output: finishOutput(text, []), finish: str(choice.attributes.finish_reason), keys: [] };
+  }
+  const ov = first(at, ["output.value"]);
+  if (ov) {
+    const v = decodeJsonString(ov.value);
+    if (isRecord(v) && Array.isArray(v.choices) && isRecord(v.choices[0]) && isRecord(v.choices[0].message)) {
+      const msg = v.choices[0].message as Rec;
+      const calls = Array.isArray(msg.tool_calls) ? msg.tool_calls : [];
+      const toolCalls = calls.filter(isRecord).map((c, j) => {
+        const fn = isRecord(c.function) ? c.function : {};
+        return { id: str(c.id) ?? `${id}-${j}`, name: str(fn.name) ?? "unknown", args: decodeJsonString(fn.arguments ?? {}) };
+      });
+      return { output: finishOutput(textOf(msg.content), toolCalls), finish: str(v.choices[0].finish_reason), keys: [ov.key] };
+    }
+    if (typeof ov.value === "string") return { output: { text: ov.value }, keys: [ov.key] };
+  }
+  return { keys: [] };
+}
+
+function finishReasonFrom(at: Attributes): string | undefined {
+  const fr = first(at, ["gen_ai.response.finish_reasons", "ai.response.finishReason", "llm.response.finish_reason"]);
+  if (!fr) return undefined;
+  const v = decodeJsonString(fr.value);
+  if (Array.isArray(v)) return str(v[0]);
+  return str(v);
+}
+
+// ---------------------------------------------------------------------------------------
+// Usage, params, tools
+
+const USAGE_KEYS: Array<[string, string[]]> = [
+  ["inputTokens", ["gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt", "ai.usage.promptTokens", "ai.usage.inputTokens", "llm.usage.prompt_tokens"]],
+  ["outputTokens", ["gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion", "ai.usage.completionTokens", "ai.usage.outputTokens", "llm.usage.completion_tokens"]],
+  ["totalTokens", ["gen_ai.usage.total_tokens", "llm.usage.total_tokens", "llm.token_count.total", "ai.usage.totalTokens"]],
+  ["cacheReadTokens", ["gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens", "llm.token_count.prompt_details.cache_read", "ai.usage.cachedInputTokens"]],
+  ["cacheCreationTokens", ["gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_creation_input_tokens", "llm.token_count.prompt_details.cache_write"]],
+  ["reasoningTokens", ["gen_ai.usage.reasoning.output_tokens", "gen_ai.usage.reasoning_tokens", "llm.usage.reasoning_tokens", "llm.token_count.completion_details.reasoning", "ai.usage.reasoningTokens"]],
+  ["inputCost", ["gen_ai.usage.input_cost"]],
+  ["outputCost", ["gen_ai.usage.output_cost"]],
+];
+
+export function usageFrom(at: Attributes): { usage?: Record<string, number> } {
+  const usage: Record<string, number> = {};
+  for (const [name, keys] of USAGE_KEYS) {
+    const f = first(at, keys);
+    const n = f ? toNumber(f.value) : undefined;
+    if (n !== undefined) usage[name] = n;
+  }
+  return Object.keys(usage).length > 0 ? { usage } : {};
+}
+
+function paramsFrom(at: Attributes): Record<string, unknown> | undefined {
+  const params: Record<string, unknown> = {};
+  const inv = decodeJsonString(at["llm.invocation_parameters"]);
+  if (isRecord(inv)) for (const [k, v] of Object.entries(inv)) if (k !== "model" && v !== null) params[k] = v;
+  for (const [k, v] of Object.entries(at)) {
+    if (k.startsWith("gen_ai.request.") && k !== "gen_ai.request.model") params[k.slice("gen_ai.request.".length)] = decodeJsonString(v);
+    else if (k.startsWith("ai.settings.")) params[k.slice("ai.settings.".length)] = v;
+  }
+  return Object.keys(params).length > 0 ? params : undefined;
+}
+
+function toolNamesFrom(at: Attributes): { tools?: string[]; keys: string[] } {
+  const names: string[] = [];
+  const keys: string[] = [];
+  const fns = indexed(at, "llm.request.functions.");
+  for (const f of fns.items) if (typeof f.name === "string") names.push(f.name);
+  keys.push(...fns.keys);
+  const oi = indexed(at, "llm.tools.");
+  for (const t of oi.items) {
+    const schema = decodeJsonString(t["tool.json_schema"]);
+    const n = isRecord(schema) ? firstStr(isRecord(schema.function) ? schema.function.name : undefined, schema.name) : undefined;
+    if (n) names.push(n);
+  }
+  keys.push(...oi.keys);
+  const lists: Array<[string, unknown]> = [
+    ["ai.prompt.tools", at["ai.prompt.tools"]],
+    ["gen_ai.tool.definitions", decodeJsonString(at["gen_ai.tool.definitions"])],
+  ];
+  for (const [key, list] of lists) {
+    if (!Array.isArray(list)) continue;
+    keys.push(key);
+    for (const item of list) {
+      const t = decodeJsonString(item);
+      const n = isRecord(t) ? firstStr(t.name, isRecord(t.function) ? t.function.name : undefined) : undefined;
+      if (n) names.push(n);
+    }
+  }
+  const unique = [...new Set(names)];
+  return { tools: unique.length > 0 ? unique : undefined, keys };
+}
+
+// ---------------------------------------------------------------------------------------
+// Spans → step nodes
+
+function modelCallOf(span: NormalizedSpan, role: SpanRole, start: bigint, end: bigint): { model: ModelCallInfo; keys: string[] } {
+  const at = span.attributes;
+  const inv = decodeJsonString(at["llm.invocation_parameters"]);
+  const model =
+    firstStr(at["gen_ai.request.model"], at["llm.model_name"], at["ai.model.id"], at["gen_ai.response.model"], at["ai.response.model"], isRecord(inv) ? inv.model : undefined) ??
+    "unknown";
+  const msgs = messagesFrom(span, role);
+  const out = outputFrom(span);
+  const tools = toolNamesFrom(at);
+  const error = span.status.code === "error" ? (span.status.message ?? "span status ERROR") : undefined;
+  const info: ModelCallInfo = {
+    call: span.spanId,
+    model,
+    messages: msgs.messages,
+    params: paramsFrom(at),
+    tools: tools.tools,
+    output: out.output,
+    finishReason: finishReasonFrom(at) ?? out.finish,
+    ...usageFrom(at),
+    latencyMs: latencyMs(start, end),
+    error,
+    requestExtra: { provider: firstStr(at["gen_ai.provider.name"], at["gen_ai.system"], at["llm.provider"], at["llm.system"], at["ai.model.provider"]) },
+    responseExtra: { responseId: firstStr(at["gen_ai.response.id"], at["ai.response.id"]) },
+    responseModel: firstStr(at["gen_ai.response.model"], at["ai.response.model"]),
+  };
+  return { model: info, keys: [...msgs.keys, ...out.keys, ...tools.keys] };
+}
+
+const TOOL_ARG_KEYS = ["gen_ai.tool.call.arguments", "gen_ai.tool.args", "ai.toolCall.args", "gcp.vertex.agent.tool_call_args", "input.value"];
+const TOOL_RESULT_KEYS = ["gen_ai.tool.call.result", "gen_ai.output", "ai.toolCall.result", "gcp.vertex.agent.tool_response", "output.value"];
+
+function toolCallOf(span: NormalizedSpan, start: bigint, end: bigint): { tool: ToolCallInfo; keys: string[] } {
+  const at = span.attributes;
+  const args = first(at, TOOL_ARG_KEYS);
+  const result = first(at, TOOL_RESULT_KEYS);
+  const name =
+    firstStr(at["gen_ai.tool.name"], at["tool.name"], at["ai.toolCall.name"]) ?? (span.name.replace(/^execute_tool\s*/, "").trim() || span.name);
+  const failed = span.status.code === "error";
+  const tool: ToolCallInfo = {
+    call: firstStr(at["gen_ai.tool.call.id"], at["ai.toolCall.id"], at["tool_call.id"]) ?? span.spanId,
+    tool: name,
+    args: args ? decodeJsonString(args.value) : {},
+    status: failed ? "error" : "ok",
+    result: result ? decodeJsonString(result.value) : undefined,
+    error: failed ? (span.status.message ?? "span status ERROR") : undefined,
+    latencyMs: latencyMs(start, end),
+    callExtra: { description: firstStr(at["gen_ai.tool.description"], at["tool.description"]), toolType: str(at["gen_ai.tool.type"]) },
+  };
+  return { tool, keys: [...(args ? [args.key] : []), ...(result ? [result.key] : [])] };
+}
+
+function retrievalOf(span: NormalizedSpan): { retrieval: RetrievalInfo; keys: string[] } | undefined {
+  const at = span.attributes;
+  const docs = indexed(at, "retrieval.documents.");
+  if (docs.items.length === 0) return undefined;
+  const query = first(at, ["input.value", "gen_ai.retrieval.query", "db.query.text"]);
+  const documents = docs.items.map((d, i) => {
+    const metadata = decodeJsonString(d["document.metadata"]);
+    const uri = isRecord(metadata) ? firstStr(metadata.source, metadata.uri, metadata.url) : undefined;
+    const doc: Record<string, unknown> & { id: string } = { id: firstStr(d["document.id"]) ?? String(d["document.id"] ?? `${span.spanId}-${i}`) };
+    if (uri) doc.uri = uri;
+    if (d["document.content"] !== undefined) doc.content = d["document.content"];
+    if (d["document.score"] !== undefined) doc.score = d["document.score"];
+    if (metadata !== undefined) doc.metadata = metadata;
+    return doc;
+  });
+  return { retrieval: { query: query ? decodeJsonString(query.value) : null, documents }, keys: [...docs.keys, ...(query ? [query.key] : [])] };
+}
+
+function errorsOf(span: NormalizedSpan, end: bigint): { errors: ErrorInfo[]; marks: StepNode["marks"] } {
+  const errors: ErrorInfo[] = [];
+  const marks: StepNode["marks"] = [];
+  for (const e of span.events) {
+    const t = BigInt(e.timeUnixNano);
+    if (e.name === "exception") {
+      const type = str(e.attributes["exception.type"]);
+      errors.push({
+        t,
+        message: firstStr(e.attributes["exception.message"], type) ?? "exception",
+        code: type,
+        extra: { stacktrace: str(e.attributes["exception.stacktrace"]), escaped: e.attributes["exception.escaped"] ?? undefined },
+      });
+    } else if (!/^gen_ai\.(system|user|assistant|tool)\.message$|^gen_ai\.choice$/.test(e.name)) {
+      marks.push({ t, type: "x-span-event", data: { name: e.name, attributes: e.attributes } });
+    }
+  }
+  if (span.status.code === "error" && errors.length === 0) {
+    errors.push({ t: end, message: span.status.message || "span status ERROR", code: str(span.attributes["error.type"]) ?? "STATUS_CODE_ERROR" });
+  }
+  return { errors, marks };
+}
+
+/** One span → one step node with what it did. */
+export function spanToNode(span: NormalizedSpan): StepNode {
+  const start = BigInt(span.startTimeUnixNano);
+  let end = BigInt(span.endTimeUnixNano);
+  if (end < start) end = start;
+  const role = spanRole(span);
+  const keys = new Set<string>();
+  const node: StepNode = {
+    id: span.spanId,
+    parentId: span.parentSpanId,
+    name: span.name,
+    kind: role,
+    start,
+    end,
+    status: span.status.code === "error" ? "error" : "ok",
+    info: {
+      spanKind: span.kind,
+      service: str(span.resource["service.name"]),
+      scope: span.scope?.name,
+      parentSpanId: span.parentSpanId,
+    },
+    attributes: span.attributes,
+    contentKeys: keys,
+    ...errorsOf(span, end),
+    endInfo: span.status.message ? { message: span.status.message } : undefined,
+  };
+  if (role === "llm") {
+    const m = modelCallOf(span, role, start, end);
+    node.model = m.model;
+    m.keys.forEach((k) => keys.add(k));
+  } else if (role === "tool") {
+    const t = toolCallOf(span, start, end);
+    node.tool = t.tool;
+    t.keys.forEach((k) => keys.add(k));
+  } else if (role === "retriever") {
+    const r = retrievalOf(span);
+    if (r) {
+      node.retrieval = r.retrieval;
+      r.keys.forEach((k) => keys.add(k));
+    }
+  }
+  return node;
+}

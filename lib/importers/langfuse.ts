@@ -1,0 +1,217 @@
+/**
+ * Langfuse trace export (`{trace, observations}`) → one run `langfuse-<trace.id>`.
+ * Observations become steps; a GENERATION with a model or token usage is a model call, a
+ * TOOL a tool call. Inputs and outputs are often JSON inside strings, sometimes twice.
+ */
+import { JournalBuilder } from "./builder";
+import { asArray, contentId, decodeJsonString, firstStr, isoToNanos, isRecord, makeRunId, str, toNumber, type UnknownRecord } from "./json-utils";
+import { addNodes, modelVersions, type ErrorInfo, type ModelCallInfo, type StepNode, type ToolCallInfo } from "./nodes";
+import type { ImportOptions, ImportResult } from "./types";
+
+const KINDS: Record<string, string> = {
+  SPAN: "internal",
+  TOOL: "tool",
+  AGENT: "agent",
+  CHAIN: "chain",
+  RETRIEVER: "retriever",
+  EMBEDDING: "embedding",
+  EVALUATOR: "evaluator",
+  GUARDRAIL: "guardrail",
+  EVENT: "event",
+};
+
+function usageOf(o: UnknownRecord): Record<string, number> | undefined {
+  const u = isRecord(o.usageDetails) ? o.usageDetails : isRecord(o.usage) ? o.usage : {};
+  const out: Record<string, number> = {};
+  const map: Array<[string, unknown]> = [
+    ["inputTokens", u.input ?? o.inputUsage ?? o.promptTokens],
+    ["outputTokens", u.output ?? o.outputUsage ?? o.completionTokens],
+    ["totalTokens", u.total ?? o.totalUsage],
+    ["cacheReadTokens", u.input_cached_tokens ?? u.cache_read_input_tokens],
+    ["reasoningTokens", u.output_reasoning_tokens ?? u.reasoning_tokens],
+  ];
+  for (const [k, v] of map) {
+    const n = toNumber(v);
+    if (n !== undefined) out[k] = n;
+  }
+  const input = out.inputTokens ?? 0;
+  const output = out.outputTokens ?? 0;
+  return input > 0 || output > 0 ? out : undefined;
+}
+
+function messagesOf(input: unknown): unknown[] | undefined {
+  if (Array.isArray(input)) return input;
+  if (isRecord(input)) {
+    if (Array.isArray(input.messages)) return input.system !== undefined ? [{ role: "system", content: input.system }, ...input.messages] : input.messages;
+    const msgs: unknown[] = [];
+    if (input.system !== undefined) msgs.push({ role: "system", content: input.system });
+    if (input.prompt !== undefined) msgs.push({ role: "user", content: input.prompt });
+    if (msgs.length > 0) return msgs;
+  }
+  if (typeof input === "string") return [{ role: "user", content: input }];
+  return undefined;
+}
+
+function outputOf(output: unknown, id: string): ModelCallInfo["output"] {
+  if (output === undefined || output === null) return undefined;
+  if (typeof output === "string") return { text: output };
+  if (isRecord(output)) {
+    const text = firstStr(output.text, output.content);
+    const calls = asArray(output.toolCalls ?? output.tool_calls).filter(isRecord);
+    const toolCalls = calls.map((c, j) => {
+      const fn = isRecord(c.function) ? c.function : {};
+      return {
+        id: firstStr(c.toolCallId, c.id) ?? `${id}-${j}`,
+        name: firstStr(c.toolName, c.name, fn.name) ?? "unknown",
+        args: decodeJsonString(c.args ?? c.input ?? fn.arguments ?? {}),
+      };
+    });
+    const out: NonNullable<ModelCallInfo["output"]> = {};
+    if (text !== undefined) out.text = text;
+    if (toolCalls.length > 0) out.toolCalls = toolCalls;
+    return Object.keys(out).length > 0 ? out : { text: JSON.stringify(output) };
+  }
+  return { text: JSON.stringify(output) };
+}
+
+function params(o: UnknownRecord): Record<string, unknown> | undefined {
+  const p = isRecord(o.modelParameters) ? o.modelParameters : {};
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(p)) if (v !== null && v !== undefined && k !== "finishReason") out[k] = decodeJsonString(v);
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+function toolNames(meta: unknown): string[] | undefined {
+  const list = isRecord(meta) ? asArray(meta.tools) : [];
+  const names = list.map((t) => decodeJsonString(t)).flatMap((t) => (isRecord(t) && typeof t.name === "string" ? [t.name] : []));
+  return names.length > 0 ? names : undefined;
+}
+
+function observationToNode(o: UnknownRecord, traceStart: bigint): StepNode | undefined {
+  const id = str(o.id);
+  if (!id) return undefined;
+  const start = isoToNanos(o.startTime) ?? traceStart;
+  const end = isoToNanos(o.endTime) ?? start;
+  const type = str(o.type) ?? "SPAN";
+  const level = str(o.level) ?? "DEFAULT";
+  const meta = decodeJsonString(o.metadata);
+  const attrs = isRecord(meta) && isRecord(meta.attributes) ? meta.attributes : {};
+  const input = decodeJsonString(o.input);
+  const output = decodeJsonString(o.output);
+  const usage = usageOf(o);
+  const latency = toNumber(o.latency);
+  const isModelCall = type === "GENERATION" && (str(o.model) !== undefined || usage !== undefined);
+  const errors: ErrorInfo[] = [];
+  if (level === "ERROR") errors.push({ t: end, message: str(o.statusMessage) ?? "observation level ERROR", code: "ERROR" });
+  const marks: StepNode["marks"] = [];
+  if (level === "WARNING") marks.push({ t: end, type: "note", data: { text: str(o.statusMessage) ?? "observation level WARNING", level } });
+  const node: StepNode = {
+    id,
+    parentId: str(o.parentObservationId),
+    name: str(o.name) ?? type.toLowerCase(),
+    kind: type === "GENERATION" ? (isModelCall ? "llm" : "chain") : (KINDS[type] ?? type.toLowerCase()),
+    start,
+    end,
+    status: level === "ERROR" ? "error" : "ok",
+    info: {
+      observationType: type,
+      level: level !== "DEFAULT" ? level : undefined,
+      prompt: str(o.promptName) ? { name: o.promptName, version: o.promptVersion ?? undefined } : undefined,
+      input: isModelCall || type === "TOOL" ? undefined : input,
+      output: isModelCall || type === "TOOL" ? undefined : output,
+      metadata: isRecord(meta) && Object.keys(meta).length > 0 && !isModelCall ? meta : undefined,
+    },
+    errors,
+    marks,
+  };
+  if (isModelCall) {
+    const m: ModelCallInfo = {
+      call: id,
+      model: str(o.model) ?? "unknown",
+      messages: messagesOf(input),
+      params: params(o),
+      tools: toolNames(meta),
+      output: outputOf(output, id),
+      finishReason: isRecord(o.modelParameters) ? (str(o.modelParameters.finishReason) ?? undefined) : undefined,
+      usage,
+      latencyMs: latency,
+      error: level === "ERROR" ? (str(o.statusMessage) ?? "error") : undefined,
+      requestExtra: { prompt: str(o.promptName) ? { name: o.promptName, version: o.promptVersion ?? undefined } : undefined },
+      responseExtra: {
+        cost: isRecord(o.costDetails) && Object.keys(o.costDetails).length > 0 ? o.costDetails : undefined,
+        completionStartTime: str(o.completionStartTime),
+      },
+    };
+    node.model = m;
+  } else if (type === "TOOL") {
+    const t: ToolCallInfo = {
+      call: firstStr(attrs["ai.toolCall.id"], attrs["gen_ai.tool.call.id"]) ?? id,
+      tool: firstStr(attrs["ai.toolCall.name"], attrs["gen_ai.tool.name"], o.name) ?? "tool",
+      args: input ?? {},
+      status: level === "ERROR" ? "error" : "ok",
+      result: output,
+      error: level === "ERROR" ? (str(o.statusMessage) ?? "error") : undefined,
+      latencyMs: latency,
+    };
+    node.tool = t;
+  } else if (type === "RETRIEVER" && Array.isArray(output)) {
+    node.retrieval = {
+      query: input ?? null,
+      documents: output.map((d, i) => {
+        const rec: UnknownRecord = isRecord(d) ? d : { content: d };
+        return { ...rec, id: firstStr(rec.id) ?? `${id}-${i}` };
+      }),
+    };
+  }
+  return node;
+}
+
+export function importLangfuse(value: unknown, text: string, opts: ImportOptions = {}): ImportResult {
+  const warnings: string[] = [];
+  const root = isRecord(value) ? value : {};
+  const trace = isRecord(root.trace) ? root.trace : root;
+  const traceId = str(trace.id);
+  const all = [...asArray(root.observations), ...asArray(trace.observations)].filter(isRecord);
+  const seen = new Set<string>();
+  const observations = all.filter((o) => {
+    const id = str(o.id);
+    if (!id || seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+  const traceStart = isoToNanos(trace.timestamp) ?? observations.map((o) => isoToNanos(o.startTime)).find((t) => t !== undefined) ?? 0n;
+  const nodes = observations.flatMap((o) => {
+    const n = observationToNode(o, traceStart);
+    return n ? [n] : [];
+  });
+  const builder = new JournalBuilder();
+  const input = decodeJsonString(trace.input);
+  if (input !== undefined && input !== null) builder.add({ t: traceStart, type: "input", data: { source: "user", content: input } });
+  const summary = addNodes(builder, nodes);
+  const failed = summary.roots.some((r) => r.status === "error");
+
+  const tags = ["langfuse", ...asArray(trace.tags).filter((t): t is string => typeof t === "string")];
+  const startData: Record<string, unknown> = {
+    workflow: { name: str(trace.name) ?? "langfuse-trace", ...(firstStr(trace.version, trace.release) ? { version: firstStr(trace.version, trace.release) } : {}) },
+    tags,
+    source: { format: "langfuse", ...(opts.fileName ? { file: opts.fileName } : {}), traceId, projectId: str(trace.projectId), sessionId: str(trace.sessionId) },
+  };
+  const models = modelVersions(summary.modelCalls);
+  if (models) startData.versions = { models };
+  if (str(trace.environment)) startData.environment = str(trace.environment);
+  if (str(trace.userId)) startData.initiator = { kind: "user", id: str(trace.userId) };
+  if (input !== undefined && input !== null) startData.input = input;
+
+  const endData: Record<string, unknown> = { status: failed ? "failed" : "succeeded" };
+  const output = decodeJsonString(trace.output);
+  if (output !== undefined && output !== null) endData.output = output;
+  const scores = asArray(trace.scores).filter(isRecord);
+  if (scores.length > 0) endData.scores = scores.map((s) => ({ name: s.name, value: s.value, source: s.source, comment: s.comment ?? undefined, timestamp: s.timestamp }));
+
+  let endT = traceStart;
+  for (const n of nodes) if (n.end > endT) endT = n.end;
+  const id = traceId ?? contentId(text);
+  if (!traceId) warnings.push("the trace has no id; the run id was derived from the file's content");
+  const runId = makeRunId("langfuse", id);
+  return { format: "langfuse", runs: [{ runId, events: builder.build({ runId, start: { data: startData, t: traceStart }, end: { data: endData, t: endT } }) }], warnings };
+}

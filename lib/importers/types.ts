@@ -1,0 +1,54 @@
+/**
+ * Shared types of the importers: which formats exist and what an import produces.
+ * Everything here is plain data so results can cross a worker boundary or be stored.
+ */
+import type { JournalEvent } from "../journal/types";
+
+export const SOURCE_FORMATS = [
+  "retrace-journal",
+  "otlp-json",
+  "otlp-json-array",
+  "tempo-otlp",
+  "otel-sdk-spans",
+  "otel-js-spans",
+  "jaeger",
+  "langfuse",
+  "swe-agent",
+  "openhands",
+  "inspect-ai",
+  "tau-bench",
+  "unknown",
+] as const;
+export type SourceFormat = (typeof SOURCE_FORMATS)[number];
+
+export const FORMAT_LABELS: Record<SourceFormat, string> = {
+  "retrace-journal": "Retrace journal (NDJSON)",
+  "otlp-json": "OTLP JSON export request (OpenTelemetry)",
+  "otlp-json-array": "OTLP JSON, array of export requests (OpenTelemetry)",
+  "tempo-otlp": "Grafana Tempo export (OTLP JSON, batches)",
+  "otel-sdk-spans": "any-agent AgentTrace (OpenTelemetry SDK span dump)",
+  "otel-js-spans": "OpenTelemetry JS span dump (ReadableSpan-like, e.g. Mastra)",
+  jaeger: "Jaeger JSON export",
+  langfuse: "Langfuse trace export",
+  "swe-agent": "SWE-agent trajectory (.traj)",
+  openhands: "OpenHands event stream",
+  "inspect-ai": "Inspect AI eval log (JSON)",
+  "tau-bench": "tau-bench results",
+  unknown: "Unknown format",
+};
+
+export interface ImportedRun {
+  runId: string;
+  events: JournalEvent[];
+}
+
+export interface ImportResult {
+  format: SourceFormat;
+  runs: ImportedRun[];
+  warnings: string[];
+}
+
+export interface ImportOptions {
+  /** Original file name; used for run ids of formats without ids and recorded in `run.start`. */
+  fileName?: string;
+}
