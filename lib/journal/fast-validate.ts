@@ -5,7 +5,7 @@
  * Where code generation is not allowed (a browser page under a strict CSP) this returns
  * null and zod alone validates.
  */
-import Ajv2020 from "ajv/dist/2020";
+import Ajv2020 from "ajv/dist/2020.js";
 import type { ValidateFunction } from "ajv";
 import { z } from "zod";
 import { dataSchemas, envelopeSchema } from "./schema";

@@ -15,7 +15,7 @@ export {
   type RecorderOptions,
   type ToolOptions,
 } from "./recorder";
-export { chainHash, verifyChain } from "./chain";
+export { computeEventHash as chainHash, verifyChain } from "../journal/chain";
 export { fileSink } from "./file-sink";
 export { httpSink, type HttpSink, type HttpSinkOptions, type HttpSinkStats } from "./http-sink";
 export { memorySink, type MemorySink } from "./memory-sink";

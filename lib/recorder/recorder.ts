@@ -14,7 +14,7 @@ import { hashOf } from "../canonical";
 import { toJson } from "../importers/json-utils";
 import type { EventType, JournalEvent, JsonObject, JsonValue, RunId, RunPolicy, Seq } from "../journal/types";
 import { applyPatch } from "../state";
-import { chainHash } from "./chain";
+import { computeEventHash as chainHash } from "../journal/chain";
 import { defaultReporter, type ErrorReporter, type Sink } from "./types";
 
 export interface NameVersion {
