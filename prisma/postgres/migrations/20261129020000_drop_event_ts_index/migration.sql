@@ -1,0 +1,3 @@
+-- DropIndex
+DROP INDEX "Event_runId_tsMs_idx";
+
