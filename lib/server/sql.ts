@@ -4,6 +4,7 @@ import "server-only";
  * (bulk event inserts, event windows). Prisma still owns the schema and migrations; SQL
  * here uses Prisma's table and column names, double-quoted, with `?` placeholders.
  */
+import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { sqliteFileFromUrl, pgConfigFromUrl } from "../../prisma/adapters";
@@ -56,93 +57,54 @@ function numbered(sql: string): string {
   return sql.replace(/\?/g, () => `$${++i}`);
 }
 
-/**
- * Takes the write lock without blocking the event loop: SQLite's own busy handler sleeps
- * the thread, which would freeze every request in this process (and deadlock against a
- * second connection in the same process). Another process may hold the lock: retry.
- */
-async function beginImmediate(db: Database.Database, timeoutMs = 30_000): Promise<void> {
-  const start = Date.now();
-  for (let wait = 2; ; wait = Math.min(wait * 2, 100)) {
-    try {
-      db.exec("BEGIN IMMEDIATE");
-      return;
-    } catch (e) {
-      if ((e as { code?: string }).code !== "SQLITE_BUSY" || Date.now() - start > timeoutMs) throw e;
-      await new Promise((r) => setTimeout(r, wait));
-    }
-  }
-}
-
 const sqliteParam = (p: SqlParam) => (typeof p === "boolean" ? (p ? 1 : 0) : p);
 
 export function openSqlite(url: string): SqlExec {
   const file = sqliteFileFromUrl(url);
-  const open = () => {
-    const db = new Database(file);
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = NORMAL");
-    // short: the write lock is awaited asynchronously in beginImmediate
-    db.pragma("busy_timeout = 50");
-    db.pragma("foreign_keys = ON");
-    return db;
-  };
-  const writer = open();
-  const reader = open();
-  // Multi-row INSERTs: one call into the driver per 64 rows instead of per row.
-  const MULTI = 64;
-  const insertSql = (n: number) =>
-    `INSERT INTO "Event" (${EVENT_COLUMNS.map((c) => `"${c}"`).join(", ")}) VALUES ${Array.from({ length: n }, () => `(${EVENT_COLUMNS.map(() => "?").join(", ")})`).join(", ")}`;
-  const insertOne = writer.prepare(insertSql(1));
-  const insertMany = writer.prepare(insertSql(MULTI));
+  const reader = new Database(file);
+  reader.pragma("journal_mode = WAL");
+  reader.pragma("busy_timeout = 5000");
   const cache = new Map<string, Database.Statement>();
-  const prep = (db: Database.Database, sql: string) => {
-    const key = (db === writer ? "w" : "r") + sql;
-    let st = cache.get(key);
+  const prep = (sql: string) => {
+    let st = cache.get(sql);
     if (!st) {
-      st = db.prepare(sql);
-      cache.set(key, st);
+      st = reader.prepare(sql);
+      cache.set(sql, st);
     }
     return st;
   };
-  // One connection writes; requests in this process take turns (SQLite has one writer anyway).
+  const writer = new SqliteWriter(file);
+  // One write connection per process; requests take turns (SQLite has one writer anyway).
   let queue: Promise<unknown> = Promise.resolve();
   const tx: SqlTx = {
-    async all<T>(sql: string, params: SqlParam[] = []) {
-      return prep(writer, sql).all(...params.map(sqliteParam)) as T[];
-    },
-    async run(sql: string, params: SqlParam[] = []) {
-      return prep(writer, sql).run(...params.map(sqliteParam)).changes;
-    },
+    all: <T>(sql: string, params: SqlParam[] = []) => writer.call<T[]>({ op: "all", sql, params: params.map(sqliteParam) }),
+    run: (sql: string, params: SqlParam[] = []) => writer.call<number>({ op: "run", sql, params: params.map(sqliteParam) }),
     async insertEvents(rows: EventRow[]) {
-      let i = 0;
-      const params: SqlParam[] = new Array(MULTI * EVENT_COLUMNS.length);
-      for (; i + MULTI <= rows.length; i += MULTI) {
-        let k = 0;
-        for (let j = i; j < i + MULTI; j++) {
-          const r = rows[j];
-          for (const c of EVENT_COLUMNS) params[k++] = sqliteParam(r[c]);
-        }
-        insertMany.run(params);
-      }
-      for (; i < rows.length; i++) insertOne.run(EVENT_COLUMNS.map((c) => sqliteParam(rows[i][c])));
+      if (rows.length === 0) return;
+      const width = EVENT_COLUMNS.length;
+      const params: SqlParam[] = new Array(rows.length * width);
+      let k = 0;
+      for (const r of rows) for (const c of EVENT_COLUMNS) params[k++] = sqliteParam(r[c]);
+      // Not awaited: the writer thread inserts while this thread prepares the next rows.
+      // Order is kept (one message queue), and a failure fails the next awaited call.
+      writer.send({ op: "insert", params, n: rows.length });
     },
   };
   return {
     dialect: "sqlite",
     async all<T>(sql: string, params: SqlParam[] = []) {
-      const st = prep(reader, sql);
+      const st = prep(sql);
       return (st.reader ? st.all(...params.map(sqliteParam)) : (st.run(...params.map(sqliteParam)), [])) as T[];
     },
     transaction<T>(fn: (t: SqlTx) => Promise<T>): Promise<T> {
       const next = queue.then(async () => {
-        await beginImmediate(writer);
+        await writer.call({ op: "begin" });
         try {
           const result = await fn(tx);
-          writer.exec("COMMIT");
+          await writer.call({ op: "commit" });
           return result;
         } catch (e) {
-          if (writer.inTransaction) writer.exec("ROLLBACK");
+          await writer.call({ op: "rollback" }).catch(() => undefined);
           throw e;
         }
       });
@@ -150,11 +112,63 @@ export function openSqlite(url: string): SqlExec {
       return next;
     },
     async close() {
-      await queue;
-      writer.close();
+      await queue.catch(() => undefined);
+      await writer.close();
       reader.close();
     },
   };
+}
+
+type WriterRequest =
+  | { op: "begin" | "commit" | "rollback" | "close" }
+  | { op: "all" | "run"; sql: string; params: SqlParam[] }
+  | { op: "insert"; params: SqlParam[]; n: number };
+
+/** The main-thread side of lib/server/sqlite-writer.worker.mjs. */
+class SqliteWriter {
+  private readonly worker: Worker;
+  private nextId = 1;
+  private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private closed = false;
+
+  constructor(file: string) {
+    this.worker = new Worker(new URL("./sqlite-writer.worker.mjs", import.meta.url), {
+      workerData: { file, eventColumns: EVENT_COLUMNS },
+    });
+    this.worker.unref();
+    this.worker.on("message", (m: { id: number; ok: boolean; result?: unknown; error?: { message: string; code?: string } }) => {
+      const w = this.waiting.get(m.id);
+      if (!w) return;
+      this.waiting.delete(m.id);
+      if (m.ok) w.resolve(m.result);
+      else w.reject(Object.assign(new Error(m.error?.message ?? "SQLite write failed"), { code: m.error?.code }));
+    });
+    this.worker.on("error", (e) => {
+      for (const w of this.waiting.values()) w.reject(e);
+      this.waiting.clear();
+    });
+  }
+
+  send(req: WriterRequest): void {
+    // Answers to fire-and-forget requests are ignored; a failure resurfaces on the next call.
+    this.worker.postMessage({ id: 0, ...req });
+  }
+
+  call<T = unknown>(req: WriterRequest): Promise<T> {
+    if (this.closed) return Promise.reject(new Error("database is closed"));
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.worker.postMessage({ id, ...req });
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.call({ op: "close" }).catch(() => undefined);
+    this.closed = true;
+    await this.worker.terminate();
+  }
 }
 
 const PG_BATCH = 500;

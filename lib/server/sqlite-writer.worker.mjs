@@ -1,0 +1,71 @@
+// The SQLite write connection, on its own thread. Plain JavaScript on purpose: it loads
+// as it is under Next's server bundle, tsx (the CLI) and vitest. The main thread sends
+// operations in order; each is answered in order. Inserts are sent without waiting for
+// their answer, so parsing, hashing and analysis on the main thread overlap with the
+// B-tree writes here; an insert that fails poisons the transaction until its rollback.
+import { parentPort, workerData } from "node:worker_threads";
+import Database from "better-sqlite3";
+
+const db = new Database(workerData.file);
+db.pragma("journal_mode = WAL");
+db.pragma("synchronous = NORMAL");
+// Blocking here blocks only this thread, never the server's event loop.
+db.pragma("busy_timeout = 30000");
+db.pragma("foreign_keys = ON");
+
+const columns = workerData.eventColumns;
+const MULTI = 64;
+const insertSql = (n) =>
+  `INSERT INTO "Event" (${columns.map((c) => `"${c}"`).join(", ")}) VALUES ${Array.from({ length: n }, () => `(${columns.map(() => "?").join(", ")})`).join(", ")}`;
+const insertOne = db.prepare(insertSql(1));
+const insertMany = db.prepare(insertSql(MULTI));
+const cache = new Map();
+const prep = (sql) => {
+  let st = cache.get(sql);
+  if (!st) {
+    st = db.prepare(sql);
+    cache.set(sql, st);
+  }
+  return st;
+};
+
+let failed = null;
+
+function insert(flat, n) {
+  const width = columns.length;
+  let i = 0;
+  for (; i + MULTI <= n; i += MULTI) insertMany.run(flat.slice(i * width, (i + MULTI) * width));
+  for (; i < n; i++) insertOne.run(flat.slice(i * width, (i + 1) * width));
+}
+
+parentPort.on("message", (msg) => {
+  const { id, op } = msg;
+  try {
+    let result = null;
+    if (op === "begin") {
+      failed = null;
+      db.exec("BEGIN IMMEDIATE");
+    } else if (op === "rollback") {
+      failed = null;
+      if (db.inTransaction) db.exec("ROLLBACK");
+    } else if (failed) {
+      throw failed;
+    } else if (op === "commit") {
+      db.exec("COMMIT");
+    } else if (op === "insert") {
+      insert(msg.params, msg.n);
+    } else if (op === "all") {
+      const st = prep(msg.sql);
+      result = st.reader ? st.all(...msg.params) : (st.run(...msg.params), []);
+    } else if (op === "run") {
+      result = prep(msg.sql).run(...msg.params).changes;
+    } else if (op === "close") {
+      db.close();
+    }
+    parentPort.postMessage({ id, ok: true, result });
+  } catch (e) {
+    const error = { message: e instanceof Error ? e.message : String(e), code: e && typeof e === "object" && "code" in e ? e.code : undefined };
+    if (op === "insert" || op === "run" || op === "all") failed = Object.assign(new Error(error.message), { code: error.code });
+    parentPort.postMessage({ id, ok: false, error });
+  }
+});
