@@ -7,6 +7,8 @@ import "server-only";
 import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import pg from "pg";
+import { finished } from "node:stream/promises";
+import { from as copyFrom } from "pg-copy-streams";
 import { sqliteFileFromUrl, pgConfigFromUrl } from "../../prisma/adapters";
 
 export type SqlParam = string | number | bigint | boolean | null;
@@ -171,25 +173,20 @@ class SqliteWriter {
   }
 }
 
-const PG_BATCH = 500;
+/** COPY text format: backslash, tab, newline and carriage return escaped; \N is NULL. */
+function copyValue(v: SqlParam): string {
+  if (v === null) return "\\N";
+  if (typeof v === "boolean") return v ? "t" : "f";
+  if (typeof v !== "string") return String(v);
+  return /[\\\t\n\r]/.test(v) ? v.replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r") : v;
+}
 
 export function openPostgres(url: string): SqlExec {
   const { Client: _client, ...config } = pgConfigFromUrl(url);
   void _client;
   const pool = new pg.Pool(config);
   const toPg = (p: SqlParam) => (typeof p === "bigint" ? p.toString() : p);
-  const insertSql = new Map<number, string>();
-  const insertFor = (n: number) => {
-    let s = insertSql.get(n);
-    if (!s) {
-      const cols = EVENT_COLUMNS.length;
-      const values: string[] = [];
-      for (let r = 0; r < n; r++) values.push(`(${EVENT_COLUMNS.map((_, c) => `$${r * cols + c + 1}`).join(", ")})`);
-      s = `INSERT INTO "Event" (${EVENT_COLUMNS.map((c) => `"${c}"`).join(", ")}) VALUES ${values.join(", ")}`;
-      insertSql.set(n, s);
-    }
-    return s;
-  };
+  const copySql = `COPY "Event" (${EVENT_COLUMNS.map((c) => `"${c}"`).join(", ")}) FROM STDIN`;
   return {
     dialect: "postgres",
     async all<T>(sql: string, params: SqlParam[] = []) {
@@ -198,28 +195,47 @@ export function openPostgres(url: string): SqlExec {
     },
     async transaction<T>(fn: (t: SqlTx) => Promise<T>): Promise<T> {
       const client = await pool.connect();
+      // Event batches go out as COPY without waiting for each to finish: the client keeps
+      // commands in order, and the next awaited statement surfaces any failure.
+      let pending: Promise<unknown>[] = [];
+      const settle = async () => {
+        if (pending.length === 0) return;
+        const p = pending;
+        pending = [];
+        await Promise.all(p);
+      };
       const tx: SqlTx = {
         async all<R>(sql: string, params: SqlParam[] = []) {
+          await settle();
           return (await client.query(numbered(sql), params.map(toPg))).rows as R[];
         },
         async run(sql: string, params: SqlParam[] = []) {
+          await settle();
           return (await client.query(numbered(sql), params.map(toPg))).rowCount ?? 0;
         },
         async insertEvents(rows: EventRow[]) {
-          for (let i = 0; i < rows.length; i += PG_BATCH) {
-            const batch = rows.slice(i, i + PG_BATCH);
-            const params: SqlParam[] = [];
-            for (const r of batch) for (const c of EVENT_COLUMNS) params.push(r[c]);
-            await client.query({ text: insertFor(batch.length), values: params.map(toPg) });
+          if (rows.length === 0) return;
+          let text = "";
+          for (const r of rows) {
+            let line = "";
+            for (let i = 0; i < EVENT_COLUMNS.length; i++) line += (i ? "\t" : "") + copyValue(r[EVENT_COLUMNS[i]]);
+            text += line + "\n";
           }
+          const stream = client.query(copyFrom(copySql));
+          const done = finished(stream);
+          done.catch(() => undefined);
+          stream.end(text);
+          pending.push(done);
         },
       };
       try {
         await client.query("BEGIN");
         const result = await fn(tx);
+        await settle();
         await client.query("COMMIT");
         return result;
       } catch (e) {
+        await Promise.allSettled(pending);
         await client.query("ROLLBACK").catch(() => undefined);
         throw e;
       } finally {
