@@ -14,7 +14,7 @@ const server = (port: number, databaseUrl: string) => ({
   url: `http://127.0.0.1:${port}/api/health`,
   reuseExistingServer: false,
   timeout: 120_000,
-  env: { DATABASE_URL: databaseUrl, NEXT_TELEMETRY_DISABLED: "1", RETRACE_MAX_BODY_BYTES: String(48 * 1024 * 1024), RETRACE_MAX_LINE_BYTES: String(4 * 1024 * 1024) },
+  env: { DATABASE_URL: databaseUrl, NEXT_TELEMETRY_DISABLED: "1", RETRACE_MAX_BODY_BYTES: String(48 * 1024 * 1024), RETRACE_MAX_LINE_BYTES: String(6 * 1024 * 1024) },
 });
 
 export default defineConfig({

@@ -1,15 +1,40 @@
 import type { Metadata } from "next";
+import Link from "next/link";
+import { cookies } from "next/headers";
+import { ThemeToggle } from "@/components/theme/theme-toggle";
+import { Providers } from "./providers";
+import "@xyflow/react/dist/style.css";
 import "./globals.css";
 
 export const metadata: Metadata = {
   title: "Retrace",
   description: "Replay debugger for AI agent runs",
+  // inline, so no request for /favicon.ico (and no 404 in the console)
+  icons: { icon: "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' rx='3' fill='%233b5bdb'/%3E%3Cpath d='M4 12V4h4.5a2.5 2.5 0 0 1 0 5H4m4.5 0L12 12' stroke='white' stroke-width='1.6' fill='none'/%3E%3C/svg%3E" },
 };
 
-export default function RootLayout({ children }: { children: React.ReactNode }) {
+export default async function RootLayout({ children }: { children: React.ReactNode }) {
+  // the chosen theme travels in a cookie so the server renders it: no flash, no inline script
+  const chosen = (await cookies()).get("retrace-theme")?.value;
+  const theme = chosen === "light" || chosen === "dark" ? chosen : undefined;
   return (
-    <html lang="en">
-      <body>{children}</body>
+    <html lang="en" data-theme={theme}>
+      <body>
+        <Providers>
+          <header className="app-header">
+            <Link href="/" className="brand" prefetch={false}>
+              Retrace
+            </Link>
+            <nav aria-label="Main">
+              <Link href="/" prefetch={false}>
+                Runs
+              </Link>
+            </nav>
+            <ThemeToggle initial={theme ?? "system"} />
+          </header>
+          <main className="app-main">{children}</main>
+        </Providers>
+      </body>
     </html>
   );
 }

@@ -69,7 +69,7 @@ for (const { name, base } of SERVERS) {
       const big = Buffer.alloc(50 * 1024 * 1024, 0x20);
       expect((await postJournal(request, base, big)).status()).toBe(413);
       const run = `longline-${name}`;
-      const res = await postJournal(request, base, nd([ev(run, 0), ev(run, 1, "note", { text: "y".repeat(5 * 1024 * 1024) })]));
+      const res = await postJournal(request, base, nd([ev(run, 0), ev(run, 1, "note", { text: "y".repeat(7 * 1024 * 1024) })]));
       expect(res.status()).toBe(400);
       expect((await res.json()).errors[0]).toMatchObject({ line: 2 });
     });

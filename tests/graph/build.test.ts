@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import ELK from "elkjs/lib/elk.bundled.js";
-import { buildRunIndex, buildStepGraph, decodeSummary, encodeSummary, graphWindow, layoutStepGraph, summaryRowsFromEvents, type ElkEngine } from "@/lib/graph";
+import { buildRunIndex, buildStepGraph, decodeSummary, encodeSummary, graphWindow, layoutSequence, layoutStepGraph, summaryRowsFromEvents, type ElkEngine } from "@/lib/graph";
 import { generateJournal } from "@/scripts/bench-journal";
 import { indexOf, readExample } from "./helpers";
 import type { JournalEvent } from "@/lib/journal/types";
@@ -133,3 +133,40 @@ describe("scale", () => {
 async function collect(text: string): Promise<{ events: JournalEvent[] }> {
   return { events: text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as JournalEvent) };
 }
+
+describe("sequence layout (the default engine)", () => {
+  it("places every node, steps left to right, events top to bottom, children inside their step", () => {
+    const index = indexOf(readExample("00-refund-clean.jsonl"));
+    const g = buildStepGraph(index, { collapsed: (id) => id === "s3" });
+    const layout = layoutSequence(g);
+    for (const n of g.nodes) expect(layout.boxes[n.id], n.id).toBeDefined();
+    const ys = [3, 4, 5, 6, 7, 8, 9, 10, 11].map((seq) => layout.boxes[`e${seq}`].y);
+    expect([...ys].sort((a, b) => a - b)).toEqual(ys);
+    expect(new Set(ys).size).toBe(ys.length);
+    const s1 = layout.boxes["s:s1"];
+    for (const seq of [3, 11]) {
+      const b = layout.boxes[`e${seq}`];
+      expect(b.x + b.width).toBeLessThanOrEqual(s1.width);
+      expect(b.y + b.height).toBeLessThanOrEqual(s1.height);
+    }
+    const order = ["e0", "e1", "e2", "s:s1", "s:s2", "s:s3", "e32"].map((id) => layout.boxes[id].x);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    // nothing overlaps at the top level
+    for (let i = 1; i < order.length; i++) {
+      const prev = ["e0", "e1", "e2", "s:s1", "s:s2", "s:s3", "e32"][i - 1];
+      expect(order[i]).toBeGreaterThanOrEqual(layout.boxes[prev].x + layout.boxes[prev].width);
+    }
+  });
+
+  it("parallel calls caused by one response sit side by side, and it is fast", () => {
+    const ev = readExample("00-refund-clean.jsonl");
+    const events = ev.map((e) => (e.seq === 8 || e.seq === 9 ? { ...e, type: "tool.call" as const, parent: 7 as JournalEvent["seq"], data: { ...e.data, call: `t${e.seq}`, tool: "lookup_order", effect: "read" } } : e));
+    const g = buildStepGraph(indexOf(events), { collapsed: () => false });
+    const t = performance.now();
+    const layout = layoutSequence(g);
+    expect(performance.now() - t).toBeLessThan(20);
+    expect(layout.boxes.e8.y).toBe(layout.boxes.e9.y);
+    expect(layout.boxes.e9.x).toBeGreaterThan(layout.boxes.e8.x);
+    expect(layout.boxes.e10.y).toBeGreaterThan(layout.boxes.e9.y);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hasInvisibles, revealInvisibles, truncate } from "@/lib/view/text";
+import { hasInvisibles, revealInvisibles, truncate, visibleText } from "@/lib/view/text";
 
 describe("payload text", () => {
   it("shows a right-to-left override that would make 'gpj.exe' read as 'exe.jpg' as a marker", () => {
@@ -26,5 +26,14 @@ describe("payload text", () => {
     const emoji = "a".repeat(9) + "😀" + "b";
     expect(truncate(emoji, 10).text).toBe("a".repeat(9));
     expect(truncate("short", 10)).toEqual({ text: "short", cut: 0 });
+  });
+});
+
+describe("visibleText (plain-text places: list rows, graph nodes, canvas labels)", () => {
+  it("turns every invisible into a visible code point marker", () => {
+    expect(visibleText("invoice\u202Egpj.exe")).toBe("invoice⟨U+202E⟩gpj.exe");
+    expect(visibleText("pay\u200Bpal")).toBe("pay⟨U+200B⟩pal");
+    expect(visibleText("plain")).toBe("plain");
+    expect(visibleText(null)).toBe("");
   });
 });

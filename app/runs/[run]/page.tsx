@@ -1,0 +1,30 @@
+import { notFound } from "next/navigation";
+import { preload } from "react-dom";
+import { RunView } from "@/components/run/run-view";
+import { getDb } from "@/lib/server/db";
+import { getRun } from "@/lib/server/queries";
+import type { RunDetail } from "@/lib/view/api-types";
+
+export const dynamic = "force-dynamic";
+
+type Props = { params: Promise<{ run: string }>; searchParams: Promise<{ event?: string | string[] }> };
+
+export async function generateMetadata({ params }: Props) {
+  const { run } = await params;
+  return { title: `${run} · Retrace` };
+}
+
+/**
+ * The run page. The header comes with the HTML; the event summary (the big part) is
+ * preloaded by the browser while the scripts load, and read through TanStack Query.
+ */
+export default async function RunPage({ params, searchParams }: Props) {
+  const { run } = await params;
+  const sp = await searchParams;
+  const detail = await getRun(getDb(), run);
+  if (!detail) notFound();
+  preload(`/api/runs/${encodeURIComponent(run)}/summary`, { as: "fetch", crossOrigin: "anonymous" });
+  const raw = Array.isArray(sp.event) ? sp.event[0] : sp.event;
+  const initialSeq = raw !== undefined && /^\d{1,10}$/.test(raw) ? Number(raw) : null;
+  return <RunView runId={run} initialDetail={detail as RunDetail} initialSeq={initialSeq} />;
+}

@@ -1,0 +1,24 @@
+/** GET a JSON API route; a non-2xx answer throws with the server's `error` message. */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+export async function fetchJson<T>(url: string, signal?: AbortSignal): Promise<T> {
+  const res = await fetch(url, { signal, headers: { accept: "application/json" } });
+  if (!res.ok) {
+    let message = `${res.status} ${res.statusText}`;
+    try {
+      const body = (await res.json()) as { error?: unknown };
+      if (typeof body.error === "string") message = body.error;
+    } catch {
+      /* not JSON: keep the status line */
+    }
+    throw new ApiError(message, res.status);
+  }
+  return (await res.json()) as T;
+}

@@ -1,0 +1,128 @@
+"use client";
+import { useQueryClient } from "@tanstack/react-query";
+import { useEffect } from "react";
+import { EVENT_KINDS, type RunIndex } from "@/lib/graph";
+import type { InspectAnswer, RunDetail, StoredEvent } from "@/lib/view/api-types";
+import { formatDuration, formatOffset, formatTimestamp } from "@/lib/view/format";
+import { KindBadge } from "@/components/ui/kind-badge";
+import { SafeText } from "@/components/ui/safe-text";
+import { useRunStore, useRunStoreApi } from "@/components/run/run-store";
+import { prefetchInspect, useInspect } from "@/components/run/use-run-data";
+import { ApprovalPane } from "./approval-pane";
+import { ContextPane } from "./context-pane";
+import { ModelPane } from "./model-pane";
+import { OverviewPane, RawPane } from "./raw-pane";
+import { StatePane } from "./state-pane";
+import { ToolPane } from "./tool-pane";
+
+type Tab = "overview" | "context" | "model" | "tool" | "approval" | "state" | "raw";
+const TAB_LABEL: Record<Tab, string> = { overview: "Overview", context: "Context", model: "Model", tool: "Tool call", approval: "Approval", state: "State", raw: "Raw JSON" };
+
+function tabsFor(type: string): Tab[] {
+  if (type === "context") return ["context", "state", "raw"];
+  if (type.startsWith("model.")) return ["model", "context", "state", "raw"];
+  if (type.startsWith("tool.") || type === "reconcile") return ["tool", "approval", "state", "raw"];
+  if (type.startsWith("approval.")) return ["approval", "tool", "state", "raw"];
+  if (type === "state" || type === "checkpoint") return ["state", "raw"];
+  return ["overview", "state", "raw"];
+}
+
+const STATEFUL = (type: string) => type === "state" || type === "checkpoint" || type.startsWith("approval.");
+
+/** The selected event: a header at once from the summary, its panes when the payload arrives. */
+export function Inspector({ runId, detail, index }: { runId: string; detail: RunDetail; index: RunIndex | undefined }) {
+  const api = useRunStoreApi();
+  const qc = useQueryClient();
+  const seq = useRunStore((s) => s.selectedSeq);
+  const chosen = useRunStore((s) => s.inspectorTab) as Tab | null;
+  const row = index && seq !== null ? index.rowOfSeq(seq) : -1;
+  const type = row >= 0 && index ? index.summary.type[row] : "";
+  const tabs = tabsFor(type);
+  const tab: Tab = chosen && tabs.includes(chosen) ? chosen : tabs[0];
+  const withState = tab === "state" && !STATEFUL(type);
+  const q = useInspect(runId, row >= 0 ? seq : null, withState);
+
+  // the neighbours' payloads, so j/k show them without waiting
+  useEffect(() => {
+    if (!index || row < 0 || !q.isSuccess) return;
+    for (const r of [row + 1, row - 1]) if (r >= 0 && r < index.n) prefetchInspect(qc, runId, index.summary.seq[r]);
+  }, [q.isSuccess, row, index, qc, runId]);
+
+  if (!index) return <div className="skeleton">Loading…</div>;
+  if (row < 0) return <div className="empty-pane">{seq !== null ? `Event #${seq} is not in this run.` : "Select an event in the list, the graph or the timeline."}</div>;
+
+  const s = index.summary;
+  const kind = EVENT_KINDS[index.kindOfRow[row]];
+  const parent = s.parent[row];
+  const findings = detail.findings.filter((f) => f.seq === seq);
+  const ready = q.isSuccess && q.data.seq === seq;
+  const policy = (detail.header.policy ?? null) as Record<string, unknown> | null;
+
+  return (
+    <div style={{ display: "flex", flexDirection: "column", minHeight: 0, height: "100%" }} data-testid="inspector" data-ready={ready ? "true" : "false"} data-seq={seq ?? undefined}>
+      <div className="inspector-head">
+        <div className="line1">
+          <KindBadge kind={kind} />
+          <h2>
+            #{seq} {type}
+            {s.name[row] ? <span style={{ fontWeight: 400, color: "var(--muted)" }}> {s.name[row]}</span> : null}
+          </h2>
+        </div>
+        <div className="meta">
+          <span title={formatTimestamp(s.tsMs[row])}>{formatOffset(s.tsMs[row] - index.startMs)}</span>
+          {s.step[row] ? <span>step {s.step[row]}</span> : null}
+          {s.status[row] ? <span className={index.failed[row] ? "bad" : ""}>{s.status[row]}</span> : null}
+          {!Number.isNaN(s.latencyMs[row]) ? <span>{formatDuration(s.latencyMs[row])}</span> : null}
+          {parent >= 0 ? (
+            <button type="button" className="link" onClick={() => api.getState().select(parent)}>
+              caused by #{parent}
+            </button>
+          ) : null}
+          <span title="recorder chain at this event">chain {s.chain[row]}</span>
+          {s.redactions[row] > 0 ? <span className="warnc">{s.redactions[row]} secret(s) redacted</span> : null}
+        </div>
+        {findings.map((f) => (
+          <div key={f.rule} className={`finding-box ${f.severity}`} role="note">
+            <b className="mono">{f.rule}</b> ({f.severity}): <SafeText value={f.message} />
+          </div>
+        ))}
+      </div>
+      <div className="tabs" role="tablist" aria-label="Event panes">
+        {tabs.map((t) => (
+          <button key={t} type="button" role="tab" aria-selected={t === tab} onClick={() => api.getState().setInspectorTab(t)}>
+            {TAB_LABEL[t]}
+          </button>
+        ))}
+      </div>
+      <div className="tab-panel" role="tabpanel" aria-label={TAB_LABEL[tab]}>
+        {q.isError ? (
+          <div className="empty-pane bad">Could not load event #{seq}: {q.error.message}</div>
+        ) : !ready ? (
+          <div className="skeleton">Loading event #{seq}…</div>
+        ) : (
+          <Pane tab={tab} answer={q.data} policy={policy} />
+        )}
+      </div>
+    </div>
+  );
+}
+
+function Pane({ tab, answer, policy }: { tab: Tab; answer: InspectAnswer; policy: Record<string, unknown> | null }) {
+  const all: StoredEvent[] = [answer.event, ...answer.related].sort((a, b) => a.seq - b.seq);
+  switch (tab) {
+    case "context":
+      return <ContextPane answer={answer} all={all} policy={policy} />;
+    case "model":
+      return <ModelPane answer={answer} all={all} />;
+    case "tool":
+      return <ToolPane answer={answer} all={all} />;
+    case "approval":
+      return <ApprovalPane answer={answer} all={all} />;
+    case "state":
+      return <StatePane answer={answer} />;
+    case "raw":
+      return <RawPane answer={answer} />;
+    default:
+      return <OverviewPane answer={answer} />;
+  }
+}

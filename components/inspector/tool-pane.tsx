@@ -1,0 +1,78 @@
+"use client";
+import type { InspectAnswer, StoredEvent } from "@/lib/view/api-types";
+import { formatDuration } from "@/lib/view/format";
+import { JsonTree } from "@/components/ui/json-tree";
+import { asStr, dataOf, Fields, findType, Jump, Value } from "./bits";
+
+/** A tool call paired with its result by `call`: what was asked, with what effect, and what came back. */
+export function ToolPane({ answer, all }: { answer: InspectAnswer; all: StoredEvent[] }) {
+  const self = answer.event;
+  const call = asStr(dataOf(self).call);
+  const callEv = self.event.type === "tool.call" ? self : findType(all, "tool.call", (d) => d.call === call);
+  const results = all.filter((e) => e.event.type === "tool.result" && dataOf(e).call === call);
+  const reconciles = all.filter((e) => e.event.type === "reconcile" && dataOf(e).call === call);
+  const approval = findType(all, "approval.request", (d) => d.call === call);
+  const c = dataOf(callEv);
+  const write = c.effect === "write";
+  const idem = asStr(c.idempotencyKey);
+  return (
+    <div className="pane">
+      <h3>Call {callEv ? <Jump seq={callEv.seq} /> : null}</h3>
+      {callEv ? (
+        <>
+          <Fields
+            rows={[
+              ["tool", <span key="t" className="mono"><Value v={c.tool} />{c.version !== undefined ? <>@<Value v={c.version} /></> : null}</span>],
+              ["call id", <Value key="c" v={c.call} />],
+              ["effect", <span key="e" className={`badge ${write ? "warn" : ""}`}>{asStr(c.effect) ?? "—"}</span>],
+              ["idempotency key", idem ? <Value key="i" v={idem} /> : <span key="i" className={write ? "bad" : ""}>{write ? "missing (a write without one)" : "—"}</span>],
+              ["target", <Value key="g" v={c.target} />],
+              ["approval", approval ? <Jump key="a" seq={approval.seq}>requested at #{approval.seq}</Jump> : "—"],
+            ]}
+          />
+          <h3>Arguments</h3>
+          <JsonTree value={c.args} label="Arguments" />
+        </>
+      ) : (
+        <p className="warnc">The call was not found in this run.</p>
+      )}
+      {results.length === 0 ? <p className="warnc">No result recorded (yet) for this call.</p> : null}
+      {results.map((r) => {
+        const d = dataOf(r);
+        const status = asStr(d.status);
+        return (
+          <div key={r.seq} style={{ display: "flex", flexDirection: "column", gap: 8 }}>
+            <h3>
+              Result <Jump seq={r.seq} />
+            </h3>
+            <Fields
+              rows={[
+                ["status", <span key="s" className={`badge ${status === "ok" ? "good" : "bad"}`}>{status ?? "—"}</span>],
+                ["latency", typeof d.latencyMs === "number" ? formatDuration(d.latencyMs) : "—"],
+                ["external id", <Value key="x" v={d.externalId} />],
+                ["partial", d.partial === true ? <span key="p" className="warnc">yes: the result is incomplete</span> : "no"],
+              ]}
+            />
+            {d.error !== undefined ? (
+              <div className="finding-box">
+                <b>error</b> <Value v={d.error} limit={2000} />
+              </div>
+            ) : null}
+            {d.result !== undefined ? <JsonTree value={d.result} label="Result" /> : null}
+          </div>
+        );
+      })}
+      {reconciles.map((r) => {
+        const d = dataOf(r);
+        return (
+          <div key={r.seq}>
+            <h3>
+              Reconciled <Jump seq={r.seq} />
+            </h3>
+            <Fields rows={[["outcome", <Value key="o" v={d.outcome} />], ["by", <Value key="b" v={d.by} />], ["evidence", <Value key="e" v={d.evidence} />]]} />
+          </div>
+        );
+      })}
+    </div>
+  );
+}

@@ -1,0 +1,110 @@
+"use client";
+import type { RunIndex } from "@/lib/graph";
+import type { RunDetail } from "@/lib/view/api-types";
+import { formatCount, formatDuration, formatTimestamp } from "@/lib/view/format";
+import { visibleText as vt } from "@/lib/view/text";
+import { ChainBadge, StatusBadge } from "@/components/runs/runs-table";
+import { SearchBox } from "./search-box";
+
+const VERSION_GROUPS = ["prompts", "policies", "tools", "models"] as const;
+
+function asRecord(v: unknown): Record<string, unknown> | null {
+  return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+}
+
+/** Who ran what, where, with which versions, and whether the record can be trusted. */
+export function RunHeader({ detail, index, liveMode }: { detail: RunDetail; index: RunIndex | undefined; liveMode: string }) {
+  const versions = asRecord(detail.header.versions);
+  const policy = asRecord(detail.header.policy);
+  const resumeOf = asRecord(detail.header.resumeOf);
+  const forkOf = asRecord(detail.header.forkOf);
+  return (
+    <header className="run-header">
+      <div className="title-row">
+        <h1>
+          {detail.workflow ? vt(detail.workflow) : "(no workflow)"}
+          {detail.workflowVersion ? <span className="mono">@{vt(detail.workflowVersion)}</span> : null}
+        </h1>
+        <span className="mono" style={{ color: "var(--muted)" }}>
+          {detail.id}
+        </span>
+        <StatusBadge status={detail.status} />
+        {detail.live ? (
+          <span className="badge live" title={liveMode === "stream" ? "updating through a live stream" : "updating by polling"}>
+            live
+          </span>
+        ) : null}
+        <ChainBadge status={detail.chainStatus} brokenAt={detail.chainBrokenAt} prefix="chain " />
+        <span className={`badge ${detail.fidelity === "replayable" ? "good" : "warn"}`} title="replayable: versions and state recorded; trace: imported, best-effort">
+          {detail.fidelity}
+        </span>
+        {detail.findings.length > 0 ? <span className="badge bad">{detail.findings.length} findings</span> : <span className="badge good">no findings</span>}
+        <SearchBox runId={detail.id} index={index} />
+      </div>
+      <div className="meta">
+        <span>
+          environment <b>{detail.environment ? vt(detail.environment) : "—"}</b>
+        </span>
+        <span>
+          initiator <b>{detail.initiator ? vt(detail.initiator) : "—"}</b>
+        </span>
+        {detail.agent ? (
+          <span>
+            agent <b>{vt(detail.agent)}{detail.agentVersion ? `@${vt(detail.agentVersion)}` : ""}</b>
+          </span>
+        ) : null}
+        <span>
+          started <b>{formatTimestamp(detail.startedAt)}</b>
+        </span>
+        <span>
+          duration <b>{formatDuration(detail.durationMs)}</b>
+        </span>
+        <span>
+          events <b>{formatCount(detail.eventCount)}</b>
+        </span>
+        {index ? (
+          <span>
+            steps <b>{formatCount(index.steps.length)}</b>
+          </span>
+        ) : null}
+        {detail.errorCount > 0 ? (
+          <span className="bad">
+            errors <b className="bad">{formatCount(detail.errorCount)}</b>
+          </span>
+        ) : null}
+        {resumeOf ? <span>resumes {vt(String(resumeOf.run ?? "?"))} at {vt(String(resumeOf.checkpoint ?? "?"))}</span> : null}
+        {forkOf ? <span>fork of {vt(String(forkOf.run ?? "?"))} at seq {vt(String(forkOf.seq ?? "?"))}</span> : null}
+        {detail.tags.length > 0 ? <span>tags {vt(detail.tags.join(", "))}</span> : null}
+        <details>
+          <summary>versions in force{policy ? " and policy" : ""}</summary>
+          <div className="versions" aria-label="Versions in force">
+            {VERSION_GROUPS.map((g) => {
+              const entries = Object.entries(asRecord(versions?.[g]) ?? {});
+              return (
+                <div key={g}>
+                  <h3>{g}</h3>
+                  {entries.length === 0 ? <div style={{ color: "var(--muted)" }}>—</div> : null}
+                  {entries.map(([k, v]) => (
+                    <div key={k} className="mono">
+                      {vt(k)} <b>{vt(typeof v === "string" ? v : JSON.stringify(v))}</b>
+                    </div>
+                  ))}
+                </div>
+              );
+            })}
+            {policy ? (
+              <div>
+                <h3>policy</h3>
+                {Object.entries(policy).map(([k, v]) => (
+                  <div key={k} className="mono">
+                    {vt(k)} <b>{vt(Array.isArray(v) ? v.join(", ") : typeof v === "string" || typeof v === "number" ? String(v) : JSON.stringify(v))}</b>
+                  </div>
+                ))}
+              </div>
+            ) : null}
+          </div>
+        </details>
+      </div>
+    </header>
+  );
+}

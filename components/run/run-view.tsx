@@ -1,0 +1,146 @@
+"use client";
+import dynamic from "next/dynamic";
+import { useEffect, useMemo, useState } from "react";
+import { useStore } from "zustand";
+import type { RunIndex } from "@/lib/graph";
+import type { RunDetail } from "@/lib/view/api-types";
+import { EventList } from "./event-list";
+import { FindingsList } from "./findings-list";
+import { RunHeader } from "./run-header";
+import { createRunViewStore, RunStoreContext, useRunStore, useRunStoreApi } from "./run-store";
+import { useRunKeyboard } from "./use-run-keyboard";
+import { useLiveRun, useRunDetail, useRunIndex } from "./use-run-data";
+import { useSearchMatches } from "./use-search";
+import { GraphPane } from "@/components/graph/graph-pane";
+import { getLayoutWorker } from "@/components/graph/layout-worker";
+import { Timeline } from "@/components/timeline/timeline";
+import { Inspector } from "@/components/inspector/inspector";
+
+// recharts is only needed when the Charts tab is opened
+const StepCharts = dynamic(() => import("@/components/charts/step-charts").then((m) => m.StepCharts), {
+  ssr: false,
+  loading: () => <div className="skeleton">Loading charts…</div>,
+});
+
+export function RunView({ runId, initialDetail, initialSeq }: { runId: string; initialDetail: RunDetail; initialSeq: number | null }) {
+  const [store] = useState(() => createRunViewStore(initialSeq, initialSeq === null && initialDetail.live));
+  // warm the layout worker while the summary is on its way
+  useEffect(() => void getLayoutWorker(), []);
+  return (
+    <RunStoreContext.Provider value={store}>
+      <RunViewBody runId={runId} initialDetail={initialDetail} />
+    </RunStoreContext.Provider>
+  );
+}
+
+function RunViewBody({ runId, initialDetail }: { runId: string; initialDetail: RunDetail }) {
+  const detail = useRunDetail(runId, initialDetail).data ?? initialDetail;
+  const indexQuery = useRunIndex(runId);
+  const index = indexQuery.data;
+  const liveMode = useLiveRun(runId, true);
+  const api = useRunStoreApi();
+  const graphReady = useRunStore((s) => s.graphReady);
+  const timelineReady = useRunStore((s) => s.timelineReady);
+  const sideTab = useRunStore((s) => s.sideTab);
+  const bottomTab = useRunStore((s) => s.bottomTab);
+
+  useInitialSelection(index);
+  useFollowTail(index);
+  useUrlSync();
+  useRunKeyboard(index);
+  useSearchMatches(runId, index);
+
+  const findingsBySeq = useMemo(() => {
+    const m = new Map<number, number>();
+    for (const f of detail.findings) m.set(f.seq, (m.get(f.seq) ?? 0) + 1);
+    return m;
+  }, [detail.findings]);
+
+  const ready = !!index && graphReady && timelineReady;
+  // when the first screen was ready, for the bench and for anyone reading the DOM
+  const [readyAt, setReadyAt] = useState<number | null>(null);
+  useEffect(() => {
+    if (ready && readyAt === null) setReadyAt(Math.round(performance.now()));
+  }, [ready, readyAt]);
+
+  return (
+    <div className="run-view" data-testid="run-view" data-ready={ready ? "true" : "false"} data-ready-ms={readyAt ?? undefined} data-live={liveMode}>
+      <RunHeader detail={detail} index={index} liveMode={liveMode} />
+      <div className="run-body">
+        <aside className="side" aria-label="Events and findings">
+          <div className="tabs" role="tablist" aria-label="Side panel">
+            <button type="button" role="tab" aria-selected={sideTab === "events"} onClick={() => api.getState().setSideTab("events")}>
+              Events {index ? `(${index.n.toLocaleString("en-US")})` : ""}
+            </button>
+            <button type="button" role="tab" aria-selected={sideTab === "findings"} onClick={() => api.getState().setSideTab("findings")}>
+              Findings ({detail.findings.length})
+            </button>
+          </div>
+          {sideTab === "events" ? (
+            index ? (
+              <EventList index={index} findings={findingsBySeq} live={detail.live} />
+            ) : (
+              <div className="skeleton">{indexQuery.isError ? `Could not load events: ${indexQuery.error.message}` : "Loading events…"}</div>
+            )
+          ) : (
+            <FindingsList findings={detail.findings} />
+          )}
+        </aside>
+        <section className="center" aria-label="Graph and timeline">
+          {index ? <GraphPane index={index} findings={findingsBySeq} /> : <div className="graph-pane skeleton">Loading graph…</div>}
+          <div className="bottom-pane">
+            <div className="tabs" role="tablist" aria-label="Bottom panel">
+              <button type="button" role="tab" aria-selected={bottomTab === "timeline"} onClick={() => api.getState().setBottomTab("timeline")}>
+                Timeline
+              </button>
+              <button type="button" role="tab" aria-selected={bottomTab === "charts"} onClick={() => api.getState().setBottomTab("charts")}>
+                Charts
+              </button>
+            </div>
+            {index ? bottomTab === "timeline" ? <Timeline index={index} findings={findingsBySeq} /> : <StepCharts index={index} /> : null}
+          </div>
+        </section>
+        <aside className="inspector" aria-label="Selected event">
+          <Inspector runId={runId} detail={detail} index={index} />
+        </aside>
+      </div>
+    </div>
+  );
+}
+
+/** No `?event=`: start at the first event (or, following a live run, the newest). */
+function useInitialSelection(index: RunIndex | undefined) {
+  const api = useRunStoreApi();
+  useEffect(() => {
+    if (!index || index.n === 0) return;
+    const s = api.getState();
+    if (s.selectedSeq !== null && index.rowOfSeq(s.selectedSeq) >= 0) return;
+    if (s.selectedSeq === null) s.select(s.follow ? index.summary.seq[index.n - 1] : index.summary.seq[0], { follow: s.follow });
+  }, [index, api]);
+}
+
+/** Following a live run: each new last event becomes the selection. */
+function useFollowTail(index: RunIndex | undefined) {
+  const api = useRunStoreApi();
+  const follow = useStore(api, (s) => s.follow);
+  useEffect(() => {
+    if (!index || index.n === 0 || !follow) return;
+    const last = index.summary.seq[index.n - 1];
+    if (api.getState().selectedSeq !== last) api.getState().select(last, { follow: true });
+  }, [index, follow, api]);
+}
+
+/** `?event=SEQ` follows the selection, so a reload or a shared link restores it. */
+function useUrlSync() {
+  const seq = useRunStore((s) => s.selectedSeq);
+  useEffect(() => {
+    if (seq === null) return;
+    const t = setTimeout(() => {
+      const url = new URL(window.location.href);
+      if (url.searchParams.get("event") === String(seq)) return;
+      url.searchParams.set("event", String(seq));
+      window.history.replaceState(window.history.state, "", url);
+    }, 150);
+    return () => clearTimeout(t);
+  }, [seq]);
+}

@@ -1,0 +1,80 @@
+"use client";
+import { useEffect, useState } from "react";
+import { EMPTY_FILTERS, RUN_SORTS, RUN_STATUSES, isFiltered, type RunFilters, type RunSort } from "@/lib/view/run-filters";
+
+const TEXT_DELAY_MS = 300;
+
+/** Filter controls; text fields apply after a short pause in typing, the rest at once. */
+export function RunFiltersBar({ filters, onChange }: { filters: RunFilters; onChange: (f: RunFilters) => void }) {
+  const [draft, setDraft] = useState(filters);
+  useEffect(() => setDraft(filters), [filters]);
+  useEffect(() => {
+    const changed = (["q", "workflow", "environment", "tag"] as const).some((k) => draft[k] !== filters[k]);
+    if (!changed) return;
+    const t = setTimeout(() => onChange(draft), TEXT_DELAY_MS);
+    return () => clearTimeout(t);
+  }, [draft, filters, onChange]);
+  const now = (patch: Partial<RunFilters>) => onChange({ ...draft, ...patch });
+  const text = (k: "q" | "workflow" | "environment" | "tag") => ({
+    value: draft[k],
+    onChange: (e: React.ChangeEvent<HTMLInputElement>) => setDraft({ ...draft, [k]: e.target.value }),
+  });
+  return (
+    <form className="filters" role="search" aria-label="Filter runs" onSubmit={(e) => (e.preventDefault(), onChange(draft))}>
+      <label>
+        Search
+        <input type="search" placeholder="run id, workflow, tool or model" {...text("q")} />
+      </label>
+      <label>
+        Status
+        <select value={draft.status} onChange={(e) => now({ status: e.target.value })}>
+          <option value="">any</option>
+          {RUN_STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Workflow
+        <input type="text" {...text("workflow")} />
+      </label>
+      <label>
+        Environment
+        <input type="text" {...text("environment")} />
+      </label>
+      <label>
+        Tag
+        <input type="text" {...text("tag")} />
+      </label>
+      <label>
+        Started from
+        <input type="date" value={draft.from} onChange={(e) => now({ from: e.target.value })} />
+      </label>
+      <label>
+        to
+        <input type="date" value={draft.to} onChange={(e) => now({ to: e.target.value })} />
+      </label>
+      <label style={{ flexDirection: "row", alignItems: "center", gap: 4, paddingBottom: 4 }}>
+        <input type="checkbox" checked={draft.live === "true"} onChange={(e) => now({ live: e.target.checked ? "true" : "" })} />
+        live only
+      </label>
+      <label>
+        Sort
+        <select value={draft.sort} onChange={(e) => now({ sort: e.target.value as RunSort })}>
+          {RUN_SORTS.map(([v, label]) => (
+            <option key={v} value={v}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </label>
+      {isFiltered(filters) ? (
+        <button type="button" onClick={() => onChange({ ...EMPTY_FILTERS, sort: filters.sort })}>
+          Clear filters
+        </button>
+      ) : null}
+    </form>
+  );
+}

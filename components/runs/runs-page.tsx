@@ -1,0 +1,124 @@
+"use client";
+import { useQueryClient } from "@tanstack/react-query";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { filtersFromParams, isFiltered, paramsFromFilters, type RunFilters } from "@/lib/view/run-filters";
+import { EmptyState } from "./empty-state";
+import { RunFiltersBar } from "./run-filters-bar";
+import { RunsTable } from "./runs-table";
+import { UploadReport } from "./upload-report";
+import { useRuns } from "./use-runs";
+import { useUpload } from "./use-upload";
+
+/** The runs list: filters live in the URL; uploads by button or by dropping files anywhere. */
+export function RunsPage({ origin }: { origin: string }) {
+  const params = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const filters = useMemo(() => filtersFromParams(new URLSearchParams(params.toString())), [params]);
+  const setFilters = useCallback(
+    (f: RunFilters) => {
+      const q = paramsFromFilters(f).toString();
+      router.replace(q ? `${pathname}?${q}` : pathname, { scroll: false });
+    },
+    [router, pathname],
+  );
+  const runs = useRuns(filters);
+  const qc = useQueryClient();
+  const onStored = useCallback(() => void qc.invalidateQueries({ queryKey: ["runs"] }), [qc]);
+  const { items, upload, clear } = useUpload(onStored);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const dragging = useDropZone(upload);
+
+  const all = runs.data?.pages.flatMap((p) => p.runs) ?? [];
+  const loaded = runs.isSuccess;
+  return (
+    <div className="runs-page" data-ready={loaded ? "true" : "false"}>
+      <div className="runs-toolbar">
+        <h1>Runs</h1>
+        <input
+          ref={fileInput}
+          type="file"
+          accept=".jsonl,.ndjson,.json,.gz,application/x-ndjson"
+          multiple
+          hidden
+          aria-label="Journal files"
+          onChange={(e) => {
+            void upload(Array.from(e.target.files ?? []));
+            e.target.value = "";
+          }}
+        />
+        <span className="sub" style={{ color: "var(--muted)", fontSize: 12 }}>
+          or drop .jsonl files anywhere on this page
+        </span>
+        <button type="button" className="primary" onClick={() => fileInput.current?.click()}>
+          Upload journal
+        </button>
+      </div>
+      <RunFiltersBar filters={filters} onChange={setFilters} />
+      {items.length > 0 ? <UploadReport items={items} onClear={clear} /> : null}
+      {runs.isError ? (
+        <p role="alert" className="bad">
+          Could not load runs: {runs.error.message}
+        </p>
+      ) : null}
+      {loaded && all.length === 0 ? (
+        <EmptyState origin={origin} filtered={isFiltered(filters)} onClearFilters={() => setFilters({ ...filters, status: "", workflow: "", environment: "", tag: "", q: "", from: "", to: "", live: "" })} />
+      ) : null}
+      {all.length > 0 ? <RunsTable runs={all} /> : null}
+      {!loaded && !runs.isError ? <div className="skeleton">Loading runs…</div> : null}
+      <div className="runs-footer">
+        {runs.hasNextPage ? (
+          <button type="button" onClick={() => void runs.fetchNextPage()} disabled={runs.isFetchingNextPage}>
+            {runs.isFetchingNextPage ? "Loading…" : "Load more runs"}
+          </button>
+        ) : all.length > 0 ? (
+          <span>
+            {all.length.toLocaleString("en-US")} run{all.length === 1 ? "" : "s"}
+          </span>
+        ) : null}
+      </div>
+      {dragging ? <div className="drop-overlay">Drop journal files to upload</div> : null}
+    </div>
+  );
+}
+
+/** True while files are dragged over the window; dropped files go to `onFiles`. */
+function useDropZone(onFiles: (files: File[]) => void): boolean {
+  const [dragging, setDragging] = useState(false);
+  useEffect(() => {
+    let depth = 0;
+    const hasFiles = (e: DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes("Files");
+    const enter = (e: DragEvent) => {
+      if (!hasFiles(e)) return;
+      depth++;
+      setDragging(true);
+    };
+    const leave = (e: DragEvent) => {
+      if (!hasFiles(e)) return;
+      depth = Math.max(0, depth - 1);
+      if (depth === 0) setDragging(false);
+    };
+    const over = (e: DragEvent) => {
+      if (hasFiles(e)) e.preventDefault();
+    };
+    const drop = (e: DragEvent) => {
+      if (!hasFiles(e)) return;
+      e.preventDefault();
+      depth = 0;
+      setDragging(false);
+      onFiles(Array.from(e.dataTransfer?.files ?? []));
+    };
+    window.addEventListener("dragenter", enter);
+    window.addEventListener("dragleave", leave);
+    window.addEventListener("dragover", over);
+    window.addEventListener("drop", drop);
+    return () => {
+      window.removeEventListener("dragenter", enter);
+      window.removeEventListener("dragleave", leave);
+      window.removeEventListener("dragover", over);
+      window.removeEventListener("drop", drop);
+    };
+  }, [onFiles]);
+  return dragging;
+}

@@ -1,0 +1,93 @@
+import Link from "next/link";
+import { formatBytes } from "@/lib/view/format";
+import { visibleText as vt } from "@/lib/view/text";
+import type { UploadItem } from "./use-upload";
+
+const MAX_ERRORS = 500;
+
+/** Progress per file, then what the server said: runs stored or rejected, errors by line. */
+export function UploadReport({ items, onClear }: { items: UploadItem[]; onClear: () => void }) {
+  const busy = items.some((i) => i.phase === "sending" || i.phase === "storing");
+  return (
+    <section className="upload-report" aria-label="Upload report">
+      <div style={{ display: "flex", alignItems: "center", gap: 8 }}>
+        <h2 style={{ flex: 1 }}>Uploads</h2>
+        <button type="button" onClick={onClear} disabled={busy}>
+          Dismiss
+        </button>
+      </div>
+      {items.map((it, i) => (
+        <div key={i} style={{ marginBottom: 10 }}>
+          <div style={{ display: "flex", gap: 8, alignItems: "center", fontSize: 13 }}>
+            <b>{it.file}</b>
+            <span style={{ color: "var(--muted)" }}>{formatBytes(it.bytes)}</span>
+            <span role="status" className={it.phase === "failed" ? "bad" : it.phase === "done" ? "ok" : ""}>
+              {it.phase === "sending"
+                ? `sending ${Math.round(it.progress * 100)}%`
+                : it.phase === "storing"
+                  ? "storing…"
+                  : it.phase === "done"
+                    ? `HTTP ${it.status}: ${it.status === 207 ? "partly stored" : "stored"}`
+                    : it.answer?.errors?.length
+                      ? `HTTP ${it.status}: rejected, ${it.answer.errors.length} error${it.answer.errors.length > 1 ? "s" : ""} below`
+                      : `HTTP ${it.status ?? "—"}: ${vt(it.error)}`}
+            </span>
+          </div>
+          <progress aria-label={`Upload of ${it.file}`} max={1} value={it.progress} />
+          {it.answer?.runs && it.answer.runs.length > 0 ? (
+            <table aria-label={`Runs in ${it.file}`}>
+              <thead>
+                <tr>
+                  <th>Run</th>
+                  <th>Result</th>
+                  <th>Accepted</th>
+                  <th>Duplicates</th>
+                  <th>Findings</th>
+                </tr>
+              </thead>
+              <tbody>
+                {it.answer.runs.map((r) => (
+                  <tr key={r.run}>
+                    <td>{r.status === "stored" ? <Link href={`/runs/${encodeURIComponent(r.run)}`}>{r.run}</Link> : r.run}</td>
+                    <td className={r.status === "stored" ? "ok" : "bad"}>{r.status}</td>
+                    <td>{r.accepted}</td>
+                    <td>{r.duplicates}</td>
+                    <td>{r.findings}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : null}
+          {it.answer?.errors && it.answer.errors.length > 0 ? (
+            <div className="errors">
+              <table aria-label={`Errors in ${it.file}`}>
+                <thead>
+                  <tr>
+                    <th>Line</th>
+                    <th>Run</th>
+                    <th>Seq</th>
+                    <th>Kind</th>
+                    <th>Message</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {it.answer.errors.slice(0, MAX_ERRORS).map((e, j) => (
+                    <tr key={j}>
+                      <td>{e.line ?? "—"}</td>
+                      <td>{e.run ?? "—"}</td>
+                      <td>{e.seq ?? "—"}</td>
+                      <td>{e.kind ?? "—"}</td>
+                      <td>{vt(e.message)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              {it.answer.errors.length > MAX_ERRORS ? <p>… and {it.answer.errors.length - MAX_ERRORS} more errors</p> : null}
+            </div>
+          ) : null}
+          {it.answer?.warnings && it.answer.warnings.length > 0 ? <p className="warnc">{it.answer.warnings.length} warning(s), e.g. gaps in seq.</p> : null}
+        </div>
+      ))}
+    </section>
+  );
+}

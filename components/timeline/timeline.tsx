@@ -1,0 +1,371 @@
+"use client";
+import { useEffect, useRef, useState } from "react";
+import { EVENT_KINDS, type RunIndex } from "@/lib/graph";
+import { formatDuration, formatOffset } from "@/lib/view/format";
+import { clampViewport, lowerBound, panViewport, revealTime, ticks, zoomViewport, type Viewport } from "@/lib/view/timeline";
+import { useIsDark } from "@/components/theme/theme-toggle";
+import { useRunStore, useRunStoreApi } from "@/components/run/run-store";
+
+const AXIS = 20;
+const LANES = [
+  { id: "steps", label: "steps", h: 22 },
+  { id: "model", label: "model", h: 16 },
+  { id: "tool", label: "tools", h: 16 },
+  { id: "events", label: "events", h: 24 },
+  { id: "findings", label: "findings", h: 14 },
+] as const;
+const LABEL_W = 64;
+const GAP = 4;
+
+function laneTop(i: number): number {
+  let y = AXIS + 6;
+  for (let k = 0; k < i; k++) y += LANES[k].h + GAP;
+  return y;
+}
+
+interface Colors {
+  fg: string;
+  muted: string;
+  border: string;
+  panel: string;
+  bad: string;
+  warn: string;
+  selected: string;
+  accent: string;
+  kind: string[];
+}
+
+function readColors(): Colors {
+  const cs = getComputedStyle(document.documentElement);
+  const v = (name: string) => cs.getPropertyValue(name).trim() || "#888";
+  return {
+    fg: v("--fg"),
+    muted: v("--muted"),
+    border: v("--border"),
+    panel: v("--panel-2"),
+    bad: v("--bad"),
+    warn: v("--warn"),
+    selected: v("--selected-border"),
+    accent: v("--accent"),
+    kind: EVENT_KINDS.map((k) => v(`--k-${k}`)),
+  };
+}
+
+/**
+ * Steps, model calls, tool calls and events on a time axis, drawn on a canvas: each frame
+ * visits only what is in view (binary search on time) and at most one mark per pixel and
+ * lane, so 100,000 events draw in a few ms. Wheel zooms, drag pans, click selects.
+ * The viewport lives in a ref and is drawn directly; React only holds the selection.
+ */
+export function Timeline({ index, findings }: { index: RunIndex; findings: ReadonlyMap<number, number> }) {
+  const api = useRunStoreApi();
+  const selectedSeq = useRunStore((s) => s.selectedSeq);
+  const dark = useIsDark();
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const box = useRef<HTMLDivElement>(null);
+  const bounds = useRef<Viewport>({ startMs: index.startMs, endMs: index.endMs });
+  const view = useRef<Viewport>({ startMs: index.startMs, endMs: index.endMs });
+  const colors = useRef<Colors | null>(null);
+  const frame = useRef(0);
+  const [hover, setHover] = useState<{ x: number; text: string } | null>(null);
+  const findingRows = useRef<number[]>([]);
+  const selectedRef = useRef<number>(-1);
+
+  const indexRef = useRef(index);
+  indexRef.current = index;
+  selectedRef.current = selectedSeq === null ? -1 : index.rowOfSeq(selectedSeq);
+
+  useEffect(() => {
+    const rows: number[] = [];
+    for (const seq of findings.keys()) {
+      const r = index.rowOfSeq(seq);
+      if (r >= 0) rows.push(r);
+    }
+    findingRows.current = rows;
+  }, [findings, index]);
+
+  const draw = () => {
+    cancelAnimationFrame(frame.current);
+    frame.current = requestAnimationFrame(() => paint());
+  };
+
+  const paint = () => {
+    const index = indexRef.current;
+    const c = canvas.current;
+    if (!c) return;
+    const ctx = c.getContext("2d");
+    if (!ctx) return;
+    const dpr = window.devicePixelRatio || 1;
+    const W = c.clientWidth;
+    const H = c.clientHeight;
+    if (c.width !== Math.round(W * dpr) || c.height !== Math.round(H * dpr)) {
+      c.width = Math.round(W * dpr);
+      c.height = Math.round(H * dpr);
+    }
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, W, H);
+    const col = (colors.current ??= readColors());
+    const v = view.current;
+    const plotW = Math.max(1, W - LABEL_W);
+    const span = v.endMs - v.startMs;
+    const xOf = (t: number) => LABEL_W + ((t - v.startMs) / span) * plotW;
+    const s = index.summary;
+
+    // axis
+    ctx.font = "11px ui-sans-serif, system-ui, sans-serif";
+    ctx.textBaseline = "middle";
+    const tk = ticks(v, plotW, index.startMs);
+    for (const t of tk.times) {
+      const x = Math.round(xOf(t)) + 0.5;
+      ctx.fillStyle = col.border;
+      ctx.fillRect(x, AXIS - 4, 1, H - AXIS);
+      ctx.fillStyle = col.muted;
+      ctx.fillText(formatOffset(t - index.startMs), x + 3, AXIS / 2);
+    }
+    LANES.forEach((lane, i) => {
+      ctx.fillStyle = col.muted;
+      ctx.fillText(lane.label, 6, laneTop(i) + lane.h / 2);
+    });
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(LABEL_W, 0, plotW, H);
+    ctx.clip();
+
+    // steps: alternating bars, names where they fit
+    {
+      const y = laneTop(0);
+      const h = LANES[0].h;
+      let lastPx = -1;
+      for (const st of index.steps) {
+        if (st.endMs < v.startMs || st.startMs > v.endMs) continue;
+        const x0 = xOf(st.startMs);
+        const x1 = Math.max(x0 + 1, xOf(st.endMs));
+        if (x1 - x0 < 2 && Math.floor(x0) === lastPx) continue;
+        lastPx = Math.floor(x0);
+        ctx.fillStyle = st.failures > 0 ? col.bad : st.ordinal % 2 ? col.kind[1] : col.muted;
+        ctx.globalAlpha = 0.35;
+        ctx.fillRect(x0, y, x1 - x0, h);
+        ctx.globalAlpha = 1;
+        if (x1 - x0 > 40) {
+          ctx.fillStyle = col.fg;
+          ctx.fillText((st.name ?? st.id).slice(0, Math.floor((x1 - x0 - 8) / 6.5)), Math.max(x0, LABEL_W) + 4, y + h / 2);
+        }
+      }
+    }
+    // calls
+    {
+      const lastPx = [-1, -1];
+      for (const call of index.calls) {
+        if (call.endMs < v.startMs || call.startMs > v.endMs) continue;
+        const li = call.lane === "model" ? 1 : 2;
+        const x0 = xOf(call.startMs);
+        const x1 = Math.max(x0 + 2, xOf(call.endMs));
+        if (x1 - x0 < 3 && Math.floor(x0) === lastPx[li - 1] && !call.failed) continue;
+        lastPx[li - 1] = Math.floor(x0);
+        ctx.fillStyle = call.failed ? col.bad : col.kind[EVENT_KINDS.indexOf(call.lane === "model" ? "model" : call.write ? "tool-write" : "tool-read")];
+        ctx.fillRect(x0, laneTop(li) + 2, x1 - x0, LANES[li].h - 4);
+      }
+    }
+    // events: one tick per pixel per kind, failures always drawn
+    {
+      const y = laneTop(3);
+      const h = LANES[3].h;
+      const from = lowerBound(s.tsMs, v.startMs, index.byTime);
+      let lastPx = -1;
+      let lastKind = -1;
+      for (let i = from; i < index.n; i++) {
+        const row = index.byTime[i];
+        const t = s.tsMs[row];
+        if (t > v.endMs) break;
+        const x = Math.floor(xOf(t));
+        const k = index.kindOfRow[row];
+        const failed = index.failed[row] === 1;
+        if (x === lastPx && k === lastKind && !failed) continue;
+        lastPx = x;
+        lastKind = k;
+        ctx.fillStyle = failed ? col.bad : col.kind[k];
+        ctx.fillRect(x, failed ? y : y + 4, 2, failed ? h : h - 8);
+      }
+    }
+    // findings
+    {
+      const y = laneTop(4);
+      ctx.fillStyle = col.bad;
+      for (const row of findingRows.current) {
+        const x = xOf(s.tsMs[row]);
+        if (x < LABEL_W - 6 || x > W + 6) continue;
+        ctx.beginPath();
+        ctx.moveTo(x, y);
+        ctx.lineTo(x - 5, y + 10);
+        ctx.lineTo(x + 5, y + 10);
+        ctx.fill();
+      }
+    }
+    // selection
+    const sel = selectedRef.current;
+    if (sel >= 0) {
+      const x = Math.round(xOf(s.tsMs[sel])) + 0.5;
+      ctx.fillStyle = col.selected;
+      ctx.fillRect(x - 1, AXIS, 3, H - AXIS);
+    }
+    ctx.restore();
+    if (!api.getState().timelineReady) api.getState().setTimelineReady(true);
+  };
+
+  // the data changed (a live run grew): extend the bounds, keep the user's zoom
+  useEffect(() => {
+    const old = bounds.current;
+    bounds.current = { startMs: index.startMs, endMs: index.endMs };
+    const wasFull = view.current.startMs <= old.startMs && view.current.endMs >= old.endMs;
+    view.current = wasFull ? { startMs: index.startMs, endMs: index.endMs } : clampViewport(view.current, bounds.current);
+    draw();
+  }, [index]);
+
+  // keep the selection visible
+  useEffect(() => {
+    const row = selectedSeq === null ? -1 : index.rowOfSeq(selectedSeq);
+    if (row >= 0) view.current = revealTime(view.current, index.summary.tsMs[row], bounds.current);
+    draw();
+  }, [selectedSeq, index]);
+
+  useEffect(() => {
+    colors.current = null;
+    draw();
+  }, [dark, findings]);
+
+  // draw/paint read only refs, so handlers installed once stay correct
+  useEffect(() => {
+    const el = box.current;
+    const c = canvas.current;
+    if (!el || !c) return;
+    const ro = new ResizeObserver(() => draw());
+    ro.observe(el);
+    // wheel must be non-passive to keep the page from scrolling
+    const onWheel = (e: WheelEvent) => {
+      e.preventDefault();
+      const rect = c.getBoundingClientRect();
+      const frac = Math.min(1, Math.max(0, (e.clientX - rect.left - LABEL_W) / Math.max(1, rect.width - LABEL_W)));
+      const v = view.current;
+      if (e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
+        const d = (e.shiftKey ? e.deltaY : e.deltaX) / Math.max(1, rect.width - LABEL_W);
+        view.current = panViewport(v, d * (v.endMs - v.startMs), bounds.current);
+      } else {
+        view.current = zoomViewport(v, Math.exp(e.deltaY * 0.002), frac, bounds.current);
+      }
+      draw();
+    };
+    c.addEventListener("wheel", onWheel, { passive: false });
+    return () => {
+      ro.disconnect();
+      c.removeEventListener("wheel", onWheel);
+      cancelAnimationFrame(frame.current);
+    };
+  }, []);
+
+  const drag = useRef<{ x: number; start: Viewport; moved: boolean } | null>(null);
+
+  const pick = (clientX: number, clientY: number): number => {
+    const c = canvas.current!;
+    const rect = c.getBoundingClientRect();
+    const x = clientX - rect.left;
+    const y = clientY - rect.top;
+    const v = view.current;
+    const plotW = Math.max(1, rect.width - LABEL_W);
+    const t = v.startMs + ((x - LABEL_W) / plotW) * (v.endMs - v.startMs);
+    const msPerPx = (v.endMs - v.startMs) / plotW;
+    const s = index.summary;
+    // a step or call bar under the pointer selects its first event
+    if (y >= laneTop(0) && y < laneTop(1)) {
+      const st = index.steps.find((st) => st.startMs <= t + msPerPx && st.endMs >= t - msPerPx);
+      if (st) return st.rows[0];
+    }
+    if (y >= laneTop(1) && y < laneTop(3)) {
+      const lane = y < laneTop(2) ? "model" : "tool";
+      const call = index.calls.find((c) => c.lane === lane && c.startMs <= t + 2 * msPerPx && c.endMs >= t - 2 * msPerPx);
+      if (call) return call.startRow;
+    }
+    // otherwise the event nearest in time
+    const i = lowerBound(s.tsMs, t, index.byTime);
+    let best = -1;
+    let bestD = Infinity;
+    for (const j of [i - 1, i]) {
+      if (j < 0 || j >= index.n) continue;
+      const d = Math.abs(s.tsMs[index.byTime[j]] - t);
+      if (d < bestD) {
+        bestD = d;
+        best = index.byTime[j];
+      }
+    }
+    return bestD <= 8 * msPerPx ? best : -1;
+  };
+
+  const zoomBy = (f: number) => {
+    view.current = zoomViewport(view.current, f, 0.5, bounds.current);
+    draw();
+  };
+
+  return (
+    <div className="timeline" ref={box} data-selected-seq={selectedSeq ?? undefined}>
+      <canvas
+        ref={canvas}
+        role="img"
+        aria-label={`Timeline of ${index.n.toLocaleString("en-US")} events over ${formatDuration(index.endMs - index.startMs)}: wheel to zoom, drag to pan, click to select`}
+        onPointerDown={(e) => {
+          (e.target as HTMLElement).setPointerCapture(e.pointerId);
+          drag.current = { x: e.clientX, start: view.current, moved: false };
+        }}
+        onPointerMove={(e) => {
+          const d = drag.current;
+          const c = canvas.current!;
+          if (d) {
+            const dx = e.clientX - d.x;
+            if (Math.abs(dx) > 3) d.moved = true;
+            if (d.moved) {
+              const plotW = Math.max(1, c.clientWidth - LABEL_W);
+              view.current = panViewport(d.start, (-dx / plotW) * (d.start.endMs - d.start.startMs), bounds.current);
+              draw();
+            }
+            return;
+          }
+          const row = pick(e.clientX, e.clientY);
+          const rect = c.getBoundingClientRect();
+          if (row >= 0) {
+            const s = index.summary;
+            setHover({ x: e.clientX - rect.left, text: `#${s.seq[row]} ${s.type[row]}${s.name[row] ? ` ${s.name[row]}` : ""} ${formatOffset(s.tsMs[row] - index.startMs)}` });
+          } else setHover(null);
+        }}
+        onPointerLeave={() => setHover(null)}
+        onPointerUp={(e) => {
+          const d = drag.current;
+          drag.current = null;
+          if (d && !d.moved) {
+            const row = pick(e.clientX, e.clientY);
+            if (row >= 0) api.getState().select(index.summary.seq[row]);
+          }
+        }}
+      />
+      {hover ? (
+        <div style={{ position: "absolute", left: Math.min(hover.x + 10, (box.current?.clientWidth ?? 400) - 260), bottom: 4, background: "var(--bg)", border: "1px solid var(--border)", borderRadius: 4, padding: "1px 6px", fontSize: 11, pointerEvents: "none", whiteSpace: "nowrap" }}>
+          {hover.text}
+        </div>
+      ) : null}
+      <div className="timeline-tools">
+        <button type="button" aria-label="Zoom in" onClick={() => zoomBy(0.5)}>
+          +
+        </button>
+        <button type="button" aria-label="Zoom out" onClick={() => zoomBy(2)}>
+          −
+        </button>
+        <button
+          type="button"
+          onClick={() => {
+            view.current = { ...bounds.current };
+            draw();
+          }}
+        >
+          Fit
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,199 @@
+/**
+ * The run's structure derived once from the summary: steps in order of first appearance,
+ * the top-level sequence (steps and the events outside any step), call spans (request →
+ * response, call → result) and per-row kind. Everything the graph, the timeline and the
+ * keyboard navigation need, computed in one pass over the rows (100,000 rows in a few ms).
+ */
+import { isFailure, kindOf, EVENT_KINDS, type EventKind } from "./kind";
+import type { RunSummary } from "./summary";
+
+export interface StepInfo {
+  id: string;
+  ordinal: number;
+  /** `name` of the step.start, when there is one. */
+  name: string | null;
+  /** `kind` of the step.start. */
+  kind: string | null;
+  /** `status` of the step.end: ok, error, or null while open. */
+  status: string | null;
+  rows: number[];
+  startMs: number;
+  endMs: number;
+  failures: number;
+  tokens: number;
+  /** Sum of model and tool latencies in the step, ms. */
+  latencyMs: number;
+  kindCounts: Partial<Record<EventKind, number>>;
+}
+
+/** One entry of the top-level sequence: a step, or an event outside any step. */
+export type TopItem = { kind: "step"; step: number; firstRow: number } | { kind: "event"; row: number; firstRow: number };
+
+export interface CallSpan {
+  call: string;
+  lane: "model" | "tool";
+  write: boolean;
+  startRow: number;
+  /** -1 while no answer arrived. */
+  endRow: number;
+  startMs: number;
+  endMs: number;
+  failed: boolean;
+}
+
+export interface RunIndex {
+  summary: RunSummary;
+  n: number;
+  steps: StepInfo[];
+  stepById: Map<string, number>;
+  /** Step ordinal of each row, -1 outside any step. */
+  stepOfRow: Int32Array;
+  items: TopItem[];
+  /** Top-level item of each row. */
+  itemOfRow: Int32Array;
+  /** Index into EVENT_KINDS of each row. */
+  kindOfRow: Uint8Array;
+  failed: Uint8Array;
+  calls: CallSpan[];
+  /** Rows sorted by time (equal to seq order for a well-formed journal). */
+  byTime: Int32Array;
+  startMs: number;
+  endMs: number;
+  rowOfSeq(seq: number): number;
+}
+
+const KIND_INDEX = new Map<EventKind, number>(EVENT_KINDS.map((k, i) => [k, i]));
+export const kindAt = (index: RunIndex, row: number): EventKind => EVENT_KINDS[index.kindOfRow[row]];
+
+export function buildRunIndex(summary: RunSummary): RunIndex {
+  const n = summary.n;
+  const steps: StepInfo[] = [];
+  const stepById = new Map<string, number>();
+  const stepOfRow = new Int32Array(n).fill(-1);
+  const items: TopItem[] = [];
+  const itemOfRow = new Int32Array(n);
+  const kindOfRow = new Uint8Array(n);
+  const failed = new Uint8Array(n);
+  const effectOfCall = new Map<string, string>();
+  const openCalls = new Map<string, number>();
+  const calls: CallSpan[] = [];
+  const itemOfStep: number[] = [];
+  let startMs = Infinity;
+  let endMs = -Infinity;
+
+  for (let row = 0; row < n; row++) {
+    const type = summary.type[row];
+    const status = summary.status[row];
+    const call = summary.call[row];
+    const t = summary.tsMs[row];
+    const lat = summary.latencyMs[row];
+    if (type === "tool.call" && call !== null && status !== null) effectOfCall.set(call, status);
+    const effect = type === "tool.call" ? status : type === "tool.result" && call !== null ? (effectOfCall.get(call) ?? null) : null;
+    const kind = kindOf(type, effect);
+    kindOfRow[row] = KIND_INDEX.get(kind) ?? 0;
+    const fail = isFailure(type, status);
+    failed[row] = fail ? 1 : 0;
+    if (t < startMs) startMs = t;
+    if (t > endMs) endMs = t;
+
+    const stepId = summary.step[row];
+    if (stepId !== null) {
+      let s = stepById.get(stepId);
+      if (s === undefined) {
+        s = steps.length;
+        stepById.set(stepId, s);
+        steps.push({ id: stepId, ordinal: s, name: null, kind: null, status: null, rows: [], startMs: t, endMs: t, failures: 0, tokens: 0, latencyMs: 0, kindCounts: {} });
+        itemOfStep.push(items.length);
+        items.push({ kind: "step", step: s, firstRow: row });
+      }
+      const info = steps[s];
+      info.rows.push(row);
+      stepOfRow[row] = s;
+      itemOfRow[row] = itemOfStep[s];
+      if (t < info.startMs) info.startMs = t;
+      if (t > info.endMs) info.endMs = t;
+      if (fail) info.failures++;
+      const tok = summary.tokens[row];
+      if (!Number.isNaN(tok)) info.tokens += tok;
+      if (!Number.isNaN(lat)) info.latencyMs += lat;
+      info.kindCounts[kind] = (info.kindCounts[kind] ?? 0) + 1;
+      if (type === "step.start") {
+        info.name = summary.name[row];
+        info.kind = status;
+      } else if (type === "step.end") {
+        info.status = status;
+      }
+    } else {
+      itemOfRow[row] = items.length;
+      items.push({ kind: "event", row, firstRow: row });
+    }
+
+    if ((type === "model.request" || type === "tool.call") && call !== null) {
+      openCalls.set(`${type === "tool.call" ? "t" : "m"}:${call}`, calls.length);
+      calls.push({ call, lane: type === "tool.call" ? "tool" : "model", write: effect === "write", startRow: row, endRow: -1, startMs: t, endMs: t, failed: false });
+    } else if ((type === "model.response" || type === "tool.result") && call !== null) {
+      const key = `${type === "tool.result" ? "t" : "m"}:${call}`;
+      const open = openCalls.get(key);
+      if (open !== undefined && calls[open].endRow < 0) {
+        const span = calls[open];
+        span.endRow = row;
+        // the answer's ts is when it was recorded; latency (when larger) is the better end
+        span.endMs = Math.max(t, Number.isNaN(lat) ? t : span.startMs + lat);
+        span.failed = fail;
+        if (span.endMs > endMs) endMs = span.endMs;
+      }
+    }
+  }
+  // open calls (no answer yet) end at the last event seen
+  for (const c of calls) if (c.endRow < 0) c.endMs = Math.max(c.startMs, endMs);
+  for (const c of calls) {
+    const s = stepOfRow[c.startRow];
+    if (s >= 0 && c.endMs > steps[s].endMs) steps[s].endMs = c.endMs;
+  }
+
+  const byTime = Int32Array.from({ length: n }, (_, i) => i);
+  let sorted = true;
+  for (let i = 1; i < n; i++) if (summary.tsMs[i] < summary.tsMs[i - 1]) sorted = false;
+  if (!sorted) byTime.sort((a, b) => summary.tsMs[a] - summary.tsMs[b] || a - b);
+
+  let maxSeq = -1;
+  for (let i = 0; i < n; i++) if (summary.seq[i] > maxSeq) maxSeq = summary.seq[i];
+  let rowOfSeq: (seq: number) => number;
+  if (maxSeq < 4 * n + 1024) {
+    const table = new Int32Array(maxSeq + 1).fill(-1);
+    for (let i = 0; i < n; i++) if (summary.seq[i] >= 0) table[summary.seq[i]] = i;
+    rowOfSeq = (seq) => (seq >= 0 && seq < table.length ? table[seq] : -1);
+  } else {
+    const map = new Map<number, number>();
+    for (let i = 0; i < n; i++) map.set(summary.seq[i], i);
+    rowOfSeq = (seq) => map.get(seq) ?? -1;
+  }
+
+  return {
+    summary,
+    n,
+    steps,
+    stepById,
+    stepOfRow,
+    items,
+    itemOfRow,
+    kindOfRow,
+    failed,
+    calls,
+    byTime,
+    startMs: n > 0 ? startMs : 0,
+    endMs: n > 0 ? Math.max(endMs, startMs + 1) : 1,
+    rowOfSeq,
+  };
+}
+
+/** Row of the first event of the step after (dir 1) or before (dir -1) the row's step. */
+export function adjacentStepRow(index: RunIndex, row: number, dir: 1 | -1): number {
+  if (index.n === 0) return -1;
+  const item = row >= 0 ? index.itemOfRow[row] : -1;
+  for (let i = item + dir; i >= 0 && i < index.items.length; i += dir) {
+    const it = index.items[i];
+    if (it.kind === "step") return index.steps[it.step].rows[0];
+  }
+  return row;
+}

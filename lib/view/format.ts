@@ -1,0 +1,53 @@
+/** Formatting for people: durations, offsets, counts and sizes. Times are epoch ms. */
+
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return "—";
+  if (ms < 1) return "<1 ms";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+  if (ms < 3_600_000) return `${Math.floor(ms / 60_000)} m ${Math.round((ms % 60_000) / 1000)} s`;
+  return `${Math.floor(ms / 3_600_000)} h ${Math.round((ms % 3_600_000) / 60_000)} m`;
+}
+
+/** `+1.234 s` from the run's start. */
+export function formatOffset(ms: number): string {
+  if (!Number.isFinite(ms)) return "";
+  const sign = ms < 0 ? "−" : "+";
+  const a = Math.abs(ms);
+  if (a < 60_000) return `${sign}${(a / 1000).toFixed(3)} s`;
+  const m = Math.floor(a / 60_000);
+  const s = ((a % 60_000) / 1000).toFixed(1).padStart(4, "0");
+  return `${sign}${m}:${s}`;
+}
+
+export function formatCount(n: number | null | undefined): string {
+  if (n === null || n === undefined || !Number.isFinite(n)) return "—";
+  return Math.round(n).toLocaleString("en-US");
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** `2026-11-07 11:00:01.026 UTC` */
+export function formatTimestamp(iso: string | number | null | undefined): string {
+  if (iso === null || iso === undefined) return "—";
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return String(iso);
+  return d.toISOString().replace("T", " ").replace("Z", " UTC");
+}
+
+export function formatUsd(n: number): string {
+  if (!Number.isFinite(n)) return "—";
+  if (n === 0) return "$0";
+  if (n < 0.01) return `$${n.toFixed(4)}`;
+  return `$${n.toFixed(2)}`;
+}
+
+/** "verified", "unverified", or "broken at seq N". */
+export function describeChain(status: string, brokenAt: number | null): string {
+  if (status === "broken") return brokenAt !== null ? `broken at seq ${brokenAt}` : "broken";
+  return status;
+}

@@ -1,0 +1,79 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decodeSummary, encodeSummary, summaryRowsFromEvents, type SummaryDto } from "@/lib/graph";
+import type { JournalEvent } from "@/lib/journal/types";
+import type { Db } from "@/lib/server/db";
+import { ingestBytes } from "@/lib/server/service";
+import { getRunSummaryCached, getRunSummaryText, inspectEvent, searchEvents, stateAt } from "@/lib/server/viewer-queries";
+import type { InspectAnswer } from "@/lib/view/api-types";
+import { bytesOf, DIALECTS, freshDb, type TestDb } from "../helpers/db";
+
+const EXAMPLES = path.resolve("tests/fixtures/examples");
+const read = (f: string) => fs.readFileSync(path.join(EXAMPLES, f), "utf8");
+const upload = (db: Db, text: string) => ingestBytes(db, bytesOf(text), { mode: "upload", source: "upload" });
+const append = (db: Db, run: string, text: string) => ingestBytes(db, bytesOf(text), { mode: "stream", source: "stream", onlyRun: run });
+
+describe.each(DIALECTS)("viewer queries on %s", (dialect) => {
+  let t: TestDb;
+  let db: Db;
+  beforeAll(async () => {
+    t = await freshDb(dialect);
+    db = t.open();
+    for (const f of ["00-refund-clean.jsonl", "03-codefix-journal.gap.jsonl", "10-refund-approval.stale-state.jsonl"]) expect((await upload(db, read(f))).errors).toEqual([]);
+  });
+  afterAll(async () => t.cleanup());
+
+  it("the SQL-built summary decodes to the same columns as the events' own", async () => {
+    const events = read("00-refund-clean.jsonl").split("\n").filter(Boolean).map((l) => JSON.parse(l) as JournalEvent);
+    const expected = decodeSummary(encodeSummary("demo-refund-4185", summaryRowsFromEvents(events)));
+    const got = decodeSummary(JSON.parse((await getRunSummaryText(db, "demo-refund-4185", -1))!) as SummaryDto);
+    expect(got.n).toBe(33);
+    for (const col of ["seq", "tsMs", "type", "step", "parent", "call", "name", "status", "latencyMs", "tokens"] as const) {
+      expect(Array.from(got[col] as ArrayLike<unknown>), col).toEqual(Array.from(expected[col] as ArrayLike<unknown>));
+    }
+  });
+
+  it("sends explicit seqs for a run with a gap, and only later rows with after=", async () => {
+    const s = JSON.parse((await getRunSummaryText(db, "demo-codefix-6718", -1))!) as SummaryDto;
+    expect(s.seq).not.toBeNull();
+    const later = decodeSummary(JSON.parse((await getRunSummaryText(db, "demo-refund-4185", 29))!) as SummaryDto);
+    expect(Array.from(later.seq)).toEqual([30, 31, 32]);
+    expect(await getRunSummaryText(db, "no-such-run", -1)).toBeNull();
+  });
+
+  it("serves a whole-run summary from cache until the run changes", async () => {
+    const run = `live-${dialect}`;
+    const ev = (seq: number) => JSON.stringify({ run, seq, ts: "2026-11-07T11:00:00.000Z", type: seq === 0 ? "run.start" : "note", data: seq === 0 ? {} : { text: `e${seq}` } });
+    await append(db, run, `${ev(0)}\n${ev(1)}\n`);
+    const a = await getRunSummaryCached(db, run, -1);
+    expect(await getRunSummaryCached(db, run, -1)).toBe(a);
+    await new Promise((r) => setTimeout(r, 5));
+    await append(db, run, `${ev(2)}\n`);
+    const b = await getRunSummaryCached(db, run, -1);
+    expect(b).not.toBe(a);
+    expect((JSON.parse(b!) as SummaryDto).count).toBe(3);
+  });
+
+  it("inspect pairs a tool call with its result, its approval, and rebuilds the state", async () => {
+    const a = JSON.parse((await inspectEvent(db, "demo-refund-4185", 18, false))!) as InspectAnswer;
+    expect(a.event.event.type).toBe("tool.call");
+    expect(a.related.map((r) => [r.seq, r.event.type])).toEqual([
+      [16, "approval.request"],
+      [17, "approval.decision"],
+      [19, "tool.result"],
+    ]);
+    expect(a.state).toBeNull();
+    const m = JSON.parse((await inspectEvent(db, "demo-refund-4185", 7, false))!) as InspectAnswer;
+    expect(m.related.map((r) => r.seq)).toEqual([5, 6]); // its context and its request
+    const s = await stateAt(db, "demo-refund-4185", 10);
+    expect(s.changedAt).toBe(10);
+    expect(s.rebuiltHash).toBe(s.recordedHash);
+    expect(s.before).toEqual({ status: "triage", order: null });
+  });
+
+  it("searches stored payload text case-insensitively, with LIKE wildcards taken literally", async () => {
+    expect((await searchEvents(db, "demo-refund-4185", "DUPLICATE CHARGES", 100)).seqs).toContain(4);
+    expect((await searchEvents(db, "demo-refund-4185", "%", 100)).seqs).toEqual([]);
+  });
+});
