@@ -34,6 +34,7 @@ export function UploadReport({ items, onClear }: { items: UploadItem[]; onClear:
             </span>
           </div>
           <progress aria-label={`Upload of ${it.file}`} max={1} value={it.progress} />
+          {it.answer?.formatLabel && it.answer.format !== "retrace-journal" ? <p className="muted">Imported as {vt(it.answer.formatLabel)}</p> : null}
           {it.answer?.runs && it.answer.runs.length > 0 ? (
             <table aria-label={`Runs in ${it.file}`}>
               <thead>

@@ -14,7 +14,7 @@ export interface UploadItem {
 }
 
 /**
- * Uploads journals one after another with XMLHttpRequest, whose upload progress events
+ * Uploads journals and trace exports one after another with XMLHttpRequest, whose upload progress events
  * fetch() does not offer. `onStored` runs after each file the server answered.
  */
 export function useUpload(onStored: () => void) {
@@ -29,9 +29,9 @@ export function useUpload(onStored: () => void) {
   const sendOne = (file: File, i: number) =>
     new Promise<void>((resolve) => {
       const xhr = new XMLHttpRequest();
-      xhr.open("POST", "/api/journals");
-      const gz = file.name.endsWith(".gz");
-      xhr.setRequestHeader("content-type", gz ? "application/gzip" : "application/x-ndjson");
+      // /api/imports detects the format: journals, and trace exports (OTLP, Jaeger, Langfuse, …)
+      xhr.open("POST", `/api/imports?name=${encodeURIComponent(file.name)}`);
+      xhr.setRequestHeader("content-type", "application/octet-stream");
       xhr.upload.onprogress = (e) => {
         if (e.lengthComputable) update(i, { progress: e.loaded / e.total, phase: e.loaded >= e.total ? "storing" : "sending" });
       };

@@ -108,4 +108,7 @@ export interface UploadAnswer {
   errors?: { line: number; run?: string; seq?: number; message: string; kind?: string }[];
   warnings?: unknown[];
   error?: string;
+  /** Set by /api/imports: the format the file was detected as. */
+  format?: string;
+  formatLabel?: string;
 }
