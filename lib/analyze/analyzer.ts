@@ -7,7 +7,7 @@
  * state can be written out (`snapshot`) and picked up in another process, so a live run
  * is analysed as it streams in without re-reading what was already seen.
  */
-import { canonicalJson, hashOf } from "../canonical";
+import { canonicalJson, hashOf, sha256Hex } from "../canonical";
 import type { Finding, JournalEvent, JsonObject, JsonValue, RuleId, RunPolicy, Seq } from "../journal/types";
 import { findSecrets, hasSecret, type SecretHit } from "../redact/patterns";
 import { EMPTY_STATE, EMPTY_STATE_HASH, nextState, type RunState } from "../state";
@@ -39,7 +39,7 @@ export interface WriteCallRecord {
   seq: number;
   call: string;
   tool: string;
-  /** tool + canonical args: calls in one group are "the same call" for the effect rules. */
+  /** tool + SHA-256 of the canonical args: calls in one group are "the same call" for the effect rules. */
   group: string;
   /** The idempotency key, "" when missing. */
   key: string;
@@ -53,14 +53,16 @@ export interface WriteCallRecord {
   externalId: string | null;
 }
 
-interface EarlyResult {
+/** A tool.result that arrived before any tool.call with its call id. */
+export interface EarlyResult {
   status: ToolStatus;
   externalId: string | null;
 }
 
 /** Everything the fold knows, as plain JSON (arrays of entries instead of Maps). */
 export interface AnalyzerSnapshot {
-  version: 1;
+  /** 2; a version 1 snapshot (write-call groups holding the canonical args) is still read. */
+  version: 1 | 2;
   run: string | null;
   /** Highest seq folded so far, −1 before the first event. */
   lastSeq: number;
@@ -114,6 +116,14 @@ function safeCanonical(v: JsonValue | undefined): string {
   }
 }
 
+/**
+ * "Same tool, canonically equal args", as a short key: the SHA-256 of the canonical args
+ * rather than the args themselves, so a live run's snapshot does not carry every payload.
+ */
+function groupOf(tool: string, args: JsonValue | undefined): string {
+  return `${tool}\u0000${sha256Hex(safeCanonical(args))}`;
+}
+
 function safeHash(state: RunState): string | null {
   try {
     return hashOf(state);
@@ -128,6 +138,8 @@ class RunAnalyzer implements Analyzer {
   private lastHash: string | null = null;
   private policy: RunPolicy | null = null;
   private state: RunState = EMPTY_STATE;
+  /** Hash of `state`, computed when first needed (null: not yet). */
+  private stateHashCache: string | null = EMPTY_STATE_HASH;
   private recordedStateHash = EMPTY_STATE_HASH;
   private mismatchPending = false;
   private stepStarts = 0;
@@ -238,7 +250,7 @@ class RunAnalyzer implements Analyzer {
 
   snapshot(): AnalyzerSnapshot {
     return {
-      version: 1,
+      version: 2,
       run: this.run,
       lastSeq: this.lastSeq,
       lastHash: this.lastHash,
@@ -259,12 +271,13 @@ class RunAnalyzer implements Analyzer {
   }
 
   private restore(s: AnalyzerSnapshot): void {
-    if (s.version !== 1) throw new Error(`unsupported analyzer snapshot version ${String(s.version)}`);
+    if (s.version !== 1 && s.version !== 2) throw new Error(`unsupported analyzer snapshot version ${String(s.version)}`);
     this.run = s.run;
     this.lastSeq = s.lastSeq;
     this.lastHash = s.lastHash;
     this.policy = s.policy === null ? null : { ...s.policy };
     this.state = s.state;
+    this.stateHashCache = null;
     this.recordedStateHash = s.recordedStateHash;
     this.mismatchPending = s.mismatchPending;
     this.stepStarts = s.stepStarts;
@@ -272,7 +285,11 @@ class RunAnalyzer implements Analyzer {
     this.pastStopReported = s.pastStopReported;
     this.requests = new Map(s.requests.map(([k, v]) => [k, [...v]]));
     this.decisions = new Map(s.decisions);
-    for (const r of s.writeCalls) this.addWriteCall({ ...r });
+    for (const r of s.writeCalls) {
+      // Version 1 keyed groups by the canonical args themselves; version 2 by their hash.
+      const group = s.version === 1 ? `${r.tool}\u0000${sha256Hex(r.group.slice(r.group.indexOf("\u0000") + 1))}` : r.group;
+      this.addWriteCall({ ...r, group });
+    }
     this.callIds = new Map(s.callIds);
     this.earlyResults = new Map(s.earlyResults.map(([k, v]) => [k, { ...v }]));
     for (const f of s.findings) this.found.set(`${f.seq}\u0000${f.rule}`, { ...f });
@@ -363,7 +380,7 @@ class RunAnalyzer implements Analyzer {
     if (data.effect !== "write") return;
     const key = str(data.idempotencyKey) ?? "";
     if (key === "") this.report("effect.no-idempotency", seq, `write call ${quote(call)} to ${quote(tool)} has no idempotency key: a retry could repeat the effect`);
-    const rec: WriteCallRecord = { seq, call, tool, group: `${tool}\u0000${safeCanonical(data.args)}`, key, status: null, reconciled: false, ok: false, externalId: null };
+    const rec: WriteCallRecord = { seq, call, tool, group: groupOf(tool, data.args), key, status: null, reconciled: false, ok: false, externalId: null };
     for (const earlier of this.groups.get(rec.group) ?? []) {
       if ((earlier.status === "unknown" || earlier.status === "timeout") && !earlier.reconciled && (key === "" || key !== earlier.key)) {
         this.report("effect.retry-after-unknown", seq, `retries write call ${quote(earlier.call)} (seq ${earlier.seq}, outcome ${earlier.status}, never reconciled) with ${key === "" ? "no idempotency key" : "a different idempotency key"}: the effect may now have happened twice`);
@@ -407,29 +424,36 @@ class RunAnalyzer implements Analyzer {
     }
   }
 
+  private rebuiltHash(): string | null {
+    if (this.stateHashCache === null) this.stateHashCache = safeHash(this.state);
+    return this.stateHashCache;
+  }
+
   private onState(event: JournalEvent): void {
     const data = event.data;
     const recorded = str(data.hash);
     if (event.type === "checkpoint") {
       if (this.mismatchPending) {
         this.mismatchPending = false;
-      } else if (recorded !== undefined) {
-        const rebuilt = safeHash(this.state);
-        if (rebuilt !== recorded) this.report("state.hash-mismatch", event.seq, `the state rebuilt from the events before this checkpoint does not have its recorded hash`);
+      } else if (recorded !== undefined && this.rebuiltHash() !== recorded) {
+        this.report("state.hash-mismatch", event.seq, `the state rebuilt from the events before this checkpoint does not have its recorded hash`);
       }
     }
     const step = nextState(this.state, event);
-    this.state = step.state;
+    if (step.state !== this.state) {
+      this.state = step.state;
+      this.stateHashCache = null;
+    }
     if (event.type === "state" && !this.mismatchPending) {
       if (!step.ok) {
         this.mismatchPending = true;
         this.report("state.hash-mismatch", event.seq, `the state change cannot be applied to the rebuilt state (${step.error.slice(0, 120)})`);
-      } else if (recorded !== undefined && safeHash(this.state) !== recorded) {
+      } else if (recorded !== undefined && this.rebuiltHash() !== recorded) {
         this.mismatchPending = true;
         this.report("state.hash-mismatch", event.seq, `the state rebuilt from the events does not have the recorded hash`);
       }
     }
-    this.recordedStateHash = recorded ?? safeHash(this.state) ?? this.recordedStateHash;
+    this.recordedStateHash = recorded ?? this.rebuiltHash() ?? this.recordedStateHash;
   }
 }
 

@@ -10,12 +10,12 @@ export {
   groupByRun,
   orderEvents,
   type Analyzer,
-  type AnalyzerOptions,
   type AnalyzerSnapshot,
+  type EarlyResult,
   type PushHints,
   type WriteCallRecord,
 } from "./analyzer";
-export { chainHash, verifyLink, type ChainVerdict, type Sha256Hex } from "./chain";
+export type { ChainVerdict } from "../journal/chain";
 export { quote, RULE_SEVERITY, safePath, secretName } from "./describe";
 export { readPolicy } from "./policy";
 export { epochNanos, secondsToNanos } from "./time";

@@ -15,7 +15,7 @@ import type { JournalEvent } from "../../lib/journal/types";
 import { hasSecret } from "../../lib/redact/patterns";
 import { createRng, generateRun } from "../../lib/replay/testing/journal-generator";
 import { testRuns, testSeed } from "../replay/seeds";
-import { journal } from "./journal-builder";
+import { journal, result, writeCall } from "./journal-builder";
 import { oracle } from "./oracle";
 
 const keys = (fs: Array<{ rule: string; seq: number }>) => fs.map((f) => `${f.rule}@${f.seq}`).sort();
@@ -130,7 +130,21 @@ describe("analyzer snapshot", () => {
   });
 
   it("refuses a snapshot of an unknown version", () => {
-    expect(() => createAnalyzer({ version: 2 } as unknown as AnalyzerSnapshot)).toThrow(/version/);
+    expect(() => createAnalyzer({ version: 3 } as unknown as AnalyzerSnapshot)).toThrow(/version/);
+  });
+
+  it("reads a version 1 snapshot (groups keyed by the canonical args) and keeps finding duplicates across it", () => {
+    const events = journal([writeCall("c1", "t", { b: 1, a: 2 }, "k1"), result("c1", "ok"), writeCall("c2", "t", { a: 2, b: 1 }, "k2"), result("c2", "ok")]);
+    const first = createAnalyzer();
+    first.push(events[0]);
+    first.push(events[1]);
+    const v2 = first.snapshot();
+    const v1: AnalyzerSnapshot = { ...v2, version: 1, writeCalls: v2.writeCalls.map((r) => ({ ...r, group: `${r.tool}\u0000${canonicalJson({ b: 1, a: 2 })}` })) };
+    const restored = createAnalyzer(parseJsonExact(canonicalJson(v1)) as AnalyzerSnapshot);
+    restored.push(events[2]);
+    restored.push(events[3]);
+    expect(restored.findings().map((f) => `${f.rule}@${f.seq}`)).toEqual(["effect.duplicate@2"]);
+    expect(restored.snapshot().version).toBe(2);
   });
 });
 

@@ -1,0 +1,149 @@
+/**
+ * `retrace replay [--json] FILE [--run RUN] [--fork SEQ --override JSON]`: a hermetic
+ * replay of one run (reconstruct), or a what-if fork of it, for scripts and CI.
+ */
+import { canonicalJson } from "../../canonical";
+import type { Fidelity } from "../../journal/types";
+import { parseJsonExact } from "../../journal/parse-line";
+import { createReplay, parseForkOverride, ReplayError, type ForkSpec, type ReplaySummary } from "../../replay";
+import { groupByRun } from "../../analyze";
+import { readJournalFile, useNativeSha256 } from "./analyze";
+
+export const summary = "Replay a run hermetically (reconstruct, or a what-if fork) and report divergences";
+
+export const usage = `Usage: npm run -s retrace -- replay [--json] FILE [--run RUN] [--fork SEQ --override JSON]
+
+Replays one run of a journal without calling any tool or model: rebuilds the state at
+every event, verifies state hashes and the hash chain, re-evaluates the deterministic
+policy decisions (approval required, stop condition, max steps) and reports where the
+recording and the reconstruction diverge. Every write tool call is blocked and its
+recorded result substituted.
+
+Options:
+  --json            print the result as one JSON object (divergences, provenance counts,
+                    fork changes)
+  --run RUN         the run to replay (needed when the file holds several)
+  --fork SEQ        fork the run at this seq (what-if); needs --override
+  --override JSON   what the fork changes, a JSON object with one or more of:
+                      {"policy":{"maxSteps":2}}                 policy fields from SEQ on
+                      {"policy":{"requireApproval":["send_email"]}}
+                      {"toolResult":{"status":"error"}}         fields of the tool.result at
+                                                                SEQ (or of the result of the
+                                                                tool.call at SEQ)
+                      {"modelOutput":{"text":"…"}}              output of the model.response
+                                                                at SEQ (or of the request's)
+                      {"state":{…}}                             the run state right after SEQ
+                      {"statePatch":[{"op":"add",…}]}           RFC 6902 ops on that state
+                      {"approval":"denied"}                     the decision at SEQ (an
+                                                                approval.decision, its
+                                                                request, or the gated call)
+  --fidelity F      replayable | trace | partial, when known from where the run came from
+  --frames          include every frame (seq, type, provenance, stale, note) in the JSON
+
+Exit status: 0 when the replay ran (whatever it found), 2 when the file cannot be read,
+the run is not found, or an argument or the override is wrong.`;
+
+interface Args {
+  json: boolean;
+  frames: boolean;
+  file: string;
+  run?: string;
+  fork?: number;
+  override?: string;
+  fidelity?: Fidelity;
+}
+
+function parseArgs(argv: string[]): Args | string {
+  const out: Partial<Args> = { json: false, frames: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new ReplayError(`${arg} needs a value`);
+      return v;
+    };
+    if (arg === "--json") out.json = true;
+    else if (arg === "--frames") out.frames = true;
+    else if (arg === "--run") out.run = value();
+    else if (arg === "--fork") {
+      const v = value();
+      if (!/^\d+$/.test(v)) return `--fork needs a seq (a non-negative integer), not "${v}"`;
+      out.fork = Number(v);
+    } else if (arg === "--override") out.override = value();
+    else if (arg === "--fidelity") {
+      const v = value();
+      if (v !== "replayable" && v !== "trace" && v !== "partial") return `--fidelity must be replayable, trace or partial`;
+      out.fidelity = v;
+    } else if (arg.startsWith("-")) return `unknown option ${arg}`;
+    else if (out.file === undefined) out.file = arg;
+    else return `one journal file at a time (got ${out.file} and ${arg})`;
+  }
+  if (out.file === undefined) return "no journal file given";
+  if ((out.fork === undefined) !== (out.override === undefined)) return "--fork and --override go together";
+  return out as Args;
+}
+
+function human(file: string, s: ReplaySummary): string {
+  const lines = [`${file}: run ${s.run} (${s.fidelity}${s.bestEffort ? `, best-effort: ${s.bestEffortReason}` : ""})`];
+  lines.push(`  ${s.events} events, ${s.frames} frames: ${Object.entries(s.provenance).map(([k, v]) => `${v} ${k}`).join(", ")}`);
+  if (s.divergences.length === 0) lines.push("  no divergences: the recording and the reconstruction agree");
+  else {
+    lines.push(`  ${s.divergences.length} divergence${s.divergences.length === 1 ? "" : "s"}${s.firstMeaningful ? `, first meaningful at seq ${s.firstMeaningful.seq}` : ""}:`);
+    for (const d of s.divergences) lines.push(`    seq ${String(d.seq).padEnd(6)} ${d.kind.padEnd(15)} ${d.meaningful ? "" : `(follows from seq ${d.causedBy}) `}${d.reason}`);
+  }
+  if (s.fork) {
+    lines.push(`  fork at seq ${s.fork.seq} with ${JSON.stringify(s.fork.override)}:`);
+    if (s.fork.changes.length === 0) lines.push("    nothing changes");
+    for (const c of s.fork.changes) lines.push(`    seq ${String(c.seq).padEnd(6)} ${c.kind.padEnd(15)} ${c.hypothetical ? "(hypothetical) " : ""}${c.reason}`);
+    if (s.fork.firstStale !== null) lines.push(`    recorded events from seq ${s.fork.firstStale} on are stale`);
+    if (s.fork.stoppedAt !== null) lines.push(`    the fork's run stops at seq ${s.fork.stoppedAt}`);
+  }
+  return lines.join("\n");
+}
+
+export async function run(argv: string[]): Promise<number> {
+  let args: Args | string;
+  try {
+    args = parseArgs(argv);
+  } catch (e) {
+    args = e instanceof Error ? e.message : String(e);
+  }
+  if (typeof args === "string") {
+    console.error(`replay: ${args}\n\n${usage}`);
+    return 2;
+  }
+  useNativeSha256();
+  try {
+    const read = await readJournalFile(args.file);
+    for (const err of read.lineErrors) console.error(`${args.file}:${err.line}: ${err.message} (line skipped)`);
+    const runs = [...groupByRun(read.events).keys()];
+    if (args.run === undefined && runs.length > 1) {
+      throw new ReplayError(`${args.file} holds ${runs.length} runs; pick one with --run (${runs.slice(0, 5).join(", ")}${runs.length > 5 ? ", …" : ""})`);
+    }
+    let fork: ForkSpec | undefined;
+    if (args.fork !== undefined && args.override !== undefined) {
+      let raw: unknown;
+      try {
+        raw = parseJsonExact(args.override);
+      } catch {
+        throw new ReplayError("--override is not valid JSON");
+      }
+      fork = { seq: args.fork, override: parseForkOverride(raw) };
+    }
+    const replay = createReplay(read.events, { run: args.run, fork, fidelity: args.fidelity });
+    const s = replay.summary();
+    if (args.json) {
+      const out: Record<string, unknown> = { file: args.file, ...s };
+      if (args.frames) {
+        out.frames = replay.frames.map((f) => ({ index: f.index, seq: f.seq, type: f.event.type, provenance: f.provenance, stale: f.stale, substituted: f.substituted, note: f.note, stateHash: f.stateHash }));
+      }
+      process.stdout.write(canonicalJson(out) + "\n");
+    } else {
+      console.log(human(args.file, s));
+    }
+    return 0;
+  } catch (e) {
+    console.error(`replay: ${e instanceof Error ? e.message : String(e)}`);
+    return 2;
+  }
+}

@@ -1,0 +1,11 @@
+/**
+ * Hermetic replay of a recorded run (see README.md). Pure TypeScript with no way to reach
+ * a tool or a model: it only folds over the journal it is given.
+ */
+export { createReplay, DEFAULT_SNAPSHOT_EVERY, type Replay, type ReplayView } from "./replay";
+export { foldEvents, foldToJson, INITIAL_FOLD, replayStep, type FoldState, type FrameOut, type ReplayContext, type StepOutput } from "./fold";
+export { buildForkPlan, parseForkOverride, ReplayError, type ForkPlan, type Replacement } from "./plan";
+export { assessFidelity, type FidelityVerdict } from "./fidelity";
+export { evaluateCondition } from "./condition";
+export { evaluate, INITIAL_EVAL, type EvalState, type Verdict } from "./evaluate";
+export * from "./types";

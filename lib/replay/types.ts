@@ -1,0 +1,149 @@
+/**
+ * Public types of the replay engine. Everything here is plain data (JSON-serialisable,
+ * except that run state may hold bigint), so a replay computed in a worker, the CLI or
+ * the server can be handed to the UI as it is.
+ */
+import type { ChainVerdict } from "../journal/chain";
+import type { Fidelity, JournalEvent, JsonObject, JsonValue, RunId, RunPolicy, Seq } from "../journal/types";
+
+/**
+ * Where a frame of the replayed stream comes from:
+ * - `recorded`: taken from the journal as it is;
+ * - `simulated`: derived by the replay (an override applied, a stop the fork's policy
+ *   now triggers, a checkpoint of the fork's own state);
+ * - `blocked`: a tool call the replay refused to perform (every `write` call, and any call
+ *   the fork no longer allows); its recorded result, if any, is substituted;
+ * - `stale`: recorded, but downstream of the fork's change: not what would have happened.
+ */
+export type Provenance = "recorded" | "simulated" | "blocked" | "stale";
+export const PROVENANCES: readonly Provenance[] = ["recorded", "simulated", "blocked", "stale"];
+
+export interface ReplayFrame {
+  /** Position in the replayed stream (0-based; the scrubber's unit). */
+  index: number;
+  /** Position of the recorded event this frame came from, in the run's seq order. */
+  eventIndex: number;
+  /** seq of that recorded event (a frame the replay inserts carries the seq it stands at). */
+  seq: Seq;
+  provenance: Provenance;
+  /** Downstream of the fork's change. A blocked write call keeps `blocked` and is flagged here. */
+  stale: boolean;
+  /** The event as replayed: the recorded one, or the replay's version of it. */
+  event: JournalEvent;
+  /** The event as recorded; null for a frame the replay inserted. */
+  recorded: JournalEvent | null;
+  /** A tool.result taken from the journal in place of a tool the replay did not call. */
+  substituted: boolean;
+  /** For people: why the frame is blocked, simulated or stale. */
+  note: string | null;
+  /** Hash of the replay's rebuilt run state after this frame. */
+  stateHash: string;
+}
+
+export type DivergenceKind =
+  | "gap"
+  | "chain"
+  | "state-hash"
+  | "state-patch"
+  | "approval-state"
+  | "approval"
+  | "max-steps"
+  | "past-stop"
+  | "stop-condition";
+
+/** A point where what the run recorded disagrees with what the replay derives. */
+export interface Divergence {
+  seq: Seq;
+  kind: DivergenceKind;
+  reason: string;
+  /** What the replay derived. */
+  expected: JsonValue;
+  /** What the journal recorded. */
+  actual: JsonValue;
+  /** False when it follows from an earlier divergence (`causedBy`). */
+  meaningful: boolean;
+  causedBy: Seq | null;
+}
+
+export type ChangeKind = "overridden" | "state" | "state-patch" | "approval" | "approval-state" | "stop" | "stop-condition";
+
+/** A deterministic decision or state that comes out differently in the fork. */
+export interface ForkChange {
+  seq: Seq;
+  kind: ChangeKind;
+  reason: string;
+  /** The recorded run's value (as the reconstruct replay derives it). */
+  recorded: JsonValue;
+  /** The fork's value. */
+  forked: JsonValue;
+  /**
+   * True when the fork had already diverged before this event: the change assumes the
+   * rest of the run went as recorded, which it would not have. Shown, never presented
+   * as what would have happened.
+   */
+  hypothetical: boolean;
+}
+
+/** What a what-if fork changes; several fields may be combined. */
+export interface ForkOverride {
+  /** Fields replacing the run's policy from the fork seq on (e.g. `{maxSteps: 2}`). */
+  policy?: RunPolicy;
+  /** Fields replacing those of the tool.result at the fork seq (or of the fork tool.call's result). */
+  toolResult?: JsonObject;
+  /** Replaces `data.output` of the model.response at the fork seq (or of the fork model.request's response). */
+  modelOutput?: JsonObject;
+  /** Replaces the run state right after the event at the fork seq. */
+  state?: JsonValue;
+  /** RFC 6902 operations applied to the run state right after the event at the fork seq. */
+  statePatch?: JsonValue;
+  /** The decision of the approval at the fork seq (an approval.decision, its request, or the gated tool.call). */
+  approval?: "approved" | "denied";
+}
+
+export interface ForkSpec {
+  seq: number;
+  override: ForkOverride;
+}
+
+export interface ReplayOptions {
+  /** The run to replay when the events hold several (default: the first run seen). */
+  run?: string;
+  /** Fidelity as stored with the run; inferred from the events when absent. */
+  fidelity?: Fidelity;
+  fork?: ForkSpec;
+  /** Events between kept fold snapshots (seek cost is at most this many steps). Default 256. */
+  snapshotEvery?: number;
+  /**
+   * Chain verdicts already computed (ingest stores one per event): return "ok", "fail" or
+   * "none" for a seq, or undefined to have the replay verify that event itself.
+   */
+  chainVerdict?: (seq: number) => ChainVerdict | undefined;
+}
+
+export interface ForkSummary {
+  seq: number;
+  override: ForkOverride;
+  changes: ForkChange[];
+  /** The first change that is not hypothetical, or null when the fork changes nothing. */
+  firstChange: ForkChange | null;
+  /** seq of the first frame marked stale, or null. */
+  firstStale: number | null;
+  /** seq at which the fork's run stops (a stop it now triggers), or null. */
+  stoppedAt: number | null;
+}
+
+/** The replay's result as plain data (the CLI prints it; the run page can show it). */
+export interface ReplaySummary {
+  run: RunId;
+  fidelity: Fidelity;
+  bestEffort: boolean;
+  bestEffortReason: string | null;
+  events: number;
+  frames: number;
+  provenance: Record<Provenance, number>;
+  /** Frames tagged blocked: the write calls (and disallowed calls) not performed. */
+  blocked: number[];
+  divergences: Divergence[];
+  firstMeaningful: Divergence | null;
+  fork: ForkSummary | null;
+}
