@@ -1,8 +1,13 @@
 /**
  * Run state as the format defines it: starts as {}, `state.set` replaces it, `state.patch`
  * applies RFC 6902 operations strictly, `checkpoint` replaces it with its snapshot.
- * States are treated as immutable values: every step returns a new object, so replay can
- * keep any step's state without copying.
+ *
+ * States are immutable values, so replay can keep any step's state without copying.
+ * Patches are applied copy-on-write: the containers along each operation's path are
+ * copied and everything else is shared, then fast-json-patch applies the operation to
+ * the copies (with its existence checks and prototype-pollution guard). The library's
+ * own non-mutating mode deep-clones the whole state through JSON at every patch, which
+ * is slow and throws on integers beyond 2^53.
  */
 import jsonPatch from "fast-json-patch";
 import type { Operation } from "fast-json-patch";
@@ -18,18 +23,59 @@ export type StateStep =
   | { ok: true; state: RunState }
   | { ok: false; state: RunState; error: string };
 
+type Container = Record<string, unknown> | unknown[];
+
+function pointerTokens(pointer: string): string[] | null {
+  if (pointer === "") return [];
+  if (!pointer.startsWith("/")) return null;
+  return pointer
+    .slice(1)
+    .split("/")
+    .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
+}
+
+const copyOf = (c: Container): Container => (Array.isArray(c) ? c.slice() : { ...c });
+const isContainer = (v: unknown): v is Container => v !== null && typeof v === "object";
+
+/**
+ * A new root in which every container on the way to the pointer's parent is a fresh
+ * shallow copy (so the operation can mutate them), sharing all other subtrees.
+ */
+function copyAlong(root: unknown, pointer: string): unknown {
+  const tokens = pointerTokens(pointer);
+  if (tokens === null || tokens.length === 0 || !isContainer(root)) return root;
+  const newRoot = copyOf(root);
+  let cur: Container = newRoot;
+  for (let i = 0; i < tokens.length - 1; i++) {
+    const key = tokens[i];
+    const child = (cur as Record<string, unknown>)[key];
+    if (!isContainer(child) || !Object.prototype.hasOwnProperty.call(cur, key)) break;
+    const copy = copyOf(child);
+    (cur as Record<string, unknown>)[key] = copy;
+    cur = copy;
+  }
+  return newRoot;
+}
+
 /** Applies a JSON Patch strictly; on any failing operation the state is left unchanged. */
 export function applyPatch(state: RunState, patch: unknown): StateStep {
   if (!Array.isArray(patch)) return { ok: false, state, error: "patch is not an array of operations" };
+  let doc: unknown = state;
   try {
-    const err = jsonPatch.validate(patch as Operation[], state);
-    if (err) return { ok: false, state, error: `${err.name}: ${err.message.split("\n")[0]}` };
-    // banPrototypeModifications: a payload must never reach Object.prototype
-    const result = jsonPatch.applyPatch(state, patch as Operation[], true, false, true);
-    return { ok: true, state: result.newDocument as RunState };
+    for (const raw of patch as Operation[]) {
+      if (raw === null || typeof raw !== "object") throw new Error("an operation is not an object");
+      const op = raw as Operation & { from?: string };
+      if (op.op !== "test") doc = copyAlong(doc, op.path);
+      if (op.op === "move" && typeof op.from === "string") doc = copyAlong(doc, op.from);
+      // validate: strict RFC 6902 (missing paths fail); mutate: only the copies above;
+      // banPrototypeModifications: a payload must never reach Object.prototype
+      doc = jsonPatch.applyOperation(doc, op, true, true, true).newDocument;
+    }
+    return { ok: true, state: doc as RunState };
   } catch (e) {
     const message = e instanceof Error ? e.message.split("\n")[0] : String(e);
-    return { ok: false, state, error: message };
+    const name = e instanceof Error && e.name !== "Error" ? `${e.name}: ` : "";
+    return { ok: false, state, error: `${name}${message}` };
   }
 }
 
