@@ -187,11 +187,16 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
       const now = Date.now();
       let total = 0;
 
+      // Rows waiting for the database, across runs: a file of many small runs must not hold
+      // every row until the end.
+      let pendingRows = 0;
+
       const reject = (ctx: RunCtx | undefined, e: IngestError) => {
         errors.push(e);
         if (ctx) {
           ctx.rejected = true;
           ctx.buffer.clear();
+          pendingRows -= ctx.rows.length;
           ctx.rows = [];
         }
       };
@@ -260,7 +265,11 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
       const flushRows = async (ctx: RunCtx) => {
         if (ctx.rows.length === 0) return;
         await tx.insertEvents(ctx.rows);
+        pendingRows -= ctx.rows.length;
         ctx.rows = [];
+      };
+      const flushAll = async () => {
+        for (const c of runs.values()) await flushRows(c);
       };
 
       // Synchronous on purpose: an await per event costs more than the work it waits for.
@@ -299,6 +308,7 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
         }
         const cols = eventColumns(p.stored, (c) => ctx.toolOfCall.get(c));
         const tsMs = msOf(ev.ts);
+        pendingRows++;
         ctx.rows.push({
           runId: ctx.id,
           seq: s,
@@ -399,10 +409,8 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
           continue;
         }
         ctx.buffer.set(s, { raw: ev, line: item.line, bytes: item.bytes, canonicalRaw, stored: red.value, canonicalStored, redactions: red.count, secrets: red.hits });
-        if (s === ctx.expect) {
-          drain(ctx);
-          if (ctx.rows.length >= BATCH) await flushRows(ctx);
-        }
+        if (s === ctx.expect) drain(ctx);
+        if (pendingRows >= BATCH) await flushAll();
       }
 
       async function openRunSafe(id: string): Promise<RunCtx | undefined> {
@@ -428,7 +436,7 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
               warnings.push({ line: p.line, run: ctx.id, seq: s, kind: "invalid", message: `seq jumps from ${prev} to ${s}: ${s - prev - 1} event(s) missing (stored; reported as journal.gap)` });
             }
             process(ctx, p);
-            if (ctx.rows.length >= BATCH) await flushRows(ctx);
+            if (pendingRows >= BATCH) await flushAll();
             prev = s;
           }
         }

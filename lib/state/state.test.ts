@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import jsonPatch, { type Operation } from "fast-json-patch";
 import { describe, expect, it } from "vitest";
-import { applyPatch, EMPTY_STATE_HASH, nextState } from "./index";
+import { applyPatch, EMPTY_STATE_HASH, nextState, type RunState } from "./index";
 import { canonicalJson, hashOf } from "../canonical";
 import type { JournalEvent } from "../journal/types";
 
@@ -33,7 +33,7 @@ describe("applyPatch", () => {
     fc.assert(
       fc.property(fc.dictionary(key, fc.jsonValue({ maxDepth: 3 })), fc.array(op, { maxLength: 6 }), (state, patch) => {
         const before = canonicalJson(state);
-        const mine = applyPatch(state, patch);
+        const mine = applyPatch(state as RunState, patch);
         const ref = reference(state, patch);
         expect(canonicalJson(state)).toBe(before);
         expect(mine.ok).toBe(ref.ok);

@@ -4,7 +4,7 @@ import { Readable } from "node:stream";
 import cliProgress from "cli-progress";
 import { openDb } from "../../server/db";
 import { ingestBytes, type IngestBytesResult } from "../../server/service";
-import { importBytes } from "../../server/imports";
+import { importFileStreaming } from "../../server/import-stream";
 import { DETECT_HEAD_BYTES, detectFormat } from "../../importers";
 
 export const summary = "import journals (NDJSON, .gz) and trace exports into the configured database";
@@ -19,7 +19,7 @@ Each run is stored atomically; errors are printed with their line numbers.
   --json   print one JSON object per file instead of a report
 Exit code: 0 when every file was stored, 1 when any file had errors, 2 for unreadable input.`;
 
-/** Journals (and gzip) stream in; other formats are read whole by their importer. */
+/** Journals (and gzip) stream through ingestBytes; trace exports through importFileStreaming. */
 function isJournal(file: string): boolean {
   const fd = fs.openSync(file, "r");
   try {
@@ -75,7 +75,10 @@ export async function run(argv: string[]): Promise<number> {
           },
         });
       } else {
-        const imported = await importBytes(db, fs.readFileSync(file), path.basename(file));
+        const imported = await importFileStreaming(db, file, path.basename(file), {
+          onBytes: (n) => bar?.update((read = n), { events }),
+          onProgress: (n) => bar?.update(read, { events: (events = n) }),
+        });
         formatNote = imported.detected ? ` (${imported.detected.label})` : "";
         for (const w of imported.importWarnings ?? []) imported.warnings.push({ message: w, kind: "invalid" });
         result = imported;

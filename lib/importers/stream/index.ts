@@ -1,0 +1,181 @@
+/**
+ * Streaming import of the OpenTelemetry-family JSON formats (OTLP JSON and arrays of export
+ * requests, Tempo `batches`, Jaeger). The file is read as a byte stream; each span object is
+ * built alone, normalised at once and dropped, so memory holds the normalised spans (ids,
+ * times, attribute values) instead of the file text plus its parsed tree. Runs are derived
+ * per trace only when asked for, so at most one run's events exist at a time.
+ *
+ * Output is identical to `importTrace` on the same bytes (tests/importers/streaming.test.ts).
+ * Other formats are single documents without a span stream (Langfuse, SWE-agent, OpenHands,
+ * Inspect, tau-bench, SDK span dumps): they are read whole and handed to `importTrace`.
+ */
+import { DETECT_HEAD_BYTES, detectFormat } from "../detect";
+import { ImportError, importTrace } from "../index";
+import { spansToRuns, type SpansToRunsOptions } from "../otlp";
+import type { NormalizedSpan } from "../span";
+import type { ImportedRun, ImportOptions, ImportResult, SourceFormat } from "../types";
+import { jaegerDocument } from "./jaeger-stream";
+import { JsonSyntaxError, JsonWalker, type ValueVisitor } from "./json-walker";
+import { appendAll, otlpDocument } from "./otlp-stream";
+
+export { JsonSyntaxError, JsonWalker, exactNumber, type ContainerVisitor, type StreamJson, type ValueVisitor } from "./json-walker";
+
+/** Formats whose spans are read one by one; the others are read whole. */
+export const STREAMABLE_FORMATS: ReadonlySet<SourceFormat> = new Set<SourceFormat>(["otlp-json", "otlp-json-array", "tempo-otlp", "jaeger"]);
+
+/**
+ * Bytes read ahead for detection. `detectFormat` looks at 64 K UTF-16 code units; a code unit
+ * takes up to 3 UTF-8 bytes, so 4 × 64 KB always covers the same head `importTrace` sees.
+ */
+export const STREAM_HEAD_BYTES = 4 * DETECT_HEAD_BYTES;
+
+export interface StreamedImport {
+  format: SourceFormat;
+  /** Complete once `runs()` has been consumed (deriving runs adds warnings). */
+  warnings: string[];
+  /** Normalised spans read (streamed formats), before de-duplication. */
+  spans?: number;
+  /** How many runs `runs()` yields. */
+  runCount: number;
+  /** The runs in `importTrace` order, each derived when reached. Iterate once. */
+  runs(): Generator<ImportedRun>;
+}
+
+/** Reads at least `bytes` bytes ahead (or the whole source, if shorter) and replays them. */
+export async function peekBytes(source: AsyncIterable<Uint8Array>, bytes: number): Promise<{ head: Uint8Array; stream: AsyncIterable<Uint8Array> }> {
+  const it = source[Symbol.asyncIterator]();
+  const held: Uint8Array[] = [];
+  let size = 0;
+  let done = false;
+  while (size < bytes) {
+    const r = await it.next();
+    if (r.done) {
+      done = true;
+      break;
+    }
+    held.push(r.value);
+    size += r.value.length;
+  }
+  const head = new Uint8Array(size);
+  let at = 0;
+  for (const h of held) {
+    head.set(h, at);
+    at += h.length;
+  }
+  async function* replay(): AsyncGenerator<Uint8Array> {
+    yield* held;
+    held.length = 0;
+    if (done) return;
+    for (;;) {
+      const r = await it.next();
+      if (r.done) return;
+      yield r.value;
+    }
+  }
+  return { head, stream: replay() };
+}
+
+async function readAllText(source: AsyncIterable<Uint8Array>): Promise<string> {
+  const decoder = new TextDecoder();
+  const parts: string[] = [];
+  for await (const chunk of source) parts.push(decoder.decode(chunk, { stream: true }));
+  parts.push(decoder.decode());
+  return parts.join("");
+}
+
+function wholeDocument(result: ImportResult): StreamedImport {
+  return {
+    format: result.format,
+    warnings: result.warnings,
+    runCount: result.runs.length,
+    *runs() {
+      yield* result.runs;
+    },
+  };
+}
+
+const cmpBig = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Imports a trace file from its bytes. Throws `ImportError` like `importTrace` (unknown
+ * format, invalid or truncated JSON); nothing is returned for a file that fails midway.
+ */
+export async function importTraceStream(source: AsyncIterable<Uint8Array>, opts: ImportOptions = {}): Promise<StreamedImport> {
+  const { head, stream } = await peekBytes(source, STREAM_HEAD_BYTES);
+  // Decoded as importBytes decodes the whole file: replacement characters, BOM dropped.
+  const headText = new TextDecoder().decode(head, { stream: true });
+  const { format, label } = detectFormat(headText.charCodeAt(0) === 0xfeff ? headText.slice(1) : headText, opts.fileName);
+  if (!STREAMABLE_FORMATS.has(format)) return wholeDocument(importTrace(await readAllText(stream), opts));
+
+  const warnings: string[] = [];
+  const traces = new Map<string, NormalizedSpan[]>();
+  let spanCount = 0;
+  const add = (spans: NormalizedSpan[]) => {
+    spanCount += spans.length;
+    for (const s of spans) {
+      let list = traces.get(s.traceId);
+      if (!list) traces.set(s.traceId, (list = []));
+      list.push(s);
+    }
+  };
+  const document: ValueVisitor =
+    format === "jaeger"
+      ? jaegerDocument((spans, w) => {
+          appendAll(warnings, w);
+          add(spans);
+        })
+      : otlpDocument(add, warnings);
+
+  const walker = new JsonWalker(document);
+  const decoder = new TextDecoder();
+  let atStart = true;
+  const write = (text: string) => {
+    // The decoder drops one BOM and importTrace another, so a doubled BOM is accepted there too.
+    if (atStart && text.length > 0) {
+      atStart = false;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    walker.write(text);
+  };
+  try {
+    for await (const chunk of stream) write(decoder.decode(chunk, { stream: true }));
+    write(decoder.decode());
+    walker.end();
+  } catch (e) {
+    if (!(e instanceof JsonSyntaxError)) throw e;
+    throw new ImportError(`the file looks like ${label} but is not valid JSON (${e.truncated ? "truncated? " : ""}${e.message})`);
+  }
+
+  const runOpts: SpansToRunsOptions =
+    format === "jaeger" ? { format: "jaeger", runIdPrefix: "jaeger", fileName: opts.fileName, warnings } : { format, fileName: opts.fileName, warnings };
+  // spansToRuns' order (earliest start, then trace id), so one trace at a time gives the same runs.
+  const pending: Array<{ id: string; list: NormalizedSpan[]; min: bigint }> = [];
+  for (const [id, list] of traces) {
+    let min: bigint | undefined;
+    for (const s of list) {
+      const t = BigInt(s.startTimeUnixNano);
+      if (min === undefined || t < min) min = t;
+    }
+    pending.push({ id, list, min: min ?? 0n });
+  }
+  traces.clear();
+  // Last run first, so pop() yields them in order and releases each trace's spans.
+  pending.sort((a, b) => cmpBig(b.min, a.min) || (a.id < b.id ? 1 : -1));
+
+  return {
+    format,
+    warnings,
+    spans: spanCount,
+    runCount: pending.length,
+    *runs() {
+      for (let t = pending.pop(); t; t = pending.pop()) yield* spansToRuns(t.list, runOpts);
+    },
+  };
+}
+
+/** `importTraceStream` with every run materialised: the shape `importTrace` returns. */
+export async function importTraceStreamWhole(source: AsyncIterable<Uint8Array>, opts: ImportOptions = {}): Promise<ImportResult> {
+  const streamed = await importTraceStream(source, opts);
+  const runs = [...streamed.runs()];
+  return { format: streamed.format, runs, warnings: streamed.warnings };
+}
