@@ -1,4 +1,5 @@
 "use client";
+import Link from "next/link";
 import type { RunIndex } from "@/lib/graph";
 import type { RunDetail } from "@/lib/view/api-types";
 import { formatCount, formatDuration, formatTimestamp } from "@/lib/view/format";
@@ -39,6 +40,12 @@ export function RunHeader({ detail, index, liveMode }: { detail: RunDetail; inde
           {detail.fidelity}
         </span>
         {detail.findings.length > 0 ? <span className="badge bad">{detail.findings.length} findings</span> : <span className="badge good">no findings</span>}
+        <Link href={`/runs/${encodeURIComponent(detail.id)}/replay`} prefetch={false}>
+          Replay
+        </Link>
+        <Link href={`/compare?a=${encodeURIComponent(detail.id)}`} prefetch={false}>
+          Compare
+        </Link>
         <SearchBox runId={detail.id} index={index} />
       </div>
       <div className="meta">

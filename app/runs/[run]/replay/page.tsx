@@ -1,0 +1,26 @@
+import { notFound } from "next/navigation";
+import { ReplayView } from "@/components/replay/replay-view";
+import { getDb } from "@/lib/server/db";
+import { getRun } from "@/lib/server/queries";
+import type { RunDetail } from "@/lib/view/api-types";
+import "@/components/replay/replay.css";
+
+export const dynamic = "force-dynamic";
+
+type Props = { params: Promise<{ run: string }> };
+
+export async function generateMetadata({ params }: Props) {
+  const { run } = await params;
+  return { title: `Replay · ${run} · Retrace` };
+}
+
+/**
+ * Side-by-side replay of a run (reconstruct, or a what-if fork given as `?fork=SEQ&override=JSON`).
+ * The header comes with the HTML; the events are fetched and replayed in the browser.
+ */
+export default async function ReplayPage({ params }: Props) {
+  const { run } = await params;
+  const detail = await getRun(getDb(), run);
+  if (!detail) notFound();
+  return <ReplayView runId={run} initialDetail={detail as RunDetail} />;
+}

@@ -1,0 +1,52 @@
+/**
+ * Pages of GET /api/runs/{run}/events as the server sends them (text) → journal events.
+ * Parsed exactly: an integer beyond 2^53 stays a bigint, so state hashes and the chain
+ * verify in the browser as they did at ingest.
+ */
+import { isInteger, isSafeNumber, parse as losslessParse } from "lossless-json";
+import type { JournalEvent } from "@/lib/journal/types";
+
+interface Page {
+  events: Array<{ seq: number; recordedHash: string | null; redactions: number; event: JournalEvent }>;
+  nextAfter: number | null;
+}
+
+function parseNumberExact(value: string): number | bigint {
+  if (isInteger(value) && !isSafeNumber(value)) return BigInt(value);
+  return Number(value);
+}
+
+function hasUnsafeInteger(text: string): boolean {
+  // cheap test first: a run of 16+ digits is the only way to write such an integer
+  return /\d{16,}/.test(text);
+}
+
+export function parsePage(text: string): Page {
+  return (hasUnsafeInteger(text) ? losslessParse(text, null, parseNumberExact) : JSON.parse(text)) as Page;
+}
+
+/** Where the next page starts, read from the end of a page's text without parsing it. */
+export function nextAfterOf(text: string): number | null {
+  const m = /"nextAfter":(null|\d+)\}\s*$/.exec(text.slice(-40));
+  if (m) return m[1] === "null" ? null : Number(m[1]);
+  return parsePage(text).nextAfter;
+}
+
+/**
+ * The events, each with the hash the replay verifies. The recorder's chain covers what
+ * the recorder sent; when Retrace redacted nothing, the stored events are that, and the
+ * replay checks the recorder's chain (so a tampered journal shows its break). Once
+ * anything was redacted, the recorder's hashes cannot verify on what is stored, and the
+ * replay checks Retrace's own chain over the stored events instead.
+ */
+export function eventsFromPages(pages: readonly string[]): { events: JournalEvent[]; chain: "recorder" | "server" } {
+  const rows = pages.flatMap((p) => parsePage(p).events);
+  const chain = rows.every((r) => r.redactions === 0) ? "recorder" : "server";
+  const events = rows.map((r) => {
+    if (chain === "server") return r.event;
+    const { hash: _server, ...rest } = r.event;
+    void _server;
+    return (r.recordedHash ? { ...rest, hash: r.recordedHash } : rest) as JournalEvent;
+  });
+  return { events, chain };
+}

@@ -1,0 +1,74 @@
+/**
+ * Messages between the replay view and its worker. The worker owns the run's events and
+ * the Replay (closures and snapshots cannot cross threads); the page holds compact rows
+ * and asks for one frame's payloads and state at a time.
+ */
+import type { EventKind } from "@/lib/graph/kind";
+import type { Fidelity } from "@/lib/journal/types";
+import type { Divergence, ForkChange, ForkSpec, Provenance, ReplayFrame, ReplaySummary } from "@/lib/replay";
+import type { RunState } from "@/lib/state";
+
+/** What one row of the side-by-side list shows; built in the worker, once per replay. */
+export interface FrameRow {
+  index: number;
+  eventIndex: number;
+  seq: number;
+  /** The replayed event (the recorded one, or the replay's version of it). */
+  type: string;
+  label: string;
+  kind: EventKind;
+  provenance: Provenance;
+  stale: boolean;
+  substituted: boolean;
+  note: string | null;
+  /** The replay shows something other than what was recorded here (or inserted a frame). */
+  simulated: boolean;
+  /** The recorded event in the left column; null where the replay inserted a frame. */
+  recorded: { type: string; label: string; kind: EventKind } | null;
+}
+
+export type WorkerRequest =
+  | { kind: "load"; id: number; run: string; pages: string[]; fidelity: Fidelity | undefined }
+  | { kind: "replay"; id: number; fork: ForkSpec | null }
+  | { kind: "view"; id: number; key: string; index: number };
+
+export interface ReplayResult {
+  kind: "replayed";
+  id: number;
+  /** Identifies the replay the rows belong to (the fork spec as JSON, or "reconstruct"). */
+  key: string;
+  rows: FrameRow[];
+  divergences: Divergence[];
+  changes: ForkChange[];
+  summary: ReplaySummary;
+  /** The fork asked for could not be applied (the replay is then a reconstruct). */
+  forkError: string | null;
+  /** Which hash chain the replay verified. */
+  chain: "recorder" | "server";
+  /** Events that carry a hash of that chain (0: there is no chain to verify). */
+  hashed: number;
+  /** Time the fold took in the worker, ms. */
+  ms: number;
+}
+
+export interface FrameView {
+  kind: "view";
+  id: number;
+  key: string;
+  index: number;
+  frame: ReplayFrame;
+  /** The replay's run state after the frame. */
+  state: RunState;
+  /** In a fork, the recorded run's (reconstructed) state at the same event. */
+  recordedState: RunState | null;
+  recordedStateHash: string | null;
+}
+
+export type WorkerResponse =
+  | { kind: "loaded"; id: number; events: number; chain: "recorder" | "server" }
+  | ReplayResult
+  | FrameView
+  | { kind: "error"; id: number; message: string };
+
+/** The key of a replay: "reconstruct", or the fork spec as JSON. */
+export const forkKey = (fork: ForkSpec | null): string => (fork === null ? "reconstruct" : JSON.stringify(fork));

@@ -1,0 +1,172 @@
+"use client";
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useSearchParams } from "next/navigation";
+import { useCallback, useMemo, useRef, useState } from "react";
+import type { Fidelity } from "@/lib/journal/types";
+import type { ForkSpec } from "@/lib/replay";
+import type { RunDetail } from "@/lib/view/api-types";
+import { fetchJson } from "@/components/data/fetch-json";
+import { FrameGrid } from "./frame-grid";
+import { FramePanel } from "./frame-panel";
+import { ForkPanel } from "./fork-panel";
+import { readForkParams, writeForkParams } from "./fork-params";
+import { ChangeList, DivergenceList } from "./mark-lists";
+import type { ReplayResult } from "./protocol";
+import { ReplayBanner } from "./replay-banner";
+import { ReplayControls } from "./replay-controls";
+import { createReplayStore, ReplayStoreContext, useReplayStore, useReplayStoreApi, type SideTab } from "./replay-store";
+import { useCursorUrl, usePlayback, useReplayKeyboard } from "./use-playback";
+import { useReplaySession } from "./use-replay-session";
+
+const FIDELITIES = new Set(["replayable", "trace", "partial"]);
+
+export function ReplayView({ runId, initialDetail }: { runId: string; initialDetail: RunDetail }) {
+  const [store] = useState(createReplayStore);
+  return (
+    <ReplayStoreContext.Provider value={store}>
+      <ReplayBody runId={runId} initialDetail={initialDetail} />
+    </ReplayStoreContext.Provider>
+  );
+}
+
+function asRecord(v: unknown): Record<string, unknown> | null {
+  return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+}
+
+function ReplayBody({ runId, initialDetail }: { runId: string; initialDetail: RunDetail }) {
+  const api = useReplayStoreApi();
+  const detail =
+    useQuery({ queryKey: ["run", runId], queryFn: ({ signal }) => fetchJson<RunDetail>(`/api/runs/${encodeURIComponent(runId)}`, signal), initialData: initialDetail }).data ??
+    initialDetail;
+  const fidelity = FIDELITIES.has(detail.fidelity) ? (detail.fidelity as Fidelity) : undefined;
+  const searchParams = useSearchParams();
+  const query = searchParams.toString();
+  const { fork, error: urlError } = useMemo(() => readForkParams(new URLSearchParams(query)), [query]);
+  const initialEvent = useRef<number | null>(null);
+  const firstResult = useRef(true);
+  if (firstResult.current && initialEvent.current === null) {
+    const raw = new URLSearchParams(query).get("event");
+    if (raw !== null && /^\d{1,10}$/.test(raw)) initialEvent.current = Number(raw);
+  }
+
+  const onResult = useCallback(
+    (r: ReplayResult) => {
+      const s = api.getState();
+      const first = r.summary.fork?.firstChange;
+      if (firstResult.current) {
+        firstResult.current = false;
+        const at = initialEvent.current === null ? undefined : s.frameOfSeq.get(initialEvent.current);
+        // a shared fork link without a position opens at what the fork changes
+        if (at === undefined && first) {
+          s.setCursor(s.frameOfSeq.get(first.seq) ?? 0);
+          s.setTab("changes");
+        } else s.setCursor(at ?? 0);
+        return;
+      }
+      if (first) {
+        s.setCursor(s.frameOfSeq.get(first.seq) ?? s.cursor);
+        s.setTab("changes");
+      }
+    },
+    [api],
+  );
+  const session = useReplaySession(runId, fidelity, fork, onResult);
+  usePlayback();
+  useReplayKeyboard();
+  useCursorUrl();
+
+  const applyFork = useCallback((spec: ForkSpec | null) => {
+    const params = writeForkParams(new URLSearchParams(window.location.search), spec);
+    const q = params.toString();
+    window.history.pushState(null, "", q ? `?${q}` : window.location.pathname);
+  }, []);
+
+  const result = useReplayStore((s) => s.result);
+  const tab = useReplayStore((s) => s.tab);
+  const policy = asRecord(detail.header.policy);
+  const forkError = urlError ?? result?.forkError ?? null;
+  const tabs: Array<{ id: SideTab; label: string }> = [
+    { id: "frame", label: "Frame" },
+    { id: "fork", label: "Fork" },
+    { id: "divergences", label: `Divergences (${result?.divergences.length ?? "…"})` },
+    { id: "changes", label: `Changes (${result ? (result.summary.fork ? result.changes.length : 0) : "…"})` },
+  ];
+
+  // Nothing here reads the cursor: the parts that follow it (the ready signal, the link to
+  // the run viewer) subscribe on their own, so a scrub never re-renders the whole page.
+  return (
+    <ReadyRoot phase={session.phase} mode={fork !== null && forkError === null ? "fork" : "reconstruct"}>
+      <header className="rp-header">
+        <h1>
+          Replay · {detail.workflow ?? "(no workflow)"}
+          {detail.workflowVersion ? <span className="mono">@{detail.workflowVersion}</span> : null}
+        </h1>
+        <span className="mono run-id">{detail.id}</span>
+        <span className={`badge ${detail.fidelity === "replayable" ? "good" : "warn"}`} title="replayable: versions and state recorded; trace: imported, best-effort">
+          {detail.fidelity}
+        </span>
+        <span className="badge">{detail.eventCount.toLocaleString("en-US")} events</span>
+        <nav className="links" aria-label="Related pages">
+          <RunViewerLink runId={runId} />
+          <Link href={`/compare?a=${encodeURIComponent(runId)}`} prefetch={false}>
+            Compare with another run
+          </Link>
+        </nav>
+      </header>
+      <ReplayBanner fork={fork} urlError={urlError} fidelity={detail.fidelity} />
+      <ReplayControls />
+      {session.phase === "error" ? (
+        <div className="rp-error" role="alert">
+          The replay could not run: {session.error}
+        </div>
+      ) : result === null ? (
+        <div className="rp-loading" role="status">
+          {session.phase === "fetching" ? `Loading ${detail.eventCount.toLocaleString("en-US")} events…` : "Replaying the run (in a worker)…"}
+        </div>
+      ) : (
+        <div className="rp-body">
+          <section aria-label="Recorded run and replay" style={{ display: "flex", minHeight: 0, minWidth: 0 }}>
+            <FrameGrid />
+          </section>
+          <aside className="rp-side" aria-label="Replay details">
+            <div className="tabs" role="tablist" aria-label="Replay details">
+              {tabs.map((t) => (
+                <button key={t.id} type="button" role="tab" aria-selected={tab === t.id} aria-controls={tab === t.id ? `rp-tab-${t.id}` : undefined} onClick={() => api.getState().setTab(t.id)}>
+                  {t.label}
+                </button>
+              ))}
+            </div>
+            <div className="tab-body" role="tabpanel" id={`rp-tab-${tab}`} aria-label={tabs.find((t) => t.id === tab)?.label}>
+              {tab === "frame" ? <FramePanel /> : null}
+              {tab === "fork" ? <ForkPanel run={runId} policy={policy} fork={fork} forkError={forkError} onApply={applyFork} /> : null}
+              {tab === "divergences" ? <DivergenceList /> : null}
+              {tab === "changes" ? <ChangeList /> : null}
+            </div>
+          </aside>
+        </div>
+      )}
+    </ReadyRoot>
+  );
+}
+
+/** The page's ready signal for tests and tools: the replay is done and the frame under the playhead is shown. */
+function ReadyRoot({ phase, mode, children }: { phase: string; mode: "fork" | "reconstruct"; children: React.ReactNode }) {
+  const key = useReplayStore((s) => s.result?.key ?? "");
+  const ready = useReplayStore((s) => phase === "ready" && s.result !== null && s.view !== null && s.view.key === s.result.key && s.view.index === s.cursor);
+  return (
+    <div className="rp-view" data-testid="replay-view" data-ready={ready ? "true" : "false"} data-phase={phase} data-key={key} data-mode={mode}>
+      {children}
+    </div>
+  );
+}
+
+function RunViewerLink({ runId }: { runId: string }) {
+  const seq = useReplayStore((s) => s.result?.rows[s.cursor]?.seq);
+  return (
+    <Link href={`/runs/${encodeURIComponent(runId)}${seq !== undefined ? `?event=${seq}` : ""}`} prefetch={false}>
+      Open in the run viewer
+    </Link>
+  );
+}
+

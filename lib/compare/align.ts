@@ -1,0 +1,351 @@
+/**
+ * Run-to-run alignment: two runs of one workflow (before and after a prompt change, say)
+ * laid side by side by step and by call, so what changed shows up as a few rows instead of
+ * every later seq being off by one.
+ *
+ * 1. Each run is cut into segments: its steps (events sharing a `step` id, labelled with
+ *    the step.start's name) and the run-level stretches between them.
+ * 2. Segments are aligned by label; segments left over between two aligned ones are paired
+ *    in order (a renamed step is still compared with its counterpart).
+ * 3. Inside a pair of segments, events are aligned by key: the type plus what the event
+ *    acts on (the tool of a call or its result, the model of a request). Leftover events
+ *    of the same type are paired as changed.
+ * 4. A paired event is `same` when its comparable content (the type's meaningful fields,
+ *    without ids, timestamps, hashes and latencies) is canonically equal, else `changed`.
+ */
+import { canonicalJson } from "../canonical";
+import { alignSequences, type Pair } from "./sequence-align";
+
+/** The part of a journal event the alignment reads (an API event or a JournalEvent). */
+export interface CompareEvent {
+  seq: number;
+  type: string;
+  step?: string;
+  data: { [key: string]: unknown };
+}
+
+export type RowStatus = "same" | "changed" | "only-a" | "only-b";
+
+export interface Segment {
+  /** Step name (or id), or "(run)" for run-level events. */
+  label: string;
+  stepId: string | null;
+  /** Indices into the run's event array, [start, end). */
+  start: number;
+  end: number;
+}
+
+export interface SegmentPair {
+  a: Segment | null;
+  b: Segment | null;
+}
+
+export interface AlignedRow {
+  /** Index into run a's / run b's events, or null when the other run has no counterpart. */
+  a: number | null;
+  b: number | null;
+  status: RowStatus;
+  /** Index into `segments`. */
+  segment: number;
+  /** Why the row is not `same`, for people. */
+  reason: string | null;
+}
+
+export interface Divergence {
+  row: number;
+  aSeq: number | null;
+  bSeq: number | null;
+  status: Exclude<RowStatus, "same">;
+  reason: string;
+  /** Label of the step it happened in. */
+  segment: string;
+}
+
+export interface Alignment {
+  segments: SegmentPair[];
+  rows: AlignedRow[];
+  counts: Record<RowStatus, number>;
+  firstDivergence: Divergence | null;
+}
+
+const RUN_LABEL = "(run)";
+
+function str(v: unknown): string | undefined {
+  return typeof v === "string" ? v : undefined;
+}
+
+function obj(v: unknown): { [key: string]: unknown } | undefined {
+  return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as { [key: string]: unknown }) : undefined;
+}
+
+/** Cuts a run into its steps and the run-level stretches between them. */
+export function segmentsOf(events: readonly CompareEvent[]): Segment[] {
+  const out: Segment[] = [];
+  for (let i = 0; i < events.length; i++) {
+    const stepId = events[i].step ?? null;
+    const last = out[out.length - 1];
+    if (last && last.stepId === stepId) {
+      last.end = i + 1;
+      continue;
+    }
+    out.push({ label: RUN_LABEL, stepId, start: i, end: i + 1 });
+  }
+  for (const s of out) {
+    if (s.stepId === null) continue;
+    let name: string | undefined;
+    for (let i = s.start; i < s.end && name === undefined; i++) if (events[i].type === "step.start") name = str(events[i].data.name);
+    s.label = name ?? s.stepId;
+  }
+  return out;
+}
+
+/** call id → tool name and model call id → model, so results and responses key like their calls. */
+interface CallIndex {
+  tools: Map<string, string>;
+  models: Map<string, string>;
+  approvals: Map<string, string>;
+}
+
+function indexCalls(events: readonly CompareEvent[]): CallIndex {
+  const tools = new Map<string, string>();
+  const models = new Map<string, string>();
+  const approvals = new Map<string, string>();
+  for (const e of events) {
+    const call = str(e.data.call);
+    if (e.type === "tool.call" && call !== undefined) tools.set(call, str(e.data.tool) ?? "");
+    if (e.type === "model.request" && call !== undefined) models.set(call, str(e.data.model) ?? "");
+  }
+  for (const e of events) {
+    const approval = str(e.data.approval);
+    const call = str(e.data.call);
+    if (e.type === "approval.request" && approval !== undefined && call !== undefined) approvals.set(approval, tools.get(call) ?? "");
+  }
+  return { tools, models, approvals };
+}
+
+/** What an event is aligned by: its type and what it acts on. */
+export function eventKey(e: CompareEvent, calls: CallIndex): string {
+  const call = str(e.data.call) ?? "";
+  switch (e.type) {
+    case "tool.call":
+      return `tool.call ${str(e.data.tool) ?? ""}`;
+    case "tool.result":
+    case "reconcile":
+      return `${e.type} ${calls.tools.get(call) ?? ""}`;
+    case "model.request":
+      return `model.request ${str(e.data.model) ?? ""}`;
+    case "model.response":
+      return `model.response ${calls.models.get(call) ?? ""}`;
+    case "approval.request":
+      return `approval.request ${calls.tools.get(call) ?? ""}`;
+    case "approval.decision":
+      return `approval.decision ${calls.approvals.get(str(e.data.approval) ?? "") ?? ""}`;
+    default:
+      return e.type;
+  }
+}
+
+function pick(data: { [key: string]: unknown }, keys: readonly string[]): { [key: string]: unknown } {
+  const out: { [key: string]: unknown } = {};
+  for (const k of keys) if (data[k] !== undefined) out[k] = data[k];
+  return out;
+}
+
+/**
+ * The fields of an event that say what the run did, without what differs between any two
+ * runs anyway (ids of calls and approvals, timestamps, hashes of the chain, latencies,
+ * token usage, external ids). Versions of run.start are compared on their own.
+ */
+export function comparable(e: CompareEvent): unknown {
+  const d = e.data;
+  switch (e.type) {
+    case "run.start":
+      return pick(d, ["input", "policy"]);
+    case "run.end":
+      return pick(d, ["status", "output", "error"]);
+    case "step.start":
+      return pick(d, ["name", "kind"]);
+    case "step.end":
+      return pick(d, ["status"]);
+    case "input":
+      return pick(d, ["source", "content"]);
+    case "retrieval": {
+      const docs = Array.isArray(d.documents) ? d.documents.map((doc) => pick(obj(doc) ?? {}, ["id", "version", "content", "uri"])) : d.documents;
+      return { query: d.query, documents: docs };
+    }
+    case "context":
+      return pick(d, ["messages", "instructions", "template"]);
+    case "model.request":
+      return pick(d, ["model", "params", "messages", "tools"]);
+    case "model.response": {
+      const output = obj(d.output);
+      const toolCalls = output && Array.isArray(output.toolCalls) ? output.toolCalls.map((c) => pick(obj(c) ?? {}, ["name", "args"])) : undefined;
+      return { ...pick(d, ["finishReason", "error"]), output: output ? { ...output, ...(toolCalls ? { toolCalls } : {}) } : (d.output ?? null) };
+    }
+    case "tool.call":
+      return pick(d, ["tool", "version", "args", "effect", "target", "idempotencyKey"]);
+    case "tool.result":
+      return pick(d, ["status", "result", "error", "partial"]);
+    case "approval.request":
+      return pick(d, ["policy"]);
+    case "approval.decision":
+      return pick(d, ["decision"]);
+    case "state":
+    case "checkpoint":
+      // the state after the event; two runs may reach the same state by different patches
+      return typeof d.hash === "string" ? { hash: d.hash } : pick(d, ["set", "patch", "state"]);
+    case "decision":
+      return pick(d, ["action", "stop"]);
+    case "error":
+      return pick(d, ["message", "code", "retryable"]);
+    case "reconcile":
+      return pick(d, ["outcome"]);
+    case "note":
+      return pick(d, ["text"]);
+    default:
+      return d;
+  }
+}
+
+/** The top-level fields of the comparable content that differ, for the row's reason. */
+export function changedFields(a: CompareEvent, b: CompareEvent): string[] {
+  if (a.type !== b.type) return ["type"];
+  const ca = obj(comparable(a)) ?? {};
+  const cb = obj(comparable(b)) ?? {};
+  const keys = [...new Set([...Object.keys(ca), ...Object.keys(cb)])];
+  return keys.filter((k) => {
+    try {
+      return canonicalJson(ca[k] ?? null) !== canonicalJson(cb[k] ?? null);
+    } catch {
+      return true;
+    }
+  });
+}
+
+const typeOfKey = (key: string) => key.split(" ", 1)[0];
+
+/**
+ * Pairs within a segment, in three passes so that as many rows as possible are `same`:
+ * equal content first, then what is left between those by key (a changed call to the
+ * same tool), then what is still left by type (a call whose tool changed).
+ */
+function alignEvents(exactA: readonly string[], exactB: readonly string[], keysA: readonly string[], keysB: readonly string[]): Pair[] {
+  const byType = (gapA: number[], gapB: number[]) => matchedPairs(gapA, gapB, (i) => typeOfKey(keysA[i]), (j) => typeOfKey(keysB[j]));
+  const byKey = (gapA: number[], gapB: number[]) => matchedPairs(gapA, gapB, (i) => keysA[i], (j) => keysB[j], byType);
+  return alignSequences(exactA, exactB, { pairGap: byKey });
+}
+
+/**
+ * The pairs (as indices of the whole sequences) that aligning the items `idxA` with the
+ * items `idxB` by `keyA`/`keyB` makes; `next` may pair what that leaves between pairs.
+ */
+function matchedPairs(
+  idxA: readonly number[],
+  idxB: readonly number[],
+  keyA: (i: number) => string,
+  keyB: (j: number) => string,
+  next?: (gapA: number[], gapB: number[]) => Pair[],
+): Pair[] {
+  const local = (p: number | null, of: readonly number[]) => (p === null ? null : of.indexOf(p));
+  const pairGap = next
+    ? (gapA: number[], gapB: number[]): Pair[] =>
+        next(gapA.map((x) => idxA[x]), gapB.map((y) => idxB[y])).map(([p, q]) => [local(p, idxA), local(q, idxB)] as const)
+    : undefined;
+  return alignSequences(idxA.map(keyA), idxB.map(keyB), { pairGap })
+    .filter(([x, y]) => x !== null && y !== null)
+    .map(([x, y]) => [idxA[x as number], idxB[y as number]] as const);
+}
+
+/** Type and comparable content: two events with equal content keys are the same. */
+function contentKey(e: CompareEvent): string {
+  try {
+    return `${e.type}\u0000${canonicalJson(comparable(e))}`;
+  } catch {
+    return `${e.type}\u0000(not comparable #${e.seq})`;
+  }
+}
+
+function describeOnly(e: CompareEvent, run: "a" | "b"): string {
+  return `only in run ${run}: ${e.type}${e.type === "tool.call" && typeof e.data.tool === "string" ? ` ${e.data.tool}` : ""}`;
+}
+
+/** Aligns run a with run b (each: one run's events in seq order). */
+export function alignRuns(a: readonly CompareEvent[], b: readonly CompareEvent[]): Alignment {
+  const segA = segmentsOf(a);
+  const segB = segmentsOf(b);
+  const segKey = (s: Segment) => (s.stepId === null ? RUN_LABEL : `step ${s.label}`);
+  const kindA = segA.map((s) => (s.stepId === null ? "run" : "step"));
+  const kindB = segB.map((s) => (s.stepId === null ? "run" : "step"));
+  const segPairs = alignSequences(segA.map(segKey), segB.map(segKey), {
+    pairGap: (gapA, gapB) =>
+      alignSequences(gapA.map((i) => kindA[i]), gapB.map((j) => kindB[j]))
+        .filter(([x, y]) => x !== null && y !== null)
+        .map(([x, y]) => [gapA[x as number], gapB[y as number]] as const),
+  });
+
+  const callsA = indexCalls(a);
+  const callsB = indexCalls(b);
+  const keysA = a.map((e) => eventKey(e, callsA));
+  const keysB = b.map((e) => eventKey(e, callsB));
+  const exactA = a.map(contentKey);
+  const exactB = b.map(contentKey);
+
+  const segments: SegmentPair[] = [];
+  const rows: AlignedRow[] = [];
+  for (const [ia, ib] of segPairs) {
+    const sa = ia === null ? null : segA[ia];
+    const sb = ib === null ? null : segB[ib];
+    const segment = segments.length;
+    segments.push({ a: sa, b: sb });
+    const rangeA = sa ? range(sa.start, sa.end) : [];
+    const rangeB = sb ? range(sb.start, sb.end) : [];
+    const pairs = alignEvents(
+      rangeA.map((i) => exactA[i]),
+      rangeB.map((j) => exactB[j]),
+      rangeA.map((i) => keysA[i]),
+      rangeB.map((j) => keysB[j]),
+    );
+    for (const [x, y] of pairs) {
+      const ea = x === null ? null : rangeA[x];
+      const eb = y === null ? null : rangeB[y];
+      rows.push(makeRow(a, b, ea, eb, segment, ea !== null && eb !== null && exactA[ea] === exactB[eb]));
+    }
+  }
+
+  const counts: Record<RowStatus, number> = { same: 0, changed: 0, "only-a": 0, "only-b": 0 };
+  let firstDivergence: Divergence | null = null;
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i];
+    counts[r.status]++;
+    if (firstDivergence === null && r.status !== "same") {
+      const seg = segments[r.segment];
+      firstDivergence = {
+        row: i,
+        aSeq: r.a === null ? null : a[r.a].seq,
+        bSeq: r.b === null ? null : b[r.b].seq,
+        status: r.status,
+        reason: r.reason ?? r.status,
+        segment: (seg.a ?? seg.b)?.label ?? RUN_LABEL,
+      };
+    }
+  }
+  return { segments, rows, counts, firstDivergence };
+}
+
+function makeRow(a: readonly CompareEvent[], b: readonly CompareEvent[], ia: number | null, ib: number | null, segment: number, same: boolean): AlignedRow {
+  if (ia !== null && ib !== null) {
+    const ea = a[ia];
+    const eb = b[ib];
+    if (same) return { a: ia, b: ib, status: "same", segment, reason: null };
+    const fields = changedFields(ea, eb);
+    return { a: ia, b: ib, status: "changed", segment, reason: `${ea.type}: ${fields.length > 0 ? fields.join(", ") : "content"} changed` };
+  }
+  if (ia !== null) return { a: ia, b: null, status: "only-a", segment, reason: describeOnly(a[ia], "a") };
+  return { a: null, b: ib, status: "only-b", segment, reason: describeOnly(b[ib as number], "b") };
+}
+
+function range(from: number, to: number): number[] {
+  const out: number[] = [];
+  for (let i = from; i < to; i++) out.push(i);
+  return out;
+}

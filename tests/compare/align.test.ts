@@ -1,0 +1,178 @@
+/**
+ * Run-to-run alignment: two runs of one workflow line up by step and by call, so a change
+ * shows as the rows it touches and never shifts every later row.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { canonicalJson } from "../../lib/canonical";
+import { alignRuns, alignSequences, comparable, segmentsOf, type Alignment, type CompareEvent } from "../../lib/compare";
+import { createRng } from "../../lib/replay/testing/journal-generator";
+
+const DIR = path.resolve(__dirname, "../fixtures/examples");
+const load = (file: string): CompareEvent[] =>
+  readFileSync(path.join(DIR, file), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as CompareEvent);
+const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+const resequence = (events: CompareEvent[]) => events.map((e, i) => ({ ...e, seq: i }));
+/** Rows that are not `same`, as "status a-seq/b-seq". */
+const diffs = (al: Alignment, a: CompareEvent[], b: CompareEvent[]) =>
+  al.rows.filter((r) => r.status !== "same").map((r) => `${r.status} ${r.a === null ? "-" : a[r.a].seq}/${r.b === null ? "-" : b[r.b].seq}`);
+
+/** 00-refund-clean after a prompt change: the model refunds a different amount from seq 15 on. */
+function promptChanged(): CompareEvent[] {
+  const b = clone(load("00-refund-clean.jsonl"));
+  const versions = b[0].data.versions as { prompts: Record<string, string> };
+  versions.prompts.system = "v4";
+  const response = b.find((e) => e.seq === 15)!;
+  const call = (response.data.output as { toolCalls: Array<{ args: Record<string, unknown> }> }).toolCalls[0];
+  call.args.amountCents = 2000;
+  (b.find((e) => e.seq === 18)!.data.args as Record<string, unknown>).amountCents = 2000;
+  return b;
+}
+
+describe("alignRuns", () => {
+  it("aligns a run with itself: every row same, no divergence", () => {
+    const a = load("00-refund-clean.jsonl");
+    const al = alignRuns(a, clone(a));
+    expect(al.counts).toEqual({ same: a.length, changed: 0, "only-a": 0, "only-b": 0 });
+    expect(al.firstDivergence).toBeNull();
+  });
+
+  it("ignores what differs between any two runs: call ids, timestamps, hashes, latencies", () => {
+    const a = load("00-refund-clean.jsonl");
+    const b = clone(a).map((e) => {
+      const data = { ...e.data };
+      if (typeof data.call === "string") data.call = `other-${data.call}`;
+      if (typeof data.latencyMs === "number") data.latencyMs += 100;
+      if (typeof data.approval === "string") data.approval = `x-${data.approval}`;
+      return { ...e, ts: "2027-01-01T00:00:00.000Z", hash: "sha256:00", data };
+    });
+    expect(alignRuns(a, b).counts.same).toBe(a.length);
+  });
+
+  it("after a prompt change, the first divergence is the model response that changed, and the call it made", () => {
+    const a = load("00-refund-clean.jsonl");
+    const b = promptChanged();
+    const al = alignRuns(a, b);
+    expect(diffs(al, a, b)).toEqual(["changed 15/15", "changed 18/18"]);
+    expect(al.firstDivergence).toMatchObject({ aSeq: 15, bSeq: 15, status: "changed", reason: "model.response: output changed", segment: "refund" });
+    expect(al.rows[al.firstDivergence!.row].reason).toBe("model.response: output changed");
+    expect(al.rows.find((r) => r.a !== null && a[r.a].seq === 18)?.reason).toBe("tool.call: args changed");
+  });
+
+  it("an extra call in one run is one only-b row; later events still pair with their counterparts", () => {
+    const a = load("00-refund-clean.jsonl");
+    const b = clone(a);
+    const at = b.findIndex((e) => e.seq === 9); // after lookup_order's result, same step
+    b.splice(at, 0, { seq: -1, type: "tool.call", step: b[at].step, data: { call: "extra", tool: "kb_search", args: { q: "x" }, effect: "read" } });
+    const bb = resequence(b);
+    const al = alignRuns(a, bb);
+    expect(diffs(al, a, bb)).toEqual(["only-b -/9"]);
+    expect(al.firstDivergence).toMatchObject({ aSeq: null, bSeq: 9, status: "only-b" });
+    expect(al.counts).toMatchObject({ same: a.length, "only-b": 1 });
+  });
+
+  it("a call whose tool changed pairs with the call it replaced, as changed", () => {
+    const a = load("00-refund-clean.jsonl");
+    const b = clone(a);
+    const call = b.find((e) => e.type === "tool.call" && e.data.tool === "lookup_order")!;
+    call.data.tool = "find_order";
+    const al = alignRuns(a, b);
+    const row = al.rows.find((r) => r.a !== null && a[r.a].seq === call.seq)!;
+    expect(row).toMatchObject({ status: "changed", reason: "tool.call: tool changed" });
+    expect(b[row.b!].seq).toBe(call.seq);
+  });
+
+  it("a renamed step is still compared with its counterpart", () => {
+    const a = load("00-refund-clean.jsonl");
+    const b = clone(a);
+    const start = b.find((e) => e.type === "step.start" && e.data.name === "refund")!;
+    start.data.name = "refund-v2";
+    const al = alignRuns(a, b);
+    expect(diffs(al, a, b)).toEqual([`changed ${start.seq}/${start.seq}`]);
+    expect(al.segments.map((s) => `${s.a?.label}|${s.b?.label}`)).toContain("refund|refund-v2");
+  });
+
+  it("a run that loops one step more: the extra step's events are only-a, the steps around it pair", () => {
+    const a = load("02-codefix-clean.jsonl");
+    const steps = segmentsOf(a).filter((s) => s.stepId !== null);
+    const drop = steps[1];
+    const b = resequence(a.filter((_e, i) => i < drop.start || i >= drop.end));
+    const al = alignRuns(a, b);
+    const onlyA = al.rows.filter((r) => r.status === "only-a").map((r) => a[r.a!].seq);
+    expect(onlyA).toEqual(a.slice(drop.start, drop.end).map((e) => e.seq));
+    expect(al.counts.changed).toBe(0);
+  });
+
+  it("segments: steps by their step.start name, run-level stretches between them", () => {
+    const segs = segmentsOf(load("00-refund-clean.jsonl"));
+    expect(segs.map((s) => `${s.label}:${s.start}-${s.end}`)).toEqual(["(run):0-3", "triage:3-12", "refund:12-23", "notify:23-32", "(run):32-33"]);
+    expect(segs[0].stepId).toBeNull();
+    expect(segs[1].stepId).toBe("s1");
+  });
+});
+
+describe("alignRuns, seeded mutations", () => {
+  const base = load("00-refund-clean.jsonl");
+  const seeds = [1, 2, 3, 7, 42, 1107, 20261107, 99991];
+
+  it.each(seeds)("seed %i: every event appears once and in order; deletions alone keep every event of b same", (seed) => {
+    console.log(`alignRuns fuzz seed ${seed}`);
+    const rng = createRng(seed);
+    const a = base;
+    // b: a with some events deleted, some changed, some inserted
+    const b: CompareEvent[] = [];
+    const deletedOnly: CompareEvent[] = [];
+    for (const e of a) {
+      const r = rng.next();
+      if (r < 0.12) continue;
+      deletedOnly.push(e);
+      if (r < 0.2) b.push({ ...e, data: { ...e.data, mutated: seed } });
+      else b.push(e);
+      if (rng.chance(0.08)) b.push({ seq: -1, type: "note", step: e.step, data: { text: `inserted ${seed}` } });
+    }
+    for (const [x, y] of [[a, resequence(b)], [a, resequence(deletedOnly)]] as const) {
+      const al = alignRuns(x, y);
+      const as = al.rows.filter((r) => r.a !== null).map((r) => r.a);
+      const bs = al.rows.filter((r) => r.b !== null).map((r) => r.b);
+      expect(as).toEqual(x.map((_e, i) => i));
+      expect(bs).toEqual(y.map((_e, i) => i));
+      for (const r of al.rows.filter((r) => r.status === "same")) expect(canonicalJson(comparable(x[r.a!]))).toBe(canonicalJson(comparable(y[r.b!])));
+    }
+    const al = alignRuns(a, resequence(deletedOnly));
+    expect(al.counts.same).toBe(deletedOnly.length);
+    expect(al.counts["only-a"]).toBe(a.length - deletedOnly.length);
+  });
+});
+
+describe("alignSequences", () => {
+  it("pairs a longest common subsequence and leaves the rest unpaired, in order", () => {
+    expect(alignSequences(["a", "b", "c", "d"], ["a", "c", "x", "d"])).toEqual([
+      [0, 0],
+      [1, null],
+      [2, 1],
+      [null, 2],
+      [3, 3],
+    ]);
+  });
+
+  it("offers what lies between two pairs to pairGap", () => {
+    const pairs = alignSequences(["a", "b", "d"], ["a", "c", "d"], { pairGap: (ga, gb) => [[ga[0], gb[0]]] });
+    expect(pairs).toEqual([
+      [0, 0],
+      [1, 1],
+      [2, 2],
+    ]);
+  });
+
+  it("past the size limit, pairs equal keys by position instead of running a quadratic LCS", () => {
+    const a = Array.from({ length: 3000 }, (_v, i) => `k${i % 5}`);
+    const b = ["x", ...a.slice(1)];
+    const pairs = alignSequences(a, b, { maxCells: 1000 });
+    expect(pairs.filter(([x, y]) => x !== null && y !== null)).toHaveLength(2999);
+    expect(pairs.filter(([x]) => x !== null).map(([x]) => x)).toEqual(a.map((_v, i) => i));
+  });
+});
