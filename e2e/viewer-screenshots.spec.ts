@@ -10,7 +10,8 @@ import { example, hostileJournal, ndjson, uniqueId } from "./fixtures/journals";
 import { expect, postJournal, test, RunPage } from "./fixtures/viewer";
 
 const BASE = `http://127.0.0.1:${SQLITE_PORT}`;
-const OUT = path.resolve("docs/screenshots");
+// docs/screenshots only when asked (RETRACE_SCREENSHOTS=1): a test run must not rewrite tracked files.
+const OUT = path.resolve(process.env.RETRACE_SCREENSHOTS ? "docs/screenshots" : "test-results/screenshots");
 const shot = (name: string) => ({ path: path.join(OUT, name), animations: "disabled" as const });
 
 test.beforeAll(async ({ request }) => {
