@@ -195,14 +195,12 @@ export function openPostgres(url: string): SqlExec {
     },
     async transaction<T>(fn: (t: SqlTx) => Promise<T>): Promise<T> {
       const client = await pool.connect();
-      // Event batches go out as COPY without waiting for each to finish: the client keeps
-      // commands in order, and the next awaited statement surfaces any failure.
-      let pending: Promise<unknown>[] = [];
+      // Event batches go out as COPY without this side waiting for each: they run one after
+      // another on the connection (a chain, so pg never sees two queries at once), and the
+      // next awaited statement waits for the chain and surfaces any failure.
+      let chain: Promise<unknown> = Promise.resolve();
       const settle = async () => {
-        if (pending.length === 0) return;
-        const p = pending;
-        pending = [];
-        await Promise.all(p);
+        await chain;
       };
       const tx: SqlTx = {
         async all<R>(sql: string, params: SqlParam[] = []) {
@@ -221,11 +219,13 @@ export function openPostgres(url: string): SqlExec {
             for (let i = 0; i < EVENT_COLUMNS.length; i++) line += (i ? "\t" : "") + copyValue(r[EVENT_COLUMNS[i]]);
             text += line + "\n";
           }
-          const stream = client.query(copyFrom(copySql));
-          const done = finished(stream);
-          done.catch(() => undefined);
-          stream.end(text);
-          pending.push(done);
+          chain = chain.then(() => {
+            const stream = client.query(copyFrom(copySql));
+            const done = finished(stream);
+            stream.end(text);
+            return done;
+          });
+          chain.catch(() => undefined);
         },
       };
       try {
@@ -235,7 +235,7 @@ export function openPostgres(url: string): SqlExec {
         await client.query("COMMIT");
         return result;
       } catch (e) {
-        await Promise.allSettled(pending);
+        await chain.catch(() => undefined);
         await client.query("ROLLBACK").catch(() => undefined);
         throw e;
       } finally {
