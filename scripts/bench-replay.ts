@@ -4,7 +4,7 @@
  * makes them. Prints events/s and ms; exits 1 if analyze or reconstruct misses the
  * 1 s floor with node's SHA-256 (what the CLI and the server use).
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { cpus, loadavg } from "node:os";
 import { analyzeEvents, createAnalyzer } from "../lib/analyze";
 import { sha256 } from "@noble/hashes/sha2.js";
@@ -18,7 +18,8 @@ import { createRng, generateRun } from "../lib/replay/testing/journal-generator"
 
 const N = Number(process.argv[2] ?? 100_000);
 const FLOOR_MS = 1000;
-const nodeSha = (text: string) => createHash("sha256").update(text).digest("hex");
+// the same native one-shot SHA-256 the server uses (lib/server/db.ts)
+const nodeSha = (text: string) => hash("sha256", text, "hex");
 const portableSha = (text: string) => bytesToHex(sha256(utf8ToBytes(text)));
 if (nodeSha("retrace") !== portableSha("retrace")) throw new Error("node and portable SHA-256 disagree");
 
