@@ -11,6 +11,7 @@ import type { Db } from "./db";
 import { ingest, type IngestOptions, type IngestResult } from "./ingest";
 import { loadRedactor } from "./settings";
 import { publishRunChanges } from "./changes";
+import { getRunSummaryCached } from "./viewer-queries";
 
 const redactors = new WeakMap<Db, Promise<Redactor>>();
 
@@ -67,6 +68,7 @@ export type IngestBytesResult = IngestResult & {
 };
 
 const SNIFF_BYTES = 64 * 1024;
+const WARM_SUMMARY_EVENTS = 5000;
 
 /** Reads up to 64 KB ahead to recognise another format, then replays those bytes. */
 async function sniffed(source: AsyncIterable<Uint8Array>): Promise<{ head: string; stream: AsyncIterable<Uint8Array> }> {
@@ -119,7 +121,13 @@ export async function ingestBytes(db: Db, body: ByteSource, opts: IngestBytesOpt
     });
     const result = await ingest(db.sql, redactor, items, { ...opts, maxEventsPerRun: limits.maxEventsPerRun });
     if (result.committed) {
-      await publishRunChanges(db, result.runs.filter((r) => r.status === "stored").map((r) => r.run)).catch(() => undefined);
+      const stored = result.runs.filter((r) => r.status === "stored");
+      await publishRunChanges(db, stored.map((r) => r.run)).catch(() => undefined);
+      // A big upload is usually opened next: build its viewer summary now, off the
+      // request, so the first screen does not wait for 100,000 rows to be aggregated.
+      if (opts.mode === "upload") {
+        for (const r of stored) if (r.accepted >= WARM_SUMMARY_EVENTS) void getRunSummaryCached(db, r.run, -1).catch(() => undefined);
+      }
     }
     return result;
   } catch (e) {
