@@ -19,7 +19,7 @@ import type { ImportOptions, ImportResult } from "./types";
 export { detectFormat, DETECT_HEAD_BYTES, type Detection } from "./detect";
 export { spansFromOtlpJson, spansFromOtlpProtobuf, spansToRuns, type SpansToRunsOptions } from "./otlp";
 export type { Attributes, AttrValue, NormalizedSpan, NormalizedSpanEvent } from "./span";
-export { importTraceStream, importTraceStreamWhole, peekBytes, STREAM_HEAD_BYTES, STREAMABLE_FORMATS, type StreamedImport } from "./stream";
+export { importTraceStream, importTraceStreamWhole, peekBytes, STREAM_HEAD_BYTES, STREAMABLE_FORMATS, type SpanSpill, type StreamedImport } from "./stream";
 export { FORMAT_LABELS, SOURCE_FORMATS, type ImportedRun, type ImportOptions, type ImportResult, type SourceFormat } from "./types";
 
 export class ImportError extends Error {}

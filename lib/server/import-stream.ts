@@ -7,6 +7,8 @@ import "server-only";
  * formats are small single documents and go through `importBytes` unchanged.
  */
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { canonicalJson } from "../canonical";
 import {
   detectFormat,
@@ -18,6 +20,8 @@ import {
   STREAM_HEAD_BYTES,
   STREAMABLE_FORMATS,
   type ImportedRun,
+  type NormalizedSpan,
+  type SpanSpill,
   type StreamedImport,
 } from "../importers";
 import type { ByteSource } from "../journal/reader";
@@ -102,6 +106,47 @@ async function readAll(source: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
 }
 
 /**
+ * Spans parked in a temporary file between reading and deriving their trace's run: memory
+ * keeps only each trace's list of (offset, length), so a 50 MB export needs no more memory
+ * than its largest trace.
+ */
+class FileSpill implements SpanSpill {
+  private readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), "retrace-spans-"));
+  private readonly file = path.join(this.dir, "spans.ndjson");
+  private readonly fd = fs.openSync(this.file, "w+");
+  private size = 0;
+  private readonly where = new Map<string, number[]>();
+
+  put(spans: NormalizedSpan[]): void {
+    for (const span of spans) {
+      const bytes = Buffer.from(JSON.stringify(span) + "\n");
+      fs.writeSync(this.fd, bytes, 0, bytes.length, this.size);
+      let list = this.where.get(span.traceId);
+      if (!list) this.where.set(span.traceId, (list = []));
+      list.push(this.size, bytes.length);
+      this.size += bytes.length;
+    }
+  }
+
+  take(traceId: string): NormalizedSpan[] {
+    const list = this.where.get(traceId) ?? [];
+    this.where.delete(traceId);
+    const out: NormalizedSpan[] = [];
+    for (let i = 0; i < list.length; i += 2) {
+      const buf = Buffer.alloc(list[i + 1]);
+      fs.readSync(this.fd, buf, 0, buf.length, list[i]);
+      out.push(JSON.parse(buf.toString("utf8")) as NormalizedSpan);
+    }
+    return out;
+  }
+
+  close(): void {
+    fs.closeSync(this.fd);
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/**
  * Imports one file (a path, or its bytes as a stream) of any supported format, with the
  * result `importBytes` gives. OTLP JSON, Tempo and Jaeger exports stream; the import is still
  * atomic per run, and a file that turns out invalid midway stores nothing.
@@ -122,14 +167,19 @@ export async function importFileStreaming(db: Db, source: string | ByteSource, f
   }
   if (!STREAMABLE_FORMATS.has(detected.format)) return importBytes(db, await readAll(stream), fileName);
 
-  let converted: StreamedImport;
+  const spill = new FileSpill();
   try {
-    converted = await importTraceStream(stream, { fileName });
-  } catch (e) {
-    if (e instanceof ImportError) return { runs: [], errors: [], warnings: [], committed: false, unreadable: e.message, detected };
-    throw e;
+    let converted: StreamedImport;
+    try {
+      converted = await importTraceStream(stream, { fileName, spill });
+    } catch (e) {
+      if (e instanceof ImportError) return { runs: [], errors: [], warnings: [], committed: false, unreadable: e.message, detected };
+      throw e;
+    }
+    const r = await ingestBytes(db, ndjsonOfRuns(converted.runs()), { mode: "upload", source: "import", fidelity: "trace", onProgress: opts.onProgress });
+    // Read after the ingest: deriving the runs added its warnings.
+    return { ...r, detected, importWarnings: converted.warnings };
+  } finally {
+    spill.close();
   }
-  const r = await ingestBytes(db, ndjsonOfRuns(converted.runs()), { mode: "upload", source: "import", fidelity: "trace", onProgress: opts.onProgress });
-  // Read after the ingest: deriving the runs added its warnings.
-  return { ...r, detected, importWarnings: converted.warnings };
 }

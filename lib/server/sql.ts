@@ -87,9 +87,9 @@ export function openSqlite(url: string): SqlExec {
       const params: SqlParam[] = new Array(rows.length * width);
       let k = 0;
       for (const r of rows) for (const c of EVENT_COLUMNS) params[k++] = sqliteParam(r[c]);
-      // Not awaited: the writer thread inserts while this thread prepares the next rows.
-      // Order is kept (one message queue), and a failure fails the next awaited call.
-      writer.send({ op: "insert", params, n: rows.length });
+      // The writer thread inserts while this thread prepares the next rows; at most a few
+      // batches wait for it (backpressure), and a failure fails the next awaited call.
+      await writer.sendBounded({ op: "insert", params, n: rows.length });
     },
   };
   return {
@@ -151,9 +151,14 @@ class SqliteWriter {
     });
   }
 
-  send(req: WriterRequest): void {
-    // Answers to fire-and-forget requests are ignored; a failure resurfaces on the next call.
-    this.worker.postMessage({ id: 0, ...req });
+  private inflight: Promise<unknown>[] = [];
+  private static readonly MAX_INFLIGHT = 16;
+
+  /** Sends without waiting for the answer unless MAX_INFLIGHT requests are still unanswered. */
+  async sendBounded(req: WriterRequest): Promise<void> {
+    const answered = this.call(req).catch(() => undefined);
+    this.inflight.push(answered);
+    while (this.inflight.length > SqliteWriter.MAX_INFLIGHT) await this.inflight.shift();
   }
 
   call<T = unknown>(req: WriterRequest): Promise<T> {

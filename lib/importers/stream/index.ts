@@ -97,10 +97,21 @@ function wholeDocument(result: ImportResult): StreamedImport {
 const cmpBig = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
+ * Where spans wait between reading the file and deriving their trace's run. Without one,
+ * they wait in memory; the server gives one backed by a temporary file, so memory holds
+ * only offsets and one trace at a time, whatever the file's size.
+ */
+export interface SpanSpill {
+  put(spans: NormalizedSpan[]): void;
+  /** Every span put for the trace, in the order put; called once per trace. */
+  take(traceId: string): NormalizedSpan[];
+}
+
+/**
  * Imports a trace file from its bytes. Throws `ImportError` like `importTrace` (unknown
  * format, invalid or truncated JSON); nothing is returned for a file that fails midway.
  */
-export async function importTraceStream(source: AsyncIterable<Uint8Array>, opts: ImportOptions = {}): Promise<StreamedImport> {
+export async function importTraceStream(source: AsyncIterable<Uint8Array>, opts: ImportOptions & { spill?: SpanSpill } = {}): Promise<StreamedImport> {
   const { head, stream } = await peekBytes(source, STREAM_HEAD_BYTES);
   // Decoded as importBytes decodes the whole file: replacement characters, BOM dropped.
   const headText = new TextDecoder().decode(head, { stream: true });
@@ -109,9 +120,20 @@ export async function importTraceStream(source: AsyncIterable<Uint8Array>, opts:
 
   const warnings: string[] = [];
   const traces = new Map<string, NormalizedSpan[]>();
+  const spill = opts.spill;
+  const spilledMin = new Map<string, bigint>();
   let spanCount = 0;
   const add = (spans: NormalizedSpan[]) => {
     spanCount += spans.length;
+    if (spill) {
+      spill.put(spans);
+      for (const s of spans) {
+        const t = BigInt(s.startTimeUnixNano);
+        const m = spilledMin.get(s.traceId);
+        if (m === undefined || t < m) spilledMin.set(s.traceId, t);
+      }
+      return;
+    }
     for (const s of spans) {
       let list = traces.get(s.traceId);
       if (!list) traces.set(s.traceId, (list = []));
@@ -150,6 +172,7 @@ export async function importTraceStream(source: AsyncIterable<Uint8Array>, opts:
     format === "jaeger" ? { format: "jaeger", runIdPrefix: "jaeger", fileName: opts.fileName, warnings } : { format, fileName: opts.fileName, warnings };
   // spansToRuns' order (earliest start, then trace id), so one trace at a time gives the same runs.
   const pending: Array<{ id: string; list: NormalizedSpan[]; min: bigint }> = [];
+  for (const [id, min] of spilledMin) pending.push({ id, list: [], min });
   for (const [id, list] of traces) {
     let min: bigint | undefined;
     for (const s of list) {
@@ -168,7 +191,7 @@ export async function importTraceStream(source: AsyncIterable<Uint8Array>, opts:
     spans: spanCount,
     runCount: pending.length,
     *runs() {
-      for (let t = pending.pop(); t; t = pending.pop()) yield* spansToRuns(t.list, runOpts);
+      for (let t = pending.pop(); t; t = pending.pop()) yield* spansToRuns(spill ? spill.take(t.id) : t.list, runOpts);
     },
   };
 }
