@@ -176,7 +176,7 @@ export async function importFileStreaming(db: Db, source: string | ByteSource, f
       if (e instanceof ImportError) return { runs: [], errors: [], warnings: [], committed: false, unreadable: e.message, detected };
       throw e;
     }
-    const r = await ingestBytes(db, ndjsonOfRuns(converted.runs()), { mode: "upload", source: "import", fidelity: "trace", onProgress: opts.onProgress });
+    const r = await ingestBytes(db, ndjsonOfRuns(converted.runs()), { mode: "upload", source: "import", fidelity: "trace", onProgress: opts.onProgress, contiguousRuns: true });
     // Read after the ingest: deriving the runs added its warnings.
     return { ...r, detected, importWarnings: converted.warnings };
   } finally {

@@ -56,7 +56,7 @@ export async function importBytes(db: Db, bytes: Uint8Array, fileName?: string):
     if (e instanceof ImportError) return { runs: [], errors: [], warnings: [], committed: false, unreadable: e.message, detected };
     throw e;
   }
-  const r = await ingestBytes(db, one(ndjsonOf(converted.runs)), { mode: "upload", source: "import", fidelity: "trace" });
+  const r = await ingestBytes(db, one(ndjsonOf(converted.runs)), { mode: "upload", source: "import", fidelity: "trace", contiguousRuns: true });
   return { ...r, detected, importWarnings: converted.warnings };
 }
 

@@ -34,6 +34,8 @@ export interface IngestOptions {
   lockRuns?: string[];
   /** Replace these runs' stored events with what the source gives (runs derived from spans). */
   replaceRuns?: boolean;
+  /** The source gives each run's events together (converted imports): a run is finished as soon as the next begins. */
+  contiguousRuns?: boolean;
 }
 
 export interface IngestError {
@@ -271,6 +273,36 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
       const flushAll = async () => {
         for (const c of runs.values()) await flushRows(c);
       };
+      const results: RunOutcome[] = [];
+      const closed = new Set<string>();
+
+      /** Ends a run's part of the request: what follows a gap, then stored or rejected. */
+      const closeRun = async (ctx: RunCtx) => {
+        if (!ctx.rejected && ctx.buffer.size > 0) {
+          // What is left follows a gap: process it in seq order; the gap is reported.
+          const rest = [...ctx.buffer.values()].sort((a, b) => (a.raw.seq as number) - (b.raw.seq as number));
+          ctx.buffer.clear();
+          let prev = ctx.expect - 1;
+          for (const p of rest) {
+            const s = p.raw.seq as number;
+            if (s > prev + 1) {
+              warnings.push({ line: p.line, run: ctx.id, seq: s, kind: "invalid", message: `seq jumps from ${prev} to ${s}: ${s - prev - 1} event(s) missing (stored; reported as journal.gap)` });
+            }
+            process(ctx, p);
+            if (pendingRows >= BATCH) await flushAll();
+            prev = s;
+          }
+        }
+        if (ctx.rejected) {
+          if (ctx.isNew) await tx.run(`DELETE FROM "Run" WHERE "id" = ?`, [ctx.id]);
+          else await deleteSeqs(tx, ctx.id, ctx.inserted);
+          results.push({ run: ctx.id, status: "rejected", accepted: 0, duplicates: 0, nextSeq: ctx.row.nextSeq, findings: ctx.row.findingCount });
+          return;
+        }
+        await flushRows(ctx);
+        await finishRun(tx, ctx, redactor);
+        results.push({ run: ctx.id, status: "stored", accepted: ctx.accepted, duplicates: ctx.duplicates, nextSeq: ctx.row.nextSeq, findings: ctx.row.findingCount });
+      };
 
       // Synchronous on purpose: an await per event costs more than the work it waits for.
       const process = (ctx: RunCtx, p: Pending) => {
@@ -367,6 +399,20 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
           continue;
         }
         let ctx = runs.get(ev.run);
+        if (!ctx && opts.contiguousRuns) {
+          // Runs come one after another: the previous one is complete, so finish it now and
+          // let its maps go (memory stays that of one run, whatever the file holds).
+          if (closed.has(ev.run)) {
+            fatal = true;
+            errors.push({ line: item.line, run: ev.run, seq: ev.seq, message: `run "${safeId(ev.run)}" appears again after other runs`, kind: "invalid" });
+            continue;
+          }
+          for (const prev of runs.values()) {
+            await closeRun(prev);
+            closed.add(prev.id);
+          }
+          runs.clear();
+        }
         if (!ctx) {
           if (hasSecret(ev.run)) {
             fatal = true;
@@ -423,33 +469,7 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
 
       if (fatal || (opts.replaceRuns && errors.length > 0)) throw new FatalIngest();
 
-      const results: RunOutcome[] = [];
-      for (const ctx of runs.values()) {
-        if (!ctx.rejected && ctx.buffer.size > 0) {
-          // What is left follows a gap: process it in seq order; the gap is reported.
-          const rest = [...ctx.buffer.values()].sort((a, b) => (a.raw.seq as number) - (b.raw.seq as number));
-          ctx.buffer.clear();
-          let prev = ctx.expect - 1;
-          for (const p of rest) {
-            const s = p.raw.seq as number;
-            if (s > prev + 1) {
-              warnings.push({ line: p.line, run: ctx.id, seq: s, kind: "invalid", message: `seq jumps from ${prev} to ${s}: ${s - prev - 1} event(s) missing (stored; reported as journal.gap)` });
-            }
-            process(ctx, p);
-            if (pendingRows >= BATCH) await flushAll();
-            prev = s;
-          }
-        }
-        if (ctx.rejected) {
-          if (ctx.isNew) await tx.run(`DELETE FROM "Run" WHERE "id" = ?`, [ctx.id]);
-          else await deleteSeqs(tx, ctx.id, ctx.inserted);
-          results.push({ run: ctx.id, status: "rejected", accepted: 0, duplicates: 0, nextSeq: ctx.row.nextSeq, findings: ctx.row.findingCount });
-          continue;
-        }
-        await flushRows(ctx);
-        await finishRun(tx, ctx, redactor);
-        results.push({ run: ctx.id, status: "stored", accepted: ctx.accepted, duplicates: ctx.duplicates, nextSeq: ctx.row.nextSeq, findings: ctx.row.findingCount });
-      }
+      for (const ctx of runs.values()) await closeRun(ctx);
       if (results.length > 0 && results.every((r) => r.status === "rejected")) throw new FatalIngest();
       return results;
     });

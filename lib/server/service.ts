@@ -58,6 +58,8 @@ export interface IngestBytesOptions {
   source: IngestOptions["source"];
   fidelity?: Fidelity;
   onProgress?: (events: number) => void;
+  /** Each run's events come together (converted imports); see IngestOptions. */
+  contiguousRuns?: boolean;
 }
 
 export type IngestBytesResult = IngestResult & {
