@@ -5,46 +5,12 @@ import "server-only";
  */
 import { z } from "zod";
 import type { Db } from "./db";
+import type { FindingItem, RunDetail, RunListItem } from "../view/api-types";
 
-export interface RunSummaryDto {
-  id: string;
-  workflow: string | null;
-  workflowVersion: string | null;
-  agent: string | null;
-  agentVersion: string | null;
-  environment: string | null;
-  initiator: string | null;
-  status: string;
-  live: boolean;
-  startedAt: string | null;
-  endedAt: string | null;
-  durationMs: number | null;
-  eventCount: number;
-  errorCount: number;
-  findingCount: number;
-  fidelity: string;
-  chainStatus: string;
-  chainBrokenAt: number | null;
-  tags: string[];
-  source: string;
-  updatedAt: number;
-}
-
-export interface FindingDto {
-  rule: string;
-  seq: number;
-  severity: string;
-  message: string;
-}
-
-export interface RunDetailDto extends RunSummaryDto {
-  header: Record<string, unknown>;
-  recorderLastHash: string | null;
-  serverLastHash: string | null;
-  nextSeq: number;
-  maxSeq: number;
-  findings: FindingDto[];
-}
+// The answer shapes live in lib/view/api-types.ts (pure), shared with the browser code.
+export type RunSummaryDto = RunListItem;
+export type FindingDto = FindingItem;
+export type RunDetailDto = RunDetail;
 
 export const SORTS = ["-started", "started", "-events", "events", "-errors", "-findings", "-updated"] as const;
 export const runListQuery = z.object({

@@ -1,7 +1,7 @@
 /**
- * The shapes of the API answers the viewer reads, as the browser sees them. The runs
- * list and run routes are described by lib/server/queries.ts; these mirror them for
- * client code, which must not import lib/server.
+ * The shapes of the API answers, as the browser sees them: the single definition, used by
+ * lib/server/queries.ts to build them and by client code (which must not import lib/server)
+ * to read them.
  */
 
 export interface RunListItem {
