@@ -27,7 +27,8 @@ export type ReaderItem =
 
 export type ByteSource = AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>;
 
-async function* iterate(source: ByteSource): AsyncGenerator<Uint8Array> {
+/** The chunks of a byte source, whether an async iterable or a web ReadableStream. */
+export async function* byteChunks(source: ByteSource): AsyncGenerator<Uint8Array> {
   if (Symbol.asyncIterator in source) {
     yield* source as AsyncIterable<Uint8Array>;
     return;
@@ -46,7 +47,7 @@ async function* iterate(source: ByteSource): AsyncGenerator<Uint8Array> {
 
 /** Yields the bytes, gunzipped when they start with the gzip magic number. */
 export async function* maybeGunzip(source: ByteSource): AsyncGenerator<Uint8Array> {
-  const it = iterate(source)[Symbol.asyncIterator]();
+  const it = byteChunks(source)[Symbol.asyncIterator]();
   let first = await it.next();
   while (!first.done && first.value.length === 0) first = await it.next();
   if (first.done) return;
@@ -71,7 +72,7 @@ export async function* maybeGunzip(source: ByteSource): AsyncGenerator<Uint8Arra
     }
   })();
   try {
-    for await (const chunk of iterate(ds.readable as ReadableStream<Uint8Array>)) yield chunk;
+    for await (const chunk of byteChunks(ds.readable as ReadableStream<Uint8Array>)) yield chunk;
   } catch {
     throw new JournalReadError("the gzip stream is corrupt or truncated");
   } finally {

@@ -24,7 +24,7 @@ import {
   type SpanSpill,
   type StreamedImport,
 } from "../importers";
-import type { ByteSource } from "../journal/reader";
+import { byteChunks, type ByteSource } from "../journal/reader";
 import type { Db } from "./db";
 import { importBytes, type ImportBytesResult } from "./imports";
 import { ingestBytes } from "./service";
@@ -63,22 +63,6 @@ export async function* ndjsonOfRuns(runs: Iterable<ImportedRun>): AsyncGenerator
   if (lines.length > 0 || !any) yield encoder.encode(lines.join("\n") + "\n");
 }
 
-async function* iterate(source: ByteSource): AsyncGenerator<Uint8Array> {
-  if (Symbol.asyncIterator in source) {
-    yield* source as AsyncIterable<Uint8Array>;
-    return;
-  }
-  const reader = (source as ReadableStream<Uint8Array>).getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      yield value;
-    }
-  } finally {
-    reader.releaseLock();
-  }
-}
 
 async function* counted(source: AsyncIterable<Uint8Array>, onBytes: (total: number) => void): AsyncGenerator<Uint8Array> {
   let total = 0;
@@ -152,7 +136,7 @@ class FileSpill implements SpanSpill {
  * atomic per run, and a file that turns out invalid midway stores nothing.
  */
 export async function importFileStreaming(db: Db, source: string | ByteSource, fileName?: string, opts: ImportFileOptions = {}): Promise<ImportBytesResult> {
-  let bytes: AsyncIterable<Uint8Array> = typeof source === "string" ? fs.createReadStream(source, { highWaterMark: 1 << 20 }) : iterate(source);
+  let bytes: AsyncIterable<Uint8Array> = typeof source === "string" ? fs.createReadStream(source, { highWaterMark: 1 << 20 }) : byteChunks(source);
   if (opts.onBytes) bytes = counted(bytes, opts.onBytes);
   const { head, stream } = await peekBytes(bytes, STREAM_HEAD_BYTES);
 

@@ -3,7 +3,7 @@ import "server-only";
  * What route handlers and the CLI call: bytes in, an ingest result out. Keeps the
  * redactor per database and applies the configured limits.
  */
-import { JournalReadError, maybeGunzip, readJournalBatches, type ByteSource } from "../journal/reader";
+import { byteChunks, JournalReadError, maybeGunzip, readJournalBatches, type ByteSource } from "../journal/reader";
 import { sniffForeignFormat } from "../journal/sniff";
 import type { Fidelity } from "../journal/types";
 import type { Redactor } from "../redact";
@@ -30,27 +30,13 @@ export class BodyTooLarge extends Error {}
 /** Counts bytes as they pass and stops at the limit (the body may be gzip: both sides count). */
 export async function* limitBytes(source: ByteSource, max: number): AsyncGenerator<Uint8Array> {
   let total = 0;
-  const it: AsyncIterable<Uint8Array> =
-    Symbol.asyncIterator in source ? (source as AsyncIterable<Uint8Array>) : streamIterable(source as ReadableStream<Uint8Array>);
-  for await (const chunk of it) {
+  for await (const chunk of byteChunks(source)) {
     total += chunk.length;
     if (total > max) throw new BodyTooLarge(`request body is over ${max} bytes (RETRACE_MAX_BODY_BYTES)`);
     yield chunk;
   }
 }
 
-async function* streamIterable(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
-  const reader = stream.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      yield value;
-    }
-  } finally {
-    reader.releaseLock();
-  }
-}
 
 export interface IngestBytesOptions {
   mode: IngestOptions["mode"];
