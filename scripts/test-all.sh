@@ -15,8 +15,11 @@ node_modules/.bin/eslint . --max-warnings 0
 echo "== types"
 node_modules/.bin/tsc --noEmit
 echo "== unit and storage tests (SQLite + PostgreSQL)"
-node_modules/.bin/vitest run
+mkdir -p .test-reports && rm -f .test-reports/*.json
+node_modules/.bin/vitest run --reporter=default --reporter=json --outputFile=.test-reports/vitest.json
 echo "== production build"
 node_modules/.bin/next build > .next-build.log 2>&1 || { cat .next-build.log; exit 1; }
 echo "== browser and HTTP tests (Playwright + Chromium, SQLite + PostgreSQL servers)"
-node_modules/.bin/playwright test
+PLAYWRIGHT_JSON_OUTPUT_NAME=.test-reports/playwright.json node_modules/.bin/playwright test --reporter=list,json
+echo "== total"
+node scripts/test-summary.mjs
