@@ -425,8 +425,9 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
         total++;
         if (opts.onProgress && total % 5000 === 0) opts.onProgress(total);
 
-        const canonicalRaw = canonicalJson(withoutHash(ev));
-        const red = item.mayHoldSecret ? redactor.redact(withoutHash(ev) as JournalEvent) : { value: ev, count: 0, hits: [] };
+        const bare = withoutHash(ev) as JournalEvent;
+        const canonicalRaw = canonicalJson(bare);
+        const red = item.mayHoldSecret ? redactor.redact(bare) : { value: ev, count: 0, hits: [] };
         const canonicalStored = red.count === 0 ? canonicalRaw : canonicalJson(red.value);
         const s = ev.seq as number;
 
