@@ -8,17 +8,20 @@ export class ApiError extends Error {
   }
 }
 
+/** The API's `{error}` message of a failed response (or its status line) as an ApiError. */
+export async function apiErrorOf(res: Response): Promise<ApiError> {
+  let message = `${res.status} ${res.statusText}`;
+  try {
+    const body = (await res.json()) as { error?: unknown };
+    if (typeof body.error === "string") message = body.error;
+  } catch {
+    /* not JSON: keep the status line */
+  }
+  return new ApiError(message, res.status);
+}
+
 export async function fetchJson<T>(url: string, signal?: AbortSignal): Promise<T> {
   const res = await fetch(url, { signal, headers: { accept: "application/json" } });
-  if (!res.ok) {
-    let message = `${res.status} ${res.statusText}`;
-    try {
-      const body = (await res.json()) as { error?: unknown };
-      if (typeof body.error === "string") message = body.error;
-    } catch {
-      /* not JSON: keep the status line */
-    }
-    throw new ApiError(message, res.status);
-  }
+  if (!res.ok) throw await apiErrorOf(res);
   return (await res.json()) as T;
 }

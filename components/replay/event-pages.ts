@@ -1,5 +1,5 @@
 /** Every event of a run from GET /api/runs/{run}/events, page by page, as the pages' text. */
-import { ApiError } from "@/components/data/fetch-json";
+import { apiErrorOf } from "@/components/data/fetch-json";
 import { nextAfterOf } from "./parse-events";
 
 const PAGE = 5000;
@@ -14,16 +14,7 @@ export async function fetchEventPages(run: string, signal: AbortSignal): Promise
   let after = -1;
   for (;;) {
     const res = await fetch(`/api/runs/${encodeURIComponent(run)}/events?after=${after}&limit=${PAGE}`, { signal, headers: { accept: "application/json" } });
-    if (!res.ok) {
-      let message = `${res.status} ${res.statusText}`;
-      try {
-        const body = (await res.json()) as { error?: unknown };
-        if (typeof body.error === "string") message = body.error;
-      } catch {
-        /* not JSON: keep the status line */
-      }
-      throw new ApiError(message, res.status);
-    }
+    if (!res.ok) throw await apiErrorOf(res);
     const text = await res.text();
     pages.push(text);
     const next = nextAfterOf(text);
