@@ -51,7 +51,7 @@ for (const { name, base } of SERVERS) {
       const otlp = JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [] }] }, null, 2);
       const res = await postJournal(request, base, otlp);
       expect(res.status()).toBe(415);
-      expect((await res.json()).error).toMatch(/OpenTelemetry OTLP JSON/);
+      expect((await res.json()).error).toMatch(/OTLP JSON export request \(OpenTelemetry\)/);
     });
 
     test("answers 400 with every error's line and stores nothing of the bad run; the server keeps serving", async ({ request }) => {

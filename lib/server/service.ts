@@ -4,7 +4,7 @@ import "server-only";
  * redactor per database and applies the configured limits.
  */
 import { byteChunks, JournalReadError, maybeGunzip, readJournalBatches, type ByteSource } from "../journal/reader";
-import { sniffForeignFormat } from "../journal/sniff";
+import { detectFormat, DETECT_HEAD_BYTES, peekBytes } from "../importers";
 import type { Fidelity } from "../journal/types";
 import type { Redactor } from "../redact";
 import type { Db } from "./db";
@@ -55,41 +55,8 @@ export type IngestBytesResult = IngestResult & {
   format?: { format: string; message: string };
 };
 
-const SNIFF_BYTES = 64 * 1024;
 const WARM_SUMMARY_EVENTS = 5000;
 
-/** Reads up to 64 KB ahead to recognise another format, then replays those bytes. */
-async function sniffed(source: AsyncIterable<Uint8Array>): Promise<{ head: string; stream: AsyncIterable<Uint8Array> }> {
-  const it = source[Symbol.asyncIterator]();
-  const held: Uint8Array[] = [];
-  let size = 0;
-  while (size < SNIFF_BYTES) {
-    const r = await it.next();
-    if (r.done) break;
-    held.push(r.value);
-    size += r.value.length;
-  }
-  const head = new TextDecoder("utf-8", { fatal: false }).decode(concatBytes(held).subarray(0, SNIFF_BYTES));
-  async function* replay() {
-    yield* held;
-    for (;;) {
-      const r = await it.next();
-      if (r.done) return;
-      yield r.value;
-    }
-  }
-  return { head, stream: replay() };
-}
-
-function concatBytes(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 export async function ingestBytes(db: Db, body: ByteSource, opts: IngestBytesOptions): Promise<IngestBytesResult> {
   const { limits } = db.config;
@@ -97,9 +64,10 @@ export async function ingestBytes(db: Db, body: ByteSource, opts: IngestBytesOpt
   try {
     const limited = limitBytes(body, limits.maxBodyBytes);
     // Gunzip before the second count so the limit also applies to what a body expands to.
-    const { head, stream } = await sniffed(limitBytes(maybeGunzip(limited), limits.maxBodyBytes));
-    const foreign = sniffForeignFormat(head);
-    if (foreign) {
+    const peeked = await peekBytes(limitBytes(maybeGunzip(limited), limits.maxBodyBytes), DETECT_HEAD_BYTES);
+    const stream = peeked.stream;
+    const foreign = detectFormat(new TextDecoder().decode(peeked.head.subarray(0, DETECT_HEAD_BYTES)));
+    if (foreign.format !== "retrace-journal" && foreign.format !== "unknown") {
       const message = `this looks like ${foreign.label}, not a Retrace journal (NDJSON, one event per line; see /schema/journal-v1.json). Import trace formats with \`npm run -s retrace -- import FILE\` or the upload button.`;
       return { runs: [], errors: [], warnings: [], committed: false, format: { format: foreign.format, message } };
     }
