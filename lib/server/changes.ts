@@ -9,7 +9,9 @@ import { pgConfigFromUrl } from "../../prisma/adapters";
 import type { Db } from "./db";
 
 const CHANNEL = "retrace_runs";
-type Listener = (runIds: string[]) => void;
+const RECONNECT_MS = 1000;
+/** Called with the ids of runs that changed, or null when changes may have been missed. */
+type Listener = (runIds: string[] | null) => void;
 
 export async function publishRunChanges(db: Db, runIds: string[]): Promise<void> {
   if (runIds.length === 0 || db.config.dialect !== "postgres") return;
@@ -27,24 +29,60 @@ const hubs = new WeakMap<Db, Promise<Hub>>();
 
 async function startHub(db: Db): Promise<Hub> {
   const listeners = new Set<Listener>();
-  const emit = (ids: string[]) => {
+  const emit = (ids: string[] | null) => {
     for (const l of listeners) l(ids);
   };
   if (db.config.dialect === "postgres") {
     const { Client: _c, ...cfg } = pgConfigFromUrl(db.config.databaseUrl);
     void _c;
-    const client = new pg.Client(cfg);
-    await client.connect();
-    client.on("notification", (msg) => {
-      if (msg.channel !== CHANNEL || !msg.payload) return;
+    let stopped = false;
+    let current: pg.Client | null = null;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    const connect = async () => {
+      const client = new pg.Client(cfg);
+      // A lost connection (server restart, failover) ends with 'end'; reconnect there.
+      client.on("error", () => undefined);
+      client.on("end", () => {
+        if (current !== client) return;
+        current = null;
+        if (!stopped) reconnectSoon();
+      });
+      client.on("notification", (msg) => {
+        if (msg.channel !== CHANNEL || !msg.payload) return;
+        try {
+          emit(JSON.parse(msg.payload) as string[]);
+        } catch {
+          /* ignore a malformed payload */
+        }
+      });
       try {
-        emit(JSON.parse(msg.payload) as string[]);
-      } catch {
-        /* ignore a malformed payload */
+        await client.connect();
+        await client.query(`LISTEN ${CHANNEL}`);
+      } catch (e) {
+        await client.end().catch(() => undefined);
+        throw e;
       }
-    });
-    await client.query(`LISTEN ${CHANNEL}`);
-    return { listeners, stop: () => client.end() };
+      current = client;
+    };
+    const reconnectSoon = () => {
+      retry = setTimeout(() => {
+        connect().then(
+          // notifications sent while disconnected are lost: every listener re-checks
+          () => emit(null),
+          () => !stopped && reconnectSoon(),
+        );
+      }, RECONNECT_MS);
+      retry.unref();
+    };
+    await connect();
+    return {
+      listeners,
+      stop: async () => {
+        stopped = true;
+        clearTimeout(retry);
+        await current?.end();
+      },
+    };
   }
   let since = Date.now();
   const timer = setInterval(async () => {
@@ -63,7 +101,7 @@ async function startHub(db: Db): Promise<Hub> {
   return { listeners, stop: async () => clearInterval(timer) };
 }
 
-/** Calls `listener` with the ids of runs that changed; returns an unsubscribe function. */
+/** Calls `listener` with the ids of runs that changed (null: re-check everything); returns an unsubscribe function. */
 export async function subscribeRunChanges(db: Db, listener: Listener): Promise<() => void> {
   let hub = hubs.get(db);
   if (!hub) {
@@ -74,4 +112,12 @@ export async function subscribeRunChanges(db: Db, listener: Listener): Promise<(
   const h = await hub;
   h.listeners.add(listener);
   return () => h.listeners.delete(listener);
+}
+
+/** Stops this database's change hub (its LISTEN connection or poll timer), if one started. */
+export async function stopRunChanges(db: Db): Promise<void> {
+  const hub = hubs.get(db);
+  if (!hub) return;
+  hubs.delete(db);
+  await (await hub.catch(() => null))?.stop();
 }

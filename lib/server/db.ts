@@ -12,6 +12,7 @@ import { PrismaClient as SqlitePrismaClient } from "./generated/sqlite/client";
 import { PrismaClient as PostgresPrismaClient } from "./generated/postgres/client";
 import { loadConfig, type RetraceConfig } from "./config";
 import { openPostgres, openSqlite, type SqlExec } from "./sql";
+import { stopRunChanges } from "./changes";
 
 useSha256Implementation((text) => hash("sha256", text, "hex"));
 
@@ -31,15 +32,17 @@ export function openDb(config: RetraceConfig = loadConfig()): Db {
       ? new SqlitePrismaClient({ adapter: sqliteAdapterFactory(config.databaseUrl) })
       : (new PostgresPrismaClient({ adapter: postgresAdapterFactory(config.databaseUrl) }) as unknown as Prisma);
   const sql = config.dialect === "sqlite" ? openSqlite(config.databaseUrl) : openPostgres(config.databaseUrl);
-  return {
+  const db: Db = {
     config,
     prisma,
     sql,
     async close() {
+      await stopRunChanges(db);
       await prisma.$disconnect();
       await sql.close();
     },
   };
+  return db;
 }
 
 const globalForDb = globalThis as unknown as { __retraceDb?: Db };

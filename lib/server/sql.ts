@@ -190,6 +190,10 @@ export function openPostgres(url: string): SqlExec {
   const { Client: _client, ...config } = pgConfigFromUrl(url);
   void _client;
   const pool = new pg.Pool(config);
+  // An idle connection the server closed (restart, failover, an admin terminating it) is
+  // already dropped by the pool and the next query opens a new one; without a listener
+  // the 'error' event would take the whole process down.
+  pool.on("error", (e) => console.warn(`retrace: an idle PostgreSQL connection was closed (${e.message}); the next query reconnects`));
   const toPg = (p: SqlParam) => (typeof p === "bigint" ? p.toString() : p);
   const copySql = `COPY "Event" (${EVENT_COLUMNS.map((c) => `"${c}"`).join(", ")}) FROM STDIN`;
   return {

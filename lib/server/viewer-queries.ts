@@ -278,7 +278,7 @@ export function runChangesStream(db: Db, runId: string, signal: AbortSignal): Re
       });
       send(`retry: 2000\n\n`);
       unsubscribe = await subscribeRunChanges(db, (ids) => {
-        if (ids.includes(runId)) void sendChange();
+        if (ids === null || ids.includes(runId)) void sendChange();
       });
       if (closed) unsubscribe();
       heartbeat = setInterval(() => send(`: keep-alive\n\n`), HEARTBEAT_MS);
