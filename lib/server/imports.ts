@@ -46,7 +46,7 @@ export async function importBytes(db: Db, bytes: Uint8Array, fileName?: string):
   const isGzip = bytes[0] === 0x1f && bytes[1] === 0x8b;
   const detected = isGzip ? { format: "retrace-journal" as const, label: FORMAT_LABELS["retrace-journal"] } : detectFormat(head, fileName);
   if (detected.format === "retrace-journal" || detected.format === "unknown") {
-    const r = await ingestBytes(db, one(bytes), { mode: "upload", source: "import" });
+    const r = await ingestBytes(db, one(bytes), { mode: "upload", source: "import", warmViewer: true });
     return { ...r, detected };
   }
   let converted;
@@ -56,7 +56,7 @@ export async function importBytes(db: Db, bytes: Uint8Array, fileName?: string):
     if (e instanceof ImportError) return { runs: [], errors: [], warnings: [], committed: false, unreadable: e.message, detected };
     throw e;
   }
-  const r = await ingestBytes(db, one(ndjsonOf(converted.runs)), { mode: "upload", source: "import", fidelity: "trace", contiguousRuns: true });
+  const r = await ingestBytes(db, one(ndjsonOf(converted.runs)), { mode: "upload", source: "import", fidelity: "trace", contiguousRuns: true, warmViewer: true });
   return { ...r, detected, importWarnings: converted.warnings };
 }
 

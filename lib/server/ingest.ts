@@ -74,9 +74,6 @@ interface Pending {
   secrets: SecretHit[];
 }
 
-interface StoredInfo {
-  recordedHash: string | null;
-}
 
 interface RunRowState {
   id: string;
@@ -124,14 +121,14 @@ interface RunCtx {
   id: string;
   row: RunRowState;
   isNew: boolean;
-  stored: Map<number, StoredInfo>;
+  /** Every seq stored (before or in this request) → its recorder hash. */
+  stored: Map<number, string | null>;
   seen: Map<number, number>;
   inserted: number[];
   buffer: Map<number, Pending>;
   expect: number;
   tailSeq: number;
   tailServerHash: string;
-  processedRecorded: Map<number, string | null>;
   rechainFrom: number | null;
   reanalyze: boolean;
   analyzer: Analyzer;
@@ -148,6 +145,7 @@ interface RunCtx {
 }
 
 const BATCH = 1000;
+const NO_HITS: SecretHit[] = [];
 
 class FatalIngest extends Error {}
 
@@ -219,12 +217,12 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
         const existing = await tx.all<RunRowState>(`SELECT * FROM "Run" WHERE "id" = ?${lock}`, [id]);
         let row: RunRowState;
         let isNew: boolean;
-        const stored = new Map<number, StoredInfo>();
+        const stored = new Map<number, string | null>();
         if (existing.length > 0 && Number(existing[0].eventCount) > 0) {
           row = normaliseRow(existing[0]);
           isNew = false;
           const rows = await tx.all<{ seq: number; recordedHash: string | null }>(`SELECT "seq", "recordedHash" FROM "Event" WHERE "runId" = ?`, [id]);
-          for (const r of rows) stored.set(Number(r.seq), { recordedHash: r.recordedHash });
+          for (const r of rows) stored.set(Number(r.seq), r.recordedHash);
         } else {
           row = existing.length > 0 ? { ...emptyRow(id, opts, now), createdAt: Number(existing[0].createdAt) } : emptyRow(id, opts, now);
           isNew = true;
@@ -245,7 +243,6 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
           expect: row.nextSeq,
           tailSeq: row.maxSeq,
           tailServerHash: row.serverLastHash ?? "",
-          processedRecorded: new Map(),
           rechainFrom: null,
           reanalyze: false,
           analyzer: createAnalyzer(snapshot),
@@ -307,16 +304,16 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
       // Synchronous on purpose: an await per event costs more than the work it waits for.
       const process = (ctx: RunCtx, p: Pending) => {
         const s = p.raw.seq as number;
-        const prevRecorded = ctx.processedRecorded.has(s - 1)
-          ? (ctx.processedRecorded.get(s - 1) ?? undefined)
-          : (ctx.stored.get(s - 1)?.recordedHash ?? undefined);
+        const prevRecorded = ctx.stored.get(s - 1) ?? undefined;
         const verdict: ChainVerdict = verifyEvent(prevRecorded, p.raw, p.canonicalRaw);
         const recordedHash = typeof p.raw.hash === "string" ? p.raw.hash : null;
-        ctx.processedRecorded.set(s, recordedHash);
 
         let serverHash: string | null = null;
         if (s > ctx.tailSeq) {
-          serverHash = chainHashOf(ctx.tailServerHash, p.canonicalStored);
+          // Both chains have one construction: where the stored event is what arrived and
+          // the chains agree so far, the server's link is the recorder's verified one.
+          const sameLink = verdict === "ok" && p.redactions === 0 && ctx.tailServerHash === (s === 0 ? "" : prevRecorded);
+          serverHash = sameLink ? (p.raw.hash as string) : chainHashOf(ctx.tailServerHash, p.canonicalStored);
           ctx.tailServerHash = serverHash;
           ctx.tailSeq = s;
         } else {
@@ -357,8 +354,9 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
           hash: serverHash,
           redactions: p.redactions,
         });
-        ctx.inserted.push(s);
-        ctx.stored.set(s, { recordedHash });
+        // a new run is removed whole on rejection; an existing one loses what was added
+        if (!ctx.isNew) ctx.inserted.push(s);
+        ctx.stored.set(s, recordedHash);
         ctx.accepted++;
         updateSummary(ctx, p, tsMs, cols.name);
       };
@@ -427,8 +425,9 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
 
         const bare = withoutHash(ev) as JournalEvent;
         const canonicalRaw = canonicalJson(bare);
-        const red = item.mayHoldSecret ? redactor.redact(bare) : { value: ev, count: 0, hits: [] };
-        const canonicalStored = red.count === 0 ? canonicalRaw : canonicalJson(red.value);
+        const red = item.mayHoldSecret ? redactor.redact(bare) : null;
+        const redactions = red?.count ?? 0;
+        const canonicalStored = redactions === 0 ? canonicalRaw : canonicalJson(red!.value);
         const s = ev.seq as number;
 
         const seenHere = ctx.seen.get(s);
@@ -455,8 +454,16 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
           reject(ctx, { line: item.line, run: ctx.id, seq: s, kind: "limit", message: `run "${ctx.id}" would hold more than ${opts.maxEventsPerRun} events (RETRACE_MAX_EVENTS_PER_RUN)` });
           continue;
         }
-        ctx.buffer.set(s, { raw: ev, line: item.line, bytes: item.bytes, canonicalRaw, stored: red.value, canonicalStored, redactions: red.count, secrets: red.hits });
-        if (s === ctx.expect) drain(ctx);
+        const pending: Pending = { raw: ev, line: item.line, bytes: item.bytes, canonicalRaw, stored: red?.value ?? ev, canonicalStored, redactions, secrets: red?.hits ?? NO_HITS };
+        if (s === ctx.expect && ctx.buffer.size === 0) {
+          // in order, nothing waiting: the common case skips the reorder buffer
+          process(ctx, pending);
+          ctx.expect++;
+          while (ctx.stored.has(ctx.expect)) ctx.expect++;
+        } else {
+          ctx.buffer.set(s, pending);
+          if (s === ctx.expect) drain(ctx);
+        }
         if (pendingRows >= BATCH) await flushAll();
       }
 
@@ -566,7 +573,7 @@ async function finishRun(tx: SqlTx, ctx: RunCtx, redactor: Redactor) {
 
   if (ctx.rechainFrom !== null) await rechain(tx, ctx, ctx.rechainFrom);
   else row.serverLastHash = ctx.tailServerHash || row.serverLastHash;
-  row.recorderLastHash = ctx.stored.get(row.maxSeq)?.recordedHash ?? row.recorderLastHash;
+  row.recorderLastHash = ctx.stored.get(row.maxSeq) ?? row.recorderLastHash;
 
   if (ctx.rechainFrom !== null) {
     const agg = await tx.all<{ ok: number | string | null; broken: number | string | null }>(

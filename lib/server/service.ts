@@ -46,6 +46,11 @@ export interface IngestBytesOptions {
   onProgress?: (events: number) => void;
   /** Each run's events come together (converted imports); see IngestOptions. */
   contiguousRuns?: boolean;
+  /**
+   * A server upload: build big runs' viewer summaries in this process's cache right
+   * after, since the run is usually opened next. Pointless (and only slower) in the CLI.
+   */
+  warmViewer?: boolean;
 }
 
 export type IngestBytesResult = IngestResult & {
@@ -75,13 +80,15 @@ export async function ingestBytes(db: Db, body: ByteSource, opts: IngestBytesOpt
       maxDepth: limits.maxDepth,
       maxLineBytes: limits.maxLineBytes,
     });
-    const result = await ingest(db.sql, redactor, items, { ...opts, maxEventsPerRun: limits.maxEventsPerRun });
+    const { warmViewer: _warm, ...ingestOpts } = opts;
+    void _warm;
+    const result = await ingest(db.sql, redactor, items, { ...ingestOpts, maxEventsPerRun: limits.maxEventsPerRun });
     if (result.committed) {
       const stored = result.runs.filter((r) => r.status === "stored");
       await publishRunChanges(db, stored.map((r) => r.run)).catch(() => undefined);
       // A big upload is usually opened next: build its viewer summary now, off the
       // request, so the first screen does not wait for 100,000 rows to be aggregated.
-      if (opts.mode === "upload") {
+      if (opts.mode === "upload" && opts.warmViewer) {
         for (const r of stored) if (r.accepted >= WARM_SUMMARY_EVENTS) void getRunSummaryCached(db, r.run, -1).catch(() => undefined);
       }
     }

@@ -31,6 +31,39 @@ const prep = (sql) => {
 
 let failed = null;
 
+const stringAt = new Map(workerData.stringColumns.map((c, i) => [c, i]));
+const numberAt = new Map(workerData.numberColumns.map((c, i) => [c, i]));
+// Where each insert parameter comes from: [fromStrings, index within its kind].
+const sources = columns.map((c) => (stringAt.has(c) ? [true, stringAt.get(c)] : [false, numberAt.get(c)]));
+
+/** The flat parameter list of a packed batch (see packRows in sql.ts). */
+function unpack({ n, text, lengths, numbers }) {
+  const sw = workerData.stringColumns.length;
+  const nw = workerData.numberColumns.length;
+  const flat = new Array(n * columns.length);
+  const strings = new Array(sw);
+  let pos = 0;
+  let k = 0;
+  for (let r = 0; r < n; r++) {
+    for (let i = 0; i < sw; i++) {
+      const len = lengths[r * sw + i];
+      if (len < 0) strings[i] = null;
+      else {
+        strings[i] = text.slice(pos, pos + len);
+        pos += len;
+      }
+    }
+    for (const [fromStrings, i] of sources) {
+      if (fromStrings) flat[k++] = strings[i];
+      else {
+        const v = numbers[r * nw + i];
+        flat[k++] = Number.isNaN(v) ? null : v;
+      }
+    }
+  }
+  return flat;
+}
+
 function insert(flat, n) {
   const width = columns.length;
   let i = 0;
@@ -53,7 +86,7 @@ parentPort.on("message", (msg) => {
     } else if (op === "commit") {
       db.exec("COMMIT");
     } else if (op === "insert") {
-      insert(msg.params, msg.n);
+      insert(unpack(msg), msg.n);
     } else if (op === "all") {
       const st = prep(msg.sql);
       result = st.reader ? st.all(...msg.params) : (st.run(...msg.params), []);

@@ -71,6 +71,31 @@ describe.each(DIALECTS)("ingest on %s", (dialect) => {
     expect((await getRun(db, "demo-refund-4185"))!.serverLastHash).toBe(events[events.length - 1].hash);
   });
 
+  it("stores every event column as it was derived: strings, numbers, fractions, unicode and nulls", async () => {
+    const run = "cols-1";
+    const events = [
+      ev(run, 0, "run.start", {}),
+      { ...ev(run, 1, "tool.call", { call: "c1", tool: "lookup‮ünï", args: { q: "x" }, effect: "read" }), step: "s-☃", parent: 0 },
+      { ...ev(run, 2, "tool.result", { call: "c1", status: "ok", result: { rows: 3 }, latencyMs: 12.75 }), step: "s-☃", parent: 1 },
+      ev(run, 3, "model.response", { call: "m1", output: { text: "" }, usage: { inputTokens: 7, outputTokens: 5 }, latencyMs: 0.5, finishReason: "stop" }),
+    ];
+    const r = await upload(db, nd(events));
+    expect(r.runs[0]).toMatchObject({ status: "stored", accepted: 4 });
+    const rows = await db.sql.all<Record<string, unknown>>(
+      `SELECT "seq", "ts", "tsMs", "type", "step", "parent", "call", "name", "status", "latencyMs", "tokens", "bytes", "chain", "redactions" FROM "Event" WHERE "runId" = ? ORDER BY "seq"`,
+      [run],
+    );
+    const plain = rows.map((x) => Object.fromEntries(Object.entries(x).map(([k, v]) => [k, typeof v === "bigint" || (typeof v === "string" && /^(seq|parent|tokens|bytes|redactions|tsMs|latencyMs)$/.test(k)) ? Number(v) : v])));
+    const tsMs = Date.parse(TS);
+    const lineBytes = events.map((e) => Buffer.byteLength(JSON.stringify(e)));
+    expect(plain).toEqual([
+      { seq: 0, ts: TS, tsMs, type: "run.start", step: null, parent: null, call: null, name: null, status: null, latencyMs: null, tokens: null, bytes: lineBytes[0], chain: "none", redactions: 0 },
+      { seq: 1, ts: TS, tsMs, type: "tool.call", step: "s-☃", parent: 0, call: "c1", name: "lookup‮ünï", status: "read", latencyMs: null, tokens: null, bytes: lineBytes[1], chain: "none", redactions: 0 },
+      { seq: 2, ts: TS, tsMs, type: "tool.result", step: "s-☃", parent: 1, call: "c1", name: "lookup‮ünï", status: "ok", latencyMs: 12.75, tokens: null, bytes: lineBytes[2], chain: "none", redactions: 0 },
+      { seq: 3, ts: TS, tsMs, type: "model.response", step: null, parent: null, call: "m1", name: null, status: "stop", latencyMs: 0.5, tokens: 12, bytes: lineBytes[3], chain: "none", redactions: 0 },
+    ]);
+  });
+
   it("reads gzip bodies", async () => {
     const r = await upload(db, gzipSync(Buffer.from(nd([ev("gz-1", 0, "run.start", {}), ev("gz-1", 1)]))));
     expect(r.runs).toMatchObject([{ run: "gz-1", status: "stored", accepted: 2 }]);

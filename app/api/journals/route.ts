@@ -18,7 +18,7 @@ export async function POST(req: Request) {
     return jsonError(413, `request body is ${declared} bytes, over the ${db.config.limits.maxBodyBytes}-byte limit (RETRACE_MAX_BODY_BYTES)`);
   }
   if (!req.body) return jsonError(400, "empty body: send one NDJSON event per line");
-  const result = await ingestBytes(db, req.body, { mode: "upload", source: "upload" });
+  const result = await ingestBytes(db, req.body, { mode: "upload", source: "upload", warmViewer: true });
   const status = ingestStatus(result, "upload");
   return NextResponse.json(
     {
