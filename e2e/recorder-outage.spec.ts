@@ -41,7 +41,7 @@ async function stop(server: ChildProcess): Promise<void> {
 test("the recorder loses and duplicates nothing when Retrace is down for 30 s mid-run", async () => {
   test.setTimeout(180_000);
   for (const f of [DB, `${DB}-wal`, `${DB}-shm`]) fs.rmSync(f, { force: true });
-  const migrate = spawnSync(path.resolve("node_modules/.bin/tsx"), ["--conditions=react-server", "lib/cli/main.ts", "migrate"], { env, encoding: "utf8" });
+  const migrate = spawnSync(process.execPath, ["scripts/retrace.mjs", "migrate"], { env, encoding: "utf8" });
   expect(migrate.status, migrate.stderr).toBe(0);
   let server = startServer();
   await waitUp();

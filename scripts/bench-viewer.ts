@@ -23,7 +23,6 @@ const BASE = `http://127.0.0.1:${PORT}`;
 const SIZES = (process.env.BENCH_SIZES ?? "1000,10000,100000").split(",").map(Number);
 const RUNS = Number(process.env.BENCH_RUNS ?? 4);
 const SHOTS = path.resolve("docs/screenshots");
-const tsx = path.resolve("node_modules/.bin/tsx");
 
 function dbUrl(): string {
   const dir = path.resolve(".bench");
@@ -34,7 +33,7 @@ function dbUrl(): string {
 }
 
 async function startServer(url: string): Promise<ChildProcess> {
-  const m = spawnSync(tsx, ["--conditions=react-server", "lib/cli/main.ts", "migrate"], { env: { ...process.env, DATABASE_URL: url }, encoding: "utf8" });
+  const m = spawnSync(process.execPath, ["scripts/retrace.mjs", "migrate"], { env: { ...process.env, DATABASE_URL: url }, encoding: "utf8" });
   if (m.status !== 0) throw new Error(`migrate failed: ${m.stderr}`);
   const child = spawn(path.resolve("node_modules/.bin/next"), ["start", "-H", "127.0.0.1", "-p", String(PORT)], {
     env: { ...process.env, DATABASE_URL: url, NEXT_TELEMETRY_DISABLED: "1" },

@@ -7,5 +7,5 @@ case "${DATABASE_URL}" in
   file:*) rm -f "${DATABASE_URL#file:}" "${DATABASE_URL#file:}-wal" "${DATABASE_URL#file:}-shm" ;;
   postgres*) psql "${DATABASE_URL%/*}/postgres" -qc "DROP DATABASE IF EXISTS \"${DATABASE_URL##*/}\" WITH (FORCE)" >/dev/null ;;
 esac
-node_modules/.bin/tsx --conditions=react-server lib/cli/main.ts migrate
+node scripts/retrace.mjs migrate
 exec node_modules/.bin/next start -H 127.0.0.1 -p "$port"

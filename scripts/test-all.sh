@@ -14,6 +14,9 @@ echo "== lint"
 node_modules/.bin/eslint . --max-warnings 0
 echo "== types"
 node_modules/.bin/tsc --noEmit
+echo "== CLI bundle"
+# built once here, so the tests that run the CLI in parallel find it ready
+node scripts/retrace.mjs --help > /dev/null
 echo "== unit and storage tests (SQLite + PostgreSQL)"
 mkdir -p .test-reports && rm -f .test-reports/*.json
 node_modules/.bin/vitest run --reporter=default --reporter=json --outputFile=.test-reports/vitest.json

@@ -15,7 +15,9 @@ async function load(name: CommandName): Promise<CliCommand | null> {
   try {
     return (await import(`./commands/${name}.ts`)) as CliCommand;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND" && String(e).includes(`commands/${name}`)) return null;
+    // a command not written yet: node says so when run from source, the bundle in its own words
+    const missing = (e as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND" || String(e).includes("Module not found in bundle");
+    if (missing && String(e).includes(`commands/${name}`)) return null;
     throw e;
   }
 }

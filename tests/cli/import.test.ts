@@ -8,12 +8,12 @@ import { freshDb } from "../helpers/db";
 import { getRun } from "@/lib/server/queries";
 
 const run = promisify(execFile);
-const CLI = ["--conditions=react-server", "lib/cli/main.ts"];
-const TSX = path.resolve("node_modules/.bin/tsx");
+// the launcher `npm run -s retrace` runs (npm itself only adds its own start-up)
+const CLI = [path.resolve("scripts/retrace.mjs")];
 
 async function cli(args: string[], env: Record<string, string> = {}) {
   try {
-    const r = await run(TSX, [...CLI, ...args], { env: { ...process.env, ...env }, maxBuffer: 32 * 1024 * 1024 });
+    const r = await run(process.execPath, [...CLI, ...args], { env: { ...process.env, ...env }, maxBuffer: 32 * 1024 * 1024 });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };

@@ -1,0 +1,96 @@
+// `npm run -s retrace -- <command>`: runs the CLI (lib/cli/main.ts) from one bundled file.
+//
+// Why a bundle: loading the CLI's ~200 TypeScript modules through tsx's loader hooks took
+// about 1.2 s before a command did anything, which dominated short imports and every
+// script calling the CLI. esbuild bundles the sources (dependencies stay in node_modules)
+// in about 0.3 s, once per set of sources (their paths, sizes and mtimes), into
+// node_modules/.cache (so `npm ci` starts fresh). If bundling fails it falls back to tsx.
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const cacheDir = path.join(root, "node_modules", ".cache", "retrace-cli");
+// Files next to sql.ts that it loads by URL at run time: they must sit next to the bundle.
+const RUNTIME_FILES = ["lib/server/sqlite-writer.worker.mjs"];
+const SOURCES = ["lib", "prisma/adapters.ts", "tsconfig.json", "package-lock.json", "scripts/retrace.mjs"];
+
+/** Every source file's path and mtime, as one string: the bundle's key. */
+function sourceStamp(p, out) {
+  let st;
+  try {
+    st = fs.statSync(p);
+  } catch {
+    return;
+  }
+  if (!st.isDirectory()) {
+    out.push(`${path.relative(root, p)}:${st.mtimeMs}:${st.size}`);
+    return;
+  }
+  for (const name of fs.readdirSync(p).sort()) if (name !== "node_modules") sourceStamp(path.join(p, name), out);
+}
+
+async function build(dir) {
+  const esbuild = await import("esbuild");
+  fs.mkdirSync(cacheDir, { recursive: true });
+  const tmp = `${dir}.${process.pid}.tmp`;
+  fs.rmSync(tmp, { recursive: true, force: true });
+  await esbuild.build({
+    entryPoints: [path.join(root, "lib/cli/main.ts")],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    // lib/server imports `server-only`, which is importable under this condition only
+    conditions: ["react-server"],
+    // native and engine packages load from node_modules as they are
+    external: ["better-sqlite3", "@prisma/*", "pg-native"],
+    banner: { js: 'import { createRequire as __retraceRequire } from "node:module"; const require = __retraceRequire(import.meta.url);' },
+    tsconfig: path.join(root, "tsconfig.json"),
+    // each command (and what only it needs) in its own chunk, loaded when it runs
+    splitting: true,
+    chunkNames: "chunk-[hash]",
+    outExtension: { ".js": ".mjs" },
+    outdir: tmp,
+    logLevel: "error",
+  });
+  for (const f of RUNTIME_FILES) fs.copyFileSync(path.join(root, f), path.join(tmp, path.basename(f)));
+  // Each set of sources gets its own directory, never changed once renamed into place, so
+  // CLIs running in parallel (the test suite) never see half a bundle or lose a chunk.
+  try {
+    fs.renameSync(tmp, dir);
+  } catch {
+    fs.rmSync(tmp, { recursive: true, force: true }); // another process built the same key
+  }
+  // bundles of older sources that no running CLI can still be loading
+  for (const name of fs.readdirSync(cacheDir)) {
+    const other = path.join(cacheDir, name);
+    try {
+      if (other !== dir && Date.now() - fs.statSync(other).mtimeMs > 3600_000) fs.rmSync(other, { recursive: true, force: true });
+    } catch {
+      /* removed meanwhile by another CLI */
+    }
+  }
+}
+
+async function main() {
+  const stamp = [];
+  for (const src of SOURCES) sourceStamp(path.join(root, src), stamp);
+  const key = createHash("sha256").update(stamp.join("\n")).digest("hex").slice(0, 16);
+  const dir = path.join(cacheDir, key);
+  const bundle = path.join(dir, "main.mjs");
+  if (!fs.existsSync(bundle)) {
+    try {
+      await build(dir);
+    } catch (e) {
+      process.stderr.write(`retrace: could not bundle the CLI (${e instanceof Error ? e.message : String(e)}); running it through tsx\n`);
+      const r = spawnSync(path.join(root, "node_modules/.bin/tsx"), ["--conditions=react-server", path.join(root, "lib/cli/main.ts"), ...process.argv.slice(2)], { stdio: "inherit" });
+      process.exit(r.status ?? 2);
+    }
+  }
+  await import(pathToFileURL(bundle).href);
+}
+
+await main();
