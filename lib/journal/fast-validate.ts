@@ -45,6 +45,15 @@ function validatorFor(type: string): ValidateFunction | null {
   return fn;
 }
 
+/**
+ * Compiles every event type's validator now (about 0.2 s) instead of on the first event
+ * of each type, so a server's first upload does not pay for it.
+ */
+export function compileAllValidators(): void {
+  for (const type of EVENT_TYPES) validatorFor(type);
+  validatorFor("x-");
+}
+
 /** true: valid; false: invalid (ask zod why); null: no fast path here. */
 export function fastValidate(value: Record<string, unknown>): boolean | null {
   const type = value.type;

@@ -13,6 +13,7 @@ import { PrismaClient as PostgresPrismaClient } from "./generated/postgres/clien
 import { loadConfig, type RetraceConfig } from "./config";
 import { openPostgres, openSqlite, type SqlExec } from "./sql";
 import { stopRunChanges } from "./changes";
+import { compileAllValidators } from "../journal/fast-validate";
 
 useSha256Implementation((text) => hash("sha256", text, "hex"));
 
@@ -49,6 +50,11 @@ const globalForDb = globalThis as unknown as { __retraceDb?: Db };
 
 /** The process-wide database for the configured DATABASE_URL. */
 export function getDb(): Db {
-  globalForDb.__retraceDb ??= openDb();
+  if (!globalForDb.__retraceDb) {
+    globalForDb.__retraceDb = openDb();
+    // A server's first request (often a health check) opens the database; ready the
+    // ingest validators right after it, off that request, so the first upload is not slower.
+    setTimeout(compileAllValidators, 0).unref();
+  }
   return globalForDb.__retraceDb;
 }
