@@ -118,6 +118,35 @@ export function findSecrets(value: unknown, rootPath = ""): SecretHit[] {
   return hits;
 }
 
+const KINDS = new Set<string>([
+  "aws-access-key", "openai-key", "stripe-key", "github-token", "slack-token", "google-api-key",
+  "jwt", "private-key", "bearer-token", "url-password", "secret-field",
+] satisfies SecretKind[]);
+const PLACEHOLDER = /\[redacted:([a-z-]+):[0-9a-f]{12}\]/g;
+
+/**
+ * The redaction placeholders (`[redacted:<kind>:<12 hex>]`) in a value, as hits: for
+ * content that Retrace redacted on an earlier arrival (spans received over OTLP are
+ * redacted as they come in, and their run is derived later from what was kept).
+ */
+export function findPlaceholders(value: unknown, rootPath = ""): SecretHit[] {
+  const hits: SecretHit[] = [];
+  const stack: Array<[unknown, string]> = [[value, rootPath]];
+  while (stack.length > 0) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === "string") {
+      if (!v.includes("[redacted:")) continue;
+      for (const m of v.matchAll(PLACEHOLDER)) if (KINDS.has(m[1])) hits.push({ path, kind: m[1] as SecretKind });
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${path}[${i}]`]);
+    } else if (v !== null && typeof v === "object") {
+      const entries = Object.entries(v);
+      for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i][1], path ? `${path}.${entries[i][0]}` : entries[i][0]]);
+    }
+  }
+  return hits;
+}
+
 /** Whether any string in the value matches a pattern or sits under a secret key. */
 export function hasSecret(value: unknown): boolean {
   const stack: Array<[unknown, string | null]> = [[value, null]];

@@ -101,7 +101,7 @@ export async function receiveSpans(db: Db, spans: NormalizedSpan[]): Promise<{ r
       const runs = spansToRuns(all, { format: "otlp-json" });
       return readJournalBatches(one(ndjsonOf(runs)));
     },
-    { mode: "upload", source: "otlp", fidelity: "trace", maxEventsPerRun: db.config.limits.maxEventsPerRun, lockRuns: runIds, replaceRuns: true },
+    { mode: "upload", source: "otlp", fidelity: "trace", maxEventsPerRun: db.config.limits.maxEventsPerRun, lockRuns: runIds, replaceRuns: true, redactedBefore: true },
   );
   const stored = result.runs.filter((r) => r.status === "stored").map((r) => r.run);
   await publishRunChanges(db, stored).catch(() => undefined);

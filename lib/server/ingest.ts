@@ -17,7 +17,7 @@ import { parseJsonExact } from "../journal/parse-line";
 import type { ReaderItem } from "../journal/reader";
 import { eventColumns, isErrorEvent, runHeaderFromStart } from "../journal/summary";
 import type { Fidelity, Finding, JournalEvent, JsonObject } from "../journal/types";
-import { hasSecret, type Redactor, type SecretHit } from "../redact";
+import { findPlaceholders, hasSecret, type Redactor, type SecretHit } from "../redact";
 import type { EventRow, SqlExec, SqlTx } from "./sql";
 
 export interface IngestOptions {
@@ -36,6 +36,11 @@ export interface IngestOptions {
   replaceRuns?: boolean;
   /** The source gives each run's events together (converted imports): a run is finished as soon as the next begins. */
   contiguousRuns?: boolean;
+  /**
+   * The source was redacted on an earlier arrival (spans received over OTLP): its
+   * placeholders stand for secrets found then, and are reported as such.
+   */
+  redactedBefore?: boolean;
 }
 
 export interface IngestError {
@@ -312,7 +317,7 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
         if (s > ctx.tailSeq) {
           // Both chains have one construction: where the stored event is what arrived and
           // the chains agree so far, the server's link is the recorder's verified one.
-          const sameLink = verdict === "ok" && p.redactions === 0 && ctx.tailServerHash === (s === 0 ? "" : prevRecorded);
+          const sameLink = verdict === "ok" && p.canonicalStored === p.canonicalRaw && ctx.tailServerHash === (s === 0 ? "" : prevRecorded);
           serverHash = sameLink ? (p.raw.hash as string) : chainHashOf(ctx.tailServerHash, p.canonicalStored);
           ctx.tailServerHash = serverHash;
           ctx.tailSeq = s;
@@ -426,8 +431,14 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
         const bare = withoutHash(ev) as JournalEvent;
         const canonicalRaw = canonicalJson(bare);
         const red = item.mayHoldSecret ? redactor.redact(bare) : null;
-        const redactions = red?.count ?? 0;
-        const canonicalStored = redactions === 0 ? canonicalRaw : canonicalJson(red!.value);
+        const canonicalStored = red && red.count > 0 ? canonicalJson(red.value) : canonicalRaw;
+        let redactions = red?.count ?? 0;
+        let secrets = red?.hits ?? NO_HITS;
+        if (opts.redactedBefore && canonicalRaw.includes("[redacted:")) {
+          const earlier = findPlaceholders(bare);
+          redactions += earlier.length;
+          secrets = [...secrets, ...earlier];
+        }
         const s = ev.seq as number;
 
         const seenHere = ctx.seen.get(s);
@@ -454,7 +465,7 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
           reject(ctx, { line: item.line, run: ctx.id, seq: s, kind: "limit", message: `run "${ctx.id}" would hold more than ${opts.maxEventsPerRun} events (RETRACE_MAX_EVENTS_PER_RUN)` });
           continue;
         }
-        const pending: Pending = { raw: ev, line: item.line, bytes: item.bytes, canonicalRaw, stored: red?.value ?? ev, canonicalStored, redactions, secrets: red?.hits ?? NO_HITS };
+        const pending: Pending = { raw: ev, line: item.line, bytes: item.bytes, canonicalRaw, stored: red?.value ?? ev, canonicalStored, redactions, secrets };
         if (s === ctx.expect && ctx.buffer.size === 0) {
           // in order, nothing waiting: the common case skips the reorder buffer
           process(ctx, pending);
