@@ -7,6 +7,7 @@
  * Decoded (`RunSummary`) numbers live in typed arrays and strings are shared references
  * into the dictionaries. Times are epoch milliseconds throughout (`EpochMs`).
  */
+import type { EventColumns } from "../journal/summary";
 
 /** One column of dictionary indices (-1 for null) with its dictionary. */
 export interface DictColumn {
@@ -64,17 +65,12 @@ export interface RunSummary {
 }
 
 /** Encodes rows (as the server reads them) into the wire form. */
-export interface SummaryRow {
+export interface SummaryRow extends EventColumns {
   seq: number;
   tsMs: number;
   type: string;
   step: string | null;
   parent: number | null;
-  call: string | null;
-  name: string | null;
-  status: string | null;
-  latencyMs: number | null;
-  tokens: number | null;
   chain: string;
   redactions: number;
 }

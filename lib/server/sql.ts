@@ -10,37 +10,25 @@ import pg from "pg";
 import { finished } from "node:stream/promises";
 import { from as copyFrom } from "pg-copy-streams";
 import { sqliteFileFromUrl, pgConfigFromUrl } from "../../prisma/adapters";
+import type { SummaryRow } from "../graph/summary";
 
 export type SqlParam = string | number | bigint | boolean | null;
 
-export interface EventRow {
+/** An Event table row: the summary columns the viewer reads, plus what only storage needs. */
+export interface EventRow extends SummaryRow {
   runId: string;
-  seq: number;
   ts: string;
-  tsMs: number;
-  type: string;
-  step: string | null;
-  parent: number | null;
-  call: string | null;
-  name: string | null;
-  status: string | null;
-  latencyMs: number | null;
-  tokens: number | null;
   bytes: number;
   body: string;
   recordedHash: string | null;
-  chain: string;
   hash: string | null;
-  redactions: number;
 }
 
-/** Columns that hold numbers (or null); the rest hold strings (or null). */
-const NUMERIC = new Set<keyof EventRow>(["seq", "tsMs", "parent", "latencyMs", "tokens", "bytes", "redactions"]);
-
-const EVENT_COLUMNS = [
-  "runId", "seq", "ts", "tsMs", "type", "step", "parent", "call", "name", "status",
-  "latencyMs", "tokens", "bytes", "body", "recordedHash", "chain", "hash", "redactions",
-] as const satisfies ReadonlyArray<keyof EventRow>;
+// Packing order for the writer thread (packRows): every string column, then every number
+// column. Column order means nothing to INSERT or COPY, so this is the table's order too.
+const STRING_COLUMNS = ["runId", "ts", "type", "step", "call", "name", "status", "body", "recordedHash", "chain", "hash"] as const satisfies ReadonlyArray<keyof EventRow>;
+const NUMBER_COLUMNS = ["seq", "tsMs", "parent", "latencyMs", "tokens", "bytes", "redactions"] as const satisfies ReadonlyArray<keyof EventRow>;
+const EVENT_COLUMNS = [...STRING_COLUMNS, ...NUMBER_COLUMNS];
 
 export interface SqlTx {
   all<T>(sql: string, params?: SqlParam[]): Promise<T[]>;
@@ -125,8 +113,6 @@ type WriterRequest =
   | { op: "all" | "run"; sql: string; params: SqlParam[] }
   | PackedRows;
 
-const NUMBER_COLUMNS = EVENT_COLUMNS.filter((c) => NUMERIC.has(c));
-const STRING_COLUMNS = EVENT_COLUMNS.filter((c) => !NUMERIC.has(c));
 
 /**
  * Rows for the writer thread in a form that is cheap to post: structured clone costs per
@@ -158,19 +144,14 @@ function packRows(rows: EventRow[]): PackedRows {
   const num = (v: number | null) => {
     numbers[ni++] = v === null ? NaN : v;
   };
-  // Field by field in the order of STRING_COLUMNS and NUMBER_COLUMNS (checked below):
-  // a loop over column names would make every access a keyed lookup.
+  // Field by field in the order of STRING_COLUMNS and NUMBER_COLUMNS (the stored-columns
+  // test fails on a mismatch): a loop over column names would make every access keyed.
   for (const r of rows) {
     str(r.runId); str(r.ts); str(r.type); str(r.step); str(r.call); str(r.name); str(r.status);
     str(r.body); str(r.recordedHash); str(r.chain); str(r.hash);
     num(r.seq); num(r.tsMs); num(r.parent); num(r.latencyMs); num(r.tokens); num(r.bytes); num(r.redactions);
   }
   return { op: "insert", n, text, lengths, numbers };
-}
-const PACKED_STRINGS = "runId ts type step call name status body recordedHash chain hash";
-const PACKED_NUMBERS = "seq tsMs parent latencyMs tokens bytes redactions";
-if (STRING_COLUMNS.join(" ") !== PACKED_STRINGS || NUMBER_COLUMNS.join(" ") !== PACKED_NUMBERS) {
-  throw new Error("packRows is out of step with EVENT_COLUMNS");
 }
 
 /** The main-thread side of lib/server/sqlite-writer.worker.mjs. */
@@ -182,7 +163,7 @@ class SqliteWriter {
 
   constructor(file: string) {
     this.worker = new Worker(new URL("./sqlite-writer.worker.mjs", import.meta.url), {
-      workerData: { file, eventColumns: EVENT_COLUMNS, stringColumns: STRING_COLUMNS, numberColumns: NUMBER_COLUMNS },
+      workerData: { file, eventColumns: EVENT_COLUMNS, stringCount: STRING_COLUMNS.length },
     });
     this.worker.unref();
     this.worker.on("message", (m: { id: number; ok: boolean; result?: unknown; error?: { message: string; code?: string } }) => {

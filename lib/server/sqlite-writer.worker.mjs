@@ -31,34 +31,28 @@ const prep = (sql) => {
 
 let failed = null;
 
-const stringAt = new Map(workerData.stringColumns.map((c, i) => [c, i]));
-const numberAt = new Map(workerData.numberColumns.map((c, i) => [c, i]));
-// Where each insert parameter comes from: [fromStrings, index within its kind].
-const sources = columns.map((c) => (stringAt.has(c) ? [true, stringAt.get(c)] : [false, numberAt.get(c)]));
-
-/** The flat parameter list of a packed batch (see packRows in sql.ts). */
+/**
+ * The flat parameter list of a packed batch (see packRows in sql.ts): each row's strings
+ * (-1 length for null) then its numbers (NaN for null), the order of eventColumns.
+ */
 function unpack({ n, text, lengths, numbers }) {
-  const sw = workerData.stringColumns.length;
-  const nw = workerData.numberColumns.length;
+  const sw = workerData.stringCount;
+  const nw = columns.length - sw;
   const flat = new Array(n * columns.length);
-  const strings = new Array(sw);
   let pos = 0;
   let k = 0;
   for (let r = 0; r < n; r++) {
-    for (let i = 0; i < sw; i++) {
-      const len = lengths[r * sw + i];
-      if (len < 0) strings[i] = null;
+    for (let i = r * sw, end = i + sw; i < end; i++) {
+      const len = lengths[i];
+      if (len < 0) flat[k++] = null;
       else {
-        strings[i] = text.slice(pos, pos + len);
+        flat[k++] = text.slice(pos, pos + len);
         pos += len;
       }
     }
-    for (const [fromStrings, i] of sources) {
-      if (fromStrings) flat[k++] = strings[i];
-      else {
-        const v = numbers[r * nw + i];
-        flat[k++] = Number.isNaN(v) ? null : v;
-      }
+    for (let i = r * nw, end = i + nw; i < end; i++) {
+      const v = numbers[i];
+      flat[k++] = Number.isNaN(v) ? null : v;
     }
   }
   return flat;
