@@ -99,13 +99,17 @@ export function isErrorEvent(event: JournalEvent): boolean {
   }
 }
 
-export interface RunHeader {
+/** Who ran what where: the run.start fields the runs list shows and filters on. */
+export interface RunIdentity {
   workflow: string | null;
   workflowVersion: string | null;
   agent: string | null;
   agentVersion: string | null;
   environment: string | null;
   initiator: string | null;
+}
+
+export interface RunHeader extends RunIdentity {
   tags: string[];
   /** versions, policy, initiator, resumeOf, forkOf: shown on the run page. */
   header: JsonObject;

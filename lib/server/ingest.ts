@@ -15,7 +15,7 @@ import { createAnalyzer, type Analyzer, type AnalyzerSnapshot } from "../analyze
 import { chainHashOf, verifyEvent, withoutHash, type ChainVerdict } from "../journal/chain";
 import { parseJsonExact } from "../journal/parse-line";
 import type { ReaderItem } from "../journal/reader";
-import { eventColumns, isErrorEvent, runHeaderFromStart } from "../journal/summary";
+import { eventColumns, isErrorEvent, runHeaderFromStart, type RunIdentity } from "../journal/summary";
 import type { Fidelity, Finding, JournalEvent, JsonObject } from "../journal/types";
 import { findPlaceholders, hasSecret, type Redactor, type SecretHit } from "../redact";
 import type { EventRow, SqlExec, SqlTx } from "./sql";
@@ -80,14 +80,8 @@ interface Pending {
 }
 
 
-interface RunRowState {
+interface RunRowState extends RunIdentity {
   id: string;
-  workflow: string | null;
-  workflowVersion: string | null;
-  agent: string | null;
-  agentVersion: string | null;
-  environment: string | null;
-  initiator: string | null;
   status: string;
   live: boolean;
   startedAt: string | null;

@@ -80,9 +80,7 @@ export async function ingestBytes(db: Db, body: ByteSource, opts: IngestBytesOpt
       maxDepth: limits.maxDepth,
       maxLineBytes: limits.maxLineBytes,
     });
-    const { warmViewer: _warm, ...ingestOpts } = opts;
-    void _warm;
-    const result = await ingest(db.sql, redactor, items, { ...ingestOpts, maxEventsPerRun: limits.maxEventsPerRun });
+    const result = await ingest(db.sql, redactor, items, { ...opts, maxEventsPerRun: limits.maxEventsPerRun });
     if (result.committed) {
       const stored = result.runs.filter((r) => r.status === "stored");
       await publishRunChanges(db, stored.map((r) => r.run)).catch(() => undefined);

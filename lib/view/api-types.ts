@@ -3,15 +3,10 @@
  * lib/server/queries.ts to build them and by client code (which must not import lib/server)
  * to read them.
  */
+import type { RunIdentity } from "../journal/summary";
 
-export interface RunListItem {
+export interface RunListItem extends RunIdentity {
   id: string;
-  workflow: string | null;
-  workflowVersion: string | null;
-  agent: string | null;
-  agentVersion: string | null;
-  environment: string | null;
-  initiator: string | null;
   status: string;
   live: boolean;
   startedAt: string | null;
