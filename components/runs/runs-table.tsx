@@ -20,54 +20,56 @@ export function ChainBadge({ status, brokenAt, prefix = "" }: { status: string; 
 
 export function RunsTable({ runs }: { runs: RunListItem[] }) {
   return (
-    <table className="runs-table" aria-label="Runs">
-      <thead>
-        <tr>
-          <th>Run</th>
-          <th>Workflow</th>
-          <th>Version</th>
-          <th>Environment</th>
-          <th>Status</th>
-          <th>Started (UTC)</th>
-          <th className="num">Duration</th>
-          <th className="num">Events</th>
-          <th className="num">Findings</th>
-          <th>Fidelity</th>
-          <th>Chain</th>
-        </tr>
-      </thead>
-      <tbody>
-        {runs.map((r) => (
-          <tr key={r.id}>
-            <td>
-              <Link href={`/runs/${encodeURIComponent(r.id)}`} prefetch={false}>
-                {r.id}
-              </Link>
-              {r.tags.length > 0 ? <div className="sub">{vt(r.tags.join(" · "))}</div> : null}
-            </td>
-            <td>
-              {r.workflow ? vt(r.workflow) : "—"}
-              {r.agent ? <div className="sub">{vt(r.agent)}{r.agentVersion ? `@${vt(r.agentVersion)}` : ""}</div> : null}
-            </td>
-            <td className="mono">{r.workflowVersion ? vt(r.workflowVersion) : "—"}</td>
-            <td>{r.environment ? vt(r.environment) : "—"}</td>
-            <td>
-              <StatusBadge status={r.status} /> {r.live ? <span className="badge live">live</span> : null}
-            </td>
-            <td title={formatTimestamp(r.startedAt)}>{formatTimestamp(r.startedAt).slice(0, 19)}</td>
-            <td className="num">{formatDuration(r.durationMs)}</td>
-            <td className="num">
-              {formatCount(r.eventCount)}
-              {r.errorCount > 0 ? <div className="sub bad">{formatCount(r.errorCount)} errors</div> : null}
-            </td>
-            <td className="num">{r.findingCount > 0 ? <span className="badge bad">{formatCount(r.findingCount)}</span> : <span className="sub">0</span>}</td>
-            <td>{r.fidelity}</td>
-            <td>
-              <ChainBadge status={r.chainStatus} brokenAt={r.chainBrokenAt} />
-            </td>
+    <div className="runs-table-wrap">
+      <table className="runs-table" aria-label="Runs">
+        <thead>
+          <tr>
+            <th>Run</th>
+            <th>Workflow</th>
+            <th>Version</th>
+            <th>Environment</th>
+            <th>Status</th>
+            <th>Started (UTC)</th>
+            <th className="num">Duration</th>
+            <th className="num">Events</th>
+            <th className="num">Findings</th>
+            <th>Fidelity</th>
+            <th>Chain</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {runs.map((r) => (
+            <tr key={r.id}>
+              <td className="run-id">
+                <Link href={`/runs/${encodeURIComponent(r.id)}`} prefetch={false}>
+                  {r.id}
+                </Link>
+                {r.tags.length > 0 ? <div className="sub">{vt(r.tags.join(" · "))}</div> : null}
+              </td>
+              <td>
+                {r.workflow ? vt(r.workflow) : "—"}
+                {r.agent ? <div className="sub">{vt(r.agent)}{r.agentVersion ? `@${vt(r.agentVersion)}` : ""}</div> : null}
+              </td>
+              <td className="mono">{r.workflowVersion ? vt(r.workflowVersion) : "—"}</td>
+              <td>{r.environment ? vt(r.environment) : "—"}</td>
+              <td>
+                <StatusBadge status={r.status} /> {r.live ? <span className="badge live">live</span> : null}
+              </td>
+              <td title={formatTimestamp(r.startedAt)}>{formatTimestamp(r.startedAt).slice(0, 19)}</td>
+              <td className="num">{formatDuration(r.durationMs)}</td>
+              <td className="num">
+                {formatCount(r.eventCount)}
+                {r.errorCount > 0 ? <div className="sub bad">{formatCount(r.errorCount)} errors</div> : null}
+              </td>
+              <td className="num">{r.findingCount > 0 ? <span className="badge bad">{formatCount(r.findingCount)}</span> : <span className="sub">0</span>}</td>
+              <td>{r.fidelity}</td>
+              <td>
+                <ChainBadge status={r.chainStatus} brokenAt={r.chainBrokenAt} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
