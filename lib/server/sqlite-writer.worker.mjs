@@ -12,6 +12,26 @@ db.pragma("synchronous = NORMAL");
 // Blocking here blocks only this thread, never the server's event loop.
 db.pragma("busy_timeout = 30000");
 db.pragma("foreign_keys = ON");
+// Checkpoints (copying the WAL into the database file: about 0.15 s after a 100,000-event
+// upload) run after a commit is answered, not inside it, so an upload's response does not
+// wait for them. The next operation on this thread waits instead, which it would anyway.
+// Like SQLite's own auto-checkpoint, it waits for about 1000 pages of WAL (estimated from
+// what was written) so that small live appends do not each pay for one.
+db.pragma("wal_autocheckpoint = 0");
+const CHECKPOINT_BYTES = 4 * 1024 * 1024;
+let writtenSinceCheckpoint = 0;
+function checkpointSoon() {
+  if (writtenSinceCheckpoint < CHECKPOINT_BYTES) return;
+  setImmediate(() => {
+    if (!db.open || db.inTransaction) return; // the next commit asks again
+    try {
+      db.pragma("wal_checkpoint(PASSIVE)");
+      writtenSinceCheckpoint = 0;
+    } catch {
+      // a failed checkpoint loses nothing (the WAL keeps the data); the next commit retries
+    }
+  });
+}
 
 const columns = workerData.eventColumns;
 const MULTI = 64;
@@ -79,8 +99,11 @@ parentPort.on("message", (msg) => {
       throw failed;
     } else if (op === "commit") {
       db.exec("COMMIT");
+      writtenSinceCheckpoint += 4096;
+      checkpointSoon();
     } else if (op === "insert") {
       insert(unpack(msg), msg.n);
+      writtenSinceCheckpoint += msg.text.length * 2;
     } else if (op === "all") {
       const st = prep(msg.sql);
       result = st.reader ? st.all(...msg.params) : (st.run(...msg.params), []);
