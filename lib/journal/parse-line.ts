@@ -16,7 +16,13 @@ export interface ParseLimits {
 export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxDepth: 128 };
 
 export type LineResult =
-  | { ok: true; event: JournalEvent; secretKey: boolean }
+  | {
+      ok: true;
+      event: JournalEvent;
+      secretKey: boolean;
+      /** Every object's keys are in RFC 8785 order and no integer is beyond 2^53 (see canonicalJsonOfSorted). */
+      keysSorted: boolean;
+    }
   | { ok: false; message: string; run?: string; seq?: number };
 
 
@@ -62,15 +68,18 @@ interface Inspection {
   unsafeInteger: boolean;
   /** A non-empty string directly under a secret key name (the format's key rule). */
   secretKey: boolean;
+  /** Every object's keys, as enumerated, are in UTF-16 code-unit order. */
+  keysSorted: boolean;
 }
 
 /**
- * One pass over a parsed line: depth, `__proto__` keys, integers beyond 2^53 and secret
- * key names. Iterative (a 10,000-deep line must not overflow the stack); paths are only
+ * One pass over a parsed line: depth, `__proto__` keys, integers beyond 2^53, secret
+ * key names, and whether keys are already in canonical order (recorders that write JCS,
+ * as they must to hash, make that the rule). Iterative (a 10,000-deep line must not overflow the stack); paths are only
  * built when there is a problem to name.
  */
 function inspect(value: unknown, maxDepth: number): Inspection {
-  const result: Inspection = { problem: null, unsafeInteger: false, secretKey: false };
+  const result: Inspection = { problem: null, unsafeInteger: false, secretKey: false, keysSorted: true };
   const stack: unknown[] = [value];
   const depths: number[] = [1];
   while (stack.length > 0) {
@@ -94,7 +103,10 @@ function inspect(value: unknown, maxDepth: number): Inspection {
       result.problem = "an object is not a plain JSON object";
       return result;
     }
+    let prevKey = "";
     for (const key of Object.keys(v as object)) {
+      if (key < prevKey) result.keysSorted = false;
+      prevKey = key;
       const c = (v as Record<string, unknown>)[key];
       if (key === "__proto__") {
         result.problem = `key "__proto__" is not accepted (prototype pollution guard)`;
@@ -158,10 +170,11 @@ export function parseLine(text: string, limits: ParseLimits = DEFAULT_PARSE_LIMI
     if (seen.problem) return { ok: false, message: seen.problem, run, seq };
   }
   const secretKey = seen.secretKey;
+  const keysSorted = seen.keysSorted && !seen.unsafeInteger;
   rec = value as Record<string, unknown>;
   const big = describeBig(rec.seq) ?? (typeof rec.parent === "bigint" ? `parent ${rec.parent} is beyond 2^53` : null);
   if (big) return { ok: false, message: big, run };
-  if (fastValidate(rec) === true) return { ok: true, event: value as JournalEvent, secretKey };
+  if (fastValidate(rec) === true) return { ok: true, event: value as JournalEvent, secretKey, keysSorted };
   const env = envelopeSchema.safeParse(value);
   if (!env.success) return { ok: false, message: formatIssues(env.error.issues), run, seq };
   const type = env.data.type as string;
@@ -171,7 +184,7 @@ export function parseLine(text: string, limits: ParseLimits = DEFAULT_PARSE_LIMI
     if (!d.success) return { ok: false, message: `${type}: ${formatIssues(d.error.issues, "data")}`, run, seq };
   }
   // The parsed value itself is returned (not zod's copy) so unknown fields and key order survive.
-  return { ok: true, event: value as JournalEvent, secretKey };
+  return { ok: true, event: value as JournalEvent, secretKey, keysSorted };
 }
 
 export type { JsonValue };

@@ -22,6 +22,8 @@ export type ReaderItem =
       bytes: number;
       /** false when the line's text cannot hold a secret (no pattern literal, key or escape). */
       mayHoldSecret: boolean;
+      /** The event's keys are in canonical order (canonicalJsonOfSorted applies). */
+      keysSorted: boolean;
     }
   | { kind: "error"; line: number; message: string; run?: string; seq?: number };
 
@@ -176,7 +178,7 @@ function readLine(raw: RawLine, limits: ReaderLimits): ReaderItem | null {
   if (text.endsWith("\r")) text = text.slice(0, -1);
   if (text.trim() === "") return null;
   const r = parseLine(text, limits);
-  if (r.ok) return { kind: "event", line, event: r.event, bytes: length, mayHoldSecret: r.secretKey || lineMayMatchPattern(text) };
+  if (r.ok) return { kind: "event", line, event: r.event, bytes: length, mayHoldSecret: r.secretKey || lineMayMatchPattern(text), keysSorted: r.keysSorted };
   return { kind: "error", line, message: r.message, run: r.run, seq: r.seq };
 }
 

@@ -10,7 +10,7 @@ import "server-only";
  * error is rejected whole (its rows from this request are removed before commit); an
  * error that names no run rejects the whole request.
  */
-import { canonicalJson } from "../canonical";
+import { canonicalJson, canonicalJsonOfSorted } from "../canonical";
 import { createAnalyzer, type Analyzer, type AnalyzerSnapshot } from "../analyze/analyzer";
 import { chainHashOf, verifyEvent, withoutHash, type ChainVerdict } from "../journal/chain";
 import { parseJsonExact } from "../journal/parse-line";
@@ -122,6 +122,8 @@ interface RunCtx {
   isNew: boolean;
   /** Every seq stored (before or in this request) → its recorder hash. */
   stored: Map<number, string | null>;
+  /** Stored bodies of the resends in the current input batch (prefetchBodies). */
+  storedBodies: Map<number, string>;
   seen: Map<number, number>;
   inserted: number[];
   buffer: Map<number, Pending>;
@@ -236,6 +238,7 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
           row,
           isNew,
           stored,
+          storedBodies: new Map(),
           seen: new Map(),
           inserted: [],
           buffer: new Map(),
@@ -365,8 +368,38 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
         const pending = ctx.buffer.get(s);
         if (pending) return pending.canonicalStored;
         for (const r of ctx.rows) if (r.seq === s) return r.body;
+        const body = ctx.storedBodies.get(s);
+        if (body !== undefined) return body;
         const rows = await tx.all<{ body: string }>(`SELECT "body" FROM "Event" WHERE "runId" = ? AND "seq" = ?`, [ctx.id, s]);
         return rows[0]?.body ?? null;
+      };
+
+      /**
+       * Reads, in one query per run, the stored bodies of the events in this input batch
+       * that are resends (a whole journal sent again took one query per event: 12 s for
+       * 100,000), in whatever order they come.
+       */
+      const prefetchBodies = async (batch: ReaderItem[]) => {
+        const wanted = new Map<RunCtx, number[]>();
+        for (const item of batch) {
+          if (item.kind !== "event") continue;
+          const ctx = runs.get(item.event.run);
+          if (!ctx || ctx.rejected || !ctx.stored.has(item.event.seq)) continue;
+          let seqs = wanted.get(ctx);
+          if (!seqs) wanted.set(ctx, (seqs = []));
+          seqs.push(item.event.seq);
+        }
+        for (const ctx of runs.values()) ctx.storedBodies.clear();
+        for (const [ctx, seqs] of wanted) {
+          for (let i = 0; i < seqs.length; i += 500) {
+            const chunk = seqs.slice(i, i + 500);
+            const rows = await tx.all<{ seq: number; body: string }>(
+              `SELECT "seq", "body" FROM "Event" WHERE "runId" = ? AND "seq" IN (${chunk.map(() => "?").join(", ")})`,
+              [ctx.id, ...chunk],
+            );
+            for (const r of rows) ctx.storedBodies.set(Number(r.seq), r.body);
+          }
+        }
       };
 
       const drain = (ctx: RunCtx) => {
@@ -382,94 +415,97 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
 
       for (const id of opts.lockRuns ?? []) await lockRun(tx, sql.dialect, id, now, opts);
       const items = typeof source === "function" ? await source(tx) : source;
-      for await (const batch of items) for (const item of batch) {
-        if (item.kind === "error") {
-          const ctx = item.run ? runs.get(item.run) ?? (opts.onlyRun === item.run || !opts.onlyRun ? await openRunSafe(item.run) : undefined) : undefined;
-          if (!item.run) fatal = true;
-          reject(ctx, { line: item.line, run: item.run, seq: item.seq, message: item.message, kind: "invalid" });
-          continue;
-        }
-        const ev = item.event;
-        if (opts.onlyRun !== undefined && ev.run !== opts.onlyRun) {
-          fatal = true;
-          errors.push({ line: item.line, run: ev.run, seq: ev.seq, message: `event belongs to run "${safeId(ev.run)}", not to "${opts.onlyRun}" named in the URL`, kind: "invalid" });
-          continue;
-        }
-        let ctx = runs.get(ev.run);
-        if (!ctx && opts.contiguousRuns) {
-          // Runs come one after another: the previous one is complete, so finish it now and
-          // let its maps go (memory stays that of one run, whatever the file holds).
-          if (closed.has(ev.run)) {
+      for await (const batch of items) {
+        if (runs.size > 0) await prefetchBodies(batch);
+        for (const item of batch) {
+          if (item.kind === "error") {
+            const ctx = item.run ? runs.get(item.run) ?? (opts.onlyRun === item.run || !opts.onlyRun ? await openRunSafe(item.run) : undefined) : undefined;
+            if (!item.run) fatal = true;
+            reject(ctx, { line: item.line, run: item.run, seq: item.seq, message: item.message, kind: "invalid" });
+            continue;
+          }
+          const ev = item.event;
+          if (opts.onlyRun !== undefined && ev.run !== opts.onlyRun) {
             fatal = true;
-            errors.push({ line: item.line, run: ev.run, seq: ev.seq, message: `run "${safeId(ev.run)}" appears again after other runs`, kind: "invalid" });
+            errors.push({ line: item.line, run: ev.run, seq: ev.seq, message: `event belongs to run "${safeId(ev.run)}", not to "${opts.onlyRun}" named in the URL`, kind: "invalid" });
             continue;
           }
-          for (const prev of runs.values()) {
-            await closeRun(prev);
-            closed.add(prev.id);
+          let ctx = runs.get(ev.run);
+          if (!ctx && opts.contiguousRuns) {
+            // Runs come one after another: the previous one is complete, so finish it now and
+            // let its maps go (memory stays that of one run, whatever the file holds).
+            if (closed.has(ev.run)) {
+              fatal = true;
+              errors.push({ line: item.line, run: ev.run, seq: ev.seq, message: `run "${safeId(ev.run)}" appears again after other runs`, kind: "invalid" });
+              continue;
+            }
+            for (const prev of runs.values()) {
+              await closeRun(prev);
+              closed.add(prev.id);
+            }
+            runs.clear();
           }
-          runs.clear();
-        }
-        if (!ctx) {
-          if (hasSecret(ev.run)) {
-            fatal = true;
-            errors.push({ line: item.line, seq: ev.seq, message: "the run id looks like a secret; choose an id that is not one", kind: "invalid" });
-            continue;
+          if (!ctx) {
+            if (hasSecret(ev.run)) {
+              fatal = true;
+              errors.push({ line: item.line, seq: ev.seq, message: "the run id looks like a secret; choose an id that is not one", kind: "invalid" });
+              continue;
+            }
+            ctx = await openRun(ev.run);
           }
-          ctx = await openRun(ev.run);
-        }
-        if (ctx.rejected) continue;
-        total++;
-        if (opts.onProgress && total % 5000 === 0) opts.onProgress(total);
+          if (ctx.rejected) continue;
+          total++;
+          if (opts.onProgress && total % 5000 === 0) opts.onProgress(total);
 
-        const bare = withoutHash(ev) as JournalEvent;
-        const canonicalRaw = canonicalJson(bare);
-        const red = item.mayHoldSecret ? redactor.redact(bare) : null;
-        const canonicalStored = red && red.count > 0 ? canonicalJson(red.value) : canonicalRaw;
-        let redactions = red?.count ?? 0;
-        let secrets = red?.hits ?? NO_HITS;
-        if (opts.redactedBefore && canonicalRaw.includes("[redacted:")) {
-          const earlier = findPlaceholders(bare);
-          redactions += earlier.length;
-          secrets = [...secrets, ...earlier];
-        }
-        const s = ev.seq as number;
+          const bare = withoutHash(ev) as JournalEvent;
+          const canonicalRaw = item.keysSorted ? canonicalJsonOfSorted(bare) : canonicalJson(bare);
+          const red = item.mayHoldSecret ? redactor.redact(bare) : null;
+          const canonicalStored = red && red.count > 0 ? canonicalJson(red.value) : canonicalRaw;
+          let redactions = red?.count ?? 0;
+          let secrets = red?.hits ?? NO_HITS;
+          if (opts.redactedBefore && canonicalRaw.includes("[redacted:")) {
+            const earlier = findPlaceholders(bare);
+            redactions += earlier.length;
+            secrets = [...secrets, ...earlier];
+          }
+          const s = ev.seq as number;
 
-        const seenHere = ctx.seen.get(s);
-        if (seenHere !== undefined || ctx.stored.has(s)) {
-          // A resend: identical (duplicate) or not (conflict), compared on the stored form.
-          const same = (await earlierBody(ctx, s)) === canonicalStored;
-          if (same) {
-            ctx.duplicates++;
+          const seenHere = ctx.seen.get(s);
+          if (seenHere !== undefined || ctx.stored.has(s)) {
+            // A resend: identical (duplicate) or not (conflict), compared on the stored form.
+            const same = (await earlierBody(ctx, s)) === canonicalStored;
+            if (same) {
+              ctx.duplicates++;
+              continue;
+            }
+            reject(ctx, {
+              line: item.line,
+              run: ctx.id,
+              seq: s,
+              kind: "conflict",
+              message: seenHere !== undefined
+                ? `seq ${s} was already sent at line ${seenHere} with different content`
+                : `seq ${s} is already stored for run "${ctx.id}" with different content`,
+            });
             continue;
           }
-          reject(ctx, {
-            line: item.line,
-            run: ctx.id,
-            seq: s,
-            kind: "conflict",
-            message: seenHere !== undefined
-              ? `seq ${s} was already sent at line ${seenHere} with different content`
-              : `seq ${s} is already stored for run "${ctx.id}" with different content`,
-          });
-          continue;
+          ctx.seen.set(s, item.line);
+          if (ctx.row.eventCount + ctx.buffer.size + 1 > opts.maxEventsPerRun) {
+            reject(ctx, { line: item.line, run: ctx.id, seq: s, kind: "limit", message: `run "${ctx.id}" would hold more than ${opts.maxEventsPerRun} events (RETRACE_MAX_EVENTS_PER_RUN)` });
+            continue;
+          }
+          const pending: Pending = { raw: ev, line: item.line, bytes: item.bytes, canonicalRaw, stored: red?.value ?? ev, canonicalStored, redactions, secrets };
+          if (s === ctx.expect && ctx.buffer.size === 0) {
+            // in order, nothing waiting: the common case skips the reorder buffer
+            process(ctx, pending);
+            ctx.expect++;
+            while (ctx.stored.has(ctx.expect)) ctx.expect++;
+          } else {
+            ctx.buffer.set(s, pending);
+            if (s === ctx.expect) drain(ctx);
+          }
+          if (pendingRows >= BATCH) await flushAll();
         }
-        ctx.seen.set(s, item.line);
-        if (ctx.row.eventCount + ctx.buffer.size + 1 > opts.maxEventsPerRun) {
-          reject(ctx, { line: item.line, run: ctx.id, seq: s, kind: "limit", message: `run "${ctx.id}" would hold more than ${opts.maxEventsPerRun} events (RETRACE_MAX_EVENTS_PER_RUN)` });
-          continue;
-        }
-        const pending: Pending = { raw: ev, line: item.line, bytes: item.bytes, canonicalRaw, stored: red?.value ?? ev, canonicalStored, redactions, secrets };
-        if (s === ctx.expect && ctx.buffer.size === 0) {
-          // in order, nothing waiting: the common case skips the reorder buffer
-          process(ctx, pending);
-          ctx.expect++;
-          while (ctx.stored.has(ctx.expect)) ctx.expect++;
-        } else {
-          ctx.buffer.set(s, pending);
-          if (s === ctx.expect) drain(ctx);
-        }
-        if (pendingRows >= BATCH) await flushAll();
       }
 
       async function openRunSafe(id: string): Promise<RunCtx | undefined> {

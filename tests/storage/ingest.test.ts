@@ -169,6 +169,18 @@ describe.each(DIALECTS)("ingest on %s", (dialect) => {
     expect(await storedSeqs(db, "reup")).toEqual([0, 1]);
   });
 
+  it("compares a resent journal of thousands of events with what is stored, in any order, and names a changed one", async () => {
+    const events = [ev("resend", 0, "run.start", {}), ...Array.from({ length: 4999 }, (_, i) => ev("resend", i + 1))];
+    expect((await upload(db, nd(events))).runs[0]).toMatchObject({ accepted: 5000 });
+    // a shuffled resend: windows of stored bodies are read in whatever order seqs come
+    const shuffled = [...events].sort((a, b) => ((a.seq * 7919) % 5000) - ((b.seq * 7919) % 5000));
+    expect((await upload(db, nd(shuffled))).runs[0]).toMatchObject({ accepted: 0, duplicates: 5000 });
+    const changedLate = events.map((e) => (e.seq === 4321 ? ev("resend", 4321, "note", { text: "changed" }) : e));
+    const r = await upload(db, nd(changedLate));
+    expect(r.errors).toMatchObject([{ kind: "conflict", seq: 4321, line: 4322 }]);
+    expect((await storedSeqs(db, "resend")).length).toBe(5000);
+  });
+
   it("appends live batches out of order, idempotent by seq, live until run.end", async () => {
     const run = "live-1";
     const b = (seqs: number[]) => nd(seqs.map((s) => (s === 0 ? ev(run, 0, "run.start", {}) : s === 9 ? ev(run, 9, "run.end", { status: "succeeded" }) : ev(run, s))));
