@@ -3,6 +3,7 @@
 // operations in order; each is answered in order. Inserts are sent without waiting for
 // their answer, so parsing, hashing and analysis on the main thread overlap with the
 // B-tree writes here; an insert that fails poisons the transaction until its rollback.
+import { setImmediate } from "node:timers";
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 
