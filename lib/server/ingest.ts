@@ -14,6 +14,7 @@ import { canonicalJson, canonicalJsonOfSorted } from "../canonical";
 import { createAnalyzer, type Analyzer, type AnalyzerSnapshot } from "../analyze/analyzer";
 import { chainHashOf, verifyEvent, withoutHash, type ChainVerdict } from "../journal/chain";
 import { parseJsonExact } from "../journal/parse-line";
+import { SeqMap } from "../journal/seq-map";
 import type { ReaderItem } from "../journal/reader";
 import { eventColumns, isErrorEvent, runHeaderFromStart, type RunIdentity } from "../journal/summary";
 import type { Fidelity, Finding, JournalEvent, JsonObject } from "../journal/types";
@@ -121,10 +122,10 @@ interface RunCtx {
   row: RunRowState;
   isNew: boolean;
   /** Every seq stored (before or in this request) → its recorder hash. */
-  stored: Map<number, string | null>;
+  stored: SeqMap<string | null>;
   /** Stored bodies of the resends in the current input batch (prefetchBodies). */
   storedBodies: Map<number, string>;
-  seen: Map<number, number>;
+  seen: SeqMap<number>;
   inserted: number[];
   buffer: Map<number, Pending>;
   expect: number;
@@ -218,7 +219,7 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
         const existing = await tx.all<RunRowState>(`SELECT * FROM "Run" WHERE "id" = ?${lock}`, [id]);
         let row: RunRowState;
         let isNew: boolean;
-        const stored = new Map<number, string | null>();
+        const stored = new SeqMap<string | null>();
         if (existing.length > 0 && Number(existing[0].eventCount) > 0) {
           row = normaliseRow(existing[0]);
           isNew = false;
@@ -239,7 +240,7 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
           isNew,
           stored,
           storedBodies: new Map(),
-          seen: new Map(),
+          seen: new SeqMap(),
           inserted: [],
           buffer: new Map(),
           expect: row.nextSeq,

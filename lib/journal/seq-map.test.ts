@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { SeqMap } from "./seq-map";
+
+/** A tiny seeded generator (mulberry32), so a failing sequence can be replayed. */
+function rng(seed: number) {
+  return () => {
+    seed |= 0;
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe("SeqMap", () => {
+  it("behaves as a Map for dense, shuffled, far and negative seqs", () => {
+    for (let seed = 1; seed <= 40; seed++) {
+      const r = rng(seed);
+      const m = new SeqMap<string | null>();
+      const ref = new Map<number, string | null>();
+      for (let i = 0; i < 3000; i++) {
+        const pick = r();
+        // mostly near the end of what is there, sometimes far past it, sometimes negative
+        const seq =
+          pick < 0.8 ? Math.floor(r() * (ref.size + 50)) : pick < 0.9 ? Math.floor(r() * 1e9) : pick < 0.95 ? ref.size + 1025 + Math.floor(r() * 3000) : -Math.floor(r() * 10);
+        const value = r() < 0.2 ? null : `h${i}`;
+        m.set(seq, value);
+        ref.set(seq, value);
+        const probe = Math.floor(r() * (ref.size + 2000)) - 5;
+        expect(m.get(probe), `seed ${seed} step ${i} probe ${probe}`).toBe(ref.get(probe));
+        expect(m.has(probe)).toBe(ref.has(probe));
+      }
+      expect(m.size).toBe(ref.size);
+      for (const [k, v] of ref) expect(m.get(k)).toBe(v);
+    }
+  });
+});
