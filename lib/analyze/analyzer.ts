@@ -30,6 +30,11 @@ export interface Analyzer {
   findings(): Finding[];
   /** JSON-serialisable state (may contain bigint) so analysis can continue in another process. */
   snapshot(): AnalyzerSnapshot;
+  /**
+   * Reports a chain failure found after the event was pushed (ingest on SQLite verifies
+   * on the writer thread and pushes with `chain: "none"`).
+   */
+  chainFailed(seq: number): void;
 }
 
 type ToolStatus = "ok" | "error" | "timeout" | "unknown";
@@ -170,7 +175,7 @@ class RunAnalyzer implements Analyzer {
     }
     const prevHash = this.lastSeq === seq - 1 && this.lastHash !== null ? this.lastHash : undefined;
     const chain = hints?.chain ?? verifyChainLink(prevHash, event);
-    if (chain === "fail") this.report("journal.chain", seq, "the recorded hash does not match the hash of this event chained to the previous one: the event or its predecessor's hash was changed");
+    if (chain === "fail") this.chainFailed(seq);
     this.lastSeq = seq;
     this.lastHash = typeof event.hash === "string" ? event.hash : null;
 
@@ -293,6 +298,10 @@ class RunAnalyzer implements Analyzer {
     this.callIds = new Map(s.callIds);
     this.earlyResults = new Map(s.earlyResults.map(([k, v]) => [k, { ...v }]));
     for (const f of s.findings) this.found.set(`${f.seq}\u0000${f.rule}`, { ...f });
+  }
+
+  chainFailed(seq: number): void {
+    this.report("journal.chain", seq, "the recorded hash does not match the hash of this event chained to the previous one: the event or its predecessor's hash was changed");
   }
 
   private report(rule: RuleId, seq: number, message: string): void {

@@ -22,6 +22,8 @@ export type LineResult =
       secretKey: boolean;
       /** Every object's keys are in RFC 8785 order and no integer is beyond 2^53 (see canonicalJsonOfSorted). */
       keysSorted: boolean;
+      /** JSON.parse of the line gives the event exactly (no integer beyond 2^53 needed the exact parser). */
+      plainJson: boolean;
     }
   | { ok: false; message: string; run?: string; seq?: number };
 
@@ -164,17 +166,19 @@ export function parseLine(text: string, limits: ParseLimits = DEFAULT_PARSE_LIMI
   const seq = typeof rec.seq === "number" && Number.isSafeInteger(rec.seq) ? rec.seq : undefined;
   let seen = inspect(value, limits.maxDepth);
   if (seen.problem) return { ok: false, message: seen.problem, run, seq };
+  // read before the exact parser's value is inspected: it holds bigints, not unsafe numbers
+  const plainJson = !seen.unsafeInteger;
   if (seen.unsafeInteger) {
     value = losslessParse(text, null, parseNumberExact);
     seen = inspect(value, limits.maxDepth);
     if (seen.problem) return { ok: false, message: seen.problem, run, seq };
   }
   const secretKey = seen.secretKey;
-  const keysSorted = seen.keysSorted && !seen.unsafeInteger;
+  const keysSorted = seen.keysSorted && plainJson;
   rec = value as Record<string, unknown>;
   const big = describeBig(rec.seq) ?? (typeof rec.parent === "bigint" ? `parent ${rec.parent} is beyond 2^53` : null);
   if (big) return { ok: false, message: big, run };
-  if (fastValidate(rec) === true) return { ok: true, event: value as JournalEvent, secretKey, keysSorted };
+  if (fastValidate(rec) === true) return { ok: true, event: value as JournalEvent, secretKey, keysSorted, plainJson };
   const env = envelopeSchema.safeParse(value);
   if (!env.success) return { ok: false, message: formatIssues(env.error.issues), run, seq };
   const type = env.data.type as string;
@@ -184,7 +188,7 @@ export function parseLine(text: string, limits: ParseLimits = DEFAULT_PARSE_LIMI
     if (!d.success) return { ok: false, message: `${type}: ${formatIssues(d.error.issues, "data")}`, run, seq };
   }
   // The parsed value itself is returned (not zod's copy) so unknown fields and key order survive.
-  return { ok: true, event: value as JournalEvent, secretKey, keysSorted };
+  return { ok: true, event: value as JournalEvent, secretKey, keysSorted, plainJson };
 }
 
 export type { JsonValue };

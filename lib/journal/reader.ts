@@ -24,6 +24,11 @@ export type ReaderItem =
       mayHoldSecret: boolean;
       /** The event's keys are in canonical order (canonicalJsonOfSorted applies). */
       keysSorted: boolean;
+      /**
+       * The line's JSON text, when JSON.parse of it gives the event exactly (no integer
+       * beyond 2^53): ingest on SQLite lets the writer thread derive the stored form from it.
+       */
+      text: string | null;
     }
   | { kind: "error"; line: number; message: string; run?: string; seq?: number };
 
@@ -178,7 +183,7 @@ function readLine(raw: RawLine, limits: ReaderLimits): ReaderItem | null {
   if (text.endsWith("\r")) text = text.slice(0, -1);
   if (text.trim() === "") return null;
   const r = parseLine(text, limits);
-  if (r.ok) return { kind: "event", line, event: r.event, bytes: length, mayHoldSecret: r.secretKey || lineMayMatchPattern(text), keysSorted: r.keysSorted };
+  if (r.ok) return { kind: "event", line, event: r.event, bytes: length, mayHoldSecret: r.secretKey || lineMayMatchPattern(text), keysSorted: r.keysSorted, text: r.plainJson ? text : null };
   return { kind: "error", line, message: r.message, run: r.run, seq: r.seq };
 }
 

@@ -19,7 +19,7 @@ import type { ReaderItem } from "../journal/reader";
 import { eventColumns, isErrorEvent, runHeaderFromStart, type RunIdentity } from "../journal/summary";
 import type { Fidelity, Finding, JournalEvent, JsonObject } from "../journal/types";
 import { findPlaceholders, hasSecret, type Redactor, type SecretHit } from "../redact";
-import type { EventRow, SqlExec, SqlTx } from "./sql";
+import { ROW_WORK, type IngestRow, type SqlExec, type SqlTx } from "./sql";
 
 export interface IngestOptions {
   /** `upload`: whole journals; `stream`: live append to one run. */
@@ -42,6 +42,11 @@ export interface IngestOptions {
    * placeholders stand for secrets found then, and are reported as such.
    */
   redactedBefore?: boolean;
+  /**
+   * Row batches the SQLite writer may have queued and still be handed raw lines to derive
+   * stored texts from (default WRITER_BACKLOG; -1: this thread derives every one).
+   */
+  writerBacklog?: number;
 }
 
 export interface IngestError {
@@ -73,11 +78,37 @@ interface Pending {
   raw: JournalEvent;
   line: number;
   bytes: number;
-  canonicalRaw: string;
+  /** The line's text, when the writer may derive the stored text from it (ReaderItem.text). */
+  text: string | null;
+  keysSorted: boolean;
+  /** Canonical text of the event without its hash; computed when first needed (rawText). */
+  canonicalRaw: string | null;
   stored: JournalEvent;
-  canonicalStored: string;
+  /** Canonical text of the stored (redacted) event; null while it is the raw one (storedText). */
+  canonicalStored: string | null;
+  /** Nothing was redacted: the stored text is the raw one. */
+  storedIsRaw: boolean;
   redactions: number;
   secrets: SecretHit[];
+}
+
+function rawText(p: Pending): string {
+  if (p.canonicalRaw === null) {
+    const bare = withoutHash(p.raw);
+    p.canonicalRaw = p.keysSorted ? canonicalJsonOfSorted(bare) : canonicalJson(bare);
+  }
+  return p.canonicalRaw;
+}
+
+function storedText(p: Pending): string {
+  return p.canonicalStored ?? rawText(p);
+}
+
+/** The stored text of a row handed over before the writer finished it (a resend compares with it). */
+function storedTextOfRow(r: IngestRow): string {
+  if (!(r.work & ROW_WORK.rawLine)) return r.body;
+  const bare = withoutHash(JSON.parse(r.body) as JournalEvent);
+  return r.work & ROW_WORK.sortedKeys ? canonicalJsonOfSorted(bare) : canonicalJson(bare);
 }
 
 
@@ -131,10 +162,12 @@ interface RunCtx {
   expect: number;
   tailSeq: number;
   tailServerHash: string;
+  /** The writer has been given where this run's server chain starts (ROW_WORK.extendsChain). */
+  chainSeeded: boolean;
   rechainFrom: number | null;
   reanalyze: boolean;
   analyzer: Analyzer;
-  rows: EventRow[];
+  rows: IngestRow[];
   accepted: number;
   duplicates: number;
   rejected: boolean;
@@ -147,6 +180,8 @@ interface RunCtx {
 }
 
 const BATCH = 1000;
+/** Row batches the writer may have queued and still be given raw lines (see writerKeepsUp). */
+const WRITER_BACKLOG = 2;
 const NO_HITS: SecretHit[] = [];
 
 class FatalIngest extends Error {}
@@ -185,6 +220,7 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
   let fatal = false;
   try {
     outcomes = await sql.transaction(async (tx) => {
+      const finishesRows = tx.finishesRows;
       const runs = new Map<string, RunCtx>();
       const now = Date.now();
       let total = 0;
@@ -246,6 +282,7 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
           expect: row.nextSeq,
           tailSeq: row.maxSeq,
           tailServerHash: row.serverLastHash ?? "",
+          chainSeeded: false,
           rechainFrom: null,
           reanalyze: false,
           analyzer: createAnalyzer(snapshot),
@@ -264,11 +301,17 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
         return ctx;
       };
 
+      // Whether the writer thread takes on deriving stored texts from raw lines (the costliest
+      // work it can do for this thread: a JSON.parse and a canonicalisation an event). Decided
+      // per batch by its backlog, so the two threads share the work whatever the machine.
+      const backlogLimit = opts.writerBacklog ?? WRITER_BACKLOG;
+      let writerKeepsUp = backlogLimit >= 0;
       const flushRows = async (ctx: RunCtx) => {
         if (ctx.rows.length === 0) return;
         await tx.insertEvents(ctx.rows);
         pendingRows -= ctx.rows.length;
         ctx.rows = [];
+        writerKeepsUp = tx.backlog() <= backlogLimit;
       };
       const flushAll = async () => {
         for (const c of runs.values()) await flushRows(c);
@@ -308,16 +351,46 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
       const process = (ctx: RunCtx, p: Pending) => {
         const s = p.raw.seq as number;
         const prevRecorded = ctx.stored.get(s - 1) ?? undefined;
-        const verdict: ChainVerdict = verifyEvent(prevRecorded, p.raw, p.canonicalRaw);
         const recordedHash = typeof p.raw.hash === "string" ? p.raw.hash : null;
+        // On SQLite the writer thread finishes what needs no parsed event (see IngestRow):
+        // the stored text, the recorder's link, the server's chain. `verdict` null: the
+        // writer verifies, and ingest hears of failures at finishRun.
+        let verdict: ChainVerdict | null;
+        let body: string;
+        let work = 0;
+        if (!finishesRows) {
+          verdict = verifyEvent(prevRecorded, p.raw, rawText(p));
+          body = storedText(p);
+        } else if (p.storedIsRaw) {
+          work |= ROW_WORK.storedIsRaw;
+          verdict = recordedHash === null || (s !== 0 && prevRecorded === undefined) ? "none" : null;
+          if (p.canonicalRaw === null && p.text !== null && writerKeepsUp) {
+            body = p.text;
+            work |= ROW_WORK.rawLine | (p.keysSorted ? ROW_WORK.sortedKeys : 0);
+          } else {
+            body = rawText(p);
+          }
+        } else {
+          verdict = verifyEvent(prevRecorded, p.raw, rawText(p));
+          body = storedText(p);
+        }
 
         let serverHash: string | null = null;
+        let chainSeed: string | null = null;
         if (s > ctx.tailSeq) {
-          // Both chains have one construction: where the stored event is what arrived and
-          // the chains agree so far, the server's link is the recorder's verified one.
-          const sameLink = verdict === "ok" && p.canonicalStored === p.canonicalRaw && ctx.tailServerHash === (s === 0 ? "" : prevRecorded);
-          serverHash = sameLink ? (p.raw.hash as string) : chainHashOf(ctx.tailServerHash, p.canonicalStored);
-          ctx.tailServerHash = serverHash;
+          if (finishesRows) {
+            work |= ROW_WORK.extendsChain;
+            if (!ctx.chainSeeded) {
+              chainSeed = ctx.tailServerHash;
+              ctx.chainSeeded = true;
+            }
+          } else {
+            // Both chains have one construction: where the stored event is what arrived and
+            // the chains agree so far, the server's link is the recorder's verified one.
+            const sameLink = verdict === "ok" && p.storedIsRaw && ctx.tailServerHash === (s === 0 ? "" : prevRecorded);
+            serverHash = sameLink ? (p.raw.hash as string) : chainHashOf(ctx.tailServerHash, body);
+            ctx.tailServerHash = serverHash;
+          }
           ctx.tailSeq = s;
         } else {
           // A gap filled late: the chain after it is recomputed at the end of the request.
@@ -325,14 +398,14 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
         }
 
         if (s > ctx.row.analyzedSeq) {
-          ctx.analyzer.push(p.raw, { chain: verdict, secrets: p.secrets });
+          ctx.analyzer.push(p.raw, { chain: verdict ?? "none", secrets: p.secrets });
           ctx.row.analyzedSeq = s;
         } else {
           ctx.reanalyze = true;
         }
 
         if (verdict === "fail") ctx.newChainFail = Math.min(ctx.newChainFail ?? s, s);
-        if (verdict !== "ok") ctx.allNewOk = false;
+        if (verdict !== null && verdict !== "ok") ctx.allNewOk = false;
 
         const ev = p.raw;
         if (ev.type === "tool.call" && typeof ev.data.call === "string" && typeof ev.data.tool === "string") {
@@ -351,11 +424,14 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
           parent: typeof ev.parent === "number" ? ev.parent : null,
           ...cols,
           bytes: p.bytes,
-          body: p.canonicalStored,
+          body,
           recordedHash,
           chain: verdict,
           hash: serverHash,
           redactions: p.redactions,
+          work,
+          prevHash: work === 0 ? null : s === 0 ? "" : (prevRecorded ?? null),
+          chainSeed,
         });
         // a new run is removed whole on rejection; an existing one loses what was added
         if (!ctx.isNew) ctx.inserted.push(s);
@@ -367,8 +443,8 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
       /** The stored form of the event already taken at seq s (this request or the database). */
       const earlierBody = async (ctx: RunCtx, s: number): Promise<string | null> => {
         const pending = ctx.buffer.get(s);
-        if (pending) return pending.canonicalStored;
-        for (const r of ctx.rows) if (r.seq === s) return r.body;
+        if (pending) return storedText(pending);
+        for (const r of ctx.rows) if (r.seq === s) return storedTextOfRow(r);
         const body = ctx.storedBodies.get(s);
         if (body !== undefined) return body;
         const rows = await tx.all<{ body: string }>(`SELECT "body" FROM "Event" WHERE "runId" = ? AND "seq" = ?`, [ctx.id, s]);
@@ -465,23 +541,40 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
           total++;
           if (opts.onProgress && total % 5000 === 0) opts.onProgress(total);
 
-          const bare = withoutHash(ev) as JournalEvent;
-          const canonicalRaw = item.keysSorted ? canonicalJsonOfSorted(bare) : canonicalJson(bare);
-          const red = item.mayHoldSecret ? redactor.redact(bare) : null;
-          const canonicalStored = red && red.count > 0 ? canonicalJson(red.value) : canonicalRaw;
-          let redactions = red?.count ?? 0;
-          let secrets = red?.hits ?? NO_HITS;
-          if (opts.redactedBefore && canonicalRaw.includes("[redacted:")) {
-            const earlier = findPlaceholders(bare);
-            redactions += earlier.length;
-            secrets = [...secrets, ...earlier];
+          const p: Pending = {
+            raw: ev,
+            line: item.line,
+            bytes: item.bytes,
+            text: item.text,
+            keysSorted: item.keysSorted,
+            canonicalRaw: null,
+            stored: ev,
+            canonicalStored: null,
+            storedIsRaw: true,
+            redactions: 0,
+            secrets: NO_HITS,
+          };
+          if (item.mayHoldSecret) {
+            const red = redactor.redact(withoutHash(ev));
+            if (red.count > 0) {
+              p.stored = red.value as JournalEvent;
+              p.canonicalStored = canonicalJson(red.value);
+              p.storedIsRaw = false;
+              p.redactions = red.count;
+              p.secrets = red.hits;
+            }
+          }
+          if (opts.redactedBefore && rawText(p).includes("[redacted:")) {
+            const earlier = findPlaceholders(withoutHash(ev));
+            p.redactions += earlier.length;
+            p.secrets = [...p.secrets, ...earlier];
           }
           const s = ev.seq as number;
 
           const seenHere = ctx.seen.get(s);
           if (seenHere !== undefined || ctx.stored.has(s)) {
             // A resend: identical (duplicate) or not (conflict), compared on the stored form.
-            const same = (await earlierBody(ctx, s)) === canonicalStored;
+            const same = (await earlierBody(ctx, s)) === storedText(p);
             if (same) {
               ctx.duplicates++;
               continue;
@@ -502,7 +595,7 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
             reject(ctx, { line: item.line, run: ctx.id, seq: s, kind: "limit", message: `run "${ctx.id}" would hold more than ${opts.maxEventsPerRun} events (RETRACE_MAX_EVENTS_PER_RUN)` });
             continue;
           }
-          const pending: Pending = { raw: ev, line: item.line, bytes: item.bytes, canonicalRaw, stored: red?.value ?? ev, canonicalStored, redactions, secrets };
+          const pending = p;
           if (s === ctx.expect && ctx.buffer.size === 0) {
             // in order, nothing waiting: the common case skips the reorder buffer
             process(ctx, pending);
@@ -615,6 +708,16 @@ function updateSummary(ctx: RunCtx, p: Pending, tsMs: number, name: string | nul
 
 async function finishRun(tx: SqlTx, ctx: RunCtx, redactor: Redactor) {
   const row = ctx.row;
+  if (tx.finishesRows) {
+    // what the writer thread found while finishing this run's rows (see process)
+    const w = await tx.chainResults(ctx.id);
+    for (const seq of w.fails) {
+      ctx.analyzer.chainFailed(seq);
+      ctx.newChainFail = Math.min(ctx.newChainFail ?? seq, seq);
+    }
+    if (!w.allOk) ctx.allNewOk = false;
+    if (w.tail !== null) ctx.tailServerHash = w.tail;
+  }
   // the first missing seq from 0
   let next = row.nextSeq;
   while (ctx.stored.has(next)) next++;

@@ -24,16 +24,64 @@ export interface EventRow extends SummaryRow {
   hash: string | null;
 }
 
+/**
+ * A row as ingest hands it over. On SQLite the writer thread may finish it (`work`, see
+ * sqlite-writer.worker.mjs): derive the stored text from the raw line, verify the
+ * recorder's link (`chain` null) and extend the server's chain (`hash`), which balances
+ * the per-event work across the two threads of a two-core machine. PostgreSQL gets rows
+ * finished on the request's thread (`work` 0).
+ */
+export interface IngestRow extends Omit<EventRow, "chain"> {
+  /** null: the writer verifies the recorder's link against `prevHash` (the stored text is what arrived). */
+  chain: string | null;
+  /** ROW_WORK flags. */
+  work: number;
+  /** The recorded hash of seq − 1 ("" at seq 0, null when unknown), for verifying and the shared link. */
+  prevHash: string | null;
+  /** Where the server's chain starts in this transaction (set on a run's first row that extends it). */
+  chainSeed: string | null;
+}
+
+export const ROW_WORK = {
+  /** `body` is the raw line: the stored text is the canonical JSON of its event without `hash`. */
+  rawLine: 1,
+  /** ...whose keys are already in canonical order (JSON.stringify writes it). */
+  sortedKeys: 2,
+  /** The row extends the server's chain: the writer computes its `hash`. */
+  extendsChain: 4,
+  /** Nothing was redacted: the stored text is the one the recorder hashed. */
+  storedIsRaw: 8,
+} as const;
+
+/** The server chain the writer extended in this transaction, per run (SqlTx.chainResults). */
+export interface WriterChain {
+  /** The last server hash computed, null when no row extended the chain. */
+  tail: string | null;
+  /** Seqs whose recorder link the writer found broken. */
+  fails: number[];
+  /** Whether every link the writer verified was ok. */
+  allOk: boolean;
+}
+
 // Packing order for the writer thread (packRows): every string column, then every number
-// column. Column order means nothing to INSERT or COPY, so this is the table's order too.
+// column, each followed by what only the writer reads. Column order means nothing to
+// INSERT or COPY, so the stored columns' order is the table's too.
 const STRING_COLUMNS = ["runId", "ts", "type", "step", "call", "name", "status", "body", "recordedHash", "chain", "hash"] as const satisfies ReadonlyArray<keyof EventRow>;
 const NUMBER_COLUMNS = ["seq", "tsMs", "parent", "latencyMs", "tokens", "bytes", "redactions"] as const satisfies ReadonlyArray<keyof EventRow>;
 const EVENT_COLUMNS = [...STRING_COLUMNS, ...NUMBER_COLUMNS];
+const WORK_STRINGS = ["prevHash", "chainSeed"] as const satisfies ReadonlyArray<keyof IngestRow>;
+const WORK_NUMBERS = ["work"] as const satisfies ReadonlyArray<keyof IngestRow>;
 
 export interface SqlTx {
   all<T>(sql: string, params?: SqlParam[]): Promise<T[]>;
   run(sql: string, params?: SqlParam[]): Promise<number>;
-  insertEvents(rows: EventRow[]): Promise<void>;
+  insertEvents(rows: IngestRow[]): Promise<void>;
+  /** Whether insertEvents finishes rows itself (`work`); false: every row must come finished. */
+  readonly finishesRows: boolean;
+  /** What the writer found and computed for a run's rows in this transaction (finishesRows only). */
+  chainResults(runId: string): Promise<WriterChain>;
+  /** Row batches handed to insertEvents that the database has not taken yet. */
+  backlog(): number;
 }
 
 export interface SqlExec {
@@ -72,7 +120,10 @@ export function openSqlite(url: string): SqlExec {
   const tx: SqlTx = {
     all: <T>(sql: string, params: SqlParam[] = []) => writer.call<T[]>({ op: "all", sql, params: params.map(sqliteParam) }),
     run: (sql: string, params: SqlParam[] = []) => writer.call<number>({ op: "run", sql, params: params.map(sqliteParam) }),
-    async insertEvents(rows: EventRow[]) {
+    finishesRows: true,
+    backlog: () => writer.unanswered,
+    chainResults: (runId: string) => writer.call<WriterChain>({ op: "chain", runId }),
+    async insertEvents(rows: IngestRow[]) {
       if (rows.length === 0) return;
       // The writer thread inserts while this thread prepares the next rows; at most a few
       // batches wait for it (backpressure), and a failure fails the next awaited call.
@@ -111,6 +162,7 @@ export function openSqlite(url: string): SqlExec {
 type WriterRequest =
   | { op: "begin" | "commit" | "rollback" | "close" }
   | { op: "all" | "run"; sql: string; params: SqlParam[] }
+  | { op: "chain"; runId: string }
   | PackedRows;
 
 
@@ -127,10 +179,10 @@ interface PackedRows {
   numbers: Float64Array<ArrayBuffer>;
 }
 
-function packRows(rows: EventRow[]): PackedRows {
+function packRows(rows: IngestRow[]): PackedRows {
   const n = rows.length;
-  const lengths = new Int32Array(n * STRING_COLUMNS.length);
-  const numbers = new Float64Array(n * NUMBER_COLUMNS.length);
+  const lengths = new Int32Array(n * (STRING_COLUMNS.length + WORK_STRINGS.length));
+  const numbers = new Float64Array(n * (NUMBER_COLUMNS.length + WORK_NUMBERS.length));
   let text = "";
   let li = 0;
   let ni = 0;
@@ -144,12 +196,15 @@ function packRows(rows: EventRow[]): PackedRows {
   const num = (v: number | null) => {
     numbers[ni++] = v === null ? NaN : v;
   };
-  // Field by field in the order of STRING_COLUMNS and NUMBER_COLUMNS (the stored-columns
-  // test fails on a mismatch): a loop over column names would make every access keyed.
+  // Field by field in the order of STRING_COLUMNS + WORK_STRINGS and NUMBER_COLUMNS +
+  // WORK_NUMBERS (the stored-columns test fails on a mismatch): a loop over column names
+  // would make every access keyed.
   for (const r of rows) {
     str(r.runId); str(r.ts); str(r.type); str(r.step); str(r.call); str(r.name); str(r.status);
     str(r.body); str(r.recordedHash); str(r.chain); str(r.hash);
+    str(r.prevHash); str(r.chainSeed);
     num(r.seq); num(r.tsMs); num(r.parent); num(r.latencyMs); num(r.tokens); num(r.bytes); num(r.redactions);
+    num(r.work);
   }
   return { op: "insert", n, text, lengths, numbers };
 }
@@ -163,7 +218,7 @@ class SqliteWriter {
 
   constructor(file: string) {
     this.worker = new Worker(new URL("./sqlite-writer.worker.mjs", import.meta.url), {
-      workerData: { file, eventColumns: EVENT_COLUMNS, stringCount: STRING_COLUMNS.length },
+      workerData: { file, eventColumns: EVENT_COLUMNS, stringCount: STRING_COLUMNS.length, workStrings: WORK_STRINGS.length, workNumbers: WORK_NUMBERS.length },
     });
     this.worker.unref();
     this.worker.on("message", (m: { id: number; ok: boolean; result?: unknown; error?: { message: string; code?: string } }) => {
@@ -181,10 +236,15 @@ class SqliteWriter {
 
   private inflight: Promise<unknown>[] = [];
   private static readonly MAX_INFLIGHT = 16;
+  /** Requests sent with sendBounded and not answered yet. */
+  unanswered = 0;
 
   /** Sends without waiting for the answer unless MAX_INFLIGHT requests are still unanswered. */
   async sendBounded(req: WriterRequest): Promise<void> {
-    const answered = this.call(req).catch(() => undefined);
+    this.unanswered++;
+    const answered = this.call(req)
+      .catch(() => undefined)
+      .finally(() => this.unanswered--);
     this.inflight.push(answered);
     while (this.inflight.length > SqliteWriter.MAX_INFLIGHT) await this.inflight.shift();
   }
@@ -249,10 +309,14 @@ export function openPostgres(url: string): SqlExec {
           await settle();
           return (await client.query(numbered(sql), params.map(toPg))).rowCount ?? 0;
         },
-        async insertEvents(rows: EventRow[]) {
+        finishesRows: false,
+        backlog: () => 0,
+        chainResults: () => Promise.reject(new Error("PostgreSQL rows are finished by ingest")),
+        async insertEvents(rows: IngestRow[]) {
           if (rows.length === 0) return;
           let text = "";
           for (const r of rows) {
+            if (r.work !== 0 || r.chain === null) throw new Error("an unfinished row reached PostgreSQL (ingest finishes rows when finishesRows is false)");
             let line = "";
             for (let i = 0; i < EVENT_COLUMNS.length; i++) line += (i ? "\t" : "") + copyValue(r[EVENT_COLUMNS[i]]);
             text += line + "\n";

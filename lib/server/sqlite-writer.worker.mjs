@@ -3,9 +3,11 @@
 // operations in order; each is answered in order. Inserts are sent without waiting for
 // their answer, so parsing, hashing and analysis on the main thread overlap with the
 // B-tree writes here; an insert that fails poisons the transaction until its rollback.
+import { hash as digest } from "node:crypto";
 import { setImmediate } from "node:timers";
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
+import { configure } from "safe-stable-stringify";
 
 const db = new Database(workerData.file);
 db.pragma("journal_mode = WAL");
@@ -52,29 +54,103 @@ const prep = (sql) => {
 
 let failed = null;
 
+// Finishing rows (see IngestRow in sql.ts): the same constructions as lib/canonical and
+// lib/journal/chain, which the storage tests check by storing one journal on SQLite
+// (finished here) and on PostgreSQL (finished by ingest) and comparing every column.
+const RAW_LINE = 1;
+const SORTED_KEYS = 2;
+const EXTENDS_CHAIN = 4;
+const STORED_IS_RAW = 8;
+// RFC 8785 for any key order: lib/canonical's configuration, exactly.
+const canonical = configure({ bigint: true, deterministic: true, circularValue: TypeError, strict: true });
+const chainHashOf = (prev, text) => "sha256:" + digest("sha256", prev + "\n" + text, "hex");
+
+/** The canonical text of a raw line's event without its envelope `hash`. */
+function storedTextOf(line, sorted) {
+  let event = JSON.parse(line);
+  if (Object.hasOwn(event, "hash")) {
+    const { hash: _recorded, ...rest } = event;
+    event = rest;
+  }
+  return sorted ? JSON.stringify(event) : canonical(event);
+}
+
+/** Per run, in this transaction: the server chain's tail, and the recorder links found broken. */
+let chains = new Map();
+function chainOf(runId) {
+  let c = chains.get(runId);
+  if (!c) {
+    c = { tail: "", extended: false, fails: [], allOk: true };
+    chains.set(runId, c);
+  }
+  return c;
+}
+
+const STRINGS = workerData.stringCount;
+const NUMBERS = columns.length - STRINGS;
+const at = (name) => columns.indexOf(name);
+const RUN = at("runId");
+const BODY = at("body");
+const RECORDED = at("recordedHash");
+const CHAIN = at("chain");
+const HASH = at("hash");
+const SEQ = at("seq");
+
+function finish(flat, base, work, prevHash, chainSeed) {
+  let body = flat[base + BODY];
+  if (work & RAW_LINE) {
+    body = storedTextOf(body, (work & SORTED_KEYS) !== 0);
+    flat[base + BODY] = body;
+  }
+  const recorded = flat[base + RECORDED];
+  let chain = flat[base + CHAIN];
+  const c = chainOf(flat[base + RUN]);
+  if (chain === null) {
+    chain = recorded !== null && prevHash !== null ? (chainHashOf(prevHash, body) === recorded ? "ok" : "fail") : "none";
+    flat[base + CHAIN] = chain;
+    if (chain === "fail") c.fails.push(flat[base + SEQ]);
+    if (chain !== "ok") c.allOk = false;
+  }
+  if (work & EXTENDS_CHAIN) {
+    if (chainSeed !== null) c.tail = chainSeed;
+    // Both chains have one construction: where the stored event is what arrived and the
+    // chains agree so far, the server's link is the recorder's verified one.
+    c.tail = chain === "ok" && work & STORED_IS_RAW && c.tail === prevHash ? recorded : chainHashOf(c.tail, body);
+    c.extended = true;
+    flat[base + HASH] = c.tail;
+  }
+}
+
 /**
- * The flat parameter list of a packed batch (see packRows in sql.ts): each row's strings
- * (-1 length for null) then its numbers (NaN for null), the order of eventColumns.
+ * The flat parameter list of a packed batch (see packRows in sql.ts), rows finished: each
+ * row's strings (-1 length for null) then its numbers (NaN for null), the order of
+ * eventColumns, with what only this thread reads after each group.
  */
 function unpack({ n, text, lengths, numbers }) {
-  const sw = workerData.stringCount;
-  const nw = columns.length - sw;
+  const sw = STRINGS + workerData.workStrings;
+  const nw = NUMBERS + workerData.workNumbers;
   const flat = new Array(n * columns.length);
   let pos = 0;
   let k = 0;
+  const str = (i) => {
+    const len = lengths[i];
+    if (len < 0) return null;
+    pos += len;
+    return text.slice(pos - len, pos);
+  };
   for (let r = 0; r < n; r++) {
-    for (let i = r * sw, end = i + sw; i < end; i++) {
-      const len = lengths[i];
-      if (len < 0) flat[k++] = null;
-      else {
-        flat[k++] = text.slice(pos, pos + len);
-        pos += len;
-      }
-    }
-    for (let i = r * nw, end = i + nw; i < end; i++) {
-      const v = numbers[i];
+    const base = k;
+    let i = r * sw;
+    for (const end = i + STRINGS; i < end; i++) flat[k++] = str(i);
+    const prevHash = str(i++);
+    const chainSeed = str(i++);
+    let j = r * nw;
+    for (const end = j + NUMBERS; j < end; j++) {
+      const v = numbers[j];
       flat[k++] = Number.isNaN(v) ? null : v;
     }
+    const work = numbers[j];
+    if (work !== 0 || flat[base + CHAIN] === null) finish(flat, base, work, prevHash, chainSeed);
   }
   return flat;
 }
@@ -92,14 +168,20 @@ parentPort.on("message", (msg) => {
     let result = null;
     if (op === "begin") {
       failed = null;
+      chains = new Map();
       db.exec("BEGIN IMMEDIATE");
     } else if (op === "rollback") {
       failed = null;
+      chains = new Map();
       if (db.inTransaction) db.exec("ROLLBACK");
     } else if (failed) {
       throw failed;
+    } else if (op === "chain") {
+      const c = chains.get(msg.runId);
+      result = c ? { tail: c.extended ? c.tail : null, fails: c.fails, allOk: c.allOk } : { tail: null, fails: [], allOk: true };
     } else if (op === "commit") {
       db.exec("COMMIT");
+      chains = new Map();
       writtenSinceCheckpoint += 4096;
       checkpointSoon();
     } else if (op === "insert") {

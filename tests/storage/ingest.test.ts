@@ -157,6 +157,10 @@ describe.each(DIALECTS)("ingest on %s", (dialect) => {
       expect(r.runs[0].status).toBe("stored");
       const rows = await listEventBodies(db, "big-data", -1, 10);
       expect(rows[0].body).toContain('"orderId":123456789012345678901234567890');
+      // keys already in canonical order take another path to the stored text
+      const sorted = `{"data":{"orderId":123456789012345678901234567891,"text":"x"},"run":"big-sorted","seq":0,"ts":"${TS}","type":"note"}\n`;
+      expect((await upload(db, sorted)).runs[0].status).toBe("stored");
+      expect((await listEventBodies(db, "big-sorted", -1, 10))[0].body).toBe(sorted.trim());
     });
   });
 
