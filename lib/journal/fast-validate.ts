@@ -17,7 +17,8 @@ const compiled = new Map<string, ValidateFunction | null>();
 function instance(): Ajv2020 | null {
   if (ajv !== undefined) return ajv;
   try {
-    ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
+    // The schema's patterns are ASCII: without the u flag V8 runs them faster (three an event).
+    ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false, unicodeRegExp: false });
     ajv.compile({ type: "object" });
   } catch {
     ajv = null;

@@ -15,6 +15,7 @@ import { createAnalyzer, type Analyzer, type AnalyzerSnapshot } from "../analyze
 import { chainHashOf, verifyEvent, withoutHash, type ChainVerdict } from "../journal/chain";
 import { parseJsonExact } from "../journal/parse-line";
 import { SeqMap } from "../journal/seq-map";
+import { msOf } from "../journal/epoch-ms";
 import type { ReaderItem } from "../journal/reader";
 import { eventColumns, isErrorEvent, runHeaderFromStart, type RunIdentity } from "../journal/summary";
 import type { Fidelity, Finding, JournalEvent, JsonObject } from "../journal/types";
@@ -185,11 +186,6 @@ const WRITER_BACKLOG = 2;
 const NO_HITS: SecretHit[] = [];
 
 class FatalIngest extends Error {}
-
-function msOf(ts: string): number {
-  const ms = Date.parse(ts);
-  return Number.isFinite(ms) ? ms : 0;
-}
 
 function emptyRow(id: string, opts: IngestOptions, now: number): RunRowState {
   return {

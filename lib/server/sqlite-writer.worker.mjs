@@ -15,6 +15,7 @@ db.pragma("synchronous = NORMAL");
 // Blocking here blocks only this thread, never the server's event loop.
 db.pragma("busy_timeout = 30000");
 db.pragma("foreign_keys = ON");
+db.pragma("cache_size = -65536");
 // Checkpoints (copying the WAL into the database file: about 0.15 s after a 100,000-event
 // upload) run after a commit is answered, not inside it, so an upload's response does not
 // wait for them. The next operation on this thread waits instead, which it would anyway.
