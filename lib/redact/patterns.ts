@@ -47,12 +47,15 @@ const SHARED_RE = secretRegex();
 const MAY_MATCH = /AKIA|sk-|[sr]k_|gh[pousr]_|xox[abprs]-|AIza|eyJ|-----BEGIN|Bearer |:\/\//;
 
 /**
- * Can this raw JSON line match a secret pattern at all? Looks for the same literals in
- * the text as sent; any `\u` or `\/` escape makes it answer yes, since escapes could
- * spell a secret the literals would not see. (Secret key names are checked on the parsed
- * keys, which the reader walks anyway.)
+ * Can this raw JSON line match a secret pattern at all? Looks for the literals of
+ * MAY_MATCH in the text as sent; any `\u` or `\/` escape makes it answer yes, since
+ * escapes could spell a secret the literals would not see. (Secret key names are checked
+ * on the parsed keys, which the reader walks anyway.) Each literal is found from its
+ * rarest character with a lookbehind for the rest: the plain alternation stopped at most
+ * positions of a line (every ':' for "://", every 's' for "sk-"); this one only at k, J,
+ * A, _, -, B, / and \ (0.9 → 0.3 µs a line). A test checks it against the plain one.
  */
-const LINE_MAY_MATCH = /AKIA|sk-|[sr]k_|gh[pousr]_|xox[abprs]-|AIza|eyJ|-----BEGIN|Bearer |:\/\/|\\u|\\\//;
+const LINE_MAY_MATCH = /k(?:(?<=sk)-|(?<=[sr]k)_)|J(?<=eyJ)|A(?:KIA|Iza)|_(?<=gh[pousr]_)|-(?:----BEGIN|(?<=xox[abprs]-))|Bearer |\/(?<=:\/)\/|\\[u/]/;
 
 export function lineMayMatchPattern(jsonText: string): boolean {
   return LINE_MAY_MATCH.test(jsonText);

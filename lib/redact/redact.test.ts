@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Redactor, findSecrets, hasSecret } from "./index";
+import { lineMayMatchPattern } from "./patterns";
 
 const key = new Uint8Array(32).fill(7);
 const r = new Redactor(key);
@@ -53,5 +54,28 @@ describe("Redactor", () => {
   it("gives different placeholders under a different deployment key", () => {
     const other = new Redactor(new Uint8Array(32).fill(9));
     expect(other.redactString(aws)).not.toBe(r.redactString(aws));
+  });
+});
+
+describe("lineMayMatchPattern", () => {
+  // the plain alternation of the literals it must find, as first written
+  const reference = /AKIA|sk-|[sr]k_|gh[pousr]_|xox[abprs]-|AIza|eyJ|-----BEGIN|Bearer |:\/\/|\\u|\\\//;
+  it("answers as the plain alternation of its literals on fuzzed text", () => {
+    const pieces = ["AKIA", "AKI", "AIza", "AIz", "sk-", "sk_", "rk_", "rk-", "k-", "k_", "s", "r", "k", "gh", "ghp_", "gho_", "ghx_", "_", "xoxb-", "xoxq-", "xox", "-", "-----BEGIN", "----BEGIN", "eyJ", "ey", "J", "Bearer ", "Bearer", ":/", "://", "/", ":", "\\u", "\\/", "\\", "u", "a", " ", '"', "é", "😀"];
+    let seed = 11;
+    const pick = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return pieces[seed % pieces.length];
+    };
+    let positives = 0;
+    for (let i = 0; i < 20000; i++) {
+      let text = "";
+      const n = 1 + (i % 9);
+      for (let k = 0; k < n; k++) text += pick();
+      const want = reference.test(text);
+      if (want) positives++;
+      expect(lineMayMatchPattern(text), JSON.stringify(text)).toBe(want);
+    }
+    expect(positives).toBeGreaterThan(1000);
   });
 });
