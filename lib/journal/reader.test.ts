@@ -84,4 +84,61 @@ describe("readJournal", () => {
     expect(r.errors[1].message).toMatch(/data\.status/);
     expect(r.errors[2].message).toMatch(/truncated/);
   });
+
+  it("reads the same items whatever the chunking: unicode, CRLF, BOM, blank, invalid and over-long lines", async () => {
+    const parts: Uint8Array[] = [
+      Buffer.from("\uFEFF" + line(ev(0)) + "\r\n"),
+      Buffer.from(line(ev(1, { data: { text: "ünïcødé ☃ 😀 ‮rtl" } })) + "\n\n"),
+      Buffer.concat([Buffer.from('{"run":"r1","seq":2,"ts":"2026-11-07T11:00:01.026Z","type":"note","data":{"text":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}}\n')]),
+      Buffer.from(line(ev(3, { data: { text: "é".repeat(300) } })) + "\n"),
+      Buffer.from(line(ev(4)) + "\r\n   \n"),
+      Buffer.from(line(ev(5, { data: { text: "x".repeat(2000) } })) + "\n"),
+      Buffer.from(line(ev(6))),
+    ];
+    const bytes = Buffer.concat(parts);
+    const read = async (chunk: number) => {
+      const out = [];
+      for await (const item of readJournal(
+        (async function* () {
+          for (let i = 0; i < bytes.length; i += chunk) yield bytes.subarray(i, i + chunk);
+        })(),
+        { maxDepth: 128, maxLineBytes: 1500 },
+      ))
+        out.push(item);
+      return out;
+    };
+    const whole = await read(bytes.length);
+    expect(whole.map((i) => [i.line, i.kind])).toEqual([
+      [1, "event"],
+      [2, "event"],
+      [4, "error"],
+      [5, "event"],
+      [6, "event"],
+      [8, "error"],
+      [9, "event"],
+    ]);
+    // each event's byte count is its line's as sent (a CR and the BOM count, the LF does not)
+    const events = whole.filter((i) => i.kind === "event");
+    expect(events.map((i) => i.bytes)).toEqual([parts[0].length - 1, parts[1].length - 2, parts[3].length - 1, parts[4].length - 5, parts[6].length]);
+    expect(whole[2]).toMatchObject({ message: "line is not valid UTF-8" });
+    expect(whole[5]).toMatchObject({ message: `line is ${parts[5].length - 1} bytes, over the 1500-byte limit` });
+    for (const chunk of [1, 2, 3, 7, 64, 333, 1024, 4096]) expect(await read(chunk), `chunks of ${chunk}`).toEqual(whole);
+    // without the invalid line, big chunks decode their lines at once: same items again
+    const valid = Buffer.concat(parts.filter((_, i) => i !== 2));
+    const readValid = async (chunk: number) => {
+      const out = [];
+      for await (const item of readJournal(
+        (async function* () {
+          for (let i = 0; i < valid.length; i += chunk) yield valid.subarray(i, i + chunk);
+        })(),
+        { maxDepth: 128, maxLineBytes: 1500 },
+      ))
+        out.push(item);
+      return out;
+    };
+    const wholeValid = await readValid(valid.length);
+    expect(wholeValid.filter((i) => i.kind === "event").map((i) => i.bytes)).toEqual(events.map((i) => i.bytes));
+    for (const chunk of [1, 7, 333, 4096]) expect(await readValid(chunk), `chunks of ${chunk}`).toEqual(wholeValid);
+  });
 });
+

@@ -91,9 +91,15 @@ export class JournalReadError extends Error {}
 
 interface RawLine {
   line: number;
+  /** The line's bytes (null: over the limit, skipped); unused when `text` is set. */
   bytes: Uint8Array | null;
   length: number;
+  /** The line already decoded (lines that end inside one chunk). */
+  text?: string;
 }
+
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const lossy = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 
 /**
  * Splits bytes into lines, synchronously per chunk (an async step per line costs more
@@ -110,6 +116,51 @@ export class LineSplitter {
   constructor(private readonly maxLineBytes: number) {}
 
   push(chunk: Uint8Array, out: RawLine[] = []): RawLine[] {
+    let start = 0;
+    // The line begun in an earlier chunk, byte by byte; then every line that ends in this
+    // chunk decoded at once (one decoder call a chunk, not a call and a view a line); then
+    // what begins a line that ends in a later chunk.
+    if (this.partsLen > 0 || this.skipping) {
+      const nl = chunk.indexOf(0x0a);
+      start = this.splitBytes(nl < 0 ? chunk : chunk.subarray(0, nl + 1), out);
+      if (nl < 0) return out;
+    }
+    const last = chunk.lastIndexOf(0x0a);
+    if (last >= start) {
+      this.splitDecoded(chunk.subarray(start, last + 1), out);
+      start = last + 1;
+    }
+    if (start < chunk.length) this.splitBytes(chunk.subarray(start), out);
+    return out;
+  }
+
+  /** Lines of a region that ends with a newline, decoded as one string when it is valid UTF-8. */
+  private splitDecoded(region: Uint8Array, out: RawLine[]): void {
+    let text: string;
+    try {
+      text = decoder.decode(region);
+    } catch {
+      this.splitBytes(region, out); // each line decoded alone: only the bad one is an error
+      return;
+    }
+    // A newline is one byte and one UTF-16 unit, and nothing else encodes as 0x0a: the
+    // n-th newline of the bytes is the n-th of the text, which gives each line's byte length.
+    let b = 0;
+    let t = 0;
+    while (b < region.length) {
+      const bnl = region.indexOf(0x0a, b);
+      const tnl = text.indexOf("\n", t);
+      const length = bnl - b;
+      this.line++;
+      if (length > this.maxLineBytes) out.push({ line: this.line, bytes: null, length });
+      else out.push({ line: this.line, bytes: null, length, text: text.slice(t, tnl) });
+      b = bnl + 1;
+      t = tnl + 1;
+    }
+  }
+
+  /** Splits bytes into lines, carrying a line that does not end here to the next chunk. */
+  private splitBytes(chunk: Uint8Array, out: RawLine[]): number {
     let start = 0;
     while (start < chunk.length) {
       const nl = chunk.indexOf(0x0a, start);
@@ -141,7 +192,7 @@ export class LineSplitter {
       this.partsLen = 0;
       start = nl + 1;
     }
-    return out;
+    return start;
   }
 
   end(out: RawLine[] = []): RawLine[] {
@@ -165,14 +216,12 @@ function concat(parts: Uint8Array[], len: number): Uint8Array {
   return out;
 }
 
-const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-const lossy = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
-
 function readLine(raw: RawLine, limits: ReaderLimits): ReaderItem | null {
   const { line, bytes, length } = raw;
-  if (bytes === null) return { kind: "error", line, message: `line is ${length} bytes, over the ${limits.maxLineBytes}-byte limit` };
   let text: string;
-  try {
+  if (raw.text !== undefined) text = raw.text;
+  else if (bytes === null) return { kind: "error", line, message: `line is ${length} bytes, over the ${limits.maxLineBytes}-byte limit` };
+  else try {
     text = decoder.decode(bytes);
   } catch {
     // Name the run when the line still shows it, so only that run is rejected.
