@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verifyChain } from "@/lib/journal/chain";
+import { computeEventHash, verifyChain } from "@/lib/journal/chain";
 import { parseJsonExact } from "@/lib/journal/parse-line";
 import type { JournalEvent } from "@/lib/journal/types";
 import type { Db } from "@/lib/server/db";
@@ -60,6 +60,23 @@ describe.each(DIALECTS)("ingest on %s", (dialect) => {
     const broken = (await getRun(db, runId))!;
     expect(broken.chainStatus).toBe("broken");
     expect(broken.chainBrokenAt).toBe(25);
+  });
+
+  it("stores a finding for every event of a journal broken at every event", async () => {
+    // hashes of another run's chain: every link fails (1,200 findings: more than one insert's worth)
+    let prev = "";
+    const lines: string[] = [];
+    for (let seq = 0; seq < 1200; seq++) {
+      const e = ev("everywhere-broken", seq, seq === 0 ? "run.start" : "note");
+      prev = computeEventHash(prev, { ...e, run: "some-other-run" } as JournalEvent);
+      lines.push(JSON.stringify({ ...e, hash: prev }));
+    }
+    const r = await upload(db, lines.join("\n") + "\n");
+    expect(r.runs[0]).toMatchObject({ status: "stored", accepted: 1200 });
+    const detail = (await getRun(db, "everywhere-broken"))!;
+    expect(detail).toMatchObject({ chainStatus: "broken", chainBrokenAt: 0, findingCount: 1200 });
+    const chainFindings = detail.findings.filter((f) => f.rule === "journal.chain").map((f) => f.seq);
+    expect(chainFindings).toEqual(Array.from({ length: 1200 }, (_, i) => i));
   });
 
   it("keeps a server chain over what it stored that any v1 verifier accepts", async () => {
