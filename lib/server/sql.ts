@@ -168,19 +168,27 @@ type WriterRequest =
 
 /**
  * Rows for the writer thread in a form that is cheap to post: structured clone costs per
- * value, so every string of the batch travels as one string (with lengths, -1 for null)
- * and every number in one Float64Array (NaN for null), instead of 18 values a row.
+ * value, so every string of the batch travels as one string (with lengths) and every
+ * number in one Float64Array (NaN for null), instead of 18 values a row. Two strings that
+ * almost every row repeats are not sent again: the run id (the batch's, length SAME_RUN)
+ * and the predecessor's recorded hash when it is the previous row's (length PREVIOUS_HASH).
  */
 interface PackedRows {
   op: "insert";
   n: number;
+  runId: string;
   text: string;
   lengths: Int32Array<ArrayBuffer>;
   numbers: Float64Array<ArrayBuffer>;
 }
 
+const NULL_STRING = -1;
+const SAME_RUN = -2;
+const PREVIOUS_HASH = -3;
+
 function packRows(rows: IngestRow[]): PackedRows {
   const n = rows.length;
+  const runId = rows[0].runId;
   const lengths = new Int32Array(n * (STRING_COLUMNS.length + WORK_STRINGS.length));
   const numbers = new Float64Array(n * (NUMBER_COLUMNS.length + WORK_NUMBERS.length));
   // joined once at the end: `+=` would make a rope of a million pieces per 100,000 rows
@@ -188,7 +196,7 @@ function packRows(rows: IngestRow[]): PackedRows {
   let li = 0;
   let ni = 0;
   const str = (v: string | null) => {
-    if (v === null) lengths[li++] = -1;
+    if (v === null) lengths[li++] = NULL_STRING;
     else {
       lengths[li++] = v.length;
       parts.push(v);
@@ -200,14 +208,20 @@ function packRows(rows: IngestRow[]): PackedRows {
   // Field by field in the order of STRING_COLUMNS + WORK_STRINGS and NUMBER_COLUMNS +
   // WORK_NUMBERS (the stored-columns test fails on a mismatch): a loop over column names
   // would make every access keyed.
+  let previous: IngestRow | null = null;
   for (const r of rows) {
-    str(r.runId); str(r.ts); str(r.type); str(r.step); str(r.call); str(r.name); str(r.status);
+    if (r.runId === runId) lengths[li++] = SAME_RUN;
+    else str(r.runId);
+    str(r.ts); str(r.type); str(r.step); str(r.call); str(r.name); str(r.status);
     str(r.body); str(r.recordedHash); str(r.chain); str(r.hash);
-    str(r.prevHash); str(r.chainSeed);
+    if (r.prevHash !== null && previous !== null && r.prevHash === previous.recordedHash) lengths[li++] = PREVIOUS_HASH;
+    else str(r.prevHash);
+    str(r.chainSeed);
     num(r.seq); num(r.tsMs); num(r.parent); num(r.latencyMs); num(r.tokens); num(r.bytes); num(r.redactions);
     num(r.work);
+    previous = r;
   }
-  return { op: "insert", n, text: parts.join(""), lengths, numbers };
+  return { op: "insert", n, runId, text: parts.join(""), lengths, numbers };
 }
 
 /** The main-thread side of lib/server/sqlite-writer.worker.mjs. */

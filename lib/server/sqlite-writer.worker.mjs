@@ -124,20 +124,24 @@ function finish(flat, base, work, prevHash, chainSeed) {
 
 /**
  * The flat parameter list of a packed batch (see packRows in sql.ts), rows finished: each
- * row's strings (-1 length for null) then its numbers (NaN for null), the order of
- * eventColumns, with what only this thread reads after each group.
+ * row's strings then its numbers (NaN for null), the order of eventColumns, with what only
+ * this thread reads after each group.
  */
-function unpack({ n, text, lengths, numbers }) {
+function unpack({ n, runId, text, lengths, numbers }) {
   const sw = STRINGS + workerData.workStrings;
   const nw = NUMBERS + workerData.workNumbers;
   const flat = new Array(n * columns.length);
   let pos = 0;
   let k = 0;
+  let previousHash = null;
+  // lengths below zero stand for strings not sent again (packRows in sql.ts)
   const str = (i) => {
     const len = lengths[i];
-    if (len < 0) return null;
-    pos += len;
-    return text.slice(pos - len, pos);
+    if (len >= 0) {
+      pos += len;
+      return text.slice(pos - len, pos);
+    }
+    return len === -2 ? runId : len === -3 ? previousHash : null;
   };
   for (let r = 0; r < n; r++) {
     const base = k;
@@ -151,6 +155,7 @@ function unpack({ n, text, lengths, numbers }) {
       flat[k++] = Number.isNaN(v) ? null : v;
     }
     const work = numbers[j];
+    previousHash = flat[base + RECORDED];
     if (work !== 0 || flat[base + CHAIN] === null) finish(flat, base, work, prevHash, chainSeed);
   }
   return flat;
