@@ -180,7 +180,7 @@ interface RunCtx {
   hasVersions: boolean;
 }
 
-const BATCH = 1000;
+
 const FINDINGS_PER_INSERT = 500;
 /** Row batches the writer may have queued and still be given raw lines (see writerKeepsUp). */
 const WRITER_BACKLOG = 2;
@@ -329,7 +329,7 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
               warnings.push({ line: p.line, run: ctx.id, seq: s, kind: "invalid", message: `seq jumps from ${prev} to ${s}: ${s - prev - 1} event(s) missing (stored; reported as journal.gap)` });
             }
             process(ctx, p);
-            if (pendingRows >= BATCH) await flushAll();
+            if (pendingRows >= tx.batchRows) await flushAll();
             prev = s;
           }
         }
@@ -602,7 +602,7 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
             ctx.buffer.set(s, pending);
             if (s === ctx.expect) drain(ctx);
           }
-          if (pendingRows >= BATCH) await flushAll();
+          if (pendingRows >= tx.batchRows) await flushAll();
         }
       }
 

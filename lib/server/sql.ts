@@ -82,6 +82,8 @@ export interface SqlTx {
   chainResults(runId: string): Promise<WriterChain>;
   /** Row batches handed to insertEvents that the database has not taken yet. */
   backlog(): number;
+  /** How many rows ingest hands to insertEvents at a time. */
+  readonly batchRows: number;
 }
 
 export interface SqlExec {
@@ -122,6 +124,10 @@ export function openSqlite(url: string): SqlExec {
     run: (sql: string, params: SqlParam[] = []) => writer.call<number>({ op: "run", sql, params: params.map(sqliteParam) }),
     finishesRows: true,
     backlog: () => writer.unanswered,
+    // 150 rows of a typical event pack into ~100 KB: under V8's large-object size, so
+    // neither thread maps fresh pages for every batch (page faults of a 100,000-event
+    // import 92k → 56k)
+    batchRows: 150,
     chainResults: (runId: string) => writer.call<WriterChain>({ op: "chain", runId }),
     async insertEvents(rows: IngestRow[]) {
       if (rows.length === 0) return;
@@ -326,6 +332,8 @@ export function openPostgres(url: string): SqlExec {
         },
         finishesRows: false,
         backlog: () => 0,
+        // one COPY a batch: each is a round trip
+        batchRows: 1000,
         chainResults: () => Promise.reject(new Error("PostgreSQL rows are finished by ingest")),
         async insertEvents(rows: IngestRow[]) {
           if (rows.length === 0) return;
