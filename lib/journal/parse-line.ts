@@ -196,7 +196,8 @@ export function parseLine(text: string, limits: ParseLimits = DEFAULT_PARSE_LIMI
   const type = env.data.type as string;
   const dataSchema = (dataSchemas as Record<string, z.ZodType>)[type as KnownEventType];
   if (dataSchema) {
-    const d = dataSchema.safeParse(env.data.data);
+    // the event's own data: the envelope's `data: z.object({})` strips every key of it
+    const d = dataSchema.safeParse(rec.data);
     if (!d.success) return { ok: false, message: `${type}: ${formatIssues(d.error.issues, "data")}`, run, seq };
   }
   // The parsed value itself is returned (not zod's copy) so unknown fields and key order survive.

@@ -77,6 +77,13 @@ describe("readJournal", () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it("checks an event's data when the fast path refuses it (a wrong type in optional data was accepted)", async () => {
+    const r = await readJournalText([line({ ...ev(0), type: "run.start", data: { workflow: 1.5 } }), line({ ...ev(1), type: "run.start", data: { workflow: { name: "w" } } })].join("\n"));
+    expect(r.errors.map((e) => e.line)).toEqual([1]);
+    expect(r.errors[0].message).toMatch(/^run\.start: data\.workflow/);
+    expect(r.events.map((e) => e.seq)).toEqual([1]);
+  });
+
   it("names the field of a wrong type and a truncated line", async () => {
     const r = await readJournalText([line({ ...ev(0), ts: 12 }), line({ ...ev(1), type: "tool.result", data: { call: "c", status: "maybe" } }), '{"run":"r1","seq":2,"ts":"2026-'].join("\n"));
     expect(r.errors.map((e) => e.line)).toEqual([1, 2, 3]);
