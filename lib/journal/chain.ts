@@ -4,7 +4,7 @@
  * ("" for seq 0). The recorder's chain and Retrace's own chain over what it stored use
  * the same construction, so an exported (redacted) journal verifies with any v1 verifier.
  */
-import { canonicalJson, sha256Hex } from "../canonical";
+import { canonicalJson, canonicalJsonOfSorted, sha256Hex } from "../canonical";
 import type { JournalEvent } from "./types";
 
 /** The event without its envelope `hash` (everything else, unknown fields included). */
@@ -15,12 +15,21 @@ export function withoutHash(event: JournalEvent): Omit<JournalEvent, "hash"> {
   return copy as Omit<JournalEvent, "hash">;
 }
 
-export function chainHashOf(prevHash: string, canonicalWithoutHash: string): string {
-  return "sha256:" + sha256Hex(prevHash + "\n" + canonicalWithoutHash);
+/**
+ * The canonical text the chain hashes: the event without its `hash`. `keysSorted` (the
+ * reader's finding that every key is already in canonical order) lets JSON.stringify write it.
+ */
+export function canonicalWithoutHash(event: JournalEvent, keysSorted = false): string {
+  const bare = withoutHash(event);
+  return keysSorted ? canonicalJsonOfSorted(bare) : canonicalJson(bare);
+}
+
+export function chainHashOf(prevHash: string, canonicalText: string): string {
+  return "sha256:" + sha256Hex(prevHash + "\n" + canonicalText);
 }
 
 export function computeEventHash(prevHash: string, event: JournalEvent): string {
-  return chainHashOf(prevHash, canonicalJson(withoutHash(event)));
+  return chainHashOf(prevHash, canonicalWithoutHash(event));
 }
 
 export type ChainVerdict = "ok" | "fail" | "none";
@@ -33,7 +42,7 @@ export function verifyEvent(prevRecordedHash: string | undefined, event: Journal
   if (typeof event.hash !== "string") return "none";
   const prev = event.seq === 0 ? "" : prevRecordedHash;
   if (prev === undefined) return "none";
-  return chainHashOf(prev, canonical ?? canonicalJson(withoutHash(event))) === event.hash ? "ok" : "fail";
+  return chainHashOf(prev, canonical ?? canonicalWithoutHash(event)) === event.hash ? "ok" : "fail";
 }
 
 /** Verifies a run's events (sorted by seq): the verdict of each, and where it first broke. */

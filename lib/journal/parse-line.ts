@@ -74,17 +74,24 @@ interface Inspection {
   keysSorted: boolean;
 }
 
-/**
- * One pass over a parsed line: depth, `__proto__` keys, integers beyond 2^53, secret
- * key names, and whether keys are already in canonical order (recorders that write JCS,
- * as they must to hash, make that the rule). Iterative (a 10,000-deep line must not overflow the stack); paths are only
- * built when there is a problem to name.
- */
 // Reused by every call (inspect is synchronous): two new arrays a line were a tenth of
 // what ingest allocated on its thread.
 const stack: unknown[] = [];
 const depths: number[] = [];
 
+/** Ends an inspection on a problem, keeping no part of the line alive in the shared stack. */
+function failed(result: Inspection, top: number, problem: string): Inspection {
+  stack.fill(undefined, 0, top);
+  result.problem = problem;
+  return result;
+}
+
+/**
+ * One pass over a parsed line: depth, `__proto__` keys, integers beyond 2^53, secret key
+ * names, and whether keys are already in canonical order (recorders that write JCS, as
+ * they must to hash, make that the rule). Iterative (a 10,000-deep line must not
+ * overflow the stack); paths are only built when there is a problem to name.
+ */
 function inspect(value: unknown, maxDepth: number): Inspection {
   const result: Inspection = { problem: null, unsafeInteger: false, secretKey: false, keysSorted: true };
   // an explicit top, not push/pop: `length = 0` would give the arrays' storage back each call
@@ -95,11 +102,7 @@ function inspect(value: unknown, maxDepth: number): Inspection {
     const v = stack[--top];
     stack[top] = undefined; // keep no line alive
     const depth = depths[top];
-    if (depth > maxDepth) {
-      for (let i = 0; i < top; i++) stack[i] = undefined;
-      result.problem = `nesting deeper than ${maxDepth} levels`;
-      return result;
-    }
+    if (depth > maxDepth) return failed(result, top, `nesting deeper than ${maxDepth} levels`);
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) {
         const c = v[i];
@@ -110,22 +113,14 @@ function inspect(value: unknown, maxDepth: number): Inspection {
       }
       continue;
     }
-    if (Object.getPrototypeOf(v) !== Object.prototype) {
-      for (let i = 0; i < top; i++) stack[i] = undefined;
-      result.problem = "an object is not a plain JSON object";
-      return result;
-    }
+    if (Object.getPrototypeOf(v) !== Object.prototype) return failed(result, top, "an object is not a plain JSON object");
     let prevKey = "";
     // for-in, not Object.keys: the same order for a parsed object, without an array a level
     for (const key in v as object) {
       if (key < prevKey) result.keysSorted = false;
       prevKey = key;
       const c = (v as Record<string, unknown>)[key];
-      if (key === "__proto__") {
-        for (let i = 0; i < top; i++) stack[i] = undefined;
-        result.problem = `key "__proto__" is not accepted (prototype pollution guard)`;
-        return result;
-      }
+      if (key === "__proto__") return failed(result, top, `key "__proto__" is not accepted (prototype pollution guard)`);
       if (c !== null && typeof c === "object") {
         stack[top] = c;
         depths[top++] = depth + 1;

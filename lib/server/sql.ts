@@ -171,13 +171,12 @@ type WriterRequest =
   | { op: "chain"; runId: string }
   | PackedRows;
 
-
 /**
  * Rows for the writer thread in a form that is cheap to post: structured clone costs per
  * value, so every string of the batch travels as one string (with lengths) and every
  * number in one Float64Array (NaN for null), instead of 18 values a row. Two strings that
- * almost every row repeats are not sent again: the run id (the batch's, length SAME_RUN)
- * and the predecessor's recorded hash when it is the previous row's (length PREVIOUS_HASH).
+ * almost every row repeats are not sent again: the run id (the batch's) and the
+ * predecessor's recorded hash when it is the previous row's (lengths from PACKED).
  */
 interface PackedRows {
   op: "insert";
@@ -188,9 +187,8 @@ interface PackedRows {
   numbers: Float64Array<ArrayBuffer>;
 }
 
-const NULL_STRING = -1;
-const SAME_RUN = -2;
-const PREVIOUS_HASH = -3;
+// string lengths that stand for a string not sent (the worker reads them from workerData)
+const PACKED = { nullString: -1, sameRun: -2, previousHash: -3 } as const;
 
 function packRows(rows: IngestRow[]): PackedRows {
   const n = rows.length;
@@ -202,7 +200,7 @@ function packRows(rows: IngestRow[]): PackedRows {
   let li = 0;
   let ni = 0;
   const str = (v: string | null) => {
-    if (v === null) lengths[li++] = NULL_STRING;
+    if (v === null) lengths[li++] = PACKED.nullString;
     else {
       lengths[li++] = v.length;
       parts.push(v);
@@ -216,11 +214,11 @@ function packRows(rows: IngestRow[]): PackedRows {
   // would make every access keyed.
   let previous: IngestRow | null = null;
   for (const r of rows) {
-    if (r.runId === runId) lengths[li++] = SAME_RUN;
+    if (r.runId === runId) lengths[li++] = PACKED.sameRun;
     else str(r.runId);
     str(r.ts); str(r.type); str(r.step); str(r.call); str(r.name); str(r.status);
     str(r.body); str(r.recordedHash); str(r.chain); str(r.hash);
-    if (r.prevHash !== null && previous !== null && r.prevHash === previous.recordedHash) lengths[li++] = PREVIOUS_HASH;
+    if (r.prevHash !== null && previous !== null && r.prevHash === previous.recordedHash) lengths[li++] = PACKED.previousHash;
     else str(r.prevHash);
     str(r.chainSeed);
     num(r.seq); num(r.tsMs); num(r.parent); num(r.latencyMs); num(r.tokens); num(r.bytes); num(r.redactions);
@@ -239,7 +237,15 @@ class SqliteWriter {
 
   constructor(file: string) {
     this.worker = new Worker(new URL("./sqlite-writer.worker.mjs", import.meta.url), {
-      workerData: { file, eventColumns: EVENT_COLUMNS, stringCount: STRING_COLUMNS.length, workStrings: WORK_STRINGS.length, workNumbers: WORK_NUMBERS.length },
+      workerData: {
+        file,
+        eventColumns: EVENT_COLUMNS,
+        stringCount: STRING_COLUMNS.length,
+        workStrings: WORK_STRINGS.length,
+        workNumbers: WORK_NUMBERS.length,
+        rowWork: ROW_WORK,
+        packed: PACKED,
+      },
     });
     this.worker.unref();
     this.worker.on("message", (m: { id: number; ok: boolean; result?: unknown; error?: { message: string; code?: string } }) => {
