@@ -1,13 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { createRng } from "../replay/testing/journal-generator";
 import { msOf } from "./epoch-ms";
 
 describe("msOf", () => {
   it("equals Date.parse on timestamps of one hour, across hours and days, and on odd ones", () => {
-    let seed = 7;
-    const r = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed % n;
-    };
+    const rng = createRng(7);
+    const r = (n: number) => rng.int(0, n - 1);
     const pad = (v: number, w = 2) => String(v).padStart(w, "0");
     const samples: string[] = [];
     for (let i = 0; i < 5000; i++) {

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
+import { createRng } from "../replay/testing/journal-generator";
 import { fastValidate } from "./fast-validate";
 import { dataSchemas, envelopeSchema } from "./schema";
 
@@ -49,11 +50,7 @@ function mutations(event: Record<string, unknown>, rnd: () => number): Array<Rec
 describe("fastValidate", () => {
   // parseLine takes the fast path's yes, and asks zod (which decides) on its no
   it("gives zod's verdict on every example event and on thousands of broken ones", () => {
-    let seed = 3;
-    const rnd = () => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed / 2147483648;
-    };
+    const rnd = createRng(3).next;
     let checked = 0;
     let rejected = 0;
     for (const f of fs.readdirSync(EXAMPLES).filter((n) => n.endsWith(".jsonl"))) {

@@ -2,18 +2,19 @@ import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
-import { readJournal, readJournalText } from "./reader";
+import { readJournal, readJournalText, type ReaderLimits } from "./reader";
 
 const EXAMPLES = path.resolve("tests/fixtures/examples");
 const line = (o: object) => JSON.stringify(o);
 const ev = (seq: number, extra: object = {}) => ({ run: "r1", seq, ts: "2026-11-07T11:00:01.026Z", type: "note", data: { text: "hi" }, ...extra });
 
-async function readBytes(bytes: Uint8Array, chunk = 7) {
+async function readBytes(bytes: Uint8Array, chunk = 7, limits?: ReaderLimits) {
   const out = [];
   for await (const item of readJournal(
     (async function* () {
       for (let i = 0; i < bytes.length; i += chunk) yield bytes.subarray(i, i + chunk);
     })(),
+    limits,
   ))
     out.push(item);
   return out;
@@ -103,17 +104,8 @@ describe("readJournal", () => {
       Buffer.from(line(ev(6))),
     ];
     const bytes = Buffer.concat(parts);
-    const read = async (chunk: number) => {
-      const out = [];
-      for await (const item of readJournal(
-        (async function* () {
-          for (let i = 0; i < bytes.length; i += chunk) yield bytes.subarray(i, i + chunk);
-        })(),
-        { maxDepth: 128, maxLineBytes: 1500 },
-      ))
-        out.push(item);
-      return out;
-    };
+    const limits = { maxDepth: 128, maxLineBytes: 1500 };
+    const read = (chunk: number) => readBytes(bytes, chunk, limits);
     const whole = await read(bytes.length);
     expect(whole.map((i) => [i.line, i.kind])).toEqual([
       [1, "event"],
@@ -132,17 +124,7 @@ describe("readJournal", () => {
     for (const chunk of [1, 2, 3, 7, 64, 333, 1024, 4096]) expect(await read(chunk), `chunks of ${chunk}`).toEqual(whole);
     // without the invalid line, big chunks decode their lines at once: same items again
     const valid = Buffer.concat(parts.filter((_, i) => i !== 2));
-    const readValid = async (chunk: number) => {
-      const out = [];
-      for await (const item of readJournal(
-        (async function* () {
-          for (let i = 0; i < valid.length; i += chunk) yield valid.subarray(i, i + chunk);
-        })(),
-        { maxDepth: 128, maxLineBytes: 1500 },
-      ))
-        out.push(item);
-      return out;
-    };
+    const readValid = (chunk: number) => readBytes(valid, chunk, limits);
     const wholeValid = await readValid(valid.length);
     expect(wholeValid.filter((i) => i.kind === "event").map((i) => i.bytes)).toEqual(events.map((i) => i.bytes));
     for (const chunk of [1, 7, 333, 4096]) expect(await readValid(chunk), `chunks of ${chunk}`).toEqual(wholeValid);

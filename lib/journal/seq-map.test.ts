@@ -1,21 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { createRng } from "../replay/testing/journal-generator";
 import { SeqMap } from "./seq-map";
-
-/** A tiny seeded generator (mulberry32), so a failing sequence can be replayed. */
-function rng(seed: number) {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe("SeqMap", () => {
   it("behaves as a Map for dense, shuffled, far and negative seqs", () => {
     for (let seed = 1; seed <= 40; seed++) {
-      const r = rng(seed);
+      const r = createRng(seed).next;
       const m = new SeqMap<string | null>();
       const ref = new Map<number, string | null>();
       for (let i = 0; i < 3000; i++) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Redactor, findSecrets, hasSecret } from "./index";
 import { lineMayMatchPattern } from "./patterns";
+import { createRng } from "../replay/testing/journal-generator";
 
 const key = new Uint8Array(32).fill(7);
 const r = new Redactor(key);
@@ -62,11 +63,8 @@ describe("lineMayMatchPattern", () => {
   const reference = /AKIA|sk-|[sr]k_|gh[pousr]_|xox[abprs]-|AIza|eyJ|-----BEGIN|Bearer |:\/\/|\\u|\\\//;
   it("answers as the plain alternation of its literals on fuzzed text", () => {
     const pieces = ["AKIA", "AKI", "AIza", "AIz", "sk-", "sk_", "rk_", "rk-", "k-", "k_", "s", "r", "k", "gh", "ghp_", "gho_", "ghx_", "_", "xoxb-", "xoxq-", "xox", "-", "-----BEGIN", "----BEGIN", "eyJ", "ey", "J", "Bearer ", "Bearer", ":/", "://", "/", ":", "\\u", "\\/", "\\", "u", "a", " ", '"', "é", "😀"];
-    let seed = 11;
-    const pick = () => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return pieces[seed % pieces.length];
-    };
+    const rng = createRng(11);
+    const pick = () => rng.pick(pieces);
     let positives = 0;
     for (let i = 0; i < 20000; i++) {
       let text = "";

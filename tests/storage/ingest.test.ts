@@ -3,6 +3,7 @@ import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { computeEventHash, verifyChain } from "@/lib/journal/chain";
+import { createRng } from "@/lib/replay/testing/journal-generator";
 import { parseJsonExact } from "@/lib/journal/parse-line";
 import type { JournalEvent } from "@/lib/journal/types";
 import type { Db } from "@/lib/server/db";
@@ -235,7 +236,7 @@ describe.each(DIALECTS)("ingest on %s", (dialect) => {
     const run = "concurrent-1";
     const N = 400;
     const events = Array.from({ length: N }, (_, i) => (i === 0 ? ev(run, 0, "run.start", {}) : ev(run, i)));
-    const rnd = mulberry32(dialect === "sqlite" ? 7 : 11);
+    const rnd = createRng(dialect === "sqlite" ? 7 : 11).next;
     const batches = (count: number) =>
       Array.from({ length: count }, () => {
         const start = Math.floor(rnd() * N);
@@ -258,13 +259,3 @@ describe.each(DIALECTS)("ingest on %s", (dialect) => {
     expect((await getRun(db, run))!.nextSeq).toBe(N);
   });
 });
-
-function mulberry32(seed: number) {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
