@@ -3,19 +3,10 @@
  * Prisma clients. Each works around a trap of Prisma 6.19's JavaScript engine that
  * ../STACK notes in the README list (see README "Database").
  */
-import path from "node:path";
-import fs from "node:fs";
 import pg from "pg";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
-
-/** `file:./data/retrace.db` or a bare path → absolute file path (its folder created). */
-export function sqliteFileFromUrl(url: string): string {
-  const raw = url.startsWith("file:") ? url.slice("file:".length) : url;
-  const file = path.resolve(raw);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  return file;
-}
+import { pgConnectionFromUrl, sqliteFileFromUrl } from "./urls";
 
 type AnyFn = (...args: unknown[]) => unknown;
 type SqlQueryLike = { sql: string; args: unknown[] };
@@ -89,19 +80,9 @@ class NameAsTextClient extends pg.Client {
   }
 }
 
-/** Connection settings from a postgresql:// URL, passed separately (see README). */
+/** Connection settings from a postgresql:// URL, with the client Prisma's adapter needs. */
 export function pgConfigFromUrl(url: string): pg.PoolConfig {
-  const u = new URL(url);
-  return {
-    host: decodeURIComponent(u.hostname) || "127.0.0.1",
-    port: u.port ? Number(u.port) : 5432,
-    user: decodeURIComponent(u.username) || undefined,
-    password: u.password ? decodeURIComponent(u.password) : undefined,
-    database: decodeURIComponent(u.pathname.replace(/^\//, "")) || undefined,
-    max: Number(u.searchParams.get("pool") ?? 10),
-    allowExitOnIdle: true,
-    Client: NameAsTextClient,
-  };
+  return { ...pgConnectionFromUrl(url), Client: NameAsTextClient };
 }
 
 export function postgresAdapterFactory(url: string) {

@@ -4,8 +4,8 @@ import "server-only";
  * one LISTEN connection per process. SQLite (one machine): poll the runs' updatedAt.
  * No in-process-only pub/sub, so any number of instances behind one database agree.
  */
-import pg from "pg";
-import { pgConfigFromUrl } from "../../prisma/adapters";
+import type { Client as PgClient } from "pg";
+import { pgConnectionFromUrl } from "../../prisma/urls";
 import type { Db } from "./db";
 
 const CHANNEL = "retrace_runs";
@@ -33,10 +33,10 @@ async function startHub(db: Db): Promise<Hub> {
     for (const l of listeners) l(ids);
   };
   if (db.config.dialect === "postgres") {
-    const { Client: _c, ...cfg } = pgConfigFromUrl(db.config.databaseUrl);
-    void _c;
+    const { default: pg } = await import("pg");
+    const cfg = pgConnectionFromUrl(db.config.databaseUrl);
     let stopped = false;
-    let current: pg.Client | null = null;
+    let current: PgClient | null = null;
     let retry: ReturnType<typeof setTimeout> | undefined;
     const connect = async () => {
       const client = new pg.Client(cfg);

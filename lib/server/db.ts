@@ -7,11 +7,9 @@ import "server-only";
  */
 import { hash } from "node:crypto";
 import { useSha256Implementation } from "../canonical";
-import { sqliteAdapterFactory, postgresAdapterFactory } from "../../prisma/adapters";
-import { PrismaClient as SqlitePrismaClient } from "./generated/sqlite/client";
-import { PrismaClient as PostgresPrismaClient } from "./generated/postgres/client";
+import type { PrismaClient as SqlitePrismaClient } from "./generated/sqlite/client";
 import { loadConfig, type RetraceConfig } from "./config";
-import { openPostgres, openSqlite, type SqlExec } from "./sql";
+import { lazySqlExec, openSqlite, type SqlExec } from "./sql";
 import { stopRunChanges } from "./changes";
 import { compileAllValidators } from "../journal/fast-validate";
 
@@ -22,24 +20,25 @@ export type Prisma = SqlitePrismaClient;
 
 export interface Db {
   config: RetraceConfig;
-  prisma: Prisma;
+  /** The Prisma client, loaded and created on first use (ingest never needs it). */
+  prisma(): Promise<Prisma>;
   sql: SqlExec;
   close(): Promise<void>;
 }
 
 export function openDb(config: RetraceConfig = loadConfig()): Db {
-  const prisma =
+  let prisma: Promise<Prisma> | null = null;
+  const sql =
     config.dialect === "sqlite"
-      ? new SqlitePrismaClient({ adapter: sqliteAdapterFactory(config.databaseUrl) })
-      : (new PostgresPrismaClient({ adapter: postgresAdapterFactory(config.databaseUrl) }) as unknown as Prisma);
-  const sql = config.dialect === "sqlite" ? openSqlite(config.databaseUrl) : openPostgres(config.databaseUrl);
+      ? openSqlite(config.databaseUrl)
+      : lazySqlExec("postgres", async () => (await import("./sql-postgres")).openPostgres(config.databaseUrl));
   const db: Db = {
     config,
-    prisma,
+    prisma: () => (prisma ??= import("./prisma-client").then((m) => m.createPrisma(config))),
     sql,
     async close() {
       await stopRunChanges(db);
-      await prisma.$disconnect();
+      if (prisma) await (await prisma).$disconnect();
       await sql.close();
     },
   };

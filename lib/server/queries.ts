@@ -28,7 +28,7 @@ export const runListQuery = z.object({
 });
 export type RunListQuery = z.infer<typeof runListQuery>;
 
-type RunRecord = Awaited<ReturnType<Db["prisma"]["run"]["findFirstOrThrow"]>>;
+type RunRecord = Awaited<ReturnType<Awaited<ReturnType<Db["prisma"]>>["run"]["findFirstOrThrow"]>>;
 
 function toSummary(r: RunRecord): RunSummaryDto {
   return {
@@ -110,7 +110,7 @@ export async function listRuns(db: Db, q: RunListQuery): Promise<{ runs: RunSumm
     const [v, id] = c;
     and.push({ OR: [{ [field]: desc ? { lt: v } : { gt: v } }, { [field]: v, id: desc ? { lt: id } : { gt: id } }] });
   }
-  const rows = await db.prisma.run.findMany({
+  const rows = await (await db.prisma()).run.findMany({
     where: { AND: and },
     orderBy: [{ [field]: desc ? "desc" : "asc" }, { id: desc ? "desc" : "asc" }],
     take: q.limit + 1,
@@ -122,9 +122,10 @@ export async function listRuns(db: Db, q: RunListQuery): Promise<{ runs: RunSumm
 }
 
 export async function getRun(db: Db, id: string): Promise<RunDetailDto | null> {
-  const r = await db.prisma.run.findUnique({ where: { id } });
+  const prisma = await db.prisma();
+  const r = await prisma.run.findUnique({ where: { id } });
   if (!r || r.eventCount === 0) return null;
-  const findings = await db.prisma.finding.findMany({ where: { runId: id }, orderBy: [{ seq: "asc" }, { rule: "asc" }] });
+  const findings = await prisma.finding.findMany({ where: { runId: id }, orderBy: [{ seq: "asc" }, { rule: "asc" }] });
   return {
     ...toSummary(r),
     header: JSON.parse(r.header) as Record<string, unknown>,

@@ -4,7 +4,8 @@ import "server-only";
  * redactor per database and applies the configured limits.
  */
 import { byteChunks, JournalReadError, maybeGunzip, readJournalBatches, type ByteSource } from "../journal/reader";
-import { detectFormat, DETECT_HEAD_BYTES, peekBytes } from "../importers";
+import { detectFormat, DETECT_HEAD_BYTES } from "../importers/detect";
+import { peekBytes } from "../importers/stream/peek-bytes";
 import type { Fidelity } from "../journal/types";
 import type { Redactor } from "../redact";
 import type { Db } from "./db";

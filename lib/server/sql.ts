@@ -6,10 +6,7 @@ import "server-only";
  */
 import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
-import pg from "pg";
-import { finished } from "node:stream/promises";
-import { from as copyFrom } from "pg-copy-streams";
-import { sqliteFileFromUrl, pgConfigFromUrl } from "../../prisma/adapters";
+import { sqliteFileFromUrl } from "../../prisma/urls";
 import type { SummaryRow } from "../graph/summary";
 
 export type SqlParam = string | number | bigint | boolean | null;
@@ -68,7 +65,7 @@ export interface WriterChain {
 // INSERT or COPY, so the stored columns' order is the table's too.
 const STRING_COLUMNS = ["runId", "ts", "type", "step", "call", "name", "status", "body", "recordedHash", "chain", "hash"] as const satisfies ReadonlyArray<keyof EventRow>;
 const NUMBER_COLUMNS = ["seq", "tsMs", "parent", "latencyMs", "tokens", "bytes", "redactions"] as const satisfies ReadonlyArray<keyof EventRow>;
-const EVENT_COLUMNS = [...STRING_COLUMNS, ...NUMBER_COLUMNS];
+export const EVENT_COLUMNS = [...STRING_COLUMNS, ...NUMBER_COLUMNS];
 const WORK_STRINGS = ["prevHash", "chainSeed"] as const satisfies ReadonlyArray<keyof IngestRow>;
 const WORK_NUMBERS = ["work"] as const satisfies ReadonlyArray<keyof IngestRow>;
 
@@ -92,12 +89,6 @@ export interface SqlExec {
   all<T>(sql: string, params?: SqlParam[]): Promise<T[]>;
   transaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
-}
-
-/** PostgreSQL: `?` → `$n`. SQL text in this project never holds a literal `?`. */
-function numbered(sql: string): string {
-  let i = 0;
-  return sql.replace(/\?/g, () => `$${++i}`);
 }
 
 const sqliteParam = (p: SqlParam) => (typeof p === "boolean" ? (p ? 1 : 0) : p);
@@ -294,87 +285,19 @@ class SqliteWriter {
   }
 }
 
-/** COPY text format: backslash, tab, newline and carriage return escaped; \N is NULL. */
-function copyValue(v: SqlParam): string {
-  if (v === null) return "\\N";
-  if (typeof v === "boolean") return v ? "t" : "f";
-  if (typeof v !== "string") return String(v);
-  return /[\\\t\n\r]/.test(v) ? v.replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r") : v;
-}
-
-export function openPostgres(url: string): SqlExec {
-  const { Client: _client, ...config } = pgConfigFromUrl(url);
-  void _client;
-  const pool = new pg.Pool(config);
-  // An idle connection the server closed (restart, failover, an admin terminating it) is
-  // already dropped by the pool and the next query opens a new one; without a listener
-  // the 'error' event would take the whole process down.
-  pool.on("error", (e) => console.warn(`retrace: an idle PostgreSQL connection was closed (${e.message}); the next query reconnects`));
-  const toPg = (p: SqlParam) => (typeof p === "bigint" ? p.toString() : p);
-  const copySql = `COPY "Event" (${EVENT_COLUMNS.map((c) => `"${c}"`).join(", ")}) FROM STDIN`;
+/**
+ * A SqlExec whose driver loads on first use: a process that only ever talks to SQLite (the
+ * CLI, the embedded default) never loads pg, and one that does pays for it once.
+ */
+export function lazySqlExec(dialect: SqlExec["dialect"], open: () => Promise<SqlExec>): SqlExec {
+  let opened: Promise<SqlExec> | null = null;
+  const exec = () => (opened ??= open());
   return {
-    dialect: "postgres",
-    async all<T>(sql: string, params: SqlParam[] = []) {
-      const r = await pool.query(numbered(sql), params.map(toPg));
-      return r.rows as T[];
-    },
-    async transaction<T>(fn: (t: SqlTx) => Promise<T>): Promise<T> {
-      const client = await pool.connect();
-      // Event batches go out as COPY without this side waiting for each: they run one after
-      // another on the connection (a chain, so pg never sees two queries at once), and the
-      // next awaited statement waits for the chain and surfaces any failure.
-      let chain: Promise<unknown> = Promise.resolve();
-      const settle = async () => {
-        await chain;
-      };
-      const tx: SqlTx = {
-        async all<R>(sql: string, params: SqlParam[] = []) {
-          await settle();
-          return (await client.query(numbered(sql), params.map(toPg))).rows as R[];
-        },
-        async run(sql: string, params: SqlParam[] = []) {
-          await settle();
-          return (await client.query(numbered(sql), params.map(toPg))).rowCount ?? 0;
-        },
-        finishesRows: false,
-        backlog: () => 0,
-        // one COPY a batch: each is a round trip
-        batchRows: 1000,
-        chainResults: () => Promise.reject(new Error("PostgreSQL rows are finished by ingest")),
-        async insertEvents(rows: IngestRow[]) {
-          if (rows.length === 0) return;
-          let text = "";
-          for (const r of rows) {
-            if (r.work !== 0 || r.chain === null) throw new Error("an unfinished row reached PostgreSQL (ingest finishes rows when finishesRows is false)");
-            let line = "";
-            for (let i = 0; i < EVENT_COLUMNS.length; i++) line += (i ? "\t" : "") + copyValue(r[EVENT_COLUMNS[i]]);
-            text += line + "\n";
-          }
-          chain = chain.then(() => {
-            const stream = client.query(copyFrom(copySql));
-            const done = finished(stream);
-            stream.end(text);
-            return done;
-          });
-          chain.catch(() => undefined);
-        },
-      };
-      try {
-        await client.query("BEGIN");
-        const result = await fn(tx);
-        await settle();
-        await client.query("COMMIT");
-        return result;
-      } catch (e) {
-        await chain.catch(() => undefined);
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw e;
-      } finally {
-        client.release();
-      }
-    },
+    dialect,
+    all: async <T>(sql: string, params?: SqlParam[]) => (await exec()).all<T>(sql, params),
+    transaction: async <T>(fn: (tx: SqlTx) => Promise<T>) => (await exec()).transaction(fn),
     async close() {
-      await pool.end();
+      if (opened) await (await opened).close();
     },
   };
 }

@@ -28,7 +28,7 @@ export const searchQuery = z.object({
 });
 
 async function runExists(db: Db, runId: string): Promise<boolean> {
-  const r = await db.prisma.run.findUnique({ where: { id: runId }, select: { eventCount: true } });
+  const r = await (await db.prisma()).run.findUnique({ where: { id: runId }, select: { eventCount: true } });
   return !!r && r.eventCount > 0;
 }
 
@@ -67,7 +67,7 @@ const SUMMARY_CACHE_SIZE = 8;
  * looked at again is served without reading its events. (`next start` compresses it.)
  */
 export async function getRunSummaryCached(db: Db, runId: string, after: number): Promise<string | null> {
-  const run = await db.prisma.run.findUnique({ where: { id: runId }, select: { updatedAt: true, eventCount: true } });
+  const run = await (await db.prisma()).run.findUnique({ where: { id: runId }, select: { updatedAt: true, eventCount: true } });
   if (!run || run.eventCount === 0) return null;
   const key = `${runId}|${run.updatedAt}|${run.eventCount}`;
   if (after < 0) {
@@ -212,7 +212,7 @@ export async function inspectEvent(db: Db, runId: string, seq: number, withState
     : [];
   const needsState = withState || row.type === "state" || row.type === "checkpoint" || row.type.startsWith("approval.");
   const state = needsState ? await stateAt(db, runId, seq) : null;
-  const findings = await db.prisma.finding.findMany({ where: { runId, seq }, orderBy: { rule: "asc" } });
+  const findings = await (await db.prisma()).finding.findMany({ where: { runId, seq }, orderBy: { rule: "asc" } });
   const findingItems: FindingItem[] = findings.map((f) => ({ rule: f.rule, seq: f.seq, severity: f.severity, message: f.message }));
   return `{"seq":${seq},"event":${storedEventJson(row)},"related":[${relatedRows.map(storedEventJson).join(",")}],"state":${state ? JSON.stringify(state, bigintAsDigits) : "null"},"findings":${JSON.stringify(findingItems)}}`;
 }
@@ -229,7 +229,7 @@ export async function searchEvents(db: Db, runId: string, q: string, limit: numb
 }
 
 async function runChange(db: Db, runId: string): Promise<RunChange | null> {
-  const r = await db.prisma.run.findUnique({
+  const r = await (await db.prisma()).run.findUnique({
     where: { id: runId },
     select: { eventCount: true, maxSeq: true, nextSeq: true, status: true, live: true, updatedAt: true },
   });

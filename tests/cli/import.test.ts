@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
+import Database from "better-sqlite3";
 import { inject, describe, expect, it } from "vitest";
 import { freshDb } from "../helpers/db";
 import { getRun } from "@/lib/server/queries";
@@ -26,6 +27,28 @@ describe("retrace CLI", () => {
     const r = await cli(["--help"]);
     expect(r.code).toBe(0);
     for (const c of ["import", "migrate"]) expect(r.stdout).toMatch(new RegExp(`^  ${c} `, "m"));
+  });
+
+  it("migrate creates a SQLite database with 16 KiB pages in WAL mode, and leaves an existing one's page size", async () => {
+    const dir = fs.mkdtempSync(path.join(inject("tmpDir"), "migrate-"));
+    const fresh = path.join(dir, "fresh.db");
+    const r = await cli(["migrate"], { DATABASE_URL: `file:${fresh}` });
+    expect(r.code).toBe(0);
+    const db = new Database(fresh, { readonly: true });
+    expect(db.pragma("page_size", { simple: true })).toBe(16384);
+    expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(db.prepare(`SELECT count(*) AS n FROM "Run"`).get()).toEqual({ n: 0 });
+    db.close();
+    // a database created elsewhere keeps its pages (changing them needs a VACUUM outside WAL)
+    const old = path.join(dir, "old.db");
+    const o = new Database(old);
+    o.pragma("page_size = 4096");
+    o.pragma("journal_mode = WAL");
+    o.close();
+    expect((await cli(["migrate"], { DATABASE_URL: `file:${old}` })).code).toBe(0);
+    const again = new Database(old, { readonly: true });
+    expect(again.pragma("page_size", { simple: true })).toBe(4096);
+    again.close();
   });
 
   it("imports journals (plain and gzip) into the configured database", async () => {

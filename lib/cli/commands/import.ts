@@ -1,11 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Readable } from "node:stream";
-import cliProgress from "cli-progress";
+import type { SingleBar } from "cli-progress";
 import { openDb } from "../../server/db";
 import { ingestBytes, type IngestBytesResult } from "../../server/service";
-import { importFileStreaming } from "../../server/import-stream";
-import { DETECT_HEAD_BYTES, detectFormat } from "../../importers";
+import { DETECT_HEAD_BYTES, detectFormat } from "../../importers/detect";
 
 export const summary = "import journals (NDJSON, .gz) and trace exports into the configured database";
 export const usage = `Usage: npm run -s retrace -- import [--json] FILE…
@@ -52,9 +51,12 @@ export async function run(argv: string[]): Promise<number> {
     for (const file of files) {
       const size = fs.statSync(file).size;
       const tty = process.stderr.isTTY && !json;
-      const bar = tty
-        ? new cliProgress.SingleBar({ format: `${path.basename(file)} [{bar}] {percentage}% | {value}/{total} bytes | {events} events`, hideCursor: true }, cliProgress.Presets.shades_classic)
-        : null;
+      let bar: SingleBar | null = null;
+      if (tty) {
+        // loaded only for a terminal: every import paid for it at start (lib/server/README.md)
+        const { default: cliProgress } = await import("cli-progress");
+        bar = new cliProgress.SingleBar({ format: `${path.basename(file)} [{bar}] {percentage}% | {value}/{total} bytes | {events} events`, hideCursor: true }, cliProgress.Presets.shades_classic);
+      }
       let read = 0;
       let events = 0;
       bar?.start(size, 0, { events: 0 });
@@ -77,6 +79,7 @@ export async function run(argv: string[]): Promise<number> {
           },
         });
       } else {
+        const { importFileStreaming } = await import("../../server/import-stream");
         const imported = await importFileStreaming(db, file, path.basename(file), {
           onBytes: (n) => bar?.update((read = n), { events }),
           onProgress: (n) => bar?.update(read, { events: (events = n) }),

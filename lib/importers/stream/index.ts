@@ -10,6 +10,7 @@
  * Inspect, tau-bench, SDK span dumps): they are read whole and handed to `importTrace`.
  */
 import { DETECT_HEAD_BYTES, detectFormat } from "../detect";
+import { peekBytes } from "./peek-bytes";
 import { ImportError, importTrace } from "../index";
 import { spansToRuns, type SpansToRunsOptions } from "../otlp";
 import type { NormalizedSpan } from "../span";
@@ -18,6 +19,7 @@ import { jaegerDocument } from "./jaeger-stream";
 import { JsonSyntaxError, JsonWalker, type ValueVisitor } from "./json-walker";
 import { appendAll, otlpDocument } from "./otlp-stream";
 
+export { peekBytes } from "./peek-bytes";
 export { JsonSyntaxError, JsonWalker, exactNumber, type ContainerVisitor, type StreamJson, type ValueVisitor } from "./json-walker";
 
 /** Formats whose spans are read one by one; the others are read whole. */
@@ -39,40 +41,6 @@ export interface StreamedImport {
   runCount: number;
   /** The runs in `importTrace` order, each derived when reached. Iterate once. */
   runs(): Generator<ImportedRun>;
-}
-
-/** Reads at least `bytes` bytes ahead (or the whole source, if shorter) and replays them. */
-export async function peekBytes(source: AsyncIterable<Uint8Array>, bytes: number): Promise<{ head: Uint8Array; stream: AsyncIterable<Uint8Array> }> {
-  const it = source[Symbol.asyncIterator]();
-  const held: Uint8Array[] = [];
-  let size = 0;
-  let done = false;
-  while (size < bytes) {
-    const r = await it.next();
-    if (r.done) {
-      done = true;
-      break;
-    }
-    held.push(r.value);
-    size += r.value.length;
-  }
-  const head = new Uint8Array(size);
-  let at = 0;
-  for (const h of held) {
-    head.set(h, at);
-    at += h.length;
-  }
-  async function* replay(): AsyncGenerator<Uint8Array> {
-    yield* held;
-    held.length = 0;
-    if (done) return;
-    for (;;) {
-      const r = await it.next();
-      if (r.done) return;
-      yield r.value;
-    }
-  }
-  return { head, stream: replay() };
 }
 
 async function readAllText(source: AsyncIterable<Uint8Array>): Promise<string> {

@@ -53,7 +53,7 @@ export async function GET(req: Request, ctx: Ctx) {
   const db = getDb();
   const rows = await listEventBodies(db, run, q.data.after, q.data.limit);
   if (rows.length === 0) {
-    const exists = await db.prisma.run.findUnique({ where: { id: run }, select: { eventCount: true } });
+    const exists = await (await db.prisma()).run.findUnique({ where: { id: run }, select: { eventCount: true } });
     if (!exists || exists.eventCount === 0) return jsonError(404, `no run "${run}"`);
   }
   // Built as text: stored bodies are exact JSON (integers beyond 2^53 included) and are
