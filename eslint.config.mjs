@@ -8,7 +8,7 @@ const PURE_CORE = ["lib/journal/**", "lib/canonical/**", "lib/state/**", "lib/re
 
 export default tseslint.config(
   {
-    ignores: ["node_modules/**", ".next/**", "lib/server/generated/**", "data/**", "test-results/**", "playwright-report/**", "next-env.d.ts", "public/**", ".tmp/**", ".bench/**"],
+    ignores: ["node_modules/**", ".next/**", "lib/server/generated/**", "lib/journal/generated/**", "data/**", "test-results/**", "playwright-report/**", "next-env.d.ts", "public/**", ".tmp/**", ".bench/**"],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

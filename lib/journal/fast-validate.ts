@@ -1,69 +1,29 @@
 /**
- * The ingest hot path's validator: ajv code compiled from the JSON Schema that zod
- * generates, one validator per event type, so zod stays the single definition. Only a
- * verdict comes from here; when it says no, zod runs to name the field (and decides).
- * Where code generation is not allowed (a browser page under a strict CSP) this returns
- * null and zod alone validates.
+ * The ingest hot path's validator: one compiled function per event type, generated ahead
+ * of time from zod's JSON Schema (validator-source.ts → generated/validators.ts), so zod
+ * stays the single definition and no process compiles code at run time (that cost every
+ * CLI start and a server's first upload 50-80 ms, and a page under a strict CSP could not
+ * do it at all). Only a verdict comes from here; when it says no, zod runs to name the
+ * field (and decides).
  */
-import Ajv2020 from "ajv/dist/2020.js";
-import type { ValidateFunction } from "ajv";
-import { z } from "zod";
-import { dataSchemas, envelopeSchema } from "./schema";
-import { EVENT_TYPES, type KnownEventType } from "./types";
+import * as generated from "./generated/validators";
+import { EVENT_TYPES } from "./types";
 
-let ajv: Ajv2020 | null | undefined;
-const compiled = new Map<string, ValidateFunction | null>();
+type Validator = (data: unknown) => boolean;
 
-function instance(): Ajv2020 | null {
-  if (ajv !== undefined) return ajv;
-  try {
-    // The schema's patterns are ASCII: without the u flag V8 runs them faster (three an
-    // event). The schemas are zod's own output, so ajv need not check them against the
-    // 2020-12 meta-schema, whose compilation was 65 ms of every cold start.
-    ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false, unicodeRegExp: false, validateSchema: false });
-    ajv.compile({ type: "object" });
-  } catch {
-    ajv = null;
-  }
-  return ajv;
-}
+const byType = new Map<string, Validator>();
+EVENT_TYPES.forEach((type, i) => {
+  // the generated file lists the types it was made for: a stale file fails here, loudly
+  if (generated.TYPES[i] !== type) throw new Error("lib/journal/generated/validators.ts is stale: run npm run schema:json");
+  byType.set(type, (generated as unknown as Record<string, Validator>)[`type${i}`]);
+});
+const extension = generated.extension as Validator;
 
-function validatorFor(type: string): ValidateFunction | null {
-  const key = (EVENT_TYPES as readonly string[]).includes(type) ? type : "x-";
-  if (compiled.has(key)) return compiled.get(key)!;
-  const a = instance();
-  let fn: ValidateFunction | null = null;
-  if (a) {
-    const schema =
-      key === "x-"
-        ? envelopeSchema
-        : envelopeSchema.extend({ type: z.literal(key), data: dataSchemas[key as KnownEventType] });
-    try {
-      fn = a.compile(z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as object);
-    } catch {
-      fn = null;
-    }
-  }
-  compiled.set(key, fn);
-  return fn;
-}
-
-/**
- * Compiles every event type's validator now (about 0.2 s) instead of on the first event
- * of each type, so a server's first upload does not pay for it.
- */
-export function compileAllValidators(): void {
-  for (const type of EVENT_TYPES) validatorFor(type);
-  validatorFor("x-");
-}
-
-/** true: valid; false: invalid (ask zod why); null: no fast path here. */
-export function fastValidate(value: Record<string, unknown>): boolean | null {
+/** true: valid; false: invalid (ask zod why). */
+export function fastValidate(value: Record<string, unknown>): boolean {
   const type = value.type;
   if (typeof type !== "string") return false;
-  const fn = validatorFor(type);
-  if (!fn) return null;
-  if (!fn(value)) return false;
+  if (!(byType.get(type) ?? extension)(value)) return false;
   // zod's refine on state events is not expressible in JSON Schema
   if (type === "state") {
     const d = value.data as Record<string, unknown>;

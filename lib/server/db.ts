@@ -11,7 +11,6 @@ import type { PrismaClient as SqlitePrismaClient } from "./generated/sqlite/clie
 import { loadConfig, type RetraceConfig } from "./config";
 import { lazySqlExec, openSqlite, type SqlExec } from "./sql";
 import { stopRunChanges } from "./changes";
-import { compileAllValidators } from "../journal/fast-validate";
 
 useSha256Implementation((text) => hash("sha256", text, "hex"));
 
@@ -51,9 +50,6 @@ const globalForDb = globalThis as unknown as { __retraceDb?: Db };
 export function getDb(): Db {
   if (!globalForDb.__retraceDb) {
     globalForDb.__retraceDb = openDb();
-    // A server's first request (often a health check) opens the database; ready the
-    // ingest validators right after it, off that request, so the first upload is not slower.
-    setTimeout(compileAllValidators, 0).unref();
   }
   return globalForDb.__retraceDb;
 }
