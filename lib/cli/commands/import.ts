@@ -3,7 +3,7 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import type { SingleBar } from "cli-progress";
 import { openDb } from "../../server/db";
-import { ingestBytes, type IngestBytesResult } from "../../server/service";
+import type { IngestBytesResult } from "../../server/service";
 import { DETECT_HEAD_BYTES, detectFormat } from "../../importers/detect";
 
 export const summary = "import journals (NDJSON, .gz) and trace exports into the configured database";
@@ -46,6 +46,8 @@ export async function run(argv: string[]): Promise<number> {
     }
   }
   const db = openDb();
+  // openDb starts the SQLite writer thread; the ingest code loads while it boots
+  const { ingestBytes } = await import("../../server/service");
   let worst = 0;
   try {
     for (const file of files) {
