@@ -114,7 +114,7 @@ export function openSqlite(url: string): SqlExec {
     all: <T>(sql: string, params: SqlParam[] = []) => writer.call<T[]>({ op: "all", sql, params: params.map(sqliteParam) }),
     run: (sql: string, params: SqlParam[] = []) => writer.call<number>({ op: "run", sql, params: params.map(sqliteParam) }),
     finishesRows: true,
-    backlog: () => writer.unanswered,
+    backlog: () => writer.backlog(),
     // 150 rows of a typical event pack into ~100 KB: under V8's large-object size, so
     // neither thread maps fresh pages for every batch (page faults of a 100,000-event
     // import 92k → 56k)
@@ -225,6 +225,8 @@ class SqliteWriter {
   private nextId = 1;
   private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   private closed = false;
+  /** [0]: row batches the writer has taken (inserted or failed), shared with it. */
+  private readonly taken = new Int32Array(new SharedArrayBuffer(4));
 
   constructor(file: string) {
     this.worker = new Worker(new URL("./sqlite-writer.worker.mjs", import.meta.url), {
@@ -236,6 +238,7 @@ class SqliteWriter {
         workNumbers: WORK_NUMBERS.length,
         rowWork: ROW_WORK,
         packed: PACKED,
+        taken: this.taken,
       },
     });
     this.worker.unref();
@@ -254,15 +257,22 @@ class SqliteWriter {
 
   private inflight: Promise<unknown>[] = [];
   private static readonly MAX_INFLIGHT = 16;
-  /** Requests sent with sendBounded and not answered yet. */
-  unanswered = 0;
+  private sent = 0;
+
+  /**
+   * Row batches sent and not yet taken by the writer, read from a counter the writer
+   * increments: its answers would only tell once this thread turns to its event loop,
+   * which a busy ingest seldom does (it awaits microtasks), so counting answers saw a
+   * backlog where the writer had long been idle and kept the work on this thread.
+   */
+  backlog(): number {
+    return this.sent - Atomics.load(this.taken, 0);
+  }
 
   /** Sends without waiting for the answer unless MAX_INFLIGHT requests are still unanswered. */
   async sendBounded(req: WriterRequest): Promise<void> {
-    this.unanswered++;
-    const answered = this.call(req)
-      .catch(() => undefined)
-      .finally(() => this.unanswered--);
+    this.sent++;
+    const answered = this.call(req).catch(() => undefined);
     this.inflight.push(answered);
     while (this.inflight.length > SqliteWriter.MAX_INFLIGHT) await this.inflight.shift();
   }

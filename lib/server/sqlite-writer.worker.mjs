@@ -206,5 +206,8 @@ parentPort.on("message", (msg) => {
     const error = { message: e instanceof Error ? e.message : String(e), code: e && typeof e === "object" && "code" in e ? e.code : undefined };
     if (op === "insert" || op === "run" || op === "all") failed = Object.assign(new Error(error.message), { code: error.code });
     parentPort.postMessage({ id, ok: false, error });
+  } finally {
+    // every batch taken counts, failed or not (SqliteWriter.backlog in sql.ts reads this)
+    if (op === "insert") Atomics.add(workerData.taken, 0, 1);
   }
 });
