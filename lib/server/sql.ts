@@ -271,7 +271,7 @@ class SqliteWriter {
 
   /** Sends without waiting for the answer unless MAX_INFLIGHT requests are still unanswered. */
   async sendBounded(req: WriterRequest): Promise<void> {
-    this.sent++;
+    if (req.op === "insert") this.sent++;
     const answered = this.call(req).catch(() => undefined);
     this.inflight.push(answered);
     while (this.inflight.length > SqliteWriter.MAX_INFLIGHT) await this.inflight.shift();
