@@ -85,10 +85,8 @@ interface Pending {
   /** Canonical text of the event without its hash; computed when first needed (rawText). */
   canonicalRaw: string | null;
   stored: JournalEvent;
-  /** Canonical text of the stored (redacted) event; null while it is the raw one (storedText). */
+  /** Canonical text of the stored (redacted) event; null: nothing was redacted, the stored text is the raw one. */
   canonicalStored: string | null;
-  /** Nothing was redacted: the stored text is the raw one. */
-  storedIsRaw: boolean;
   redactions: number;
   secrets: SecretHit[];
 }
@@ -351,7 +349,7 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
         if (!finishesRows) {
           verdict = verifyEvent(prevRecorded, p.raw, rawText(p));
           body = storedText(p);
-        } else if (p.storedIsRaw) {
+        } else if (p.canonicalStored === null) {
           work |= ROW_WORK.storedIsRaw;
           verdict = recordedHash === null || (s !== 0 && prevRecorded === undefined) ? "none" : null;
           if (p.canonicalRaw === null && p.text !== null && writerKeepsUp) {
@@ -377,7 +375,7 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
           } else {
             // Both chains have one construction: where the stored event is what arrived and
             // the chains agree so far, the server's link is the recorder's verified one.
-            const sameLink = verdict === "ok" && p.storedIsRaw && ctx.tailServerHash === (s === 0 ? "" : prevRecorded);
+            const sameLink = verdict === "ok" && p.canonicalStored === null && ctx.tailServerHash === (s === 0 ? "" : prevRecorded);
             serverHash = sameLink ? (p.raw.hash as string) : chainHashOf(ctx.tailServerHash, body);
             ctx.tailServerHash = serverHash;
           }
@@ -540,7 +538,6 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
             canonicalRaw: null,
             stored: ev,
             canonicalStored: null,
-            storedIsRaw: true,
             redactions: 0,
             secrets: NO_HITS,
           };
@@ -549,7 +546,6 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
             if (red.count > 0) {
               p.stored = red.value as JournalEvent;
               p.canonicalStored = canonicalJson(red.value);
-              p.storedIsRaw = false;
               p.redactions = red.count;
               p.secrets = red.hits;
             }
