@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { SERVERS, SQLITE_PORT } from "./servers";
 import { example, hostileJournal, HOSTILE, ndjson, uniqueId, type Ev } from "./fixtures/journals";
 import { appendEvents, expect, postJournal, test } from "./fixtures/viewer";
@@ -154,6 +155,24 @@ test.describe("run page", () => {
     await page.reload();
     await rp.ready();
     await rp.shows(22);
+  });
+
+  test("a source without times (a SWE-agent trajectory) shows its order, never a 1970 start, a duration or offsets", async ({ page, request, guard, runPage: rp }) => {
+    guard.allowNavigation(BASE);
+    const traj = fs.readFileSync("tests/fixtures/corpus/swe-agent/marshmallow-1867-function-calling.traj");
+    const res = await request.post(`${BASE}/api/imports?name=marshmallow.traj`, { data: traj, headers: { "content-type": "application/json" } });
+    expect(res.status(), await res.text()).toBeLessThan(300);
+    const runId = ((await res.json()) as { runs: Array<{ run: string }> }).runs[0].run;
+    await rp.open(BASE, runId, "?event=3");
+    await rp.shows(3);
+    await expect(rp.view.getByTitle(/source recorded no times/).first()).toHaveText("times not recorded");
+    await expect(rp.inspector.getByText("no time recorded")).toBeVisible();
+    await expect(rp.graph.getByRole("img", { name: /in recorded order \(the source has no times\)/ })).toBeVisible();
+    await expect(rp.view).not.toContainText("1970");
+    await page.goto(`${BASE}/?q=${encodeURIComponent(runId)}`);
+    const row = page.getByRole("table", { name: "Runs", exact: true }).getByRole("row").nth(1);
+    await expect(row).toContainText("not recorded");
+    await expect(row).not.toContainText("1970");
   });
 });
 

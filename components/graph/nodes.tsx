@@ -5,6 +5,7 @@ import { EVENT_KINDS, type EventNodeData, type StepNodeData } from "@/lib/graph"
 import { formatDuration } from "@/lib/view/format";
 import { KindBadge } from "@/components/ui/kind-badge";
 import { useRunStoreApi } from "@/components/run/run-store";
+import { useTimesRecorded } from "@/components/run/times-recorded";
 
 export type EventFlowNode = Node<{ node: EventNodeData; selected: boolean; matched: boolean }, "event">;
 export type StepFlowNode = Node<{ node: StepNodeData; selected: boolean }, "step">;
@@ -41,6 +42,7 @@ export const EventNode = memo(function EventNode({ data }: NodeProps<EventFlowNo
 
 export const StepNode = memo(function StepNode({ data }: NodeProps<StepFlowNode>) {
   const n = data.node;
+  const timed = useTimesRecorded();
   const api = useRunStoreApi();
   const toggle = (e: React.MouseEvent) => {
     e.stopPropagation();
@@ -54,7 +56,7 @@ export const StepNode = memo(function StepNode({ data }: NodeProps<StepFlowNode>
           <span className="nm" title={n.label}>
             {n.label}
           </span>
-          <span style={{ color: "var(--muted)" }}>{formatDuration(n.durationMs)}</span>
+          {timed ? <span style={{ color: "var(--muted)" }}>{formatDuration(n.durationMs)}</span> : null}
           {n.failures > 0 ? <span className="badge bad">{n.failures} failed</span> : null}
           <button type="button" onClick={toggle} aria-label={`Collapse step ${n.label}`}>
             −
@@ -85,7 +87,7 @@ export const StepNode = memo(function StepNode({ data }: NodeProps<StepFlowNode>
         {kinds.length > 4 ? <span style={{ fontSize: 10.5, color: "var(--muted)" }}>+{kinds.length - 4}</span> : null}
       </div>
       <div className="sub">
-        #{n.firstSeq}–#{n.lastSeq} · {n.eventCount} events · {formatDuration(n.durationMs)}
+        #{n.firstSeq}–#{n.lastSeq} · {n.eventCount} events{timed ? ` · ${formatDuration(n.durationMs)}` : ""}
         {n.status === "error" ? <span className="bad"> · error</span> : null}
       </div>
     </div>

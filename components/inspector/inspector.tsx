@@ -33,6 +33,7 @@ const STATEFUL = (type: string) => type === "state" || type === "checkpoint" || 
 export function Inspector({ runId, detail, index }: { runId: string; detail: RunDetail; index: RunIndex | undefined }) {
   const api = useRunStoreApi();
   const qc = useQueryClient();
+  const timed = detail.timesRecorded !== false;
   const seq = useRunStore((s) => s.selectedSeq);
   const chosen = useRunStore((s) => s.inspectorTab) as Tab | null;
   const row = index && seq !== null ? index.rowOfSeq(seq) : -1;
@@ -69,7 +70,7 @@ export function Inspector({ runId, detail, index }: { runId: string; detail: Run
           </h2>
         </div>
         <div className="meta">
-          <span title={formatTimestamp(s.tsMs[row])}>{formatOffset(s.tsMs[row] - index.startMs)}</span>
+          {timed ? <span title={formatTimestamp(s.tsMs[row])}>{formatOffset(s.tsMs[row] - index.startMs)}</span> : <span title="The source recorded no times">no time recorded</span>}
           {s.step[row] ? <span>step {s.step[row]}</span> : null}
           {s.status[row] ? <span className={index.failed[row] ? "bad" : ""}>{s.status[row]}</span> : null}
           {!Number.isNaN(s.latencyMs[row]) ? <span>{formatDuration(s.latencyMs[row])}</span> : null}

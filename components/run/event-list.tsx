@@ -5,6 +5,7 @@ import { EVENT_KINDS, type RunIndex } from "@/lib/graph";
 import { formatDuration, formatOffset } from "@/lib/view/format";
 import { KindBadge } from "@/components/ui/kind-badge";
 import { useRunStore, useRunStoreApi } from "./run-store";
+import { useTimesRecorded } from "./times-recorded";
 
 const ROW = 28;
 
@@ -91,6 +92,7 @@ const EventRow = memo(function EventRow({
   findings: number;
   onSelect: (seq: number) => void;
 }) {
+  const timed = useTimesRecorded();
   const s = index.summary;
   const seq = s.seq[row];
   const kind = EVENT_KINDS[index.kindOfRow[row]];
@@ -107,7 +109,7 @@ const EventRow = memo(function EventRow({
       className={`event-row${failed ? " failed" : ""}`}
       style={{ transform: `translateY(${top}px)` }}
       onClick={() => onSelect(seq)}
-      title={`${formatOffset(s.tsMs[row] - index.startMs)}${s.step[row] ? ` · step ${s.step[row]}` : ""}`}
+      title={[timed ? formatOffset(s.tsMs[row] - index.startMs) : "", s.step[row] ? `step ${s.step[row]}` : ""].filter(Boolean).join(" · ") || undefined}
     >
       <span className="seq">#{seq}</span>
       <KindBadge kind={kind} />

@@ -60,12 +60,20 @@ export function RunHeader({ detail, index, liveMode }: { detail: RunDetail; inde
             agent <b>{vt(detail.agent)}{detail.agentVersion ? `@${vt(detail.agentVersion)}` : ""}</b>
           </span>
         ) : null}
-        <span>
-          started <b>{formatTimestamp(detail.startedAt)}</b>
-        </span>
-        <span>
-          duration <b>{formatDuration(detail.durationMs)}</b>
-        </span>
+        {detail.timesRecorded === false ? (
+          <span title="The source recorded no times: events are shown in the order it recorded them">
+            times <b>not recorded</b>
+          </span>
+        ) : (
+          <>
+            <span>
+              started <b>{formatTimestamp(detail.startedAt)}</b>
+            </span>
+            <span>
+              duration <b>{formatDuration(detail.durationMs)}</b>
+            </span>
+          </>
+        )}
         <span>
           events <b>{formatCount(detail.eventCount)}</b>
         </span>

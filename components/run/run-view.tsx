@@ -15,6 +15,7 @@ import { GraphPane } from "@/components/graph/graph-pane";
 import { getLayoutWorker } from "@/components/graph/layout-worker";
 import { Timeline } from "@/components/timeline/timeline";
 import { Inspector } from "@/components/inspector/inspector";
+import { TimesRecordedProvider } from "./times-recorded";
 
 // recharts is only needed when the Charts tab is opened
 const StepCharts = dynamic(() => import("@/components/charts/step-charts").then((m) => m.StepCharts), {
@@ -64,6 +65,7 @@ function RunViewBody({ runId, initialDetail }: { runId: string; initialDetail: R
   }, [ready, readyAt]);
 
   return (
+    <TimesRecordedProvider value={detail.timesRecorded !== false}>
     <div className="run-view" data-testid="run-view" data-ready={ready ? "true" : "false"} data-ready-ms={readyAt ?? undefined} data-live={liveMode}>
       <RunHeader detail={detail} index={index} liveMode={liveMode} />
       <div className="run-body">
@@ -105,6 +107,7 @@ function RunViewBody({ runId, initialDetail }: { runId: string; initialDetail: R
         </aside>
       </div>
     </div>
+    </TimesRecordedProvider>
   );
 }
 

@@ -55,7 +55,7 @@ export function RunsTable({ runs }: { runs: RunListItem[] }) {
               <td>
                 <StatusBadge status={r.status} /> {r.live ? <span className="badge live">live</span> : null}
               </td>
-              <td title={formatTimestamp(r.startedAt)}>{formatTimestamp(r.startedAt).slice(0, 19)}</td>
+              <td title={r.timesRecorded === false ? "The source recorded no times" : formatTimestamp(r.startedAt)}>{r.timesRecorded === false ? "not recorded" : formatTimestamp(r.startedAt).slice(0, 19)}</td>
               <td className="num">{formatDuration(r.durationMs)}</td>
               <td className="num">
                 {formatCount(r.eventCount)}

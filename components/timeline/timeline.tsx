@@ -5,6 +5,7 @@ import { formatDuration, formatOffset } from "@/lib/view/format";
 import { clampViewport, lowerBound, panViewport, revealTime, ticks, zoomViewport, type Viewport } from "@/lib/view/timeline";
 import { useIsDark } from "@/components/theme/theme-toggle";
 import { useRunStore, useRunStoreApi } from "@/components/run/run-store";
+import { useTimesRecorded } from "@/components/run/times-recorded";
 
 const AXIS = 20;
 const LANES = [
@@ -61,6 +62,7 @@ export function Timeline({ index, findings }: { index: RunIndex; findings: Reado
   const api = useRunStoreApi();
   const selectedSeq = useRunStore((s) => s.selectedSeq);
   const dark = useIsDark();
+  const timed = useTimesRecorded();
   const canvas = useRef<HTMLCanvasElement>(null);
   const box = useRef<HTMLDivElement>(null);
   const bounds = useRef<Viewport>({ startMs: index.startMs, endMs: index.endMs });
@@ -120,7 +122,8 @@ export function Timeline({ index, findings }: { index: RunIndex; findings: Reado
       ctx.fillStyle = col.border;
       ctx.fillRect(x, AXIS - 4, 1, H - AXIS);
       ctx.fillStyle = col.muted;
-      ctx.fillText(formatOffset(t - index.startMs), x + 3, AXIS / 2);
+      // without recorded times, event n sits at n ms: the axis counts events
+      ctx.fillText(timed ? formatOffset(t - index.startMs) : `#${Math.round(t - index.startMs)}`, x + 3, AXIS / 2);
     }
     LANES.forEach((lane, i) => {
       ctx.fillStyle = col.muted;
@@ -323,7 +326,7 @@ export function Timeline({ index, findings }: { index: RunIndex; findings: Reado
       <canvas
         ref={canvas}
         role="img"
-        aria-label={`Timeline of ${index.n.toLocaleString("en-US")} events over ${formatDuration(index.endMs - index.startMs)}: wheel to zoom, drag to pan, click to select`}
+        aria-label={`Timeline of ${index.n.toLocaleString("en-US")} events ${timed ? `over ${formatDuration(index.endMs - index.startMs)}` : "in recorded order (the source has no times)"}: wheel to zoom, drag to pan, click to select`}
         onPointerDown={(e) => {
           (e.target as HTMLElement).setPointerCapture(e.pointerId);
           drag.current = { x: e.clientX, start: view.current, moved: false };
@@ -345,7 +348,7 @@ export function Timeline({ index, findings }: { index: RunIndex; findings: Reado
           const rect = c.getBoundingClientRect();
           if (row >= 0) {
             const s = index.summary;
-            setHover({ x: e.clientX - rect.left, text: `#${s.seq[row]} ${s.type[row]}${s.name[row] ? ` ${s.name[row]}` : ""} ${formatOffset(s.tsMs[row] - index.startMs)}` });
+            setHover({ x: e.clientX - rect.left, text: `#${s.seq[row]} ${s.type[row]}${s.name[row] ? ` ${s.name[row]}` : ""}${timed ? ` ${formatOffset(s.tsMs[row] - index.startMs)}` : ""}` });
           } else setHover(null);
         }}
         onPointerLeave={() => setHover(null)}

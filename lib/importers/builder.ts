@@ -8,7 +8,10 @@
  * `step.start`), so the journal never shows a child before its parent.
  */
 import type { EventType, JournalEvent, JsonObject, RunId, Seq } from "../journal/types";
+import { SYNTHETIC_TIMES } from "../journal/summary";
 import { nanosToIso, toJson, toJsonObject } from "./json-utils";
+
+const asObject = (v: unknown): Record<string, unknown> => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 
 export interface ProtoEvent {
   /** Time in nanoseconds since the epoch (ignored when the builder is synthetic). */
@@ -34,7 +37,8 @@ export interface BuildOptions {
   runId: string;
   /**
    * The source has no times: keep insertion order and give event n the time
-   * 1970-01-01T00:00:00.000Z + n ms.
+   * 1970-01-01T00:00:00.000Z + n ms, and say so in run.start (`source.timestamps:
+   * "synthetic"`, see timesRecordedIn) so that no view shows those times as real ones.
    */
   synthetic?: boolean;
   start: { data: Record<string, unknown>; t?: bigint };
@@ -117,7 +121,8 @@ export class JournalBuilder {
       if (it?.extra) for (const [k, v] of Object.entries(it.extra)) if (v !== undefined) ev[k] = toJson(v);
       return ev;
     };
-    out.push(make(0, tStart, "run.start", opts.start.data));
+    const startData = opts.synthetic ? { ...opts.start.data, source: { ...asObject(opts.start.data.source), timestamps: SYNTHETIC_TIMES } } : opts.start.data;
+    out.push(make(0, tStart, "run.start", startData));
     for (const it of ordered) {
       const seq = out.length;
       out.push(make(seq, it.t, it.type, it.data, it));

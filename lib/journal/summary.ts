@@ -109,6 +109,19 @@ export interface RunIdentity {
   initiator: string | null;
 }
 
+/**
+ * `source.timestamps` in run.start when the source recorded no times (SWE-agent and
+ * tau-bench files): the importer gives event n the time 1970-01-01T00:00:00.000Z + n ms,
+ * which keeps the order and must never be shown as a start, a duration or an offset.
+ */
+export const SYNTHETIC_TIMES = "synthetic";
+
+/** Whether a run's event times are real, from its header (RunHeader.header). */
+export function timesRecordedIn(header: Record<string, unknown>): boolean {
+  const source = header.source;
+  return !(source !== null && typeof source === "object" && (source as Record<string, unknown>).timestamps === SYNTHETIC_TIMES);
+}
+
 export interface RunHeader extends RunIdentity {
   tags: string[];
   /** versions, policy, initiator, resumeOf, forkOf: shown on the run page. */

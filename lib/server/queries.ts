@@ -5,6 +5,7 @@ import "server-only";
  */
 import { z } from "zod";
 import type { Db } from "./db";
+import { timesRecordedIn } from "../journal/summary";
 import type { FindingItem, RunDetail, RunListItem } from "../view/api-types";
 
 // The answer shapes live in lib/view/api-types.ts (pure), shared with the browser code.
@@ -30,7 +31,8 @@ export type RunListQuery = z.infer<typeof runListQuery>;
 
 type RunRecord = Awaited<ReturnType<Awaited<ReturnType<Db["prisma"]>>["run"]["findFirstOrThrow"]>>;
 
-function toSummary(r: RunRecord): RunSummaryDto {
+function toSummary(r: RunRecord, header: Record<string, unknown> = JSON.parse(r.header) as Record<string, unknown>): RunSummaryDto {
+  const timesRecorded = timesRecordedIn(header);
   return {
     id: r.id,
     workflow: r.workflow,
@@ -41,10 +43,11 @@ function toSummary(r: RunRecord): RunSummaryDto {
     initiator: r.initiator,
     status: r.status,
     live: r.live,
-    startedAt: r.startedAt ?? (r.startedMs !== null ? new Date(r.startedMs).toISOString() : null),
-    endedAt: r.endedAt,
+    startedAt: !timesRecorded ? null : (r.startedAt ?? (r.startedMs !== null ? new Date(r.startedMs).toISOString() : null)),
+    endedAt: timesRecorded ? r.endedAt : null,
     durationMs:
-      r.startedMs !== null ? (r.endedMs ?? r.lastEventMs ?? r.startedMs) - r.startedMs : null,
+      timesRecorded && r.startedMs !== null ? (r.endedMs ?? r.lastEventMs ?? r.startedMs) - r.startedMs : null,
+    timesRecorded,
     eventCount: r.eventCount,
     errorCount: r.errorCount,
     findingCount: r.findingCount,
@@ -118,7 +121,7 @@ export async function listRuns(db: Db, q: RunListQuery): Promise<{ runs: RunSumm
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
   const nextCursor = rows.length > q.limit && last ? encodeCursor(Number(last[field] ?? 0), last.id) : null;
-  return { runs: page.map(toSummary), nextCursor };
+  return { runs: page.map((r) => toSummary(r)), nextCursor };
 }
 
 export async function getRun(db: Db, id: string): Promise<RunDetailDto | null> {
@@ -126,9 +129,10 @@ export async function getRun(db: Db, id: string): Promise<RunDetailDto | null> {
   const r = await prisma.run.findUnique({ where: { id } });
   if (!r || r.eventCount === 0) return null;
   const findings = await prisma.finding.findMany({ where: { runId: id }, orderBy: [{ seq: "asc" }, { rule: "asc" }] });
+  const header = JSON.parse(r.header) as Record<string, unknown>;
   return {
-    ...toSummary(r),
-    header: JSON.parse(r.header) as Record<string, unknown>,
+    ...toSummary(r, header),
+    header,
     recorderLastHash: r.recorderLastHash,
     serverLastHash: r.serverLastHash,
     nextSeq: r.nextSeq,

@@ -9,9 +9,12 @@ export interface RunListItem extends RunIdentity {
   id: string;
   status: string;
   live: boolean;
+  /** null when unknown, and when the source recorded no times (timesRecorded false). */
   startedAt: string | null;
   endedAt: string | null;
   durationMs: number | null;
+  /** false: the source had no times; events carry synthetic ones that only keep their order. */
+  timesRecorded: boolean;
   eventCount: number;
   errorCount: number;
   findingCount: number;

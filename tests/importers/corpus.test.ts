@@ -285,7 +285,10 @@ describe("exact ids and times survive", () => {
       const r = load(file);
       expect(r.warnings.join(" ")).toMatch(/no timestamps/);
       r.runs[0].events.forEach((e, i) => expect(e.ts).toBe(new Date(i).toISOString()));
+      // ...and run.start says so, so that no view shows those times as real ones
+      expect(r.runs[0].events[0].data.source).toMatchObject({ timestamps: "synthetic" });
     }
+    expect(eventsOf("langfuse/langfuse-qa-chatbot-mcp-toolcall.json")[0].data.source).not.toHaveProperty("timestamps");
   });
 
   it("SWE-agent: run-level token usage lands on run.end", () => {

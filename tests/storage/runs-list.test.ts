@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/lib/server/db";
-import { listRuns, runListQuery } from "@/lib/server/queries";
+import { getRun, listRuns, runListQuery } from "@/lib/server/queries";
 import { ingestBytes } from "@/lib/server/service";
 import { bytesOf, DIALECTS, freshDb, type TestDb } from "../helpers/db";
 
@@ -63,5 +63,22 @@ describe.each(DIALECTS)("runs list on %s", (dialect) => {
     const [top] = (await listRuns(db, runListQuery.parse({ limit: "1" }))).runs;
     expect(top).toMatchObject({ id: "run-11", workflow: "refund", environment: "production", status: "succeeded", eventCount: 14, live: false, fidelity: "partial" });
     expect(top.durationMs).toBe(14_000);
+  });
+
+  // last: it adds a run the tests above do not expect
+  it("a run whose source recorded no times shows no start or duration, only that", async () => {
+    const id = "no-times-run";
+    const at = (k: number) => new Date(k).toISOString(); // what the importers give such sources
+    const text = [
+      { run: id, seq: 0, ts: at(0), type: "run.start", data: { workflow: { name: "swe", version: "1" }, source: { format: "swe-agent", timestamps: "synthetic" } } },
+      { run: id, seq: 1, ts: at(1), type: "run.end", data: { status: "succeeded" } },
+    ].map((l) => JSON.stringify(l)).join("\n");
+    expect((await ingestBytes(db, bytesOf(text + "\n"), { mode: "upload", source: "import" })).errors).toEqual([]);
+    const listed = (await listRuns(db, runListQuery.parse({ q: id }))).runs;
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({ id, timesRecorded: false, startedAt: null, endedAt: null, durationMs: null });
+    expect(await getRun(db, id)).toMatchObject({ timesRecorded: false, startedAt: null, durationMs: null });
+    // a run with real times keeps them
+    expect(await getRun(db, "run-03")).toMatchObject({ timesRecorded: true, startedAt: "2026-11-04T10:00:00.000Z", durationMs: 6000 });
   });
 });
