@@ -21,6 +21,11 @@ export interface PushHints {
   chain?: ChainVerdict;
   /** The secrets in this event when the caller has already looked (ingest's redaction does), so the event is not scanned twice. */
   secrets?: readonly SecretHit[];
+  /**
+   * The event is a stored (redacted) form, secrets replaced by placeholders: a state it
+   * sets or patches is not the one the recorder hashed (see AnalyzerSnapshot.stateRedacted).
+   */
+  redacted?: boolean;
 }
 
 export interface Analyzer {
@@ -77,6 +82,12 @@ export interface AnalyzerSnapshot {
   policy: RunPolicy | null;
   /** State rebuilt from state and checkpoint events. */
   state: JsonValue;
+  /**
+   * The stored snapshot's state had secrets replaced by placeholders (ingest redacts it
+   * before storing): a fold continued from it cannot know the state's true hash, so it
+   * checks none until a checkpoint or a `set` replaces the state whole. Absent: false.
+   */
+  stateRedacted?: boolean;
   /** Recorded hash of the last state or checkpoint event (approval.stale-state compares to it). */
   recordedStateHash: string;
   mismatchPending: boolean;
@@ -99,6 +110,9 @@ export interface AnalyzerSnapshot {
 export function compareFindings(a: Finding, b: Finding): number {
   return a.seq - b.seq || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0);
 }
+
+/** recordedStateHash when the state's hash cannot be known (see AnalyzerSnapshot.stateRedacted). */
+const UNKNOWN_STATE_HASH = "";
 
 function str(v: JsonValue | undefined): string | undefined {
   return typeof v === "string" ? v : undefined;
@@ -145,6 +159,8 @@ class RunAnalyzer implements Analyzer {
   private state: RunState = EMPTY_STATE;
   /** Hash of `state`, computed when first needed (null: not yet). */
   private stateHashCache: string | null = EMPTY_STATE_HASH;
+  /** See AnalyzerSnapshot.stateRedacted. */
+  private stateRedacted = false;
   private recordedStateHash = EMPTY_STATE_HASH;
   private mismatchPending = false;
   private stepStarts = 0;
@@ -228,7 +244,7 @@ class RunAnalyzer implements Analyzer {
       }
       case "approval.decision": {
         const stateHash = str(data.stateHash);
-        if (stateHash !== undefined && stateHash !== this.recordedStateHash) {
+        if (stateHash !== undefined && this.recordedStateHash !== UNKNOWN_STATE_HASH && stateHash !== this.recordedStateHash) {
           this.report("approval.stale-state", seq, `approval ${quote(data.approval)} was decided on state ${stateHash.slice(0, 19)}…, but the run state at this point is ${this.recordedStateHash.slice(0, 19)}…`);
         }
         const approval = str(data.approval);
@@ -238,7 +254,7 @@ class RunAnalyzer implements Analyzer {
       }
       case "state":
       case "checkpoint":
-        this.onState(event);
+        this.onState(event, hints?.redacted === true);
         break;
       case "decision": {
         if (data.action === "stop" || obj(data.stop)?.met === true) this.stopSeen = true;
@@ -261,6 +277,7 @@ class RunAnalyzer implements Analyzer {
       lastHash: this.lastHash,
       policy: this.policy === null ? null : { ...this.policy },
       state: this.state,
+      ...(this.stateRedacted ? { stateRedacted: true } : {}),
       recordedStateHash: this.recordedStateHash,
       mismatchPending: this.mismatchPending,
       stepStarts: this.stepStarts,
@@ -283,6 +300,7 @@ class RunAnalyzer implements Analyzer {
     this.policy = s.policy === null ? null : { ...s.policy };
     this.state = s.state;
     this.stateHashCache = null;
+    this.stateRedacted = s.stateRedacted === true;
     this.recordedStateHash = s.recordedStateHash;
     this.mismatchPending = s.mismatchPending;
     this.stepStarts = s.stepStarts;
@@ -438,9 +456,25 @@ class RunAnalyzer implements Analyzer {
     return this.stateHashCache;
   }
 
-  private onState(event: JournalEvent): void {
+  private onState(event: JournalEvent, redacted: boolean): void {
     const data = event.data;
     const recorded = str(data.hash);
+    if (redacted) this.stateRedacted = true;
+    if (this.stateRedacted) {
+      const replaced = !redacted && (event.type === "checkpoint" || (event.type === "state" && "set" in data));
+      if (!replaced) {
+        // Continued from a redacted snapshot: the state is not the recorder's, so neither its
+        // hash nor (without a recorded one) the hash approvals are compared with is known.
+        this.state = nextState(this.state, event).state;
+        this.stateHashCache = null;
+        this.recordedStateHash = recorded ?? UNKNOWN_STATE_HASH;
+        return;
+      }
+      // replaced whole: the recorder's state again, checked from here on; the state a
+      // checkpoint was taken from is the one not known, so its own check is skipped
+      this.stateRedacted = false;
+      if (event.type === "checkpoint") this.mismatchPending = true;
+    }
     if (event.type === "checkpoint") {
       if (this.mismatchPending) {
         this.mismatchPending = false;

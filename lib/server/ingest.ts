@@ -737,8 +737,11 @@ async function finishRun(tx: SqlTx, ctx: RunCtx, redactor: Redactor) {
   if (ctx.reanalyze) findings = await reanalyze(tx, ctx);
   else findings = ctx.analyzer.findings();
   // The analyzer holds raw values (the rebuilt state, write-call arguments): redact before
-  // storing. Analysis continued from it sees placeholders where secrets were (README).
-  row.analysis = canonicalJson(redactor.redact(ctx.analyzer.snapshot()).value);
+  // storing. A state that held a secret is marked, so that analysis continued from it does
+  // not check hashes against placeholders (AnalyzerSnapshot.stateRedacted).
+  const snapshot = ctx.analyzer.snapshot();
+  if (redactor.redact(snapshot.state).count > 0) snapshot.stateRedacted = true;
+  row.analysis = canonicalJson(redactor.redact(snapshot).value);
   row.findingCount = findings.length;
   await tx.run(`DELETE FROM "Finding" WHERE "runId" = ?`, [ctx.id]);
   // Many rows a statement: a journal broken at every event has a finding an event, and one
@@ -802,7 +805,8 @@ async function reanalyze(tx: SqlTx, ctx: RunCtx): Promise<Finding[]> {
   for (const r of rows) {
     const ev = parseJsonExact(r.body) as JournalEvent;
     if (r.recordedHash) ev.hash = r.recordedHash;
-    analyzer.push(ev, { chain: r.chain === "ok" || r.chain === "fail" ? r.chain : "none" });
+    // stored events are redacted: one that held a secret is not what the recorder hashed
+    analyzer.push(ev, { chain: r.chain === "ok" || r.chain === "fail" ? r.chain : "none", redacted: Number(r.redactions) > 0 });
     if (Number(r.redactions) > 0) secretSeqs.add(Number(r.seq));
     last = Number(r.seq);
   }

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hashOf } from "@/lib/canonical";
 import { computeEventHash, verifyChain } from "@/lib/journal/chain";
 import { createRng } from "@/lib/replay/testing/journal-generator";
 import { parseJsonExact } from "@/lib/journal/parse-line";
@@ -224,6 +225,41 @@ describe.each(DIALECTS)("ingest on %s", (dialect) => {
     const rows = await listEventBodies(db, run, -1, 100);
     const { firstFailure } = verifyChain(rows.map((x) => ({ ...(parseJsonExact(x.body) as JournalEvent), hash: x.hash! })));
     expect(firstFailure).toBeNull();
+  });
+
+  it("checks a live run's state hashes across requests even when its state held a secret", async () => {
+    // The stored analysis snapshot is redacted, so the state continued from is not the
+    // recorder's: its hashes are not checked (no false mismatch) until a `set` or a
+    // checkpoint replaces it whole, and then they are again. The same holds when a late
+    // batch fills a gap and the run is analysed again from its stored (redacted) events.
+    const secret = "sk-proj-" + "Q7f2LmX9aB3cD4eF5gH6iJ7kL8mN";
+    const at = (run: string, seq: number, type: string, data: Record<string, unknown>) => ({ run, seq, ts: TS, type, data });
+    const st = { apiKey: secret, n: 0 };
+    const st1 = { apiKey: secret, n: 1 };
+    const events = (run: string) => [
+      at(run, 0, "run.start", {}),
+      at(run, 1, "state", { set: st, hash: hashOf(st) }),
+      at(run, 2, "state", { patch: [{ op: "replace", path: "/n", value: 1 }], hash: hashOf(st1) }),
+      at(run, 3, "approval.decision", { approval: "a1", decision: "approved", by: "u1", stateHash: hashOf(st1) }),
+      at(run, 4, "state", { set: { n: 5 }, hash: hashOf({ n: 6 }) }), // a real mismatch, after a replacement
+      at(run, 5, "run.end", { status: "succeeded" }),
+    ];
+    const rules = async (run: string) => (await getRun(db, run))!.findings.map((f) => `${f.rule}@${f.seq}`).sort();
+    const expected = ["secret.exposed@1", "state.hash-mismatch@4"];
+
+    const live = events("live-secret-state");
+    expect((await append(db, "live-secret-state", nd(live.slice(0, 2)))).errors).toEqual([]);
+    expect((await append(db, "live-secret-state", nd(live.slice(2)))).errors).toEqual([]);
+    expect(await rules("live-secret-state")).toEqual(expected);
+
+    const gap = events("gap-secret-state");
+    await append(db, "gap-secret-state", nd(gap.filter((e) => e.seq !== 3)));
+    await append(db, "gap-secret-state", nd([gap[3]])); // fills the gap: analysed again from what is stored
+    expect(await rules("gap-secret-state")).toEqual(expected);
+
+    // in one request the fold holds the raw state throughout, as before
+    expect((await upload(db, nd(events("one-secret-state")))).errors).toEqual([]);
+    expect(await rules("one-secret-state")).toEqual(expected);
   });
 
   it("rejects a live batch naming another run", async () => {
