@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Locator, Page } from "@playwright/test";
+import { hashOf } from "../lib/canonical";
 import { generateJournal } from "../scripts/bench-journal";
 import { example, uniqueId } from "./fixtures/journals";
 import { expect, postJournal, test } from "./fixtures/viewer";
@@ -214,6 +215,27 @@ test.describe("replay page", () => {
     await page.goto(`${BASE}/runs/${runId}/replay?fork=3&override=${encodeURIComponent('{"bogus":1}')}`);
     await rp.ready("reconstruct");
     await expect(rp.banner.getByRole("alert")).toContainText("unknown override field bogus");
+  });
+
+  test("a run whose state held a secret replays without divergences: the redacted state is not checked against the recorder's hashes", async ({ page, request, guard }) => {
+    const runId = uniqueId("e2e-rp-secret-state");
+    guard.allowNavigation(`/runs/${runId}/replay`);
+    const raw = { apiKey: "sk-proj-" + "Z8y7X6w5V4u3T2s1R0q9P8o7", n: 0 };
+    const ts = "2026-11-07T11:00:00.000Z";
+    const ev = (seq: number, type: string, data: Record<string, unknown>) => ({ run: runId, seq, ts, type, data });
+    await postJournal(request, BASE, [
+      ev(0, "run.start", { workflow: { name: "w", version: "1" }, versions: { prompts: {}, policies: {}, tools: {}, models: {} } }),
+      ev(1, "state", { set: raw, hash: hashOf(raw) }),
+      ev(2, "state", { patch: [{ op: "replace", path: "/n", value: 1 }], hash: hashOf({ ...raw, n: 1 }) }),
+      ev(3, "approval.decision", { approval: "a1", decision: "approved", by: "u1", stateHash: hashOf({ ...raw, n: 1 }) }),
+      ev(4, "run.end", { status: "succeeded" }),
+    ]);
+    const rp = await open(page);
+    await rp.open(runId);
+    await expect(rp.tab("Divergences (0)")).toBeVisible();
+    await rp.row(2).click();
+    await rp.shows(2);
+    await expect(rp.frame).not.toContainText(raw.apiKey);
   });
 
   test("jump to the next divergence on a run whose state hash does not match", async ({ page, request, guard }) => {

@@ -39,14 +39,16 @@ export function nextAfterOf(text: string): number | null {
  * anything was redacted, the recorder's hashes cannot verify on what is stored, and the
  * replay checks Retrace's own chain over the stored events instead.
  */
-export function eventsFromPages(pages: readonly string[]): { events: JournalEvent[]; chain: "recorder" | "server" } {
+export function eventsFromPages(pages: readonly string[]): { events: JournalEvent[]; chain: "recorder" | "server"; redacted: ReadonlySet<number> } {
   const rows = pages.flatMap((p) => parsePage(p).events);
   const chain = rows.every((r) => r.redactions === 0) ? "recorder" : "server";
+  // events stored with a secret replaced: the state they set is not the recorder's (ReplayOptions.redacted)
+  const redacted = new Set(rows.filter((r) => r.redactions > 0).map((r) => r.seq));
   const events = rows.map((r) => {
     if (chain === "server") return r.event;
     const { hash: _server, ...rest } = r.event;
     void _server;
     return (r.recordedHash ? { ...rest, hash: r.recordedHash } : rest) as JournalEvent;
   });
-  return { events, chain };
+  return { events, chain, redacted };
 }

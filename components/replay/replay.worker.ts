@@ -18,19 +18,21 @@ let run = "";
 let fidelity: Fidelity | undefined;
 let events: JournalEvent[] = [];
 let chain: "recorder" | "server" = "server";
+let redactedSeqs: ReadonlySet<number> = new Set();
+const redacted = (seq: number) => redactedSeqs.has(seq);
 let hashed = 0;
 let current: { key: string; replay: Replay; forked: boolean } | null = null;
 
 function replayOf(fork: ForkSpec | null): { replay: Replay; forkError: string | null } {
   if (fork !== null) {
     try {
-      return { replay: createReplay(events, { run, fidelity, fork }), forkError: null };
+      return { replay: createReplay(events, { run, fidelity, fork, redacted }), forkError: null };
     } catch (e) {
       if (!(e instanceof ReplayError)) throw e;
-      return { replay: createReplay(events, { run, fidelity }), forkError: e.message };
+      return { replay: createReplay(events, { run, fidelity, redacted }), forkError: e.message };
     }
   }
-  return { replay: createReplay(events, { run, fidelity }), forkError: null };
+  return { replay: createReplay(events, { run, fidelity, redacted }), forkError: null };
 }
 
 scope.onmessage = (e: MessageEvent<WorkerRequest>) => {
@@ -42,6 +44,7 @@ scope.onmessage = (e: MessageEvent<WorkerRequest>) => {
       const parsed = eventsFromPages(req.pages);
       events = parsed.events;
       chain = parsed.chain;
+      redactedSeqs = parsed.redacted;
       hashed = events.filter((ev) => typeof ev.hash === "string").length;
       current = null;
       scope.postMessage({ kind: "loaded", id: req.id, events: events.length, chain });

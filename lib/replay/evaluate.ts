@@ -11,6 +11,11 @@ import { EMPTY_STATE, EMPTY_STATE_HASH, nextState, type RunState } from "../stat
 import { evaluateCondition } from "./condition";
 
 export const UNHASHABLE = "(unhashable)";
+/**
+ * The hash of a state that is not the recorder's (it was rebuilt from events whose
+ * secrets were redacted at ingest) when the journal recorded none: nothing compares with it.
+ */
+export const UNKNOWN_HASH = "(unknown: redacted state)";
 
 export interface EvalState {
   /** The policy of the run's run.start (null before one is seen). */
@@ -19,6 +24,12 @@ export interface EvalState {
   readonly stateHash: string;
   /** seq of a state mismatch not yet reset by a checkpoint (reconstruct only). */
   readonly mismatchAt: number | null;
+  /**
+   * The state was rebuilt from an event stored redacted (a secret replaced by a
+   * placeholder): it is not the recorder's, so its hash is the recorded one (or
+   * UNKNOWN_HASH) and is not checked, until a `set` or checkpoint replaces it whole.
+   */
+  readonly stateRedacted: boolean;
   readonly steps: number;
   /** A decision to stop has been seen. */
   readonly stopped: boolean;
@@ -35,6 +46,7 @@ export const INITIAL_EVAL: EvalState = Object.freeze({
   state: EMPTY_STATE,
   stateHash: EMPTY_STATE_HASH,
   mismatchAt: null,
+  stateRedacted: false,
   steps: 0,
   stopped: false,
   pastStop: false,
@@ -95,8 +107,20 @@ export function effectivePolicy(policy: RunPolicy | null, override: RunPolicy | 
 }
 
 /** Evaluates one event. `override` is a fork's policy (null for the recorded run). */
-export function evaluate(ev: EvalState, event: JournalEvent, override: RunPolicy | null = null): EvalStep {
+export function evaluate(ev: EvalState, event: JournalEvent, override: RunPolicy | null = null, redacted = false): EvalStep {
   const data = event.data;
+  if ((event.type === "state" || event.type === "checkpoint") && (redacted || (ev.stateRedacted && !replacesState(event)))) {
+    // Not the recorder's state (see EvalState.stateRedacted): applied, its hash taken from
+    // the journal, nothing checked.
+    const recorded = str(data.hash) ?? null;
+    const stateHash = recorded ?? UNKNOWN_HASH;
+    const next: EvalState = { ...ev, state: nextState(ev.state, event).state, stateHash, stateRedacted: true, mismatchAt: event.type === "checkpoint" ? null : ev.mismatchAt };
+    const verdict: Verdict =
+      event.type === "state"
+        ? { kind: "state", ok: true, error: null, before: ev.stateHash, after: stateHash, recorded: null }
+        : { kind: "checkpoint", before: ev.stateHash, after: stateHash, recorded: null, snapshotHash: stateHash };
+    return { next, verdict };
+  }
   const policy = effectivePolicy(ev.policy, override);
   switch (event.type) {
     case "run.start":
@@ -177,7 +201,7 @@ export function evaluate(ev: EvalState, event: JournalEvent, override: RunPolicy
       const recorded = str(data.hash) ?? null;
       const mismatch = !step.ok || (recorded !== null && recorded !== after);
       return {
-        next: { ...ev, state: step.state, stateHash: after, mismatchAt: ev.mismatchAt ?? (mismatch ? event.seq : null) },
+        next: { ...ev, state: step.state, stateHash: after, mismatchAt: ev.mismatchAt ?? (mismatch ? event.seq : null), stateRedacted: false },
         verdict: { kind: "state", ok: step.ok, error: step.ok ? null : step.error, before: ev.stateHash, after, recorded },
       };
     }
@@ -185,7 +209,7 @@ export function evaluate(ev: EvalState, event: JournalEvent, override: RunPolicy
       const step = nextState(ev.state, event);
       const snapshotHash = safeHash(step.state);
       return {
-        next: { ...ev, state: step.state, stateHash: snapshotHash, mismatchAt: null },
+        next: { ...ev, state: step.state, stateHash: snapshotHash, mismatchAt: null, stateRedacted: false },
         verdict: { kind: "checkpoint", before: ev.stateHash, after: snapshotHash, recorded: str(data.hash) ?? null, snapshotHash },
       };
     }
@@ -196,5 +220,10 @@ export function evaluate(ev: EvalState, event: JournalEvent, override: RunPolicy
 
 /** The evaluation with its run state replaced (a fork's state override). */
 export function withState(ev: EvalState, state: RunState): EvalState {
-  return { ...ev, state, stateHash: safeHash(state) };
+  return { ...ev, state, stateHash: safeHash(state), stateRedacted: false };
+}
+
+/** A checkpoint or a `set`: the state after it does not depend on the state before. */
+function replacesState(event: JournalEvent): boolean {
+  return event.type === "checkpoint" || (event.type === "state" && "set" in event.data);
 }

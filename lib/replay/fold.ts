@@ -12,7 +12,7 @@ import { computeEventHash, type ChainVerdict } from "../journal/chain";
 import { quote } from "../analyze/describe";
 import type { JournalEvent, JsonValue, RunPolicy, Seq } from "../journal/types";
 import { applyPatch, type RunState } from "../state";
-import { evaluate, INITIAL_EVAL, withState, type EvalState, type Verdict } from "./evaluate";
+import { evaluate, INITIAL_EVAL, UNKNOWN_HASH, withState, type EvalState, type Verdict } from "./evaluate";
 import type { ForkPlan } from "./plan";
 import type { ChangeKind, Divergence, DivergenceKind, ForkChange, Provenance, ReplayFrame } from "./types";
 
@@ -25,6 +25,8 @@ export interface ReplayContext {
   verifyChain?: boolean;
   /** Chain verdicts already known (ingest stores one per event); undefined → computed here. */
   chainVerdict?: (seq: number) => ChainVerdict | undefined;
+  /** Whether the event at a seq is stored redacted (ReplayOptions.redacted). */
+  redacted?: (seq: number) => boolean;
 }
 
 export interface FoldState {
@@ -91,14 +93,14 @@ function baseDivergences(event: JournalEvent, v: Verdict, before: EvalState, gap
       else if (v.recorded !== null && v.recorded !== v.after) out.push(divergence(seq, "state-hash", "the rebuilt state does not have the recorded hash", v.after, v.recorded, cause));
       break;
     case "checkpoint":
-      if (v.recorded !== null && v.before !== v.recorded) {
+      if (v.recorded !== null && v.before !== UNKNOWN_HASH && v.before !== v.recorded) {
         out.push(divergence(seq, "state-hash", "the state rebuilt before this checkpoint does not have the checkpoint's recorded hash", v.before, v.recorded, cause));
       } else if (v.recorded !== null && v.snapshotHash !== v.recorded) {
         out.push(divergence(seq, "state-hash", "the checkpoint's snapshot does not have its own recorded hash", v.snapshotHash, v.recorded));
       }
       break;
     case "approval":
-      if (v.stateHash !== null && v.stateHash !== v.rebuilt) {
+      if (v.stateHash !== null && v.rebuilt !== UNKNOWN_HASH && v.stateHash !== v.rebuilt) {
         out.push(divergence(seq, "approval-state", `approval ${quote(v.approval)} names state ${short(v.stateHash)}, but the rebuilt state is ${short(v.rebuilt)}`, v.rebuilt, v.stateHash, cause));
       }
       break;
@@ -281,7 +283,8 @@ export function replayStep(fold: FoldState, event: JournalEvent, ctx: ReplayCont
   }
 
   // The run as recorded.
-  const { next: base, verdict: vb } = evaluate(fold.base, event);
+  const redacted = ctx.redacted?.(seq) === true;
+  const { next: base, verdict: vb } = evaluate(fold.base, event, null, redacted);
   const more = baseDivergences(event, vb, fold.base, gapAt);
   for (const d of more) divergences.push(d);
   if (event.type === "checkpoint") gapAt = null;
@@ -317,7 +320,7 @@ export function replayStep(fold: FoldState, event: JournalEvent, ctx: ReplayCont
     simulatedNote = "checkpoint of the fork's state";
   }
   const policy: RunPolicy | null = seq >= plan.policyFrom ? plan.policy : null;
-  const evaluated = evaluate(before, forkEvent, policy);
+  const evaluated = evaluate(before, forkEvent, policy, redacted && forkEvent === event);
   let fork = evaluated.next;
   const vf = evaluated.verdict;
   const outcome = compare(event, vb, vf);
@@ -335,7 +338,7 @@ export function replayStep(fold: FoldState, event: JournalEvent, ctx: ReplayCont
   if (outcome.decision) {
     forkEvent = outcome.decision;
     simulatedNote = outcome.stopsAfter ? "the stop condition is met on the fork's state" : "the stop condition is not met on the fork's state";
-    fork = evaluate(before, forkEvent, policy).next;
+    fork = evaluate(before, forkEvent, policy, redacted && forkEvent === event).next;
   }
 
   let divergedAt = fold.divergedAt;

@@ -62,7 +62,7 @@ export function createReplay(input: readonly JournalEvent[], options: ReplayOpti
   if (!runEvents) throw new ReplayError(`no run "${run}" in the journal (runs: ${[...runs.keys()].slice(0, 5).join(", ")})`);
   const events = orderEvents(runEvents);
   const every = Math.max(1, Math.floor(options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY));
-  const ctx: ReplayContext = { plan: options.fork ? buildForkPlan(events, options.fork) : null, chainVerdict: options.chainVerdict };
+  const ctx: ReplayContext = { plan: options.fork ? buildForkPlan(events, options.fork) : null, chainVerdict: options.chainVerdict, redacted: options.redacted };
   // Seeking re-steps events whose divergences are already known: skip the chain hashing.
   const seekCtx: ReplayContext = { ...ctx, verifyChain: false };
   const fidelity = assessFidelity(events, options.fidelity);

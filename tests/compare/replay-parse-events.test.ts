@@ -28,5 +28,8 @@ describe("events pages", () => {
     const redacted = eventsFromPages([page([row(0, 0, "{}")], 0), page([row(1, 2, '{"text":"[REDACTED:1]"}')], null)]);
     expect(redacted.chain).toBe("server");
     expect(redacted.events.map((e) => e.hash)).toEqual(["sha256:srv0", "sha256:srv1"]);
+    // and says which events were stored redacted, for the replay's state checks
+    expect([...redacted.redacted]).toEqual([1]);
+    expect([...clean.redacted]).toEqual([]);
   });
 });

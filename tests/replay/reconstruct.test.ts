@@ -100,6 +100,29 @@ describe("reconstruct on hand-written runs", () => {
     expect(replay.divergences[1].causedBy).toBe(2);
   });
 
+  it("checks no state hash against a state stored redacted, until one replaces it whole", () => {
+    // What the browser replays: the stored form, a secret replaced by its placeholder; the
+    // recorder hashed the state with the secret in it.
+    const raw = { apiKey: "sk-secret", n: 0 };
+    const stored = { apiKey: "[redacted:openai-key:0123456789ab]", n: 0 };
+    const events = journal([
+      start(),
+      state({ set: stored, hash: hashOf(raw) }),
+      state({ patch: [{ op: "replace", path: "/n", value: 1 }], hash: hashOf({ ...raw, n: 1 }) }),
+      { type: "approval.decision", data: { approval: "a1", decision: "approved", by: "u1", stateHash: hashOf({ ...raw, n: 1 }) } },
+      state({ set: { n: 5 }, hash: hashOf({ n: 6 }) }), // replaced whole, and really wrong
+      state({ patch: [{ op: "replace", path: "/n", value: 7 }], hash: hashOf({ n: 7 }) }),
+    ]);
+    const kinds = (r: ReturnType<typeof createReplay>) => r.divergences.map((d) => `${d.meaningful ? "" : "~"}${d.kind}@${d.seq}`);
+    // told which event was stored redacted: only the real mismatch, after the replacement
+    const told = createReplay(events, { redacted: (seq) => seq === 1 });
+    expect(kinds(told)).toEqual(["state-hash@4"]);
+    // the frames carry the recorder's hash for the redacted stretch, never the placeholder state's
+    expect(told.viewAt(told.frameIndexOfSeq(2)).frame.stateHash).toBe(hashOf({ ...raw, n: 1 }));
+    // not told: the placeholder makes every hash in that stretch look wrong
+    expect(kinds(createReplay(events))).toEqual(["state-hash@1", "~state-hash@2", "~approval-state@3", "~state-hash@4"]);
+  });
+
   it("re-evaluates a stop condition on the rebuilt state and reports a recorded met that disagrees", () => {
     const events = journal([
       start(),
