@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import { hashOf } from "../lib/canonical";
 import { SERVERS, SQLITE_PORT } from "./servers";
 import { example, hostileJournal, HOSTILE, ndjson, uniqueId, type Ev } from "./fixtures/journals";
 import { appendEvents, expect, postJournal, test } from "./fixtures/viewer";
@@ -155,6 +156,19 @@ test.describe("run page", () => {
     await page.reload();
     await rp.ready();
     await rp.shows(22);
+  });
+
+  test("a state that held a secret: the state pane shows the placeholder and does not judge its hash", async ({ request, guard, runPage: rp }) => {
+    const runId = uniqueId("e2e-secret-state");
+    guard.allowNavigation(BASE);
+    const raw = { apiKey: "sk-proj-" + "C3d4E5f6G7h8J9k0L1m2N3p4", n: 0 };
+    const ev = (seq: number, type: string, data: Record<string, unknown>): Ev => ({ run: runId, seq, ts: "2026-11-07T11:00:00.000Z", type, data });
+    await postJournal(request, BASE, [ev(0, "run.start", {}), ev(1, "state", { set: raw, hash: hashOf(raw) }), ev(2, "run.end", { status: "succeeded" })]);
+    await rp.open(BASE, runId, "?event=1");
+    await rp.shows(1);
+    await expect(rp.panel()).toContainText("[redacted:");
+    await expect(rp.panel()).not.toContainText(raw.apiKey);
+    await expect(rp.panel().getByRole("status")).toHaveText("The state holds secrets replaced at ingest, so its hash cannot be checked here: the recorder hashed the original.");
   });
 
   test("a source without times (a SWE-agent trajectory) shows its order, never a 1970 start, a duration or offsets", async ({ page, request, guard, runPage: rp }) => {

@@ -15,6 +15,11 @@ export function StatePane({ answer }: { answer: InspectAnswer }) {
   if (!st) return <div className="skeleton">Rebuilding the state…</div>;
   const own = st.changedAt === answer.seq;
   const hashOk = st.recordedHash === null || st.recordedHash === st.rebuiltHash;
+  const verdict = st.redacted
+    ? { className: "", text: "The state holds secrets replaced at ingest, so its hash cannot be checked here: the recorder hashed the original." }
+    : hashOk
+      ? { className: "ok", text: "✓ The rebuilt state matches the recorded hash." }
+      : { className: "bad", text: "✗ The rebuilt state does not match the recorded hash." };
   return (
     <div className="pane">
       <Fields
@@ -26,8 +31,8 @@ export function StatePane({ answer }: { answer: InspectAnswer }) {
         ]}
       />
       {st.changedAt !== null ? (
-        <p className={hashOk ? "ok" : "bad"} role="status">
-          {hashOk ? "✓ The rebuilt state matches the recorded hash." : "✗ The rebuilt state does not match the recorded hash."}
+        <p className={verdict.className} role="status">
+          {verdict.text}
         </p>
       ) : null}
       {st.error ? <p className="bad">The last state event could not be applied: {st.error}</p> : null}

@@ -172,8 +172,8 @@ export async function stateAt(db: Db, runId: string, seq: number): Promise<State
     [runId, seq],
   );
   const fromCheckpoint = cp[0]?.seq === null || cp[0]?.seq === undefined ? null : Number(cp[0].seq);
-  const rows = await db.sql.all<{ seq: number; body: string }>(
-    `SELECT "seq", "body" FROM "Event" WHERE "runId" = ? AND "type" IN ('state', 'checkpoint') AND "seq" >= ? AND "seq" <= ? ORDER BY "seq"`,
+  const rows = await db.sql.all<{ seq: number; body: string; redactions: number }>(
+    `SELECT "seq", "body", "redactions" FROM "Event" WHERE "runId" = ? AND "type" IN ('state', 'checkpoint') AND "seq" >= ? AND "seq" <= ? ORDER BY "seq"`,
     [runId, fromCheckpoint ?? -1, seq],
   );
   let state: RunState = EMPTY_STATE;
@@ -181,8 +181,13 @@ export async function stateAt(db: Db, runId: string, seq: number): Promise<State
   let changedAt: number | null = null;
   let recordedHash: string | null = null;
   let error: string | null = null;
+  let redacted = false;
   for (const r of rows) {
     const event = parseJsonExact(r.body) as JournalEvent;
+    // a secret replaced at ingest: the state is not the one the recorder hashed until an
+    // unredacted set or checkpoint replaces it whole
+    if (Number(r.redactions) > 0) redacted = true;
+    else if (event.type === "checkpoint" || (event.data !== null && typeof event.data === "object" && "set" in event.data)) redacted = false;
     const step = nextState(state, event);
     before = state;
     state = step.state;
@@ -191,7 +196,7 @@ export async function stateAt(db: Db, runId: string, seq: number): Promise<State
     error = step.ok ? null : step.error;
   }
   const rebuiltHash = stateHash(state);
-  return { before, after: state, changedAt, fromCheckpoint, recordedHash, rebuiltHash, hashAtSeq: recordedHash ?? stateHash({}), error };
+  return { before, after: state, changedAt, fromCheckpoint, recordedHash, rebuiltHash, hashAtSeq: recordedHash ?? stateHash({}), error, redacted };
 }
 
 // Integers beyond 2^53 are held as bigint by the exact parser; JSON has no bigint, so

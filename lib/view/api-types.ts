@@ -75,6 +75,11 @@ export interface StateAt {
   hashAtSeq: string;
   /** Why the last state event could not be applied, when it could not. */
   error: string | null;
+  /**
+   * The rebuilt state holds secrets replaced at ingest (an event since the last whole
+   * replacement was stored redacted): its hash cannot match the recorder's, and is not judged.
+   */
+  redacted: boolean;
 }
 
 export interface InspectAnswer {

@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeSummary, encodeSummary, summaryRowsFromEvents, type SummaryDto } from "@/lib/graph";
 import type { JournalEvent } from "@/lib/journal/types";
+import { hashOf } from "@/lib/canonical";
 import type { Db } from "@/lib/server/db";
 import { ingestBytes } from "@/lib/server/service";
 import { getRunSummaryCached, getRunSummaryText, inspectEvent, searchEvents, stateAt } from "@/lib/server/viewer-queries";
@@ -70,6 +71,29 @@ describe.each(DIALECTS)("viewer queries on %s", (dialect) => {
     expect(s.changedAt).toBe(10);
     expect(s.rebuiltHash).toBe(s.recordedHash);
     expect(s.before).toEqual({ status: "triage", order: null });
+    expect(s.redacted).toBe(false);
+  });
+
+  it("says when the rebuilt state holds a secret replaced at ingest, until a set replaces it", async () => {
+    const run = "state-with-secret";
+    const raw = { apiKey: "sk-proj-" + "H4j5K6l7M8n9P0q1R2s3T4u5", n: 0 };
+    const ev = (seq: number, type: string, data: Record<string, unknown>) => JSON.stringify({ run, seq, ts: "2026-11-07T11:00:00.000Z", type, data });
+    const text = [
+      ev(0, "run.start", {}),
+      ev(1, "state", { set: raw, hash: hashOf(raw) }),
+      ev(2, "state", { patch: [{ op: "replace", path: "/n", value: 1 }], hash: hashOf({ ...raw, n: 1 }) }),
+      ev(3, "state", { set: { n: 2 }, hash: hashOf({ n: 2 }) }),
+    ].join("\n");
+    expect((await upload(db, text + "\n")).errors).toEqual([]);
+    for (const seq of [1, 2]) {
+      const s = await stateAt(db, run, seq);
+      expect(s.redacted).toBe(true);
+      expect(JSON.stringify(s.after)).not.toContain(raw.apiKey);
+      expect(s.rebuiltHash).not.toBe(s.recordedHash); // the placeholder's hash: not judged
+    }
+    const after = await stateAt(db, run, 3);
+    expect(after).toMatchObject({ redacted: false, after: { n: 2 } });
+    expect(after.rebuiltHash).toBe(after.recordedHash);
   });
 
   it("searches stored payload text case-insensitively, with LIKE wildcards taken literally", async () => {
