@@ -14,6 +14,7 @@ import { ModelPane } from "./model-pane";
 import { OverviewPane, RawPane } from "./raw-pane";
 import { StatePane } from "./state-pane";
 import { ToolPane } from "./tool-pane";
+import { useTimesRecorded } from "@/components/run/times-recorded";
 
 type Tab = "overview" | "context" | "model" | "tool" | "approval" | "state" | "raw";
 const TAB_LABEL: Record<Tab, string> = { overview: "Overview", context: "Context", model: "Model", tool: "Tool call", approval: "Approval", state: "State", raw: "Raw JSON" };
@@ -33,7 +34,7 @@ const STATEFUL = (type: string) => type === "state" || type === "checkpoint" || 
 export function Inspector({ runId, detail, index }: { runId: string; detail: RunDetail; index: RunIndex | undefined }) {
   const api = useRunStoreApi();
   const qc = useQueryClient();
-  const timed = detail.timesRecorded !== false;
+  const timed = useTimesRecorded();
   const seq = useRunStore((s) => s.selectedSeq);
   const chosen = useRunStore((s) => s.inspectorTab) as Tab | null;
   const row = index && seq !== null ? index.rowOfSeq(seq) : -1;

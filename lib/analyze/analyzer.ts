@@ -10,7 +10,7 @@
 import { canonicalJson, hashOf, sha256Hex } from "../canonical";
 import type { Finding, JournalEvent, JsonObject, JsonValue, RuleId, RunPolicy, Seq } from "../journal/types";
 import { findSecrets, hasSecret, type SecretHit } from "../redact/patterns";
-import { EMPTY_STATE, EMPTY_STATE_HASH, nextState, type RunState } from "../state";
+import { EMPTY_STATE, EMPTY_STATE_HASH, nextState, replacesState, type RunState } from "../state";
 import { verifyEvent, type ChainVerdict } from "../journal/chain";
 import { quote, RULE_SEVERITY, safePath, secretName } from "./describe";
 import { readPolicy } from "./policy";
@@ -461,7 +461,7 @@ class RunAnalyzer implements Analyzer {
     const recorded = str(data.hash);
     if (redacted) this.stateRedacted = true;
     if (this.stateRedacted) {
-      const replaced = !redacted && (event.type === "checkpoint" || (event.type === "state" && "set" in data));
+      const replaced = !redacted && replacesState(event);
       if (!replaced) {
         // Continued from a redacted snapshot: the state is not the recorder's, so neither its
         // hash nor (without a recorded one) the hash approvals are compared with is known.

@@ -7,7 +7,7 @@
 import { hashOf } from "../canonical";
 import type { JournalEvent, JsonObject, JsonValue, RunPolicy } from "../journal/types";
 import { readPolicy } from "../analyze/policy";
-import { EMPTY_STATE, EMPTY_STATE_HASH, nextState, type RunState } from "../state";
+import { EMPTY_STATE, EMPTY_STATE_HASH, nextState, replacesState, type RunState } from "../state";
 import { evaluateCondition } from "./condition";
 
 export const UNHASHABLE = "(unhashable)";
@@ -221,9 +221,4 @@ export function evaluate(ev: EvalState, event: JournalEvent, override: RunPolicy
 /** The evaluation with its run state replaced (a fork's state override). */
 export function withState(ev: EvalState, state: RunState): EvalState {
   return { ...ev, state, stateHash: safeHash(state), stateRedacted: false };
-}
-
-/** A checkpoint or a `set`: the state after it does not depend on the state before. */
-function replacesState(event: JournalEvent): boolean {
-  return event.type === "checkpoint" || (event.type === "state" && "set" in event.data);
 }

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { encodeSummaryColumns, type SummaryColumns } from "../graph/summary";
 import { parseJsonExact } from "../journal/parse-line";
 import type { JournalEvent } from "../journal/types";
-import { EMPTY_STATE, nextState, stateHash, type RunState } from "../state";
+import { EMPTY_STATE, nextState, replacesState, stateHash, type RunState } from "../state";
 import type { FindingItem, RunChange, SearchAnswer, StateAt } from "../view/api-types";
 import { subscribeRunChanges } from "./changes";
 import type { Db } from "./db";
@@ -187,7 +187,7 @@ export async function stateAt(db: Db, runId: string, seq: number): Promise<State
     // a secret replaced at ingest: the state is not the one the recorder hashed until an
     // unredacted set or checkpoint replaces it whole
     if (Number(r.redactions) > 0) redacted = true;
-    else if (event.type === "checkpoint" || (event.data !== null && typeof event.data === "object" && "set" in event.data)) redacted = false;
+    else if (replacesState(event)) redacted = false;
     const step = nextState(state, event);
     before = state;
     state = step.state;

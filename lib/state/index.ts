@@ -79,6 +79,14 @@ export function applyPatch(state: RunState, patch: unknown): StateStep {
   }
 }
 
+/**
+ * A checkpoint or a `state` with `set`: the state after it does not depend on the one
+ * before (what ends a stretch rebuilt from a redacted state, see lib/analyze/README.md).
+ */
+export function replacesState(event: JournalEvent): boolean {
+  return event.type === "checkpoint" || (event.type === "state" && "set" in event.data);
+}
+
 /** The state after a `state` or `checkpoint` event; other events leave it as it is. */
 export function nextState(state: RunState, event: JournalEvent): StateStep {
   const data = event.data;
