@@ -4,11 +4,32 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
-const PURE_CORE = ["lib/journal/**", "lib/canonical/**", "lib/state/**", "lib/redact/**", "lib/analyze/**", "lib/replay/**", "lib/graph/**", "lib/importers/**"];
+const PURE_CORE = [
+  "lib/journal/**",
+  "lib/canonical/**",
+  "lib/state/**",
+  "lib/redact/**",
+  "lib/analyze/**",
+  "lib/replay/**",
+  "lib/graph/**",
+  "lib/importers/**",
+];
 
 export default tseslint.config(
   {
-    ignores: ["node_modules/**", ".next/**", "lib/server/generated/**", "lib/journal/generated/**", "data/**", "test-results/**", "playwright-report/**", "next-env.d.ts", "public/**", ".tmp/**", ".bench/**"],
+    ignores: [
+      "node_modules/**",
+      ".next/**",
+      "lib/server/generated/**",
+      "lib/journal/generated/**",
+      "data/**",
+      "test-results/**",
+      "playwright-report/**",
+      "next-env.d.ts",
+      "public/**",
+      ".tmp/**",
+      ".bench/**",
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
@@ -32,9 +53,27 @@ export default tseslint.config(
         "error",
         {
           patterns: [
-            { group: ["react", "react-dom", "react/*", "next", "next/*", "@prisma/*", "prisma", "prisma/*", "pg", "better-sqlite3", "server-only"], message: "lib's pure core runs in the browser, node and tests: no React, Next, Prisma or drivers." },
+            {
+              group: [
+                "react",
+                "react-dom",
+                "react/*",
+                "next",
+                "next/*",
+                "@prisma/*",
+                "prisma",
+                "prisma/*",
+                "pg",
+                "better-sqlite3",
+                "server-only",
+              ],
+              message: "lib's pure core runs in the browser, node and tests: no React, Next, Prisma or drivers.",
+            },
             { group: ["**/server/**", "@/lib/server/*", "../server", "../server/*"], message: "the pure core must not import lib/server." },
-            { group: ["node:*", "fs", "path", "crypto", "http", "https", "net", "child_process"], message: "the pure core runs in the browser too: no node modules." },
+            {
+              group: ["node:*", "fs", "path", "crypto", "http", "https", "net", "child_process"],
+              message: "the pure core runs in the browser too: no node modules.",
+            },
           ],
         },
       ],
@@ -47,7 +86,10 @@ export default tseslint.config(
         "error",
         {
           patterns: [
-            { group: ["@prisma/*", "pg", "better-sqlite3", "**/server/generated/**"], message: "database access lives in lib/server only." },
+            {
+              group: ["@prisma/*", "pg", "better-sqlite3", "**/server/generated/**"],
+              message: "database access lives in lib/server only.",
+            },
           ],
         },
       ],
@@ -58,7 +100,14 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": [
         "error",
-        { patterns: [{ group: ["@/lib/server/*", "**/lib/server/**"], message: "components are presentational: server data comes through TanStack Query." }] },
+        {
+          patterns: [
+            {
+              group: ["@/lib/server/*", "**/lib/server/**"],
+              message: "components are presentational: server data comes through TanStack Query.",
+            },
+          ],
+        },
       ],
     },
   },

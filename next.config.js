@@ -1,7 +1,14 @@
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // Native drivers and Prisma's generated client load at run time on the server.
-  serverExternalPackages: ["better-sqlite3", "pg", "pg-copy-streams", "@prisma/client", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg"],
+  serverExternalPackages: [
+    "better-sqlite3",
+    "pg",
+    "pg-copy-streams",
+    "@prisma/client",
+    "@prisma/adapter-better-sqlite3",
+    "@prisma/adapter-pg",
+  ],
   poweredByHeader: false,
   // `npm test` runs tsc over the whole project first; the build does not check types again.
   typescript: { ignoreBuildErrors: true },

@@ -14,7 +14,12 @@ const server = (port: number, databaseUrl: string) => ({
   url: `http://127.0.0.1:${port}/api/health`,
   reuseExistingServer: false,
   timeout: 120_000,
-  env: { DATABASE_URL: databaseUrl, NEXT_TELEMETRY_DISABLED: "1", RETRACE_MAX_BODY_BYTES: String(48 * 1024 * 1024), RETRACE_MAX_LINE_BYTES: String(6 * 1024 * 1024) },
+  env: {
+    DATABASE_URL: databaseUrl,
+    NEXT_TELEMETRY_DISABLED: "1",
+    RETRACE_MAX_BODY_BYTES: String(48 * 1024 * 1024),
+    RETRACE_MAX_LINE_BYTES: String(6 * 1024 * 1024),
+  },
 });
 
 export default defineConfig({
@@ -28,12 +33,18 @@ export default defineConfig({
     baseURL: `http://127.0.0.1:${SQLITE_PORT}`,
     launchOptions: {
       executablePath: "/usr/bin/chromium",
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
     },
     viewport: { width: 1280, height: 720 },
   },
-  webServer: [
-    server(SQLITE_PORT, `file:./.tmp/e2e-${stamp}.db`),
-    server(PG_PORT, `${PG_BASE}/retrace_e2e_${stamp}`),
-  ],
+  webServer: [server(SQLITE_PORT, `file:./.tmp/e2e-${stamp}.db`), server(PG_PORT, `${PG_BASE}/retrace_e2e_${stamp}`)],
 });

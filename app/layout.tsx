@@ -10,7 +10,9 @@ export const metadata: Metadata = {
   title: "Retrace",
   description: "Replay debugger for AI agent runs",
   // inline, so no request for /favicon.ico (and no 404 in the console)
-  icons: { icon: "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' rx='3' fill='%233b5bdb'/%3E%3Cpath d='M4 12V4h4.5a2.5 2.5 0 0 1 0 5H4m4.5 0L12 12' stroke='white' stroke-width='1.6' fill='none'/%3E%3C/svg%3E" },
+  icons: {
+    icon: "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' rx='3' fill='%233b5bdb'/%3E%3Cpath d='M4 12V4h4.5a2.5 2.5 0 0 1 0 5H4m4.5 0L12 12' stroke='white' stroke-width='1.6' fill='none'/%3E%3C/svg%3E",
+  },
 };
 
 export default async function RootLayout({ children }: { children: React.ReactNode }) {

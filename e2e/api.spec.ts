@@ -26,7 +26,10 @@ for (const { name, base } of SERVERS) {
     test("POST /api/journals stores a journal; the runs list, the run and its events read back", async ({ request }) => {
       const text = fs.readFileSync(path.join(EXAMPLES, "09-refund-approval.missing.jsonl"), "utf8");
       const runId = (JSON.parse(text.split("\n")[0]) as { run: string }).run;
-      const res = await postJournal(request, base, gzipSync(Buffer.from(text)), { "content-type": "application/x-ndjson", "content-encoding": "identity" });
+      const res = await postJournal(request, base, gzipSync(Buffer.from(text)), {
+        "content-type": "application/x-ndjson",
+        "content-encoding": "identity",
+      });
       expect(res.status()).toBe(201);
       const body = await res.json();
       expect(body.runs).toMatchObject([{ run: runId, status: "stored", accepted: 31 }]);
@@ -56,7 +59,10 @@ for (const { name, base } of SERVERS) {
 
     test("answers 400 with every error's line and stores nothing of the bad run; the server keeps serving", async ({ request }) => {
       const run = `bad-${name}`;
-      const body = nd([ev(run, 0), { ...ev(run, 1), seq: "one" }, ev(run, 2)]) + `{"run":"${run}","seq":3,"ts":"${TS}","type":"note","data":{"text":"x","__proto__":{}}}\n` + '{"run":"x","seq":';
+      const body =
+        nd([ev(run, 0), { ...ev(run, 1), seq: "one" }, ev(run, 2)]) +
+        `{"run":"${run}","seq":3,"ts":"${TS}","type":"note","data":{"text":"x","__proto__":{}}}\n` +
+        '{"run":"x","seq":';
       const res = await postJournal(request, base, body);
       expect(res.status()).toBe(400);
       const json = await res.json();

@@ -31,7 +31,11 @@ async function ready(page: Page, a: string, b: string) {
 }
 
 test.describe("compare page", () => {
-  test("two runs before and after a prompt change: first divergence at seq 15, changed args as text, the prompt version that differs", async ({ page, request, guard }) => {
+  test("two runs before and after a prompt change: first divergence at seq 15, changed args as text, the prompt version that differs", async ({
+    page,
+    request,
+    guard,
+  }) => {
     const a = uniqueId("e2e-cmp-before");
     const b = uniqueId("e2e-cmp-after");
     guard.allowNavigation("/compare?");
@@ -91,7 +95,9 @@ test.describe("compare page", () => {
 
     await page.getByRole("button", { name: "Swap a ↔ b" }).click();
     await ready(page, b, a);
-    await expect(page.getByRole("region", { name: "Selected pair" }).getByLabel("Diff of the compared fields")).toHaveText("~ /output/toolCalls/0/args/amountCents: 2000 → 4599");
+    await expect(page.getByRole("region", { name: "Selected pair" }).getByLabel("Diff of the compared fields")).toHaveText(
+      "~ /output/toolCalls/0/args/amountCents: 2000 → 4599",
+    );
   });
 
   test("a run compared with an identical one has no divergence", async ({ page, request, guard }) => {
@@ -102,7 +108,9 @@ test.describe("compare page", () => {
     await postJournal(request, BASE, example("01-booking-clean.jsonl", b));
     await page.goto(`${BASE}/compare?a=${a}&b=${b}`);
     await ready(page, a, b);
-    await expect(page.getByRole("region", { name: "First divergence" }).getByRole("heading")).toHaveText("No divergence: every event of both runs pairs with an equal one.");
+    await expect(page.getByRole("region", { name: "First divergence" }).getByRole("heading")).toHaveText(
+      "No divergence: every event of both runs pairs with an equal one.",
+    );
     await expect(page.getByRole("region", { name: "Versions" })).toContainText("Versions that differ: 0");
   });
 });

@@ -19,16 +19,43 @@ async function runInstrumentedAgent(exporter: JsonExporter | ProtoExporter): Pro
   });
   const tracer = provider.getTracer("e2e");
   let traceId = "";
-  await tracer.startActiveSpan("invoke_agent weather-agent", { kind: SpanKind.INTERNAL, attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "weather-agent" } }, async (root) => {
-    traceId = root.spanContext().traceId;
-    const ctx = trace.setSpan(context.active(), root);
-    const llm = tracer.startSpan("chat gpt-4o", { kind: SpanKind.CLIENT, attributes: { "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o", "gen_ai.usage.input_tokens": 120, "gen_ai.usage.output_tokens": 30 } }, ctx);
-    llm.end();
-    const tool = tracer.startSpan("execute_tool get_weather", { attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_weather", "gen_ai.tool.call.id": "call_1", "gen_ai.tool.call.arguments": '{"city":"Oslo"}' } }, ctx);
-    tool.setStatus({ code: SpanStatusCode.ERROR, message: "upstream 503" });
-    tool.end();
-    root.end();
-  });
+  await tracer.startActiveSpan(
+    "invoke_agent weather-agent",
+    { kind: SpanKind.INTERNAL, attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "weather-agent" } },
+    async (root) => {
+      traceId = root.spanContext().traceId;
+      const ctx = trace.setSpan(context.active(), root);
+      const llm = tracer.startSpan(
+        "chat gpt-4o",
+        {
+          kind: SpanKind.CLIENT,
+          attributes: {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.request.model": "gpt-4o",
+            "gen_ai.usage.input_tokens": 120,
+            "gen_ai.usage.output_tokens": 30,
+          },
+        },
+        ctx,
+      );
+      llm.end();
+      const tool = tracer.startSpan(
+        "execute_tool get_weather",
+        {
+          attributes: {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "get_weather",
+            "gen_ai.tool.call.id": "call_1",
+            "gen_ai.tool.call.arguments": '{"city":"Oslo"}',
+          },
+        },
+        ctx,
+      );
+      tool.setStatus({ code: SpanStatusCode.ERROR, message: "upstream 503" });
+      tool.end();
+      root.end();
+    },
+  );
   await provider.forceFlush();
   await provider.shutdown();
   return traceId;
@@ -45,12 +72,17 @@ for (const { name, base } of SERVERS) {
       const runId = `otel-${traceId}`;
       const run = await (await request.get(`${base}/api/runs/${runId}`)).json();
       expect(run).toMatchObject({ id: runId, fidelity: "trace" });
-      const events = (await (await request.get(`${base}/api/runs/${runId}/events?limit=100`)).json()).events.map((e: { event: { type: string; data: Record<string, unknown> } }) => e.event);
+      const events = (await (await request.get(`${base}/api/runs/${runId}/events?limit=100`)).json()).events.map(
+        (e: { event: { type: string; data: Record<string, unknown> } }) => e.event,
+      );
       const types = events.map((e: { type: string }) => e.type);
       expect(types[0]).toBe("run.start");
       expect(types.filter((t: string) => t === "step.start")).toHaveLength(3);
       expect(events.find((e: { type: string }) => e.type === "model.response")?.data.usage).toEqual({ inputTokens: 120, outputTokens: 30 });
-      expect(events.find((e: { type: string }) => e.type === "tool.call")?.data).toMatchObject({ tool: "get_weather", args: { city: "Oslo" } });
+      expect(events.find((e: { type: string }) => e.type === "tool.call")?.data).toMatchObject({
+        tool: "get_weather",
+        args: { city: "Oslo" },
+      });
       expect(types).toContain("error");
     });
   }

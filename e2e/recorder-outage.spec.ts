@@ -47,8 +47,26 @@ test("the recorder loses and duplicates nothing when Retrace is down for 30 s mi
   await waitUp();
 
   const spoolDir = fs.mkdtempSync(path.join(os.tmpdir(), "retrace-spool-"));
-  const sink = httpSink({ baseUrl: `http://127.0.0.1:${PORT}`, spoolDir, batchSize: 20, flushIntervalMs: 200, maxBuffer: 50, maxBackoffMs: 2000, requestTimeoutMs: 2000, onError: () => undefined });
-  const rec = createRecorder({ workflow: { name: "outage", version: "1" }, agent: { name: "outage-agent", version: "1" }, versions: { prompts: {}, policies: {}, tools: {}, models: {} }, environment: "test", initiator: { kind: "test", id: "e2e" }, policy: {}, sink, onError: () => undefined });
+  const sink = httpSink({
+    baseUrl: `http://127.0.0.1:${PORT}`,
+    spoolDir,
+    batchSize: 20,
+    flushIntervalMs: 200,
+    maxBuffer: 50,
+    maxBackoffMs: 2000,
+    requestTimeoutMs: 2000,
+    onError: () => undefined,
+  });
+  const rec = createRecorder({
+    workflow: { name: "outage", version: "1" },
+    agent: { name: "outage-agent", version: "1" },
+    versions: { prompts: {}, policies: {}, tools: {}, models: {} },
+    environment: "test",
+    initiator: { kind: "test", id: "e2e" },
+    policy: {},
+    sink,
+    onError: () => undefined,
+  });
   const tick = () => new Promise((r) => setTimeout(r, 100));
 
   for (let i = 0; i < 30; i++) {

@@ -62,7 +62,11 @@ class ReplayPage {
 const open = async (page: Page) => new ReplayPage(page);
 
 test.describe("replay page", () => {
-  test("reconstruct of a clean run: zero divergences, the banner says simulated, every frame shows its provenance", async ({ page, request, guard }) => {
+  test("reconstruct of a clean run: zero divergences, the banner says simulated, every frame shows its provenance", async ({
+    page,
+    request,
+    guard,
+  }) => {
     const runId = uniqueId("e2e-rp-clean");
     guard.allowNavigation(`/runs/${runId}/replay`);
     await postJournal(request, BASE, example("00-refund-clean.jsonl", runId));
@@ -98,7 +102,11 @@ test.describe("replay page", () => {
     await rp.shows(19);
   });
 
-  test("a fork that denies the approval: the gated call is not allowed at seq 18, later frames are stale, and the link restores it", async ({ page, request, guard }) => {
+  test("a fork that denies the approval: the gated call is not allowed at seq 18, later frames are stale, and the link restores it", async ({
+    page,
+    request,
+    guard,
+  }) => {
     const runId = uniqueId("e2e-rp-deny");
     guard.allowNavigation(`/runs/${runId}/replay`);
     await postJournal(request, BASE, example("00-refund-clean.jsonl", runId));
@@ -121,7 +129,9 @@ test.describe("replay page", () => {
     await expect(rp.tab("Changes (2)")).toHaveAttribute("aria-selected", "true");
     await expect(changes.getByRole("button")).toHaveCount(2);
     await expect(changes.getByRole("button").nth(0)).toHaveAccessibleName(/^seq 17 overridden: approval denied by the fork/);
-    await expect(changes.getByRole("button").nth(1)).toHaveAccessibleName(/^seq 18 approval: call "t_\d+" would not be made: its approval is denied in the fork/);
+    await expect(changes.getByRole("button").nth(1)).toHaveAccessibleName(
+      /^seq 18 approval: call "t_\d+" would not be made: its approval is denied in the fork/,
+    );
     await expect(rp.details.getByTestId("change-summary")).toContainText("stale from seq 19");
     await shot(page, "replay-fork-changes.png");
     await changes.getByRole("button").nth(1).click();
@@ -169,7 +179,9 @@ test.describe("replay page", () => {
 
     const changes = rp.details.getByRole("list", { name: "Fork changes" });
     await expect(changes.getByRole("button")).toHaveCount(1);
-    await expect(changes.getByRole("button").first()).toHaveAccessibleName("seq 29 stop: the fork's maxSteps = 2 stops the run before step 3");
+    await expect(changes.getByRole("button").first()).toHaveAccessibleName(
+      "seq 29 stop: the fork's maxSteps = 2 stops the run before step 3",
+    );
     await expect(rp.details.getByTestId("change-summary")).toContainText("the fork's run stops at seq 29");
     await changes.getByRole("button").first().click();
     await rp.shows(29, "simulated");
@@ -184,7 +196,11 @@ test.describe("replay page", () => {
     await shot(page, "replay-fork-max-steps.png");
   });
 
-  test("the fork form says what is wrong with an override, and a broken fork link is an error, not a crash", async ({ page, request, guard }) => {
+  test("the fork form says what is wrong with an override, and a broken fork link is an error, not a crash", async ({
+    page,
+    request,
+    guard,
+  }) => {
     const runId = uniqueId("e2e-rp-errors");
     guard.allowNavigation(`/runs/${runId}/replay`);
     await postJournal(request, BASE, example("00-refund-clean.jsonl", runId));
@@ -206,18 +222,26 @@ test.describe("replay page", () => {
     await editor.fill('{"status": "error", "error": "card declined"}');
     await form.getByRole("button", { name: "Run what-if" }).click();
     await rp.ready("fork");
-    await expect(rp.details.getByRole("list", { name: "Fork changes" }).getByRole("button").first()).toHaveAccessibleName(/^seq 9 overridden: tool result replaced by the fork/);
+    await expect(rp.details.getByRole("list", { name: "Fork changes" }).getByRole("button").first()).toHaveAccessibleName(
+      /^seq 9 overridden: tool result replaced by the fork/,
+    );
 
     // an override the engine refuses at that seq, from a link
     await page.goto(`${BASE}/runs/${runId}/replay?fork=3&override=${encodeURIComponent('{"approval":"denied"}')}`);
     await rp.ready("reconstruct");
-    await expect(rp.banner.getByRole("alert")).toContainText("The fork asked for cannot be applied: an approval override needs an approval.decision");
+    await expect(rp.banner.getByRole("alert")).toContainText(
+      "The fork asked for cannot be applied: an approval override needs an approval.decision",
+    );
     await page.goto(`${BASE}/runs/${runId}/replay?fork=3&override=${encodeURIComponent('{"bogus":1}')}`);
     await rp.ready("reconstruct");
     await expect(rp.banner.getByRole("alert")).toContainText("unknown override field bogus");
   });
 
-  test("a run whose state held a secret replays without divergences: the redacted state is not checked against the recorder's hashes", async ({ page, request, guard }) => {
+  test("a run whose state held a secret replays without divergences: the redacted state is not checked against the recorder's hashes", async ({
+    page,
+    request,
+    guard,
+  }) => {
     const runId = uniqueId("e2e-rp-secret-state");
     guard.allowNavigation(`/runs/${runId}/replay`);
     const raw = { apiKey: "sk-proj-" + "Z8y7X6w5V4u3T2s1R0q9P8o7", n: 0 };
@@ -247,7 +271,9 @@ test.describe("replay page", () => {
     await expect(rp.tab("Divergences (5)")).toBeVisible();
     await rp.button("Next divergence ▷").click();
     await rp.shows(10);
-    await expect(rp.frame.getByTestId("frame-divergence")).toContainText("Divergence (state-hash): the rebuilt state does not have the recorded hash");
+    await expect(rp.frame.getByTestId("frame-divergence")).toContainText(
+      "Divergence (state-hash): the rebuilt state does not have the recorded hash",
+    );
     await expect(rp.row(10)).toHaveAccessibleName(/1 divergence$/);
     await rp.button("Next divergence ▷").click();
     await rp.shows(16);
@@ -260,7 +286,10 @@ test.describe("replay page", () => {
     await rp.shows(10);
     await rp.tab(/^Divergences/).click();
     await expect(rp.details.getByTestId("divergence-summary")).toHaveText("5 divergences, first meaningful at seq 10");
-    await rp.details.getByRole("list", { name: "Divergences" }).getByRole("button", { name: /^seq 21 state-hash/ }).click();
+    await rp.details
+      .getByRole("list", { name: "Divergences" })
+      .getByRole("button", { name: /^seq 21 state-hash/ })
+      .click();
     await rp.shows(21);
 
     // playback stops at the next divergence
@@ -274,7 +303,10 @@ test.describe("replay page", () => {
 
   test("a run imported from a trace is replayed best-effort, and says so", async ({ page, request, guard }) => {
     const body = fs.readFileSync("tests/fixtures/corpus/otel-genai/any-agent-google-adk.json");
-    const res = await request.post(`${BASE}/api/imports?name=any-agent-google-adk.json`, { data: body, headers: { "content-type": "application/json" } });
+    const res = await request.post(`${BASE}/api/imports?name=any-agent-google-adk.json`, {
+      data: body,
+      headers: { "content-type": "application/json" },
+    });
     expect(res.status(), await res.text()).toBeLessThan(300);
     const runId = ((await res.json()) as { runs: Array<{ run: string }> }).runs[0].run;
     guard.allowNavigation(`/runs/${runId}/replay`);
@@ -334,7 +366,10 @@ test.describe("replay page", () => {
     await page.evaluate(() => {
       const w = window as unknown as { __longTasks: number[] };
       w.__longTasks = [];
-      new PerformanceObserver((l) => l.getEntries().forEach((e) => w.__longTasks.push(e.duration))).observe({ type: "longtask", buffered: false });
+      new PerformanceObserver((l) => l.getEntries().forEach((e) => w.__longTasks.push(e.duration))).observe({
+        type: "longtask",
+        buffered: false,
+      });
     });
     const box = (await page.getByLabel("Scrub through frames").boundingBox())!;
     const y = box.y + box.height / 2;
@@ -351,7 +386,18 @@ test.describe("replay page", () => {
     const longTasks = await page.evaluate(() => (window as unknown as { __longTasks: number[] }).__longTasks);
     const domRows = await rp.frames.getByRole("option").count();
 
-    const figures = { openMs, scrubToFrameMs: { median: Math.round(median * 10) / 10, p95: Math.round(p95 * 10) / 10, max: Math.round(sorted[sorted.length - 1] * 10) / 10, n: times.length }, dragMs, longTasksDuringDrag: longTasks.map(Math.round), domRows };
+    const figures = {
+      openMs,
+      scrubToFrameMs: {
+        median: Math.round(median * 10) / 10,
+        p95: Math.round(p95 * 10) / 10,
+        max: Math.round(sorted[sorted.length - 1] * 10) / 10,
+        n: times.length,
+      },
+      dragMs,
+      longTasksDuringDrag: longTasks.map(Math.round),
+      domRows,
+    };
     console.log(`replay scrubber, 10,000 events: ${JSON.stringify(figures)}`);
     await info.attach("scrubber-figures", { body: JSON.stringify(figures, null, 2), contentType: "application/json" });
     expect(domRows).toBeLessThan(80);

@@ -18,7 +18,10 @@ test.beforeAll(async ({ request }) => {
   fs.mkdirSync(OUT, { recursive: true });
   for (const f of fs.readdirSync("tests/fixtures/examples").filter((f) => f.endsWith(".jsonl"))) {
     const first = JSON.parse(fs.readFileSync(path.join("tests/fixtures/examples", f), "utf8").split("\n")[0]) as { run: string };
-    const events = f.includes("journal.chain") || f.includes("journal.gap") ? fs.readFileSync(path.join("tests/fixtures/examples", f), "utf8") : ndjson(example(f, first.run));
+    const events =
+      f.includes("journal.chain") || f.includes("journal.gap")
+        ? fs.readFileSync(path.join("tests/fixtures/examples", f), "utf8")
+        : ndjson(example(f, first.run));
     await postJournal(request, BASE, events);
   }
 });
@@ -34,9 +37,21 @@ test("screenshots: runs list, upload report, run pages, hostile payloads, dark t
   const chooser = page.waitForEvent("filechooser");
   await page.getByRole("button", { name: "Upload journal" }).click();
   const bad = uniqueId("shot-bad");
-  await (await chooser).setFiles([
-    { name: "refund-run.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(ndjson(example("00-refund-clean.jsonl", uniqueId("shot-upload")))) },
-    { name: "broken.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(`{"run":"${bad}","seq":0,"ts":"2026-11-07T11:00:00.000Z","type":"note","data":{}}\n{"run":"${bad}","seq":"1"}\n{oops\n`) },
+  await (
+    await chooser
+  ).setFiles([
+    {
+      name: "refund-run.jsonl",
+      mimeType: "application/x-ndjson",
+      buffer: Buffer.from(ndjson(example("00-refund-clean.jsonl", uniqueId("shot-upload")))),
+    },
+    {
+      name: "broken.jsonl",
+      mimeType: "application/x-ndjson",
+      buffer: Buffer.from(
+        `{"run":"${bad}","seq":0,"ts":"2026-11-07T11:00:00.000Z","type":"note","data":{}}\n{"run":"${bad}","seq":"1"}\n{oops\n`,
+      ),
+    },
   ]);
   await expect(page.getByRole("table", { name: "Errors in broken.jsonl" })).toBeVisible();
   await page.screenshot(shot("runs-upload-report.png"));
@@ -70,7 +85,10 @@ test("screenshots: runs list, upload report, run pages, hostile payloads, dark t
   await rp.option("#6 tool.result fetch_url").click();
   await rp.shows(6);
   await rp.panel().getByRole("button", { name: "Expand" }).first().click();
-  await rp.panel().getByRole("button", { name: /show 1,000 more/ }).scrollIntoViewIfNeeded();
+  await rp
+    .panel()
+    .getByRole("button", { name: /show 1,000 more/ })
+    .scrollIntoViewIfNeeded();
   await page.screenshot(shot("run-hostile-10k-keys.png"));
 
   await page.emulateMedia({ colorScheme: "dark" });

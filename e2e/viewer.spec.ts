@@ -11,7 +11,9 @@ test.describe("runs list", () => {
     guard.allowNavigation("/?q=");
     await page.goto(`/?q=${uniqueId("no-such-run")}`);
     await expect(page.getByRole("heading", { name: "No runs match these filters" })).toBeVisible();
-    await expect(page.getByLabel("curl command")).toHaveText(`curl -X POST --data-binary @run.jsonl -H 'content-type: application/x-ndjson' ${BASE}/api/journals`);
+    await expect(page.getByLabel("curl command")).toHaveText(
+      `curl -X POST --data-binary @run.jsonl -H 'content-type: application/x-ndjson' ${BASE}/api/journals`,
+    );
     await expect(page.getByLabel("CLI command")).toHaveText("npm run -s retrace -- import run.jsonl");
   });
 
@@ -21,7 +23,13 @@ test.describe("runs list", () => {
     await page.goto("/");
     const chooser = page.waitForEvent("filechooser");
     await page.getByRole("button", { name: "Upload journal" }).click();
-    await (await chooser).setFiles({ name: "refund.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(ndjson(example("00-refund-clean.jsonl", runId))) });
+    await (
+      await chooser
+    ).setFiles({
+      name: "refund.jsonl",
+      mimeType: "application/x-ndjson",
+      buffer: Buffer.from(ndjson(example("00-refund-clean.jsonl", runId))),
+    });
     const report = page.getByRole("region", { name: "Upload report" });
     await expect(report.getByRole("progressbar", { name: "Upload of refund.jsonl" })).toHaveAttribute("value", "1");
     await expect(report.getByText("HTTP 201: stored")).toBeVisible();
@@ -41,7 +49,10 @@ test.describe("runs list", () => {
     await expect(errors.getByRole("row").nth(2).getByRole("cell").first()).toHaveText("3");
 
     // the list shows it; the free-text filter goes into the URL
-    await page.getByRole("searchbox", { name: /Search/ }).first().fill(runId);
+    await page
+      .getByRole("searchbox", { name: /Search/ })
+      .first()
+      .fill(runId);
     await expect(page).toHaveURL(new RegExp(`q=${runId}`));
     const table = page.getByRole("table", { name: "Runs", exact: true });
     await expect(table.getByRole("row")).toHaveCount(2);
@@ -56,7 +67,12 @@ test.describe("runs list", () => {
 });
 
 test.describe("run page", () => {
-  test("open from the list, select with mouse and keyboard, and each pane shows its event", async ({ page, request, guard, runPage: rp }) => {
+  test("open from the list, select with mouse and keyboard, and each pane shows its event", async ({
+    page,
+    request,
+    guard,
+    runPage: rp,
+  }) => {
     const runId = uniqueId("e2e-refund");
     guard.allowNavigation(BASE);
     await postJournal(request, BASE, example("00-refund-clean.jsonl", runId));
@@ -135,7 +151,10 @@ test.describe("run page", () => {
     await postJournal(request, BASE, example("10-refund-approval.stale-state.jsonl", runId));
     await rp.open(BASE, runId);
     await page.getByRole("tab", { name: /Findings \(1\)/ }).click();
-    await page.getByRole("list", { name: "Findings" }).getByRole("button", { name: /approval\.stale-state/ }).click();
+    await page
+      .getByRole("list", { name: "Findings" })
+      .getByRole("button", { name: /approval\.stale-state/ })
+      .click();
     const finding = (await request.get(`${BASE}/api/runs/${runId}`).then((r) => r.json())).findings[0] as { seq: number };
     await rp.shows(finding.seq);
     await expect(rp.inspector.getByRole("note")).toContainText("approval.stale-state");
@@ -158,23 +177,47 @@ test.describe("run page", () => {
     await rp.shows(22);
   });
 
-  test("a state that held a secret: the state pane shows the placeholder and does not judge its hash", async ({ request, guard, runPage: rp }) => {
+  test("a state that held a secret: the state pane shows the placeholder and does not judge its hash", async ({
+    request,
+    guard,
+    runPage: rp,
+  }) => {
     const runId = uniqueId("e2e-secret-state");
     guard.allowNavigation(BASE);
     const raw = { apiKey: "sk-proj-" + "C3d4E5f6G7h8J9k0L1m2N3p4", n: 0 };
-    const ev = (seq: number, type: string, data: Record<string, unknown>): Ev => ({ run: runId, seq, ts: "2026-11-07T11:00:00.000Z", type, data });
-    await postJournal(request, BASE, [ev(0, "run.start", {}), ev(1, "state", { set: raw, hash: hashOf(raw) }), ev(2, "run.end", { status: "succeeded" })]);
+    const ev = (seq: number, type: string, data: Record<string, unknown>): Ev => ({
+      run: runId,
+      seq,
+      ts: "2026-11-07T11:00:00.000Z",
+      type,
+      data,
+    });
+    await postJournal(request, BASE, [
+      ev(0, "run.start", {}),
+      ev(1, "state", { set: raw, hash: hashOf(raw) }),
+      ev(2, "run.end", { status: "succeeded" }),
+    ]);
     await rp.open(BASE, runId, "?event=1");
     await rp.shows(1);
     await expect(rp.panel()).toContainText("[redacted:");
     await expect(rp.panel()).not.toContainText(raw.apiKey);
-    await expect(rp.panel().getByRole("status")).toHaveText("The state holds secrets replaced at ingest, so its hash cannot be checked here: the recorder hashed the original.");
+    await expect(rp.panel().getByRole("status")).toHaveText(
+      "The state holds secrets replaced at ingest, so its hash cannot be checked here: the recorder hashed the original.",
+    );
   });
 
-  test("a source without times (a SWE-agent trajectory) shows its order, never a 1970 start, a duration or offsets", async ({ page, request, guard, runPage: rp }) => {
+  test("a source without times (a SWE-agent trajectory) shows its order, never a 1970 start, a duration or offsets", async ({
+    page,
+    request,
+    guard,
+    runPage: rp,
+  }) => {
     guard.allowNavigation(BASE);
     const traj = fs.readFileSync("tests/fixtures/corpus/swe-agent/marshmallow-1867-function-calling.traj");
-    const res = await request.post(`${BASE}/api/imports?name=marshmallow.traj`, { data: traj, headers: { "content-type": "application/json" } });
+    const res = await request.post(`${BASE}/api/imports?name=marshmallow.traj`, {
+      data: traj,
+      headers: { "content-type": "application/json" },
+    });
     expect(res.status(), await res.text()).toBeLessThan(300);
     const runId = ((await res.json()) as { runs: Array<{ run: string }> }).runs[0].run;
     await rp.open(BASE, runId, "?event=3");
@@ -194,8 +237,18 @@ for (const { name, base } of SERVERS) {
   test(`a live run on ${name} updates as events stream in and follows its tail`, async ({ page, request, guard, runPage: rp }) => {
     guard.allowNavigation(base);
     const runId = uniqueId(`e2e-live-${name}`);
-    const ev = (seq: number, type: string, data: Record<string, unknown>, step?: string): Ev => ({ run: runId, seq, ts: new Date(Date.parse("2026-11-07T11:00:00Z") + seq * 500).toISOString(), type, data, ...(step ? { step } : {}) });
-    await appendEvents(request, base, runId, [ev(0, "run.start", { workflow: { name: "live-demo", version: "1" }, environment: "test" }), ev(1, "step.start", { name: "work" }, "s1")]);
+    const ev = (seq: number, type: string, data: Record<string, unknown>, step?: string): Ev => ({
+      run: runId,
+      seq,
+      ts: new Date(Date.parse("2026-11-07T11:00:00Z") + seq * 500).toISOString(),
+      type,
+      data,
+      ...(step ? { step } : {}),
+    });
+    await appendEvents(request, base, runId, [
+      ev(0, "run.start", { workflow: { name: "live-demo", version: "1" }, environment: "test" }),
+      ev(1, "step.start", { name: "work" }, "s1"),
+    ]);
     await rp.open(base, runId);
     await expect(page.getByText("live", { exact: true }).first()).toBeVisible();
     await rp.shows(1);
@@ -211,13 +264,19 @@ for (const { name, base } of SERVERS) {
     // reading back stops following; new events still arrive
     await rp.option("#3 note").click();
     await rp.shows(3);
-    await appendEvents(request, base, runId, [ev(8, "tool.call", { call: "t1", tool: "deploy", args: {}, effect: "write", idempotencyKey: "k1" }, "s1")]);
+    await appendEvents(request, base, runId, [
+      ev(8, "tool.call", { call: "t1", tool: "deploy", args: {}, effect: "write", idempotencyKey: "k1" }, "s1"),
+    ]);
     await expect(page.getByRole("tab", { name: "Events (9)" })).toBeVisible();
     await expect(page.getByTestId("inspector")).toHaveAttribute("data-seq", "3");
     await page.getByRole("checkbox", { name: "follow live tail" }).check();
     await rp.shows(8);
 
-    await appendEvents(request, base, runId, [ev(9, "tool.result", { call: "t1", status: "ok", latencyMs: 30 }, "s1"), ev(10, "step.end", { status: "ok" }, "s1"), ev(11, "run.end", { status: "succeeded" })]);
+    await appendEvents(request, base, runId, [
+      ev(9, "tool.result", { call: "t1", status: "ok", latencyMs: 30 }, "s1"),
+      ev(10, "step.end", { status: "ok" }, "s1"),
+      ev(11, "run.end", { status: "succeeded" }),
+    ]);
     await rp.shows(11);
     await expect(page.locator(".run-header").getByText("succeeded", { exact: true })).toBeVisible();
   });
@@ -240,7 +299,6 @@ test("hostile payloads render as inert text and the page stays responsive", asyn
   await expect(page.getByText("invoice⟨U+202E⟩gpj.exe", { exact: true }).first()).toBeVisible();
   await rp.shows(0);
   await inert();
-
 
   // step through every event with the keyboard; each pane must show the payload as text
   for (let seq = 1; seq <= 11; seq++) {
@@ -265,7 +323,13 @@ test("hostile payloads render as inert text and the page stays responsive", asyn
   await rp.shows(7);
   await expect(rp.panel()).toContainText("more characters");
   // still responsive with a 4 MB string on the page: a frame within 200 ms, stepping at once
-  const frameMs = await page.evaluate(() => new Promise<number>((r) => { const t = performance.now(); requestAnimationFrame(() => r(performance.now() - t)); }));
+  const frameMs = await page.evaluate(
+    () =>
+      new Promise<number>((r) => {
+        const t = performance.now();
+        requestAnimationFrame(() => r(performance.now() - t));
+      }),
+  );
   expect(frameMs).toBeLessThan(200);
   await page.keyboard.press("j");
   await rp.shows(8);

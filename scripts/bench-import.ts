@@ -47,7 +47,10 @@ function rand(): number {
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
 const hex = (bytes: number) => Array.from({ length: bytes * 2 }, () => Math.floor(rand() * 16).toString(16)).join("");
 
-const WORDS = "the a refund order customer policy shipping invoice account balance ticket agent tool search weather booking flight hotel price date total status error retry cancel approve review document section clause summary answer question context because therefore however".split(" ");
+const WORDS =
+  "the a refund order customer policy shipping invoice account balance ticket agent tool search weather booking flight hotel price date total status error retry cancel approve review document section clause summary answer question context because therefore however".split(
+    " ",
+  );
 function sentence(words: number): string {
   const out: string[] = [];
   for (let i = 0; i < words; i++) out.push(pick(WORDS));
@@ -106,16 +109,47 @@ function traceSpans(t0: bigint, bigValue: string | undefined): SpanJson[] {
       int("gen_ai.usage.output_tokens", 20 + Math.floor(rand() * 600)),
       { key: "gen_ai.request.temperature", value: { doubleValue: 0.2 } },
       s("gen_ai.input.messages", JSON.stringify(messages)),
-      s("gen_ai.output.messages", JSON.stringify([{ role: "assistant", content: completion, ...(tool ? { tool_calls: [{ id: `call_${hex(6)}`, type: "function", function: { name: tool, arguments: JSON.stringify({ query: sentence(6) }) } }] } : {}) }])),
+      s(
+        "gen_ai.output.messages",
+        JSON.stringify([
+          {
+            role: "assistant",
+            content: completion,
+            ...(tool
+              ? {
+                  tool_calls: [
+                    { id: `call_${hex(6)}`, type: "function", function: { name: tool, arguments: JSON.stringify({ query: sentence(6) }) } },
+                  ],
+                }
+              : {}),
+          },
+        ]),
+      ),
     ];
     if (bigValue && i === 0) attrs.push(s("retrieval.documents", bigValue));
-    spans.push({ traceId, spanId: llmId, parentSpanId: rootId, name: `chat ${model}`, kind: 3, startTimeUnixNano: t.toString(), endTimeUnixNano: (t + dur).toString(), attributes: attrs, status: { code: 1 }, events: [] });
+    spans.push({
+      traceId,
+      spanId: llmId,
+      parentSpanId: rootId,
+      name: `chat ${model}`,
+      kind: 3,
+      startTimeUnixNano: t.toString(),
+      endTimeUnixNano: (t + dur).toString(),
+      attributes: attrs,
+      status: { code: 1 },
+      events: [],
+    });
     t += dur + 1_000_000n;
     messages.push({ role: "assistant", content: completion });
     if (tool) {
       const toolDur = BigInt(20 + Math.floor(rand() * 800)) * 1_000_000n;
       const failed = rand() < 0.05;
-      const result = failed ? "" : JSON.stringify({ ok: true, items: Array.from({ length: 1 + Math.floor(rand() * 5) }, () => ({ id: hex(4), text: sentence(15) })) });
+      const result = failed
+        ? ""
+        : JSON.stringify({
+            ok: true,
+            items: Array.from({ length: 1 + Math.floor(rand() * 5) }, () => ({ id: hex(4), text: sentence(15) })),
+          });
       spans.push({
         traceId,
         spanId: hex(8),
@@ -124,9 +158,23 @@ function traceSpans(t0: bigint, bigValue: string | undefined): SpanJson[] {
         kind: 1,
         startTimeUnixNano: t.toString(),
         endTimeUnixNano: (t + toolDur).toString(),
-        attributes: [s("gen_ai.operation.name", "execute_tool"), s("gen_ai.tool.name", tool), s("gen_ai.tool.call.id", `call_${hex(6)}`), s("gen_ai.tool.call.arguments", JSON.stringify({ query: sentence(6) })), s("gen_ai.tool.call.result", result)],
+        attributes: [
+          s("gen_ai.operation.name", "execute_tool"),
+          s("gen_ai.tool.name", tool),
+          s("gen_ai.tool.call.id", `call_${hex(6)}`),
+          s("gen_ai.tool.call.arguments", JSON.stringify({ query: sentence(6) })),
+          s("gen_ai.tool.call.result", result),
+        ],
         status: failed ? { code: 2, message: "tool timed out" } : { code: 1 },
-        events: failed ? [{ name: "exception", timeUnixNano: (t + toolDur).toString(), attributes: [s("exception.type", "TimeoutError"), s("exception.message", "tool timed out after 30s")] }] : [],
+        events: failed
+          ? [
+              {
+                name: "exception",
+                timeUnixNano: (t + toolDur).toString(),
+                attributes: [s("exception.type", "TimeoutError"), s("exception.message", "tool timed out after 30s")],
+              },
+            ]
+          : [],
       });
       t += toolDur + 1_000_000n;
       messages.push({ role: "tool", content: result || "error: timeout" });
@@ -139,7 +187,12 @@ function traceSpans(t0: bigint, bigValue: string | undefined): SpanJson[] {
     kind: 1,
     startTimeUnixNano: t0.toString(),
     endTimeUnixNano: t.toString(),
-    attributes: [s("gen_ai.operation.name", "invoke_agent"), s("gen_ai.agent.name", "support-agent"), s("session.id", hex(8)), s("user.id", `user-${Math.floor(rand() * 500)}`)],
+    attributes: [
+      s("gen_ai.operation.name", "invoke_agent"),
+      s("gen_ai.agent.name", "support-agent"),
+      s("session.id", hex(8)),
+      s("user.id", `user-${Math.floor(rand() * 500)}`),
+    ],
     status: { code: 1 },
     events: [],
   });
@@ -148,7 +201,8 @@ function traceSpans(t0: bigint, bigValue: string | undefined): SpanJson[] {
 
 function generate(): { spans: number; traces: number; bytes: number } {
   fs.mkdirSync(dir, { recursive: true });
-  if (fs.existsSync(file) && fs.existsSync(metaFile)) return JSON.parse(fs.readFileSync(metaFile, "utf8")) as { spans: number; traces: number; bytes: number };
+  if (fs.existsSync(file) && fs.existsSync(metaFile))
+    return JSON.parse(fs.readFileSync(metaFile, "utf8")) as { spans: number; traces: number; bytes: number };
   const target = TARGET_MB * 1024 * 1024;
   const fd = fs.openSync(`${file}.tmp`, "w");
   let bytes = 0;
@@ -162,7 +216,9 @@ function generate(): { spans: number; traces: number; bytes: number } {
   write(`{"resourceSpans":[`);
   for (let batch = 0; bytes < target; batch++) {
     const service = pick(["support-agent", "billing-agent", "triage-agent"]);
-    write(`${batch > 0 ? "," : ""}{"resource":{"attributes":${JSON.stringify([s("service.name", service), s("service.version", "1.4.2"), s("deployment.environment", "prod"), s("telemetry.sdk.language", "python")])}},`);
+    write(
+      `${batch > 0 ? "," : ""}{"resource":{"attributes":${JSON.stringify([s("service.name", service), s("service.version", "1.4.2"), s("deployment.environment", "prod"), s("telemetry.sdk.language", "python")])}},`,
+    );
     write(`"scopeSpans":[{"scope":{"name":"opentelemetry.instrumentation.openai_v2","version":"2.1b0"},"spans":[`);
     let first = true;
     for (let i = 0; i < 40 && bytes < target; i++) {
@@ -259,9 +315,17 @@ async function child(mode: Mode, dbFile: string): Promise<void> {
         ? await importBytes(db, fs.readFileSync(file), name)
         : mode === "stream"
           ? await importFileStreaming(db, file, name)
-          : await ingestBytes(db, fs.createReadStream(ndjsonFile, { highWaterMark: 1 << 20 }), { mode: "upload", source: "import", fidelity: "trace" });
+          : await ingestBytes(db, fs.createReadStream(ndjsonFile, { highWaterMark: 1 << 20 }), {
+              mode: "upload",
+              source: "import",
+              fidelity: "trace",
+            });
     if (r.unreadable || r.tooLarge) console.error(r.unreadable ?? r.tooLarge);
-    summary = { runs: r.runs.length, events: r.runs.reduce((n, x) => n + x.accepted, 0), errors: r.errors.length + (r.unreadable ? 1 : 0) + (r.tooLarge ? 1 : 0) };
+    summary = {
+      runs: r.runs.length,
+      events: r.runs.reduce((n, x) => n + x.accepted, 0),
+      errors: r.errors.length + (r.unreadable ? 1 : 0) + (r.tooLarge ? 1 : 0),
+    };
   } else {
     summary = { ...(mode === "convert-whole" ? convertWhole() : await convertStream()), errors: 0 };
   }
@@ -276,7 +340,11 @@ async function child(mode: Mode, dbFile: string): Promise<void> {
 
 function runChild(mode: Mode, dbFile: string): ChildResult {
   const tsx = path.resolve("node_modules/.bin/tsx");
-  const r = spawnSync(tsx, ["--conditions=react-server", path.resolve("scripts/bench-import.ts"), "--child", mode, dbFile], { encoding: "utf8", env: { ...process.env, BENCH_MB: String(TARGET_MB) }, maxBuffer: 16 << 20 });
+  const r = spawnSync(tsx, ["--conditions=react-server", path.resolve("scripts/bench-import.ts"), "--child", mode, dbFile], {
+    encoding: "utf8",
+    env: { ...process.env, BENCH_MB: String(TARGET_MB) },
+    maxBuffer: 16 << 20,
+  });
   const line = r.stdout.split("\n").find((l) => l.startsWith("RESULT "));
   if (r.status !== 0 || !line) throw new Error(`${mode} failed (exit ${r.status}):\n${r.stdout}\n${r.stderr}`);
   return JSON.parse(line.slice("RESULT ".length)) as ChildResult;
@@ -286,7 +354,11 @@ function digest(dbFile: string): { events: number; sha: string } {
   const db = new Database(dbFile, { readonly: true });
   const hash = createHash("sha256");
   let events = 0;
-  for (const row of db.prepare(`SELECT "runId", "seq", "body" FROM "Event" ORDER BY "runId", "seq"`).iterate() as Iterable<{ runId: string; seq: number; body: string }>) {
+  for (const row of db.prepare(`SELECT "runId", "seq", "body" FROM "Event" ORDER BY "runId", "seq"`).iterate() as Iterable<{
+    runId: string;
+    seq: number;
+    body: string;
+  }>) {
     hash.update(`${row.runId}\t${row.seq}\t${row.body}\n`);
     events++;
   }
@@ -303,8 +375,12 @@ async function main(): Promise<void> {
 
   const t = performance.now();
   const meta = generate();
-  console.log(`${path.relative(process.cwd(), file)}: ${mb(meta.bytes)}, ${fmt(meta.traces)} traces, ${fmt(meta.spans)} spans (ready in ${((performance.now() - t) / 1000).toFixed(1)} s)`);
-  console.log(`${"".padEnd(44)}${"time".padStart(8)}${"spans/s".padStart(10)}${"maxRSS".padStart(9)}${"sampled".padStart(9)}${"at start".padStart(10)}`);
+  console.log(
+    `${path.relative(process.cwd(), file)}: ${mb(meta.bytes)}, ${fmt(meta.traces)} traces, ${fmt(meta.spans)} spans (ready in ${((performance.now() - t) / 1000).toFixed(1)} s)`,
+  );
+  console.log(
+    `${"".padEnd(44)}${"time".padStart(8)}${"spans/s".padStart(10)}${"maxRSS".padStart(9)}${"sampled".padStart(9)}${"at start".padStart(10)}`,
+  );
 
   // Round-robin repetitions spread the noise of a shared machine over every mode; medians are shown.
   const MODES = ["whole", "stream", "convert-whole", "convert-stream", "ingest-ndjson"] as const;
@@ -317,9 +393,18 @@ async function main(): Promise<void> {
   const results = {} as Record<Mode, ChildResult>;
   for (const mode of MODES) {
     const all = runsOf[mode];
-    const r: ChildResult = { ...all[0], ms: median(all.map((x) => x.ms)), maxRss: median(all.map((x) => x.maxRss)), sampledPeakRss: median(all.map((x) => x.sampledPeakRss)), baselineRss: median(all.map((x) => x.baselineRss)) };
+    const r: ChildResult = {
+      ...all[0],
+      ms: median(all.map((x) => x.ms)),
+      maxRss: median(all.map((x) => x.maxRss)),
+      sampledPeakRss: median(all.map((x) => x.sampledPeakRss)),
+      baselineRss: median(all.map((x) => x.baselineRss)),
+    };
     results[mode] = r;
-    const range = all.length > 1 ? `  (time ${(Math.min(...all.map((x) => x.ms)) / 1000).toFixed(1)}–${(Math.max(...all.map((x) => x.ms)) / 1000).toFixed(1)} s)` : "";
+    const range =
+      all.length > 1
+        ? `  (time ${(Math.min(...all.map((x) => x.ms)) / 1000).toFixed(1)}–${(Math.max(...all.map((x) => x.ms)) / 1000).toFixed(1)} s)`
+        : "";
     console.log(
       `${LABELS[mode].padEnd(44)}${`${(r.ms / 1000).toFixed(2)} s`.padStart(8)}${fmt((meta.spans / r.ms) * 1000).padStart(10)}` +
         `${mb(r.maxRss).padStart(9)}${mb(r.sampledPeakRss).padStart(9)}${mb(r.baselineRss).padStart(10)}` +
@@ -332,7 +417,9 @@ async function main(): Promise<void> {
   console.log(`streaming / whole, convert only: ${ratio(results["convert-stream"], results["convert-whole"])}`);
   const a = digest(path.join(dir, "import-whole.db"));
   const b = digest(path.join(dir, "import-stream.db"));
-  console.log(`stored events identical: ${a.sha === b.sha && a.events === b.events ? "yes" : "NO"} (${fmt(a.events)} events, sha256 ${a.sha})`);
+  console.log(
+    `stored events identical: ${a.sha === b.sha && a.events === b.events ? "yes" : "NO"} (${fmt(a.events)} events, sha256 ${a.sha})`,
+  );
   if (a.sha !== b.sha) process.exitCode = 1;
 }
 

@@ -165,7 +165,13 @@ interface UploadAnswer {
 function postFile(port: number, urlPath: string, file: string): Promise<{ status: number; body: UploadAnswer }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: "127.0.0.1", port, path: urlPath, method: "POST", headers: { "content-type": "application/x-ndjson", "content-length": fs.statSync(file).size } },
+      {
+        host: "127.0.0.1",
+        port,
+        path: urlPath,
+        method: "POST",
+        headers: { "content-type": "application/x-ndjson", "content-length": fs.statSync(file).size },
+      },
       (res) => {
         const parts: Buffer[] = [];
         res.on("data", (c: Buffer) => parts.push(c));
@@ -203,7 +209,8 @@ async function viaHttp(dialect: "sqlite" | "postgres", port: number): Promise<nu
       const { status, body } = await postFile(port, "/api/journals", journalAs(i++));
       const ms = performance.now() - t0;
       const accepted = body.runs.reduce((n, r) => n + r.accepted, 0);
-      if (status !== 201 || accepted !== N) throw new Error(`HTTP ${status}: stored ${accepted} of ${N}: ${JSON.stringify(body.errors).slice(0, 300)}`);
+      if (status !== 201 || accepted !== N)
+        throw new Error(`HTTP ${status}: stored ${accepted} of ${N}: ${JSON.stringify(body.errors).slice(0, 300)}`);
       return (N / ms) * 1000;
     });
     // the same journal again: every event is a duplicate, compared with what is stored
@@ -221,7 +228,8 @@ async function viaHttp(dialect: "sqlite" | "postgres", port: number): Promise<nu
 
 async function main() {
   if (!fs.existsSync(journal)) fs.writeFileSync(journal, generateJournal(N));
-  for (let i = 1; i < REPEATS; i++) if (!fs.existsSync(journalAs(i))) fs.writeFileSync(journalAs(i), generateJournal(N, `bench-run-${i + 1}`));
+  for (let i = 1; i < REPEATS; i++)
+    if (!fs.existsSync(journalAs(i))) fs.writeFileSync(journalAs(i), generateJournal(N, `bench-run-${i + 1}`));
   if (!fs.existsSync(warmJournal)) fs.writeFileSync(warmJournal, generateJournal(2000, "bench-warm-up"));
   const bytes = fs.statSync(journal).size;
   console.log(`journal: ${fmt(N)} events, ${(bytes / 1e6).toFixed(1)} MB (${Math.round(bytes / N)} bytes/event average)`);
@@ -236,12 +244,17 @@ async function main() {
   rows.push(["Postgres POST /api/journals", await viaHttp("postgres", 3212), pgBase]);
   rows.push(["Postgres CLI import (process start included)", await best("Postgres CLI", () => viaCli("postgres")), pgBase]);
   console.log("");
-  for (const [name, eps, base] of rows) console.log(`${name.padEnd(52)} ${fmt(eps).padStart(9)} events/s   ratio ${(eps / base).toFixed(2)}`);
+  for (const [name, eps, base] of rows)
+    console.log(`${name.padEnd(52)} ${fmt(eps).padStart(9)} events/s   ratio ${(eps / base).toFixed(2)}`);
   console.log("");
-  for (const [label, all] of runs) console.log(`${label.padEnd(18)} runs: ${all.map((eps) => `${((N / eps) * 1000).toFixed(0)} ms`).join(", ")} (best counts)`);
-  for (const [dialect, ms] of resendMs) console.log(`${dialect.padEnd(8)} the same journal POSTed again (all duplicates): ${(ms / 1000).toFixed(2)} s`);
-  for (const [dialect, ms] of firstUploadMs) console.log(`${dialect.padEnd(8)} a fresh server's first upload (2,000 events, route code loaded): ${ms.toFixed(0)} ms`);
-  for (const tag of ["http_postgres", "cli_postgres"]) spawnSync("psql", [`${PG_BASE}/postgres`, "-qc", `DROP DATABASE IF EXISTS "retrace_bench_${tag}_${process.pid}"`]);
+  for (const [label, all] of runs)
+    console.log(`${label.padEnd(18)} runs: ${all.map((eps) => `${((N / eps) * 1000).toFixed(0)} ms`).join(", ")} (best counts)`);
+  for (const [dialect, ms] of resendMs)
+    console.log(`${dialect.padEnd(8)} the same journal POSTed again (all duplicates): ${(ms / 1000).toFixed(2)} s`);
+  for (const [dialect, ms] of firstUploadMs)
+    console.log(`${dialect.padEnd(8)} a fresh server's first upload (2,000 events, route code loaded): ${ms.toFixed(0)} ms`);
+  for (const tag of ["http_postgres", "cli_postgres"])
+    spawnSync("psql", [`${PG_BASE}/postgres`, "-qc", `DROP DATABASE IF EXISTS "retrace_bench_${tag}_${process.pid}"`]);
 }
 
 main().catch((e) => {

@@ -25,25 +25,66 @@ export function generateJournal(n: number, runId = "bench-run-1"): string {
     const k = seq % 8;
     if (seq === 0) {
       type = "run.start";
-      data = { workflow: { name: "bench", version: "1" }, agent: { name: "bench-agent", version: "1" }, versions: { prompts: { system: "v1" }, policies: {}, tools: { lookup: "1" }, models: { planner: "m1" } }, environment: "bench", initiator: { kind: "user", id: "u1" }, input: { message: text(seq, 120) }, policy: { requireApproval: ["pay"], maxSteps: 1_000_000 } };
+      data = {
+        workflow: { name: "bench", version: "1" },
+        agent: { name: "bench-agent", version: "1" },
+        versions: { prompts: { system: "v1" }, policies: {}, tools: { lookup: "1" }, models: { planner: "m1" } },
+        environment: "bench",
+        initiator: { kind: "user", id: "u1" },
+        input: { message: text(seq, 120) },
+        policy: { requireApproval: ["pay"], maxSteps: 1_000_000 },
+      };
     } else if (k === 0) {
       type = "step.start";
       data = { name: `step ${seq}` };
     } else if (k === 1) {
       type = "context";
-      data = { messages: [{ role: "system", content: text(seq, 400), source: "prompt:system" }, { role: "user", content: text(seq + 3, 300) }], instructions: ["tone"], template: { id: "main", version: "v7" }, tokens: 180 };
+      data = {
+        messages: [
+          { role: "system", content: text(seq, 400), source: "prompt:system" },
+          { role: "user", content: text(seq + 3, 300) },
+        ],
+        instructions: ["tone"],
+        template: { id: "main", version: "v7" },
+        tokens: 180,
+      };
     } else if (k === 2) {
       type = "model.request";
       data = { call: `m${seq}`, model: "planner", context: seq - 1, params: { temperature: 0 } };
     } else if (k === 3) {
       type = "model.response";
-      data = { call: `m${seq - 1}`, output: { text: text(seq, 250), toolCalls: [{ id: `tc${seq}`, name: "lookup", args: { orderId: `A-${seq}` } }] }, finishReason: "tool_calls", usage: { inputTokens: 1200, outputTokens: 40 }, latencyMs: 380 };
+      data = {
+        call: `m${seq - 1}`,
+        output: { text: text(seq, 250), toolCalls: [{ id: `tc${seq}`, name: "lookup", args: { orderId: `A-${seq}` } }] },
+        finishReason: "tool_calls",
+        usage: { inputTokens: 1200, outputTokens: 40 },
+        latencyMs: 380,
+      };
     } else if (k === 4) {
       type = "tool.call";
-      data = { call: `t${seq}`, tool: "lookup", args: { orderId: `A-${seq}`, note: seq % 1000 === 4 ? "key sk-" + "x".repeat(30) : "none" }, effect: "read" };
+      data = {
+        call: `t${seq}`,
+        tool: "lookup",
+        args: { orderId: `A-${seq}`, note: seq % 1000 === 4 ? "key sk-" + "x".repeat(30) : "none" },
+        effect: "read",
+      };
     } else if (k === 5) {
       type = "tool.result";
-      data = { call: `t${seq - 1}`, status: "ok", result: { order: { id: `A-${seq}`, total: 120.5, items: [{ sku: "X1", qty: 1, title: text(seq, 80) }, { sku: "Y2", qty: 2, title: text(seq + 1, 80) }] } }, latencyMs: 42 };
+      data = {
+        call: `t${seq - 1}`,
+        status: "ok",
+        result: {
+          order: {
+            id: `A-${seq}`,
+            total: 120.5,
+            items: [
+              { sku: "X1", qty: 1, title: text(seq, 80) },
+              { sku: "Y2", qty: 2, title: text(seq + 1, 80) },
+            ],
+          },
+        },
+        latencyMs: 42,
+      };
     } else if (k === 6) {
       type = "state";
       const patch = [{ op: "add", path: `/last`, value: `A-${seq}` }];

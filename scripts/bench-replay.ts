@@ -60,8 +60,14 @@ const line = (label: string, n: number, t: { ms: number; cpuMs: number }) =>
 const gen = time(() => generateRun({ seed: 20261107, events: N, faults: 0, chain: true }));
 const events = gen.value;
 const states = events.filter((e) => e.type === "state" || e.type === "checkpoint").length;
-console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(" ")} on ${cpus().length} cores`);
-console.log(`generated ${events.length.toLocaleString("en-US")} events (${states.toLocaleString("en-US")} state/checkpoint) in ${gen.ms.toFixed(0)} ms`);
+console.log(
+  `load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ")} on ${cpus().length} cores`,
+);
+console.log(
+  `generated ${events.length.toLocaleString("en-US")} events (${states.toLocaleString("en-US")} state/checkpoint) in ${gen.ms.toFixed(0)} ms`,
+);
 
 const analyzeNode = best(3, () => withNodeSha(() => analyzeEvents(events)));
 line("analyze (node sha256)", events.length, analyzeNode);
@@ -84,7 +90,9 @@ line("reconstruct (pure-JS sha256, browser path)", events.length, reconstructPur
 const reconstructHinted = best(3, () => withNodeSha(() => createReplay(events, { chainVerdict: () => "ok" })));
 line("reconstruct (chain verdicts from ingest)", events.length, reconstructHinted);
 const replay = reconstructNode.value;
-console.log(`  ${replay.frames.length.toLocaleString("en-US")} frames, ${replay.divergences.length} divergences, ${analyzeNode.value.length} findings`);
+console.log(
+  `  ${replay.frames.length.toLocaleString("en-US")} frames, ${replay.divergences.length} divergences, ${analyzeNode.value.length} findings`,
+);
 
 // Where the time goes: the shared core's parts, each over the whole run.
 withNodeSha(() => {
@@ -121,7 +129,9 @@ function seekBench(label: string, r: ReturnType<typeof createReplay>, seeks: num
     r.seek(0);
     for (let i = 0; i < Math.min(5000, r.frames.length - 1); i++) r.step();
   });
-  console.log(`${label.padEnd(44)} ${(t.ms / seeks).toFixed(3).padStart(6)} ms/seek (${seeks} random seeks), ${(stepT.ms / Math.min(5000, r.frames.length - 1)).toFixed(4)} ms/step`);
+  console.log(
+    `${label.padEnd(44)} ${(t.ms / seeks).toFixed(3).padStart(6)} ms/seek (${seeks} random seeks), ${(stepT.ms / Math.min(5000, r.frames.length - 1)).toFixed(4)} ms/step`,
+  );
 }
 // Seeks run with the portable SHA-256, as in the browser.
 seekBench(`seek, ${replay.frames.length.toLocaleString("en-US")} frames`, replay, 500);

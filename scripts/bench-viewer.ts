@@ -33,7 +33,10 @@ function dbUrl(): string {
 }
 
 async function startServer(url: string): Promise<ChildProcess> {
-  const m = spawnSync(process.execPath, ["scripts/retrace.mjs", "migrate"], { env: { ...process.env, DATABASE_URL: url }, encoding: "utf8" });
+  const m = spawnSync(process.execPath, ["scripts/retrace.mjs", "migrate"], {
+    env: { ...process.env, DATABASE_URL: url },
+    encoding: "utf8",
+  });
   if (m.status !== 0) throw new Error(`migrate failed: ${m.stderr}`);
   const child = spawn(path.resolve("node_modules/.bin/next"), ["start", "-H", "127.0.0.1", "-p", String(PORT)], {
     env: { ...process.env, DATABASE_URL: url, NEXT_TELEMETRY_DISABLED: "1" },
@@ -69,7 +72,11 @@ async function ingest(n: number, runId: string) {
 /** ms from navigation start until the run page says it is ready. */
 async function firstScreen(page: Page, runId: string): Promise<number> {
   await page.goto(`${BASE}/runs/${runId}`, { waitUntil: "commit" });
-  const h = await page.waitForFunction(() => (document.querySelector('[data-testid="run-view"][data-ready="true"]') ? performance.now() : null), null, { polling: "raf", timeout: 60_000 });
+  const h = await page.waitForFunction(
+    () => (document.querySelector('[data-testid="run-view"][data-ready="true"]') ? performance.now() : null),
+    null,
+    { polling: "raf", timeout: 60_000 },
+  );
   return (await h.jsonValue()) as number;
 }
 
@@ -100,7 +107,10 @@ async function main() {
   if (!fs.existsSync(".next/BUILD_ID")) spawnSync(path.resolve("node_modules/.bin/next"), ["build"], { stdio: "inherit" });
   fs.mkdirSync(SHOTS, { recursive: true });
   const server = await startServer(dbUrl());
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu"] });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu"],
+  });
   const rows: string[] = [];
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
@@ -143,7 +153,9 @@ async function main() {
     server.kill("SIGTERM");
     await once(server, "exit");
   }
-  console.log(`\nChromium headless, 1280×720, production build on SQLite; medians of ${RUNS} loads (first screen warm: of the ${RUNS - 1} after the cold one)`);
+  console.log(
+    `\nChromium headless, 1280×720, production build on SQLite; medians of ${RUNS} loads (first screen warm: of the ${RUNS - 1} after the cold one)`,
+  );
   for (const r of rows) console.log(r);
 }
 

@@ -86,7 +86,11 @@ async function main() {
       await build(dir);
     } catch (e) {
       process.stderr.write(`retrace: could not bundle the CLI (${e instanceof Error ? e.message : String(e)}); running it through tsx\n`);
-      const r = spawnSync(path.join(root, "node_modules/.bin/tsx"), ["--conditions=react-server", path.join(root, "lib/cli/main.ts"), ...process.argv.slice(2)], { stdio: "inherit" });
+      const r = spawnSync(
+        path.join(root, "node_modules/.bin/tsx"),
+        ["--conditions=react-server", path.join(root, "lib/cli/main.ts"), ...process.argv.slice(2)],
+        { stdio: "inherit" },
+      );
       process.exit(r.status ?? 2);
     }
   }

@@ -10,6 +10,8 @@ export npm_config_nodedir="${npm_config_nodedir:-/usr}"
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi
+echo "== format"
+node_modules/.bin/prettier --check --log-level warn "**/*.{ts,tsx,mjs,js,css}"
 echo "== lint"
 node_modules/.bin/eslint . --max-warnings 0
 echo "== types"

@@ -28,7 +28,9 @@ export default async function setup(project: TestProject) {
   return async () => {
     const admin = new pg.Client({ connectionString: `${PG_BASE}/postgres` });
     await admin.connect();
-    const dbs = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [`retrace_%_${process.pid}%`]);
+    const dbs = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [
+      `retrace_%_${process.pid}%`,
+    ]);
     for (const { datname } of dbs.rows) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
     await admin.end();
     fs.rmSync(dir, { recursive: true, force: true });

@@ -45,7 +45,12 @@ export function StepCharts({ index }: { index: RunIndex }) {
   );
   return (
     <div className="charts">
-      {chart(grouped ? `Latency per ${bars[0].to - bars[0].from + 1} steps` : "Latency per step (model + tool)", "latencyMs", "var(--k-model)", (n) => formatDuration(n))}
+      {chart(
+        grouped ? `Latency per ${bars[0].to - bars[0].from + 1} steps` : "Latency per step (model + tool)",
+        "latencyMs",
+        "var(--k-model)",
+        (n) => formatDuration(n),
+      )}
       {chart("Tokens per step", "tokens", "var(--k-context)", (n) => formatCount(n))}
       <div className="chart">
         {chart("Estimated cost per step", "cost", "var(--k-tool-write)", (n) => formatUsd(n))}

@@ -145,7 +145,15 @@ const PairRow = memo(function PairRow({
   const st = STATUS_TEXT[row.status];
   const name = `${a ? `a #${a.seq} ${a.type}` : "not in a"} ${st.word} ${b ? `b #${b.seq} ${b.type}` : "not in b"}`;
   return (
-    <div role="option" aria-selected={selected} aria-label={name} className="cmp-row" style={{ transform: `translateY(${top}px)` }} onClick={() => onSelect(index)} title={row.reason ?? undefined}>
+    <div
+      role="option"
+      aria-selected={selected}
+      aria-label={name}
+      className="cmp-row"
+      style={{ transform: `translateY(${top}px)` }}
+      onClick={() => onSelect(index)}
+      title={row.reason ?? undefined}
+    >
       <Side e={a} missing="(not in run a)" />
       <span className={`st ${row.status}`}>
         {st.sign} {row.status === "same" ? "" : st.word}

@@ -41,8 +41,14 @@ export function CompareView() {
   const detailB = useRunDetail(b);
   const eventsA = useRunEvents(a);
   const eventsB = useRunEvents(b);
-  const alignment = useMemo(() => (eventsA.data && eventsB.data ? alignRuns(eventsA.data, eventsB.data) : null), [eventsA.data, eventsB.data]);
-  const versions = useMemo(() => (detailA.data && detailB.data ? compareVersions(detailA.data.header, detailB.data.header) : null), [detailA.data, detailB.data]);
+  const alignment = useMemo(
+    () => (eventsA.data && eventsB.data ? alignRuns(eventsA.data, eventsB.data) : null),
+    [eventsA.data, eventsB.data],
+  );
+  const versions = useMemo(
+    () => (detailA.data && detailB.data ? compareVersions(detailA.data.header, detailB.data.header) : null),
+    [detailA.data, detailB.data],
+  );
   // `nonce` makes "Show it" scroll again to a row that is already selected
   const [picked, setPicked] = useState<{ key: string; row: number; nonce: number } | null>(null);
   const key = `${a}|${b}`;
@@ -58,7 +64,9 @@ export function CompareView() {
     <div className="cmp-page" data-testid="compare-view" data-ready={ready ? "true" : "false"} data-a={a ?? ""} data-b={b ?? ""}>
       <div className="cmp-head">
         <h1>Compare two runs</h1>
-        <span style={{ color: "var(--muted)", fontSize: 13 }}>aligned by step and by call; ids, timestamps, hashes and latencies are not compared</span>
+        <span style={{ color: "var(--muted)", fontSize: 13 }}>
+          aligned by step and by call; ids, timestamps, hashes and latencies are not compared
+        </span>
         {a !== null && b !== null ? (
           <button type="button" onClick={() => navigate(b, a)} style={{ marginLeft: "auto" }}>
             Swap a ↔ b
@@ -89,7 +97,15 @@ export function CompareView() {
       ) : null}
       <div className="cmp-runs">
         <RunCard side="a" id={a} detail={detailA.data} error={errorText(detailA.error ?? eventsA.error)} />
-        <RunCard side="b" id={b} detail={detailB.data} error={errorText(detailB.error ?? eventsB.error)} workflow={workflow} other={a} onPick={(id) => navigate(a, id)} />
+        <RunCard
+          side="b"
+          id={b}
+          detail={detailB.data}
+          error={errorText(detailB.error ?? eventsB.error)}
+          workflow={workflow}
+          other={a}
+          onPick={(id) => navigate(a, id)}
+        />
       </div>
       {a !== null && b !== null && !ready && !detailA.error && !detailB.error ? (
         <div role="status" style={{ color: "var(--muted)" }}>
@@ -98,15 +114,23 @@ export function CompareView() {
       ) : null}
       {detailA.data && detailB.data && detailA.data.workflow !== detailB.data.workflow ? (
         <div className="warnc" role="note">
-          These runs are of different workflows ({detailA.data.workflow ?? "none"} and {detailB.data.workflow ?? "none"}): the alignment still works, but expect most of it to differ.
+          These runs are of different workflows ({detailA.data.workflow ?? "none"} and {detailB.data.workflow ?? "none"}): the alignment
+          still works, but expect most of it to differ.
         </div>
       ) : null}
       {alignment ? (
-        <section className={`cmp-card first${first ? "" : " none"}`} aria-label="First divergence" data-testid="first-divergence" data-a-seq={first?.aSeq ?? ""} data-b-seq={first?.bSeq ?? ""}>
+        <section
+          className={`cmp-card first${first ? "" : " none"}`}
+          aria-label="First divergence"
+          data-testid="first-divergence"
+          data-a-seq={first?.aSeq ?? ""}
+          data-b-seq={first?.bSeq ?? ""}
+        >
           {first ? (
             <>
               <h2>
-                First divergence: {first.aSeq !== null ? `a #${first.aSeq}` : "not in a"} {STATUS_TEXT[first.status].sign} {first.bSeq !== null ? `b #${first.bSeq}` : "not in b"}
+                First divergence: {first.aSeq !== null ? `a #${first.aSeq}` : "not in a"} {STATUS_TEXT[first.status].sign}{" "}
+                {first.bSeq !== null ? `b #${first.bSeq}` : "not in b"}
                 <span style={{ fontWeight: 400 }}>
                   in {first.segment === "(run)" ? "the run itself" : `step “${first.segment}”`}: {first.reason}
                 </span>
@@ -139,11 +163,21 @@ export function CompareView() {
       ) : null}
       {alignment && eventsA.data && eventsB.data ? (
         <div className="cmp-body">
-          <AlignmentList alignment={alignment} a={eventsA.data} b={eventsB.data} selected={selected} onSelect={(r) => setPicked({ key, row: r, nonce: 0 })}
-            scrollNonce={picked?.nonce ?? 0} />
+          <AlignmentList
+            alignment={alignment}
+            a={eventsA.data}
+            b={eventsB.data}
+            selected={selected}
+            onSelect={(r) => setPicked({ key, row: r, nonce: 0 })}
+            scrollNonce={picked?.nonce ?? 0}
+          />
           <div className="cmp-right">
             {versions ? <VersionsTable rows={versions} /> : null}
-            <PairDetail row={row} a={row && row.a !== null ? eventsA.data[row.a] : null} b={row && row.b !== null ? eventsB.data[row.b] : null} />
+            <PairDetail
+              row={row}
+              a={row && row.a !== null ? eventsA.data[row.a] : null}
+              b={row && row.b !== null ? eventsB.data[row.b] : null}
+            />
           </div>
         </div>
       ) : versions ? (

@@ -10,10 +10,22 @@ import { STATUS_TEXT } from "./alignment-list";
 export function PairDetail({ row, a, b }: { row: AlignedRow | null; a: CompareEvent | null; b: CompareEvent | null }) {
   const lines = useMemo(() => (a && b ? jsonDiff(comparable(a), comparable(b)).map(diffLineText) : []), [a, b]);
   const dataLines = useMemo(() => (a && b && row?.status === "changed" ? jsonDiff(a.data, b.data).map(diffLineText) : []), [a, b, row]);
-  if (!row) return <section className="cmp-detail" aria-label="Selected pair" data-testid="pair-detail">Select a row to see what changed.</section>;
+  if (!row)
+    return (
+      <section className="cmp-detail" aria-label="Selected pair" data-testid="pair-detail">
+        Select a row to see what changed.
+      </section>
+    );
   const st = STATUS_TEXT[row.status];
   return (
-    <section className="cmp-detail" aria-label="Selected pair" data-testid="pair-detail" data-status={row.status} data-a-seq={a?.seq} data-b-seq={b?.seq}>
+    <section
+      className="cmp-detail"
+      aria-label="Selected pair"
+      data-testid="pair-detail"
+      data-status={row.status}
+      data-a-seq={a?.seq}
+      data-b-seq={b?.seq}
+    >
       <h2 style={{ fontSize: 15 }}>
         {st.sign} {st.word}
         {row.reason ? <span style={{ fontWeight: 400, color: "var(--muted)", marginLeft: 8 }}>{row.reason}</span> : null}
@@ -51,7 +63,9 @@ export function PairDetail({ row, a, b }: { row: AlignedRow | null; a: CompareEv
           </pre>
           {dataLines.length > lines.length ? (
             <details>
-              <summary style={{ cursor: "pointer", color: "var(--muted)", fontSize: 12.5 }}>Every field of data, ids and timings included ({dataLines.length} lines)</summary>
+              <summary style={{ cursor: "pointer", color: "var(--muted)", fontSize: 12.5 }}>
+                Every field of data, ids and timings included ({dataLines.length} lines)
+              </summary>
               <pre className="cmp-diff">{dataLines.join("\n")}</pre>
             </details>
           ) : null}

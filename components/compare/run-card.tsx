@@ -61,7 +61,9 @@ export function RunCard({
         <label style={{ display: "flex", flexDirection: "column", gap: 2, fontSize: 12, color: "var(--muted)" }}>
           {id ? "Compare with another run" : "Pick a run"} of {workflow}
           <select aria-label={`Run b: a run of ${workflow}`} value={id ?? ""} onChange={(e) => e.target.value && onPick(e.target.value)}>
-            <option value="">{runs.isLoading ? "Loading runs…" : `${candidates.length} run${candidates.length === 1 ? "" : "s"} of this workflow`}</option>
+            <option value="">
+              {runs.isLoading ? "Loading runs…" : `${candidates.length} run${candidates.length === 1 ? "" : "s"} of this workflow`}
+            </option>
             {id && !candidates.some((r) => r.id === id) ? <option value={id}>{id}</option> : null}
             {candidates.map((r) => (
               <option key={r.id} value={r.id}>

@@ -20,7 +20,8 @@ export function useRunDetail(run: string | null) {
 export function useRunEvents(run: string | null) {
   return useQuery({
     queryKey: ["compare-events", run ?? ""],
-    queryFn: async ({ signal }): Promise<CompareEvent[]> => (await fetchEventPages(run ?? "", signal)).flatMap((p) => parsePage(p).events.map((e) => e.event)),
+    queryFn: async ({ signal }): Promise<CompareEvent[]> =>
+      (await fetchEventPages(run ?? "", signal)).flatMap((p) => parsePage(p).events.map((e) => e.event)),
     enabled: run !== null && run !== "",
     staleTime: Infinity,
     gcTime: 60_000,

@@ -17,7 +17,9 @@ export function VersionsTable({ rows }: { rows: VersionRow[] }) {
         </button>
       </h2>
       {shown.length === 0 ? (
-        <div style={{ color: "var(--muted)", fontSize: 13 }}>Both runs ran with the same workflow, agent, prompt, policy, tool and model versions.</div>
+        <div style={{ color: "var(--muted)", fontSize: 13 }}>
+          Both runs ran with the same workflow, agent, prompt, policy, tool and model versions.
+        </div>
       ) : (
         <table className="cmp-versions" aria-label={all ? "All versions" : "Versions that differ"}>
           <thead>

@@ -72,7 +72,15 @@ function GraphPaneInner({ index, findings }: { index: RunIndex; findings: Readon
     const present = new Set(nodes.map((n) => n.id));
     const edges: Edge[] = graph.edges
       .filter((e) => present.has(e.source) && present.has(e.target))
-      .map((e) => ({ id: e.id, source: e.source, target: e.target, className: `edge-${e.kind}`, type: e.kind === "order" ? "smoothstep" : "default", zIndex: e.kind === "order" ? 0 : 1, focusable: false }));
+      .map((e) => ({
+        id: e.id,
+        source: e.source,
+        target: e.target,
+        className: `edge-${e.kind}`,
+        type: e.kind === "order" ? "smoothstep" : "default",
+        zIndex: e.kind === "order" ? 0 : 1,
+        focusable: false,
+      }));
     return { nodes, edges };
   }, [graph, layout, selectedSeq, selectedStep, matchedSeqs]);
 
@@ -86,7 +94,9 @@ function GraphPaneInner({ index, findings }: { index: RunIndex; findings: Readon
   const lastWindow = useRef<string>("");
   useEffect(() => {
     if (!layout || selectedSeq === null) return;
-    const target = graph.nodes.find((n) => n.kind === "event" && n.seq === selectedSeq) ?? graph.nodes.find((n) => n.kind === "step" && n.stepId === selectedStep);
+    const target =
+      graph.nodes.find((n) => n.kind === "event" && n.seq === selectedSeq) ??
+      graph.nodes.find((n) => n.kind === "step" && n.stepId === selectedStep);
     if (!target) return;
     const box = layout.boxes[target.id];
     if (!box) return;
@@ -118,7 +128,11 @@ function GraphPaneInner({ index, findings }: { index: RunIndex; findings: Readon
         </span>
         <label>
           steps{" "}
-          <select aria-label="Step grouping" value={mode} onChange={(e) => api.getState().setCollapseMode(e.target.value as "auto" | "all" | "none")}>
+          <select
+            aria-label="Step grouping"
+            value={mode}
+            onChange={(e) => api.getState().setCollapseMode(e.target.value as "auto" | "all" | "none")}
+          >
             <option value="auto">{big ? "auto (selected open)" : "auto"}</option>
             <option value="all">all collapsed</option>
             <option value="none">all expanded</option>
@@ -126,7 +140,11 @@ function GraphPaneInner({ index, findings }: { index: RunIndex; findings: Readon
         </label>
         <label>
           layout{" "}
-          <select aria-label="Layout engine" value={engine} onChange={(e) => api.getState().setLayoutEngine(e.target.value as "sequence" | "elk")}>
+          <select
+            aria-label="Layout engine"
+            value={engine}
+            onChange={(e) => api.getState().setLayoutEngine(e.target.value as "sequence" | "elk")}
+          >
             <option value="sequence">sequence</option>
             <option value="elk">ELK layered</option>
           </select>
@@ -167,7 +185,13 @@ function GraphPaneInner({ index, findings }: { index: RunIndex; findings: Readon
   );
 }
 
-function toFlowNode(n: GraphNodeData, box: { x: number; y: number; width: number; height: number }, selectedSeq: number | null, selectedStep: string | null, matched: ReadonlySet<number>): Node {
+function toFlowNode(
+  n: GraphNodeData,
+  box: { x: number; y: number; width: number; height: number },
+  selectedSeq: number | null,
+  selectedStep: string | null,
+  matched: ReadonlySet<number>,
+): Node {
   if (n.kind === "event") {
     return {
       id: n.id,

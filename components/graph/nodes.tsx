@@ -26,7 +26,10 @@ export const EventNode = memo(function EventNode({ data }: NodeProps<EventFlowNo
   const n = data.node;
   const detail = [n.name, n.status].filter(Boolean).join(" · ");
   return (
-    <div className={`ev-node-box${n.failed ? " failed" : ""}${data.selected ? " selected" : ""}${data.matched ? " matched" : ""}`} data-seq={n.seq}>
+    <div
+      className={`ev-node-box${n.failed ? " failed" : ""}${data.selected ? " selected" : ""}${data.matched ? " matched" : ""}`}
+      data-seq={n.seq}
+    >
       <Handles vertical={n.parent !== null} />
       <KindBadge kind={n.eventKind} />
       <span className="txt">
@@ -35,7 +38,11 @@ export const EventNode = memo(function EventNode({ data }: NodeProps<EventFlowNo
         </span>
         {detail ? <span className="n">{detail}</span> : null}
       </span>
-      {n.findings > 0 ? <span className="fbadge" title={`${n.findings} finding(s)`}>!{n.findings > 1 ? n.findings : ""}</span> : null}
+      {n.findings > 0 ? (
+        <span className="fbadge" title={`${n.findings} finding(s)`}>
+          !{n.findings > 1 ? n.findings : ""}
+        </span>
+      ) : null}
     </div>
   );
 });
@@ -80,7 +87,11 @@ export const StepNode = memo(function StepNode({ data }: NodeProps<StepFlowNode>
       </div>
       <div className="chips">
         {kinds.slice(0, 4).map((k) => (
-          <span key={k} title={`${n.kindCounts[k]} × ${k}`} style={{ display: "inline-flex", alignItems: "center", gap: 2, fontSize: 10.5 }}>
+          <span
+            key={k}
+            title={`${n.kindCounts[k]} × ${k}`}
+            style={{ display: "inline-flex", alignItems: "center", gap: 2, fontSize: 10.5 }}
+          >
             <KindBadge kind={k} />×{n.kindCounts[k]}
           </span>
         ))}

@@ -25,8 +25,26 @@ export function ApprovalPane({ answer, all }: { answer: InspectAnswer; all: Stor
       <Fields
         rows={[
           ["approval", <Value key="a" v={id} />],
-          ["policy", policy ? <span key="p" className="mono"><Value v={policy.id} />@<Value v={policy.version} /></span> : "—"],
-          ["gates call", gated ? <Jump key="g" seq={gated.seq}>#{gated.seq} <Value v={dataOf(gated).tool} /></Jump> : <Value key="g" v={rq.call} />],
+          [
+            "policy",
+            policy ? (
+              <span key="p" className="mono">
+                <Value v={policy.id} />@<Value v={policy.version} />
+              </span>
+            ) : (
+              "—"
+            ),
+          ],
+          [
+            "gates call",
+            gated ? (
+              <Jump key="g" seq={gated.seq}>
+                #{gated.seq} <Value v={dataOf(gated).tool} />
+              </Jump>
+            ) : (
+              <Value key="g" v={rq.call} />
+            ),
+          ],
         ]}
       />
       {decisions.length === 0 ? <p className="warnc">No decision recorded for this request.</p> : null}
@@ -49,11 +67,17 @@ export function ApprovalPane({ answer, all }: { answer: InspectAnswer; all: Stor
               </div>
             </div>
             <p className={same ? "ok" : "bad"} role="status">
-              {requestHash === null || decisionHash === null ? "A state hash is missing: cannot compare." : same ? "✓ Request and decision saw the same state." : "✗ The decision was made on a different state than the request."}
+              {requestHash === null || decisionHash === null
+                ? "A state hash is missing: cannot compare."
+                : same
+                  ? "✓ Request and decision saw the same state."
+                  : "✗ The decision was made on a different state than the request."}
             </p>
             {answer.state && self.seq === dEv.seq ? (
               <p className={runHash === decisionHash ? "ok" : "bad"}>
-                {runHash === decisionHash ? "✓ The approver's state hash matches the run state at the decision." : `✗ The run state at the decision was ${runHash}: the approver looked at a stale state.`}
+                {runHash === decisionHash
+                  ? "✓ The approver's state hash matches the run state at the decision."
+                  : `✗ The run state at the decision was ${runHash}: the approver looked at a stale state.`}
               </p>
             ) : null}
             {d.reason !== undefined ? (

@@ -30,7 +30,16 @@ export function ContextPane({ answer, all, policy }: { answer: InspectAnswer; al
       <Fields
         rows={[
           ["context event", <Jump key="c" seq={ctx.seq} />],
-          ["template", template ? <span key="t" className="mono"><Value v={template.id} />@<Value v={template.version} /></span> : "—"],
+          [
+            "template",
+            template ? (
+              <span key="t" className="mono">
+                <Value v={template.id} />@<Value v={template.version} />
+              </span>
+            ) : (
+              "—"
+            ),
+          ],
           ["tokens", <Value key="k" v={d.tokens} />],
         ]}
       />
@@ -59,7 +68,11 @@ export function ContextPane({ answer, all, policy }: { answer: InspectAnswer; al
           </tbody>
         </table>
       )}
-      {missing.length > 0 ? <p className="bad">Missing required instruction{missing.length > 1 ? "s" : ""}: {missing.map((m) => m.id).join(", ")}</p> : null}
+      {missing.length > 0 ? (
+        <p className="bad">
+          Missing required instruction{missing.length > 1 ? "s" : ""}: {missing.map((m) => m.id).join(", ")}
+        </p>
+      ) : null}
       <h3>Messages</h3>
       <Messages messages={d.messages} />
     </div>
@@ -83,7 +96,11 @@ export function Messages({ messages }: { messages: unknown }) {
                 </span>
               ) : null}
             </div>
-            {typeof content === "string" ? <SafeText value={content} limit={1200} /> : <JsonTree value={content} copy={false} openDepth={1} />}
+            {typeof content === "string" ? (
+              <SafeText value={content} limit={1200} />
+            ) : (
+              <JsonTree value={content} copy={false} openDepth={1} />
+            )}
           </div>
         );
       })}

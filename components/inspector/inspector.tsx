@@ -17,7 +17,15 @@ import { ToolPane } from "./tool-pane";
 import { useTimesRecorded } from "@/components/run/times-recorded";
 
 type Tab = "overview" | "context" | "model" | "tool" | "approval" | "state" | "raw";
-const TAB_LABEL: Record<Tab, string> = { overview: "Overview", context: "Context", model: "Model", tool: "Tool call", approval: "Approval", state: "State", raw: "Raw JSON" };
+const TAB_LABEL: Record<Tab, string> = {
+  overview: "Overview",
+  context: "Context",
+  model: "Model",
+  tool: "Tool call",
+  approval: "Approval",
+  state: "State",
+  raw: "Raw JSON",
+};
 
 function tabsFor(type: string): Tab[] {
   if (type === "context") return ["context", "state", "raw"];
@@ -51,7 +59,12 @@ export function Inspector({ runId, detail, index }: { runId: string; detail: Run
   }, [q.isSuccess, row, index, qc, runId]);
 
   if (!index) return <div className="skeleton">Loading…</div>;
-  if (row < 0) return <div className="empty-pane">{seq !== null ? `Event #${seq} is not in this run.` : "Select an event in the list, the graph or the timeline."}</div>;
+  if (row < 0)
+    return (
+      <div className="empty-pane">
+        {seq !== null ? `Event #${seq} is not in this run.` : "Select an event in the list, the graph or the timeline."}
+      </div>
+    );
 
   const s = index.summary;
   const kind = EVENT_KINDS[index.kindOfRow[row]];
@@ -61,7 +74,12 @@ export function Inspector({ runId, detail, index }: { runId: string; detail: Run
   const policy = (detail.header.policy ?? null) as Record<string, unknown> | null;
 
   return (
-    <div style={{ display: "flex", flexDirection: "column", minHeight: 0, height: "100%" }} data-testid="inspector" data-ready={ready ? "true" : "false"} data-seq={seq ?? undefined}>
+    <div
+      style={{ display: "flex", flexDirection: "column", minHeight: 0, height: "100%" }}
+      data-testid="inspector"
+      data-ready={ready ? "true" : "false"}
+      data-seq={seq ?? undefined}
+    >
       <div className="inspector-head">
         <div className="line1">
           <KindBadge kind={kind} />
@@ -71,7 +89,11 @@ export function Inspector({ runId, detail, index }: { runId: string; detail: Run
           </h2>
         </div>
         <div className="meta">
-          {timed ? <span title={formatTimestamp(s.tsMs[row])}>{formatOffset(s.tsMs[row] - index.startMs)}</span> : <span title="The source recorded no times">no time recorded</span>}
+          {timed ? (
+            <span title={formatTimestamp(s.tsMs[row])}>{formatOffset(s.tsMs[row] - index.startMs)}</span>
+          ) : (
+            <span title="The source recorded no times">no time recorded</span>
+          )}
           {s.step[row] ? <span>step {s.step[row]}</span> : null}
           {s.status[row] ? <span className={index.failed[row] ? "bad" : ""}>{s.status[row]}</span> : null}
           {!Number.isNaN(s.latencyMs[row]) ? <span>{formatDuration(s.latencyMs[row])}</span> : null}
@@ -98,7 +120,9 @@ export function Inspector({ runId, detail, index }: { runId: string; detail: Run
       </div>
       <div className="tab-panel" role="tabpanel" aria-label={TAB_LABEL[tab]}>
         {q.isError ? (
-          <div className="empty-pane bad">Could not load event #{seq}: {q.error.message}</div>
+          <div className="empty-pane bad">
+            Could not load event #{seq}: {q.error.message}
+          </div>
         ) : !ready ? (
           <div className="skeleton">Loading event #{seq}…</div>
         ) : (

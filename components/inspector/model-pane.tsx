@@ -17,7 +17,12 @@ export function ModelPane({ answer, all }: { answer: InspectAnswer; all: StoredE
   const output = asObj(rs.output) ?? {};
   const usage = asObj(rs.usage);
   const toolCalls = Array.isArray(output.toolCalls) ? output.toolCalls : [];
-  const latency = typeof rs.latencyMs === "number" ? rs.latencyMs : request && response ? Date.parse(response.event.ts) - Date.parse(request.event.ts) : null;
+  const latency =
+    typeof rs.latencyMs === "number"
+      ? rs.latencyMs
+      : request && response
+        ? Date.parse(response.event.ts) - Date.parse(request.event.ts)
+        : null;
   const inT = typeof usage?.inputTokens === "number" ? usage.inputTokens : null;
   const outT = typeof usage?.outputTokens === "number" ? usage.outputTokens : null;
   return (
@@ -29,7 +34,20 @@ export function ModelPane({ answer, all }: { answer: InspectAnswer; all: StoredE
             rows={[
               ["call", <Value key="c" v={rq.call} />],
               ["model", <Value key="m" v={rq.model} />],
-              ["context", typeof rq.context === "number" ? <Jump key="x" seq={rq.context}>#{rq.context} (context event)</Jump> : rq.messages ? "messages inline" : <span key="n" className="bad">none recorded</span>],
+              [
+                "context",
+                typeof rq.context === "number" ? (
+                  <Jump key="x" seq={rq.context}>
+                    #{rq.context} (context event)
+                  </Jump>
+                ) : rq.messages ? (
+                  "messages inline"
+                ) : (
+                  <span key="n" className="bad">
+                    none recorded
+                  </span>
+                ),
+              ],
               ["tools offered", Array.isArray(rq.tools) ? <Value key="t" v={rq.tools.join(", ")} /> : "—"],
             ]}
           />

@@ -14,7 +14,14 @@ export function OverviewPane({ answer }: { answer: InspectAnswer }) {
       {answer.related.length > 0 ? (
         <>
           <h3>Related events</h3>
-          <Fields rows={answer.related.map((r) => [`#${r.seq}`, <Jump key={r.seq} seq={r.seq}>{visibleText(r.event.type)}</Jump>])} />
+          <Fields
+            rows={answer.related.map((r) => [
+              `#${r.seq}`,
+              <Jump key={r.seq} seq={r.seq}>
+                {visibleText(r.event.type)}
+              </Jump>,
+            ])}
+          />
         </>
       ) : null}
     </div>
@@ -28,9 +35,24 @@ export function RawPane({ answer }: { answer: InspectAnswer }) {
     <div className="pane">
       <Fields
         rows={[
-          ["recorder chain", <span key="c" className={ev.chain === "ok" ? "ok" : ev.chain === "fail" ? "bad" : ""}>{ev.chain}</span>],
-          ["recorded hash", <span key="r" className="hash"><Value v={ev.recordedHash ?? undefined} /></span>],
-          ["server hash", <span key="s" className="hash"><Value v={ev.event.hash} /></span>],
+          [
+            "recorder chain",
+            <span key="c" className={ev.chain === "ok" ? "ok" : ev.chain === "fail" ? "bad" : ""}>
+              {ev.chain}
+            </span>,
+          ],
+          [
+            "recorded hash",
+            <span key="r" className="hash">
+              <Value v={ev.recordedHash ?? undefined} />
+            </span>,
+          ],
+          [
+            "server hash",
+            <span key="s" className="hash">
+              <Value v={ev.event.hash} />
+            </span>,
+          ],
           ["redactions", String(ev.redactions)],
         ]}
       />

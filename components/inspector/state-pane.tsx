@@ -16,7 +16,10 @@ export function StatePane({ answer }: { answer: InspectAnswer }) {
   const own = st.changedAt === answer.seq;
   const hashOk = st.recordedHash === null || st.recordedHash === st.rebuiltHash;
   const verdict = st.redacted
-    ? { className: "", text: "The state holds secrets replaced at ingest, so its hash cannot be checked here: the recorder hashed the original." }
+    ? {
+        className: "",
+        text: "The state holds secrets replaced at ingest, so its hash cannot be checked here: the recorder hashed the original.",
+      }
     : hashOk
       ? { className: "ok", text: "✓ The rebuilt state matches the recorded hash." }
       : { className: "bad", text: "✗ The rebuilt state does not match the recorded hash." };
@@ -24,10 +27,40 @@ export function StatePane({ answer }: { answer: InspectAnswer }) {
     <div className="pane">
       <Fields
         rows={[
-          ["last change", st.changedAt === null ? "none: the state is still {}" : own ? "this event" : <Jump key="c" seq={st.changedAt}>#{st.changedAt}</Jump>],
-          ["rebuilt from", st.fromCheckpoint === null ? "{} at the start of the run" : <Jump key="f" seq={st.fromCheckpoint}>checkpoint #{st.fromCheckpoint}</Jump>],
-          ["recorded hash", <span key="r" className="hash">{st.recordedHash ?? "—"}</span>],
-          ["rebuilt hash", <span key="b" className="hash">{st.rebuiltHash}</span>],
+          [
+            "last change",
+            st.changedAt === null ? (
+              "none: the state is still {}"
+            ) : own ? (
+              "this event"
+            ) : (
+              <Jump key="c" seq={st.changedAt}>
+                #{st.changedAt}
+              </Jump>
+            ),
+          ],
+          [
+            "rebuilt from",
+            st.fromCheckpoint === null ? (
+              "{} at the start of the run"
+            ) : (
+              <Jump key="f" seq={st.fromCheckpoint}>
+                checkpoint #{st.fromCheckpoint}
+              </Jump>
+            ),
+          ],
+          [
+            "recorded hash",
+            <span key="r" className="hash">
+              {st.recordedHash ?? "—"}
+            </span>,
+          ],
+          [
+            "rebuilt hash",
+            <span key="b" className="hash">
+              {st.rebuiltHash}
+            </span>,
+          ],
         ]}
       />
       {st.changedAt !== null ? (

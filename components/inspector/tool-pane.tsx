@@ -22,12 +22,45 @@ export function ToolPane({ answer, all }: { answer: InspectAnswer; all: StoredEv
         <>
           <Fields
             rows={[
-              ["tool", <span key="t" className="mono"><Value v={c.tool} />{c.version !== undefined ? <>@<Value v={c.version} /></> : null}</span>],
+              [
+                "tool",
+                <span key="t" className="mono">
+                  <Value v={c.tool} />
+                  {c.version !== undefined ? (
+                    <>
+                      @<Value v={c.version} />
+                    </>
+                  ) : null}
+                </span>,
+              ],
               ["call id", <Value key="c" v={c.call} />],
-              ["effect", <span key="e" className={`badge ${write ? "warn" : ""}`}>{asStr(c.effect) ?? "—"}</span>],
-              ["idempotency key", idem ? <Value key="i" v={idem} /> : <span key="i" className={write ? "bad" : ""}>{write ? "missing (a write without one)" : "—"}</span>],
+              [
+                "effect",
+                <span key="e" className={`badge ${write ? "warn" : ""}`}>
+                  {asStr(c.effect) ?? "—"}
+                </span>,
+              ],
+              [
+                "idempotency key",
+                idem ? (
+                  <Value key="i" v={idem} />
+                ) : (
+                  <span key="i" className={write ? "bad" : ""}>
+                    {write ? "missing (a write without one)" : "—"}
+                  </span>
+                ),
+              ],
               ["target", <Value key="g" v={c.target} />],
-              ["approval", approval ? <Jump key="a" seq={approval.seq}>requested at #{approval.seq}</Jump> : "—"],
+              [
+                "approval",
+                approval ? (
+                  <Jump key="a" seq={approval.seq}>
+                    requested at #{approval.seq}
+                  </Jump>
+                ) : (
+                  "—"
+                ),
+              ],
             ]}
           />
           <h3>Arguments</h3>
@@ -47,10 +80,24 @@ export function ToolPane({ answer, all }: { answer: InspectAnswer; all: StoredEv
             </h3>
             <Fields
               rows={[
-                ["status", <span key="s" className={`badge ${status === "ok" ? "good" : "bad"}`}>{status ?? "—"}</span>],
+                [
+                  "status",
+                  <span key="s" className={`badge ${status === "ok" ? "good" : "bad"}`}>
+                    {status ?? "—"}
+                  </span>,
+                ],
                 ["latency", typeof d.latencyMs === "number" ? formatDuration(d.latencyMs) : "—"],
                 ["external id", <Value key="x" v={d.externalId} />],
-                ["partial", d.partial === true ? <span key="p" className="warnc">yes: the result is incomplete</span> : "no"],
+                [
+                  "partial",
+                  d.partial === true ? (
+                    <span key="p" className="warnc">
+                      yes: the result is incomplete
+                    </span>
+                  ) : (
+                    "no"
+                  ),
+                ],
               ]}
             />
             {d.error !== undefined ? (
@@ -69,7 +116,13 @@ export function ToolPane({ answer, all }: { answer: InspectAnswer; all: StoredEv
             <h3>
               Reconciled <Jump seq={r.seq} />
             </h3>
-            <Fields rows={[["outcome", <Value key="o" v={d.outcome} />], ["by", <Value key="b" v={d.by} />], ["evidence", <Value key="e" v={d.evidence} />]]} />
+            <Fields
+              rows={[
+                ["outcome", <Value key="o" v={d.outcome} />],
+                ["by", <Value key="b" v={d.by} />],
+                ["evidence", <Value key="e" v={d.evidence} />],
+              ]}
+            />
           </div>
         );
       })}

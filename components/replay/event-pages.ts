@@ -13,7 +13,10 @@ export async function fetchEventPages(run: string, signal: AbortSignal): Promise
   const pages: string[] = [];
   let after = -1;
   for (;;) {
-    const res = await fetch(`/api/runs/${encodeURIComponent(run)}/events?after=${after}&limit=${PAGE}`, { signal, headers: { accept: "application/json" } });
+    const res = await fetch(`/api/runs/${encodeURIComponent(run)}/events?after=${after}&limit=${PAGE}`, {
+      signal,
+      headers: { accept: "application/json" },
+    });
     if (!res.ok) throw await apiErrorOf(res);
     const text = await res.text();
     pages.push(text);

@@ -3,7 +3,15 @@ import { useId, useState } from "react";
 import type { ForkSpec } from "@/lib/replay";
 import { CopyButton } from "@/components/ui/copy-button";
 import { describeOverride } from "./describe";
-import { applicableKinds, cliCommand, draftToSpec, OVERRIDE_KINDS, type DraftResult, type ForkDraft, type OverrideKind } from "./fork-params";
+import {
+  applicableKinds,
+  cliCommand,
+  draftToSpec,
+  OVERRIDE_KINDS,
+  type DraftResult,
+  type ForkDraft,
+  type OverrideKind,
+} from "./fork-params";
 import { useReplayStore } from "./replay-store";
 
 interface Policy {
@@ -29,7 +37,19 @@ function firstKind(kinds: Set<OverrideKind>): OverrideKind {
  * change. Applying it writes the fork into the URL, which is what replays it, so a fork
  * can be shared as a link and reloaded.
  */
-export function ForkPanel({ run, policy, fork, forkError, onApply }: { run: string; policy: Policy | null; fork: ForkSpec | null; forkError: string | null; onApply: (spec: ForkSpec | null) => void }) {
+export function ForkPanel({
+  run,
+  policy,
+  fork,
+  forkError,
+  onApply,
+}: {
+  run: string;
+  policy: Policy | null;
+  fork: ForkSpec | null;
+  forkError: string | null;
+  onApply: (spec: ForkSpec | null) => void;
+}) {
   const view = useReplayStore((s) => s.view);
   const result = useReplayStore((s) => s.result);
   const frameOfSeq = useReplayStore((s) => s.frameOfSeq);
@@ -50,14 +70,17 @@ export function ForkPanel({ run, policy, fork, forkError, onApply }: { run: stri
       }
       return prettyJson({ status: "error", error: "simulated failure" });
     }
-    if (kind === "modelOutput") return prettyJson(e?.type === "model.response" && e.data.output !== undefined ? e.data.output : { text: "" });
+    if (kind === "modelOutput")
+      return prettyJson(e?.type === "model.response" && e.data.output !== undefined ? e.data.output : { text: "" });
     return "";
   };
   const initialKind = firstKind(applicableKinds(view?.frame.recorded?.type ?? view?.frame.event.type ?? null));
   const [draft, setDraft] = useState<ForkDraft>(() => ({
     seq: String(fork?.seq ?? frameSeq),
     kind: initialKind,
-    requireApproval: Array.isArray(policy?.requireApproval) ? policy.requireApproval.filter((t): t is string => typeof t === "string").join(", ") : "",
+    requireApproval: Array.isArray(policy?.requireApproval)
+      ? policy.requireApproval.filter((t): t is string => typeof t === "string").join(", ")
+      : "",
     maxSteps: typeof policy?.maxSteps === "number" ? String(policy.maxSteps) : "",
     json: jsonFor(initialKind),
   }));
@@ -80,7 +103,11 @@ export function ForkPanel({ run, policy, fork, forkError, onApply }: { run: stri
           <div>
             <b>Active fork</b> at seq {fork.seq}: {describeOverride(fork.override)}
           </div>
-          {forkError ? <div className="error" style={{ color: "var(--bad)" }}>It cannot be applied: {forkError}</div> : null}
+          {forkError ? (
+            <div className="error" style={{ color: "var(--bad)" }}>
+              It cannot be applied: {forkError}
+            </div>
+          ) : null}
           <div className="row" style={{ display: "flex", gap: 6, flexWrap: "wrap" }}>
             <CopyButton text={() => window.location.href} label="Copy link to this fork" />
             <button type="button" onClick={() => onApply(null)}>
@@ -99,7 +126,9 @@ export function ForkPanel({ run, policy, fork, forkError, onApply }: { run: stri
         onSubmit={(e) => {
           e.preventDefault();
           const r = draftToSpec(draft, {
-            requireApproval: Array.isArray(policy?.requireApproval) ? policy.requireApproval.filter((t): t is string => typeof t === "string") : undefined,
+            requireApproval: Array.isArray(policy?.requireApproval)
+              ? policy.requireApproval.filter((t): t is string => typeof t === "string")
+              : undefined,
             maxSteps: typeof policy?.maxSteps === "number" ? policy.maxSteps : undefined,
           });
           setOutcome(r);
@@ -111,12 +140,22 @@ export function ForkPanel({ run, policy, fork, forkError, onApply }: { run: stri
             Fork at seq
           </label>
           <div className="row">
-            <input id={`${id}-seq`} type="number" min={0} step={1} value={draft.seq} onChange={(e) => set({ seq: e.target.value })} {...invalid("seq")} />
+            <input
+              id={`${id}-seq`}
+              type="number"
+              min={0}
+              step={1}
+              value={draft.seq}
+              onChange={(e) => set({ seq: e.target.value })}
+              {...invalid("seq")}
+            />
             <button type="button" onClick={() => set({ seq: String(frameSeq), json: jsonFor(draft.kind) })} disabled={!view}>
               Use the frame under the playhead (#{frameSeq})
             </button>
           </div>
-          <span className="hint">{typeAtSeq ? `seq ${seqNum}: ${typeAtSeq}` : seqNum !== null ? `the run has no event with seq ${seqNum}` : ""}</span>
+          <span className="hint">
+            {typeAtSeq ? `seq ${seqNum}: ${typeAtSeq}` : seqNum !== null ? `the run has no event with seq ${seqNum}` : ""}
+          </span>
         </div>
         <fieldset>
           <legend>What to change</legend>
@@ -141,13 +180,26 @@ export function ForkPanel({ run, policy, fork, forkError, onApply }: { run: stri
               <label htmlFor={`${id}-ra`} style={{ color: "var(--fg)" }}>
                 requireApproval (tool names, comma-separated)
               </label>
-              <input id={`${id}-ra`} type="text" value={draft.requireApproval} onChange={(e) => set({ requireApproval: e.target.value })} {...invalid("requireApproval")} />
+              <input
+                id={`${id}-ra`}
+                type="text"
+                value={draft.requireApproval}
+                onChange={(e) => set({ requireApproval: e.target.value })}
+                {...invalid("requireApproval")}
+              />
             </div>
             <div className="field">
               <label htmlFor={`${id}-ms`} style={{ color: "var(--fg)" }}>
                 maxSteps
               </label>
-              <input id={`${id}-ms`} type="text" inputMode="numeric" value={draft.maxSteps} onChange={(e) => set({ maxSteps: e.target.value })} {...invalid("maxSteps")} />
+              <input
+                id={`${id}-ms`}
+                type="text"
+                inputMode="numeric"
+                value={draft.maxSteps}
+                onChange={(e) => set({ maxSteps: e.target.value })}
+                {...invalid("maxSteps")}
+              />
               <span className="hint">Steps before the fork seq count too. Empty keeps the run&apos;s.</span>
             </div>
           </fieldset>
@@ -161,7 +213,13 @@ export function ForkPanel({ run, policy, fork, forkError, onApply }: { run: stri
                   ? "Model output (JSON object: text, toolCalls…)"
                   : "Run state right after the fork seq (any JSON)"}
             </label>
-            <textarea id={`${id}-json`} spellCheck={false} value={draft.json} onChange={(e) => set({ json: e.target.value })} {...invalid("json")} />
+            <textarea
+              id={`${id}-json`}
+              spellCheck={false}
+              value={draft.json}
+              onChange={(e) => set({ json: e.target.value })}
+              {...invalid("json")}
+            />
           </div>
         ) : null}
         {error ? (

@@ -76,7 +76,8 @@ export interface ForkDraft {
   json: string;
 }
 
-export type DraftResult = { ok: true; spec: ForkSpec } | { ok: false; field: "seq" | "requireApproval" | "maxSteps" | "json"; error: string };
+export type DraftResult =
+  { ok: true; spec: ForkSpec } | { ok: false; field: "seq" | "requireApproval" | "maxSteps" | "json"; error: string };
 
 const toolResultSchema = z
   .object({
@@ -90,16 +91,26 @@ const modelOutputSchema = z
   .object({
     text: z.string({ error: "text must be a string" }).optional(),
     toolCalls: z
-      .array(z.object({ id: z.string().optional(), name: z.string({ error: "each tool call needs a name (a string)" }), args: z.unknown() }).catchall(z.unknown()), {
-        error: "toolCalls must be an array of {id, name, args}",
-      })
+      .array(
+        z
+          .object({ id: z.string().optional(), name: z.string({ error: "each tool call needs a name (a string)" }), args: z.unknown() })
+          .catchall(z.unknown()),
+        {
+          error: "toolCalls must be an array of {id, name, args}",
+        },
+      )
       .optional(),
   })
   .catchall(z.unknown());
 
 const toolNames = z
   .string()
-  .transform((s) => s.split(",").map((t) => t.trim()).filter(Boolean))
+  .transform((s) =>
+    s
+      .split(",")
+      .map((t) => t.trim())
+      .filter(Boolean),
+  )
   .pipe(z.array(z.string().max(200, "a tool name is at most 200 characters")).max(100, "at most 100 tools"));
 
 const maxSteps = z
@@ -128,7 +139,8 @@ export interface BasePolicy {
   maxSteps?: number;
 }
 
-const sameTools = (x: readonly string[], y: readonly string[]) => x.length === y.length && [...x].sort().join("\n") === [...y].sort().join("\n");
+const sameTools = (x: readonly string[], y: readonly string[]) =>
+  x.length === y.length && [...x].sort().join("\n") === [...y].sort().join("\n");
 
 /**
  * The form → a fork spec, or the first problem found. A policy field left as the run has
@@ -153,7 +165,8 @@ export function draftToSpec(d: ForkDraft, base: BasePolicy = {}): DraftResult {
       const policy: { requireApproval?: string[]; maxSteps?: number } = {};
       if (!sameTools(tools.data, base.requireApproval ?? [])) policy.requireApproval = tools.data;
       if (steps.data !== undefined && steps.data !== base.maxSteps) policy.maxSteps = steps.data;
-      if (Object.keys(policy).length === 0) return { ok: false, field: "maxSteps", error: "this is the run's own policy: change requireApproval or maxSteps" };
+      if (Object.keys(policy).length === 0)
+        return { ok: false, field: "maxSteps", error: "this is the run's own policy: change requireApproval or maxSteps" };
       override = { policy };
       break;
     }
@@ -167,11 +180,21 @@ export function draftToSpec(d: ForkDraft, base: BasePolicy = {}): DraftResult {
         break;
       }
       if (parsed.value === null || typeof parsed.value !== "object" || Array.isArray(parsed.value)) {
-        return { ok: false, field: "json", error: d.kind === "toolResult" ? 'a tool result is a JSON object such as {"status":"error","error":"…"}' : 'a model output is a JSON object such as {"text":"…"}' };
+        return {
+          ok: false,
+          field: "json",
+          error:
+            d.kind === "toolResult"
+              ? 'a tool result is a JSON object such as {"status":"error","error":"…"}'
+              : 'a model output is a JSON object such as {"text":"…"}',
+        };
       }
       const checked = (d.kind === "toolResult" ? toolResultSchema : modelOutputSchema).safeParse(parsed.value);
       if (!checked.success) return { ok: false, field: "json", error: zodMessage(checked.error) };
-      override = d.kind === "toolResult" ? { toolResult: parsed.value as ForkOverride["toolResult"] } : { modelOutput: parsed.value as ForkOverride["modelOutput"] };
+      override =
+        d.kind === "toolResult"
+          ? { toolResult: parsed.value as ForkOverride["toolResult"] }
+          : { modelOutput: parsed.value as ForkOverride["modelOutput"] };
       break;
     }
   }

@@ -22,7 +22,13 @@ export function FramePanel() {
   const result = useReplayStore((s) => s.result);
   const ready = view !== null && view.index === cursor;
   return (
-    <div data-testid="frame-panel" data-frame={view?.index} data-seq={view?.frame.seq} data-provenance={view?.frame.provenance} data-ready={ready ? "true" : "false"}>
+    <div
+      data-testid="frame-panel"
+      data-frame={view?.index}
+      data-seq={view?.frame.seq}
+      data-provenance={view?.frame.provenance}
+      data-ready={ready ? "true" : "false"}
+    >
       <FrameBody view={view} result={result} />
     </div>
   );
@@ -32,8 +38,18 @@ const FrameBody = memo(function FrameBody({ view, result }: { view: FrameView | 
   const frame = view?.frame ?? null;
   const divergences = useMemo(() => (frame && result ? result.divergences.filter((d) => d.seq === frame.seq) : []), [frame, result]);
   const changes = useMemo(() => (frame && result ? result.changes.filter((c) => c.seq === frame.seq) : []), [frame, result]);
-  const eventDiff = useMemo(() => (frame && frame.recorded && frame.recorded !== frame.event ? jsonDiff(frame.recorded.data, frame.event.data).map(diffLineText) : []), [frame]);
-  const stateDiff = useMemo(() => (view && view.recordedState !== null && view.recordedStateHash !== view.frame.stateHash ? jsonDiff(view.recordedState, view.state).map(diffLineText) : []), [view]);
+  const eventDiff = useMemo(
+    () =>
+      frame && frame.recorded && frame.recorded !== frame.event ? jsonDiff(frame.recorded.data, frame.event.data).map(diffLineText) : [],
+    [frame],
+  );
+  const stateDiff = useMemo(
+    () =>
+      view && view.recordedState !== null && view.recordedStateHash !== view.frame.stateHash
+        ? jsonDiff(view.recordedState, view.state).map(diffLineText)
+        : [],
+    [view],
+  );
 
   if (!view || !frame) {
     return (
@@ -65,17 +81,24 @@ const FrameBody = memo(function FrameBody({ view, result }: { view: FrameView | 
 
       {frame.stale ? (
         <div className="rp-note stale" role="note">
-          <span className="what">Stale: not what would have happened.</span> This event was recorded, but it comes after the fork&apos;s change
+          <span className="what">Stale: not what would have happened.</span> This event was recorded, but it comes after the fork&apos;s
+          change
           {staleAt ? ` at seq ${staleAt}` : ""}; the fork&apos;s run would have gone differently from there. It is shown only for reference.
         </div>
       ) : null}
       {frame.note && !frame.stale ? (
         <div className={`rp-note ${NOTE_CLASS[frame.provenance]}`}>
-          <span className="what">{frame.provenance === "blocked" ? "Blocked: " : frame.provenance === "simulated" ? "Simulated: " : ""}</span>
+          <span className="what">
+            {frame.provenance === "blocked" ? "Blocked: " : frame.provenance === "simulated" ? "Simulated: " : ""}
+          </span>
           <Segments text={frame.note} />
         </div>
       ) : null}
-      {frame.stale && frame.note ? <div className="hint" style={{ color: "var(--muted)", fontSize: 12 }}>{frame.note}</div> : null}
+      {frame.stale && frame.note ? (
+        <div className="hint" style={{ color: "var(--muted)", fontSize: 12 }}>
+          {frame.note}
+        </div>
+      ) : null}
 
       {divergences.map((d, i) => (
         <div key={`d${i}`} className="rp-note divergence" data-testid="frame-divergence">
@@ -101,7 +124,15 @@ const FrameBody = memo(function FrameBody({ view, result }: { view: FrameView | 
       ))}
 
       <section aria-label="Event">
-        <h3>{frame.recorded === null ? "Inserted by the replay" : frame.recorded !== frame.event ? "The replay's version of the event" : frame.stale ? "Event as recorded (stale)" : "Event"}</h3>
+        <h3>
+          {frame.recorded === null
+            ? "Inserted by the replay"
+            : frame.recorded !== frame.event
+              ? "The replay's version of the event"
+              : frame.stale
+                ? "Event as recorded (stale)"
+                : "Event"}
+        </h3>
         <JsonTree value={frame.event.data} label="Replayed event data" openDepth={2} />
       </section>
       {frame.recorded && frame.recorded !== frame.event ? (

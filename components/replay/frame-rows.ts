@@ -76,10 +76,17 @@ export function labelOf(e: LabelledEvent): string {
 /** Rows for every frame of a replay. `effects`: call id → effect, for tool results. */
 export function buildRows(replay: Replay): FrameRow[] {
   const effects = new Map<string, string>();
-  for (const e of replay.events) if (e.type === "tool.call" && typeof e.data.call === "string" && typeof e.data.effect === "string") effects.set(e.data.call, e.data.effect);
+  for (const e of replay.events)
+    if (e.type === "tool.call" && typeof e.data.call === "string" && typeof e.data.effect === "string")
+      effects.set(e.data.call, e.data.effect);
   const kind = (e: JournalEvent) => {
     const call = str(e.data.call);
-    const effect = e.type === "tool.call" ? (str(e.data.effect) ?? null) : e.type === "tool.result" && call !== undefined ? (effects.get(call) ?? null) : null;
+    const effect =
+      e.type === "tool.call"
+        ? (str(e.data.effect) ?? null)
+        : e.type === "tool.result" && call !== undefined
+          ? (effects.get(call) ?? null)
+          : null;
     return kindOf(e.type, effect);
   };
   return replay.frames.map((f) => ({

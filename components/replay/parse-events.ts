@@ -39,7 +39,11 @@ export function nextAfterOf(text: string): number | null {
  * anything was redacted, the recorder's hashes cannot verify on what is stored, and the
  * replay checks Retrace's own chain over the stored events instead.
  */
-export function eventsFromPages(pages: readonly string[]): { events: JournalEvent[]; chain: "recorder" | "server"; redacted: ReadonlySet<number> } {
+export function eventsFromPages(pages: readonly string[]): {
+  events: JournalEvent[];
+  chain: "recorder" | "server";
+  redacted: ReadonlySet<number>;
+} {
   const rows = pages.flatMap((p) => parsePage(p).events);
   const chain = rows.every((r) => r.redactions === 0) ? "recorder" : "server";
   // events stored with a secret replaced: the state they set is not the recorder's (ReplayOptions.redacted)

@@ -18,8 +18,8 @@ export function ReplayBanner({ fork, urlError, fidelity }: { fork: ForkSpec | nu
         <span className="tag-sim">Simulated</span>
         {forked ? (
           <span>
-            <b>What-if fork</b> at seq {fork.seq}: {describeOverride(fork.override)}. Frames downstream of the fork&apos;s first change are marked stale: recorded, not what
-            would have happened.
+            <b>What-if fork</b> at seq {fork.seq}: {describeOverride(fork.override)}. Frames downstream of the fork&apos;s first change are
+            marked stale: recorded, not what would have happened.
           </span>
         ) : (
           <span>

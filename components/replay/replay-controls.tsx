@@ -63,7 +63,13 @@ export function ReplayControls() {
         <button type="button" aria-label="First frame" title="First frame (Home)" disabled={disabled} onClick={() => go(0)}>
           |◀
         </button>
-        <button type="button" aria-label="Previous frame" title="Previous frame (←)" disabled={disabled} onClick={() => go(api.getState().cursor - 1)}>
+        <button
+          type="button"
+          aria-label="Previous frame"
+          title="Previous frame (←)"
+          disabled={disabled}
+          onClick={() => go(api.getState().cursor - 1)}
+        >
           ◀
         </button>
         <button
@@ -80,16 +86,32 @@ export function ReplayControls() {
         >
           {playing ? "❚❚ Pause" : "▶ Play"}
         </button>
-        <button type="button" aria-label="Next frame" title="Next frame (→)" disabled={disabled} onClick={() => go(api.getState().cursor + 1)}>
+        <button
+          type="button"
+          aria-label="Next frame"
+          title="Next frame (→)"
+          disabled={disabled}
+          onClick={() => go(api.getState().cursor + 1)}
+        >
           ▶
         </button>
         <button type="button" aria-label="Last frame" title="Last frame (End)" disabled={disabled} onClick={() => go(n - 1)}>
           ▶|
         </button>
-        <button type="button" title="Previous divergence or fork change (shift+N)" disabled={marks.length === 0} onClick={() => go(nextMark(marks, api.getState().cursor, -1))}>
+        <button
+          type="button"
+          title="Previous divergence or fork change (shift+N)"
+          disabled={marks.length === 0}
+          onClick={() => go(nextMark(marks, api.getState().cursor, -1))}
+        >
           ◁ Previous divergence
         </button>
-        <button type="button" title="Next divergence or fork change (N)" disabled={marks.length === 0} onClick={() => go(nextMark(marks, api.getState().cursor, 1))}>
+        <button
+          type="button"
+          title="Next divergence or fork change (N)"
+          disabled={marks.length === 0}
+          onClick={() => go(nextMark(marks, api.getState().cursor, 1))}
+        >
           Next divergence ▷
         </button>
         <label className="inline">

@@ -37,8 +37,11 @@ function asRecord(v: unknown): Record<string, unknown> | null {
 function ReplayBody({ runId, initialDetail }: { runId: string; initialDetail: RunDetail }) {
   const api = useReplayStoreApi();
   const detail =
-    useQuery({ queryKey: ["run", runId], queryFn: ({ signal }) => fetchJson<RunDetail>(`/api/runs/${encodeURIComponent(runId)}`, signal), initialData: initialDetail }).data ??
-    initialDetail;
+    useQuery({
+      queryKey: ["run", runId],
+      queryFn: ({ signal }) => fetchJson<RunDetail>(`/api/runs/${encodeURIComponent(runId)}`, signal),
+      initialData: initialDetail,
+    }).data ?? initialDetail;
   const fidelity = FIDELITIES.has(detail.fidelity) ? (detail.fidelity as Fidelity) : undefined;
   const searchParams = useSearchParams();
   const query = searchParams.toString();
@@ -103,7 +106,10 @@ function ReplayBody({ runId, initialDetail }: { runId: string; initialDetail: Ru
           {detail.workflowVersion ? <span className="mono">@{detail.workflowVersion}</span> : null}
         </h1>
         <span className="mono run-id">{detail.id}</span>
-        <span className={`badge ${detail.fidelity === "replayable" ? "good" : "warn"}`} title="replayable: versions and state recorded; trace: imported, best-effort">
+        <span
+          className={`badge ${detail.fidelity === "replayable" ? "good" : "warn"}`}
+          title="replayable: versions and state recorded; trace: imported, best-effort"
+        >
           {detail.fidelity}
         </span>
         <span className="badge">{detail.eventCount.toLocaleString("en-US")} events</span>
@@ -122,7 +128,9 @@ function ReplayBody({ runId, initialDetail }: { runId: string; initialDetail: Ru
         </div>
       ) : result === null ? (
         <div className="rp-loading" role="status">
-          {session.phase === "fetching" ? `Loading ${detail.eventCount.toLocaleString("en-US")} events…` : "Replaying the run (in a worker)…"}
+          {session.phase === "fetching"
+            ? `Loading ${detail.eventCount.toLocaleString("en-US")} events…`
+            : "Replaying the run (in a worker)…"}
         </div>
       ) : (
         <div className="rp-body">
@@ -132,7 +140,14 @@ function ReplayBody({ runId, initialDetail }: { runId: string; initialDetail: Ru
           <aside className="rp-side" aria-label="Replay details">
             <div className="tabs" role="tablist" aria-label="Replay details">
               {tabs.map((t) => (
-                <button key={t.id} type="button" role="tab" aria-selected={tab === t.id} aria-controls={tab === t.id ? `rp-tab-${t.id}` : undefined} onClick={() => api.getState().setTab(t.id)}>
+                <button
+                  key={t.id}
+                  type="button"
+                  role="tab"
+                  aria-selected={tab === t.id}
+                  aria-controls={tab === t.id ? `rp-tab-${t.id}` : undefined}
+                  onClick={() => api.getState().setTab(t.id)}
+                >
                   {t.label}
                 </button>
               ))}
@@ -153,9 +168,18 @@ function ReplayBody({ runId, initialDetail }: { runId: string; initialDetail: Ru
 /** The page's ready signal for tests and tools: the replay is done and the frame under the playhead is shown. */
 function ReadyRoot({ phase, mode, children }: { phase: string; mode: "fork" | "reconstruct"; children: React.ReactNode }) {
   const key = useReplayStore((s) => s.result?.key ?? "");
-  const ready = useReplayStore((s) => phase === "ready" && s.result !== null && s.view !== null && s.view.key === s.result.key && s.view.index === s.cursor);
+  const ready = useReplayStore(
+    (s) => phase === "ready" && s.result !== null && s.view !== null && s.view.key === s.result.key && s.view.index === s.cursor,
+  );
   return (
-    <div className="rp-view" data-testid="replay-view" data-ready={ready ? "true" : "false"} data-phase={phase} data-key={key} data-mode={mode}>
+    <div
+      className="rp-view"
+      data-testid="replay-view"
+      data-ready={ready ? "true" : "false"}
+      data-phase={phase}
+      data-key={key}
+      data-mode={mode}
+    >
       {children}
     </div>
   );
@@ -169,4 +193,3 @@ function RunViewerLink({ runId }: { runId: string }) {
     </Link>
   );
 }
-

@@ -57,7 +57,19 @@ scope.onmessage = (e: MessageEvent<WorkerRequest>) => {
       current = { key, replay, forked: forkError === null && req.fork !== null };
       const summary = replay.summary();
       const ms = performance.now() - t0;
-      scope.postMessage({ kind: "replayed", id: req.id, key, rows: buildRows(replay), divergences: [...replay.divergences], changes: [...replay.changes], summary, forkError, chain, hashed, ms });
+      scope.postMessage({
+        kind: "replayed",
+        id: req.id,
+        key,
+        rows: buildRows(replay),
+        divergences: [...replay.divergences],
+        changes: [...replay.changes],
+        summary,
+        forkError,
+        chain,
+        hashed,
+        ms,
+      });
       return;
     }
     if (!current || current.key !== req.key) return; // superseded by a newer replay

@@ -17,7 +17,12 @@ export type SessionPhase = "fetching" | "folding" | "ready" | "error";
  */
 export function useReplaySession(run: string, fidelity: Fidelity | undefined, fork: ForkSpec | null, onResult: (r: ReplayResult) => void) {
   const api = useReplayStoreApi();
-  const pages = useQuery({ queryKey: ["replay-events", run], queryFn: ({ signal }) => fetchEventPages(run, signal), staleTime: Infinity, gcTime: 30_000 });
+  const pages = useQuery({
+    queryKey: ["replay-events", run],
+    queryFn: ({ signal }) => fetchEventPages(run, signal),
+    staleTime: Infinity,
+    gcTime: 30_000,
+  });
   const [phase, setPhase] = useState<SessionPhase>("fetching");
   const [error, setError] = useState<string | null>(null);
   const [loaded, setLoaded] = useState(false);

@@ -109,7 +109,10 @@ const EventRow = memo(function EventRow({
       className={`event-row${failed ? " failed" : ""}`}
       style={{ transform: `translateY(${top}px)` }}
       onClick={() => onSelect(seq)}
-      title={[timed ? formatOffset(s.tsMs[row] - index.startMs) : "", s.step[row] ? `step ${s.step[row]}` : ""].filter(Boolean).join(" · ") || undefined}
+      title={
+        [timed ? formatOffset(s.tsMs[row] - index.startMs) : "", s.step[row] ? `step ${s.step[row]}` : ""].filter(Boolean).join(" · ") ||
+        undefined
+      }
     >
       <span className="seq">#{seq}</span>
       <KindBadge kind={kind} />

@@ -36,10 +36,17 @@ export function RunHeader({ detail, index, liveMode }: { detail: RunDetail; inde
           </span>
         ) : null}
         <ChainBadge status={detail.chainStatus} brokenAt={detail.chainBrokenAt} prefix="chain " />
-        <span className={`badge ${detail.fidelity === "replayable" ? "good" : "warn"}`} title="replayable: versions and state recorded; trace: imported, best-effort">
+        <span
+          className={`badge ${detail.fidelity === "replayable" ? "good" : "warn"}`}
+          title="replayable: versions and state recorded; trace: imported, best-effort"
+        >
           {detail.fidelity}
         </span>
-        {detail.findings.length > 0 ? <span className="badge bad">{detail.findings.length} findings</span> : <span className="badge good">no findings</span>}
+        {detail.findings.length > 0 ? (
+          <span className="badge bad">{detail.findings.length} findings</span>
+        ) : (
+          <span className="badge good">no findings</span>
+        )}
         <Link href={`/runs/${encodeURIComponent(detail.id)}/replay`} prefetch={false}>
           Replay
         </Link>
@@ -57,7 +64,11 @@ export function RunHeader({ detail, index, liveMode }: { detail: RunDetail; inde
         </span>
         {detail.agent ? (
           <span>
-            agent <b>{vt(detail.agent)}{detail.agentVersion ? `@${vt(detail.agentVersion)}` : ""}</b>
+            agent{" "}
+            <b>
+              {vt(detail.agent)}
+              {detail.agentVersion ? `@${vt(detail.agentVersion)}` : ""}
+            </b>
           </span>
         ) : null}
         {detail.timesRecorded === false ? (
@@ -87,8 +98,16 @@ export function RunHeader({ detail, index, liveMode }: { detail: RunDetail; inde
             errors <b className="bad">{formatCount(detail.errorCount)}</b>
           </span>
         ) : null}
-        {resumeOf ? <span>resumes {vt(String(resumeOf.run ?? "?"))} at {vt(String(resumeOf.checkpoint ?? "?"))}</span> : null}
-        {forkOf ? <span>fork of {vt(String(forkOf.run ?? "?"))} at seq {vt(String(forkOf.seq ?? "?"))}</span> : null}
+        {resumeOf ? (
+          <span>
+            resumes {vt(String(resumeOf.run ?? "?"))} at {vt(String(resumeOf.checkpoint ?? "?"))}
+          </span>
+        ) : null}
+        {forkOf ? (
+          <span>
+            fork of {vt(String(forkOf.run ?? "?"))} at seq {vt(String(forkOf.seq ?? "?"))}
+          </span>
+        ) : null}
         {detail.tags.length > 0 ? <span>tags {vt(detail.tags.join(", "))}</span> : null}
         <details>
           <summary>versions in force{policy ? " and policy" : ""}</summary>
@@ -112,7 +131,10 @@ export function RunHeader({ detail, index, liveMode }: { detail: RunDetail; inde
                 <h3>policy</h3>
                 {Object.entries(policy).map(([k, v]) => (
                   <div key={k} className="mono">
-                    {vt(k)} <b>{vt(Array.isArray(v) ? v.join(", ") : typeof v === "string" || typeof v === "number" ? String(v) : JSON.stringify(v))}</b>
+                    {vt(k)}{" "}
+                    <b>
+                      {vt(Array.isArray(v) ? v.join(", ") : typeof v === "string" || typeof v === "number" ? String(v) : JSON.stringify(v))}
+                    </b>
                   </div>
                 ))}
               </div>

@@ -66,47 +66,65 @@ function RunViewBody({ runId, initialDetail }: { runId: string; initialDetail: R
 
   return (
     <TimesRecordedProvider value={detail.timesRecorded !== false}>
-    <div className="run-view" data-testid="run-view" data-ready={ready ? "true" : "false"} data-ready-ms={readyAt ?? undefined} data-live={liveMode}>
-      <RunHeader detail={detail} index={index} liveMode={liveMode} />
-      <div className="run-body">
-        <aside className="side" aria-label="Events and findings">
-          <div className="tabs" role="tablist" aria-label="Side panel">
-            <button type="button" role="tab" aria-selected={sideTab === "events"} onClick={() => api.getState().setSideTab("events")}>
-              Events {index ? `(${index.n.toLocaleString("en-US")})` : ""}
-            </button>
-            <button type="button" role="tab" aria-selected={sideTab === "findings"} onClick={() => api.getState().setSideTab("findings")}>
-              Findings ({detail.findings.length})
-            </button>
-          </div>
-          {sideTab === "events" ? (
-            index ? (
-              <EventList index={index} findings={findingsBySeq} live={detail.live} />
-            ) : (
-              <div className="skeleton">{indexQuery.isError ? `Could not load events: ${indexQuery.error.message}` : "Loading events…"}</div>
-            )
-          ) : (
-            <FindingsList findings={detail.findings} />
-          )}
-        </aside>
-        <section className="center" aria-label="Graph and timeline">
-          {index ? <GraphPane index={index} findings={findingsBySeq} /> : <div className="graph-pane skeleton">Loading graph…</div>}
-          <div className="bottom-pane">
-            <div className="tabs" role="tablist" aria-label="Bottom panel">
-              <button type="button" role="tab" aria-selected={bottomTab === "timeline"} onClick={() => api.getState().setBottomTab("timeline")}>
-                Timeline
+      <div
+        className="run-view"
+        data-testid="run-view"
+        data-ready={ready ? "true" : "false"}
+        data-ready-ms={readyAt ?? undefined}
+        data-live={liveMode}
+      >
+        <RunHeader detail={detail} index={index} liveMode={liveMode} />
+        <div className="run-body">
+          <aside className="side" aria-label="Events and findings">
+            <div className="tabs" role="tablist" aria-label="Side panel">
+              <button type="button" role="tab" aria-selected={sideTab === "events"} onClick={() => api.getState().setSideTab("events")}>
+                Events {index ? `(${index.n.toLocaleString("en-US")})` : ""}
               </button>
-              <button type="button" role="tab" aria-selected={bottomTab === "charts"} onClick={() => api.getState().setBottomTab("charts")}>
-                Charts
+              <button type="button" role="tab" aria-selected={sideTab === "findings"} onClick={() => api.getState().setSideTab("findings")}>
+                Findings ({detail.findings.length})
               </button>
             </div>
-            {index ? bottomTab === "timeline" ? <Timeline index={index} findings={findingsBySeq} /> : <StepCharts index={index} /> : null}
-          </div>
-        </section>
-        <aside className="inspector" aria-label="Selected event">
-          <Inspector runId={runId} detail={detail} index={index} />
-        </aside>
+            {sideTab === "events" ? (
+              index ? (
+                <EventList index={index} findings={findingsBySeq} live={detail.live} />
+              ) : (
+                <div className="skeleton">
+                  {indexQuery.isError ? `Could not load events: ${indexQuery.error.message}` : "Loading events…"}
+                </div>
+              )
+            ) : (
+              <FindingsList findings={detail.findings} />
+            )}
+          </aside>
+          <section className="center" aria-label="Graph and timeline">
+            {index ? <GraphPane index={index} findings={findingsBySeq} /> : <div className="graph-pane skeleton">Loading graph…</div>}
+            <div className="bottom-pane">
+              <div className="tabs" role="tablist" aria-label="Bottom panel">
+                <button
+                  type="button"
+                  role="tab"
+                  aria-selected={bottomTab === "timeline"}
+                  onClick={() => api.getState().setBottomTab("timeline")}
+                >
+                  Timeline
+                </button>
+                <button
+                  type="button"
+                  role="tab"
+                  aria-selected={bottomTab === "charts"}
+                  onClick={() => api.getState().setBottomTab("charts")}
+                >
+                  Charts
+                </button>
+              </div>
+              {index ? bottomTab === "timeline" ? <Timeline index={index} findings={findingsBySeq} /> : <StepCharts index={index} /> : null}
+            </div>
+          </section>
+          <aside className="inspector" aria-label="Selected event">
+            <Inspector runId={runId} detail={detail} index={index} />
+          </aside>
+        </div>
       </div>
-    </div>
     </TimesRecordedProvider>
   );
 }

@@ -52,7 +52,11 @@ export function SearchBox({ runId, index }: { runId: string; index: RunIndex | u
         }}
       />
       <span className="count" aria-live="polite">
-        {draft.trim() ? (matches.length === 0 ? "no matches" : `${pos >= 0 ? pos + 1 : "–"} / ${matches.length.toLocaleString("en-US")}`) : ""}
+        {draft.trim()
+          ? matches.length === 0
+            ? "no matches"
+            : `${pos >= 0 ? pos + 1 : "–"} / ${matches.length.toLocaleString("en-US")}`
+          : ""}
       </span>
     </div>
   );

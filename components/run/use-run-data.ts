@@ -99,7 +99,16 @@ export function useLiveRun(run: string, enabled: boolean): "stream" | "polling" 
           const known = qc.getQueryData<RunDetail>(keys.run(run));
           const index = qc.getQueryData<RunIndex>(keys.summary(run));
           // the stream says where the run is on connect: nothing to do when we are there already
-          if (known && index && known.updatedAt === c.updatedAt && known.eventCount === c.eventCount && index.n === c.eventCount && known.status === c.status && known.live === c.live) continue;
+          if (
+            known &&
+            index &&
+            known.updatedAt === c.updatedAt &&
+            known.eventCount === c.eventCount &&
+            index.n === c.eventCount &&
+            known.status === c.status &&
+            known.live === c.live
+          )
+            continue;
           qc.setQueryData<RunDetail>(keys.run(run), (d) => (d ? { ...d, ...c } : d));
           await catchUp(qc, run, c);
           await qc.invalidateQueries({ queryKey: keys.run(run) });

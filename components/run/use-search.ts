@@ -16,7 +16,10 @@ export function useSearchMatches(runId: string, index: RunIndex | undefined) {
       return;
     }
     const cols = matchRows(index.summary, q);
-    const fromServer = (payload.data?.seqs ?? []).map((s) => index.rowOfSeq(s)).filter((r) => r >= 0).sort((a, b) => a - b);
+    const fromServer = (payload.data?.seqs ?? [])
+      .map((s) => index.rowOfSeq(s))
+      .filter((r) => r >= 0)
+      .sort((a, b) => a - b);
     api.getState().setMatches(mergeRows(cols, fromServer));
   }, [index, q, payload.data, api]);
 }

@@ -63,7 +63,13 @@ export function RunsPage({ origin }: { origin: string }) {
         </p>
       ) : null}
       {loaded && all.length === 0 ? (
-        <EmptyState origin={origin} filtered={isFiltered(filters)} onClearFilters={() => setFilters({ ...filters, status: "", workflow: "", environment: "", tag: "", q: "", from: "", to: "", live: "" })} />
+        <EmptyState
+          origin={origin}
+          filtered={isFiltered(filters)}
+          onClearFilters={() =>
+            setFilters({ ...filters, status: "", workflow: "", environment: "", tag: "", q: "", from: "", to: "", live: "" })
+          }
+        />
       ) : null}
       {all.length > 0 ? <RunsTable runs={all} /> : null}
       {!loaded && !runs.isError ? <div className="skeleton">Loading runs…</div> : null}

@@ -4,14 +4,18 @@ import { describeChain, formatCount, formatDuration, formatTimestamp } from "@/l
 import { visibleText as vt } from "@/lib/view/text";
 
 export function StatusBadge({ status }: { status: string }) {
-  const cls = status === "succeeded" ? "good" : status === "failed" ? "bad" : status === "running" ? "warn" : status === "cancelled" ? "warn" : "";
+  const cls =
+    status === "succeeded" ? "good" : status === "failed" ? "bad" : status === "running" ? "warn" : status === "cancelled" ? "warn" : "";
   return <span className={`badge ${cls}`}>{status}</span>;
 }
 
 export function ChainBadge({ status, brokenAt, prefix = "" }: { status: string; brokenAt: number | null; prefix?: string }) {
   const cls = status === "verified" ? "good" : status === "broken" ? "bad" : "";
   return (
-    <span className={`badge ${cls}`} title="The recorder's hash chain: verified, unverified (no hashes), or broken at the first failing seq">
+    <span
+      className={`badge ${cls}`}
+      title="The recorder's hash chain: verified, unverified (no hashes), or broken at the first failing seq"
+    >
       {prefix}
       {describeChain(status, brokenAt)}
     </span>
@@ -48,20 +52,29 @@ export function RunsTable({ runs }: { runs: RunListItem[] }) {
               </td>
               <td>
                 {r.workflow ? vt(r.workflow) : "—"}
-                {r.agent ? <div className="sub">{vt(r.agent)}{r.agentVersion ? `@${vt(r.agentVersion)}` : ""}</div> : null}
+                {r.agent ? (
+                  <div className="sub">
+                    {vt(r.agent)}
+                    {r.agentVersion ? `@${vt(r.agentVersion)}` : ""}
+                  </div>
+                ) : null}
               </td>
               <td className="mono">{r.workflowVersion ? vt(r.workflowVersion) : "—"}</td>
               <td>{r.environment ? vt(r.environment) : "—"}</td>
               <td>
                 <StatusBadge status={r.status} /> {r.live ? <span className="badge live">live</span> : null}
               </td>
-              <td title={r.timesRecorded === false ? "The source recorded no times" : formatTimestamp(r.startedAt)}>{r.timesRecorded === false ? "not recorded" : formatTimestamp(r.startedAt).slice(0, 19)}</td>
+              <td title={r.timesRecorded === false ? "The source recorded no times" : formatTimestamp(r.startedAt)}>
+                {r.timesRecorded === false ? "not recorded" : formatTimestamp(r.startedAt).slice(0, 19)}
+              </td>
               <td className="num">{formatDuration(r.durationMs)}</td>
               <td className="num">
                 {formatCount(r.eventCount)}
                 {r.errorCount > 0 ? <div className="sub bad">{formatCount(r.errorCount)} errors</div> : null}
               </td>
-              <td className="num">{r.findingCount > 0 ? <span className="badge bad">{formatCount(r.findingCount)}</span> : <span className="sub">0</span>}</td>
+              <td className="num">
+                {r.findingCount > 0 ? <span className="badge bad">{formatCount(r.findingCount)}</span> : <span className="sub">0</span>}
+              </td>
               <td>{r.fidelity}</td>
               <td>
                 <ChainBadge status={r.chainStatus} brokenAt={r.chainBrokenAt} />

@@ -34,7 +34,9 @@ export function UploadReport({ items, onClear }: { items: UploadItem[]; onClear:
             </span>
           </div>
           <progress aria-label={`Upload of ${it.file}`} max={1} value={it.progress} />
-          {it.answer?.formatLabel && it.answer.format !== "retrace-journal" ? <p className="muted">Imported as {vt(it.answer.formatLabel)}</p> : null}
+          {it.answer?.formatLabel && it.answer.format !== "retrace-journal" ? (
+            <p className="muted">Imported as {vt(it.answer.formatLabel)}</p>
+          ) : null}
           {it.answer?.runs && it.answer.runs.length > 0 ? (
             <table aria-label={`Runs in ${it.file}`}>
               <thead>
@@ -86,7 +88,9 @@ export function UploadReport({ items, onClear }: { items: UploadItem[]; onClear:
               {it.answer.errors.length > MAX_ERRORS ? <p>… and {it.answer.errors.length - MAX_ERRORS} more errors</p> : null}
             </div>
           ) : null}
-          {it.answer?.warnings && it.answer.warnings.length > 0 ? <p className="warnc">{it.answer.warnings.length} warning(s), e.g. gaps in seq.</p> : null}
+          {it.answer?.warnings && it.answer.warnings.length > 0 ? (
+            <p className="warnc">{it.answer.warnings.length} warning(s), e.g. gaps in seq.</p>
+          ) : null}
         </div>
       ))}
     </section>

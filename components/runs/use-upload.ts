@@ -44,7 +44,12 @@ export function useUpload(onStored: () => void) {
           answer = undefined;
         }
         const ok = xhr.status >= 200 && xhr.status < 300;
-        update(i, { phase: ok ? "done" : "failed", status: xhr.status, answer, error: ok ? undefined : (answer?.error ?? `${xhr.status} ${xhr.statusText}`) });
+        update(i, {
+          phase: ok ? "done" : "failed",
+          status: xhr.status,
+          answer,
+          error: ok ? undefined : (answer?.error ?? `${xhr.status} ${xhr.statusText}`),
+        });
         onStored();
         resolve();
       };

@@ -7,7 +7,8 @@ const KEY = "retrace-theme";
 function apply(theme: Theme) {
   if (theme === "system") delete document.documentElement.dataset.theme;
   else document.documentElement.dataset.theme = theme;
-  document.cookie = theme === "system" ? `${KEY}=; path=/; max-age=0; samesite=lax` : `${KEY}=${theme}; path=/; max-age=31536000; samesite=lax`;
+  document.cookie =
+    theme === "system" ? `${KEY}=; path=/; max-age=0; samesite=lax` : `${KEY}=${theme}; path=/; max-age=31536000; samesite=lax`;
   window.dispatchEvent(new Event("retrace-theme"));
 }
 

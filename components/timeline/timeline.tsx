@@ -165,7 +165,9 @@ export function Timeline({ index, findings }: { index: RunIndex; findings: Reado
         const x1 = Math.max(x0 + 2, xOf(call.endMs));
         if (x1 - x0 < 3 && Math.floor(x0) === lastPx[li - 1] && !call.failed) continue;
         lastPx[li - 1] = Math.floor(x0);
-        ctx.fillStyle = call.failed ? col.bad : col.kind[EVENT_KINDS.indexOf(call.lane === "model" ? "model" : call.write ? "tool-write" : "tool-read")];
+        ctx.fillStyle = call.failed
+          ? col.bad
+          : col.kind[EVENT_KINDS.indexOf(call.lane === "model" ? "model" : call.write ? "tool-write" : "tool-read")];
         ctx.fillRect(x0, laneTop(li) + 2, x1 - x0, LANES[li].h - 4);
       }
     }
@@ -348,7 +350,10 @@ export function Timeline({ index, findings }: { index: RunIndex; findings: Reado
           const rect = c.getBoundingClientRect();
           if (row >= 0) {
             const s = index.summary;
-            setHover({ x: e.clientX - rect.left, text: `#${s.seq[row]} ${s.type[row]}${s.name[row] ? ` ${s.name[row]}` : ""}${timed ? ` ${formatOffset(s.tsMs[row] - index.startMs)}` : ""}` });
+            setHover({
+              x: e.clientX - rect.left,
+              text: `#${s.seq[row]} ${s.type[row]}${s.name[row] ? ` ${s.name[row]}` : ""}${timed ? ` ${formatOffset(s.tsMs[row] - index.startMs)}` : ""}`,
+            });
           } else setHover(null);
         }}
         onPointerLeave={() => setHover(null)}
@@ -362,7 +367,20 @@ export function Timeline({ index, findings }: { index: RunIndex; findings: Reado
         }}
       />
       {hover ? (
-        <div style={{ position: "absolute", left: Math.min(hover.x + 10, (box.current?.clientWidth ?? 400) - 260), bottom: 4, background: "var(--bg)", border: "1px solid var(--border)", borderRadius: 4, padding: "1px 6px", fontSize: 11, pointerEvents: "none", whiteSpace: "nowrap" }}>
+        <div
+          style={{
+            position: "absolute",
+            left: Math.min(hover.x + 10, (box.current?.clientWidth ?? 400) - 260),
+            bottom: 4,
+            background: "var(--bg)",
+            border: "1px solid var(--border)",
+            borderRadius: 4,
+            padding: "1px 6px",
+            fontSize: 11,
+            pointerEvents: "none",
+            whiteSpace: "nowrap",
+          }}
+        >
           {hover.text}
         </div>
       ) : null}

@@ -10,7 +10,17 @@ const PAGE = 100;
  * A collapsible JSON tree. Values are rendered as text only; children are shown a page at
  * a time (an object with 10,000 keys opens with 100 of them) and strings are cut.
  */
-export function JsonTree({ value, label, openDepth = 2, copy = true }: { value: unknown; label?: string; openDepth?: number; copy?: boolean }) {
+export function JsonTree({
+  value,
+  label,
+  openDepth = 2,
+  copy = true,
+}: {
+  value: unknown;
+  label?: string;
+  openDepth?: number;
+  copy?: boolean;
+}) {
   return (
     <div className="json-tree" aria-label={label ?? "JSON"}>
       {copy ? (
@@ -70,7 +80,14 @@ function Node({ name, value, depth, openDepth }: { name: string | null; value: u
   const isArray = kind === "array";
   return (
     <div>
-      <button type="button" className="toggle" aria-expanded={open} aria-label={open ? "Collapse" : "Expand"} onClick={() => setOpen(!open)} disabled={count === 0}>
+      <button
+        type="button"
+        className="toggle"
+        aria-expanded={open}
+        aria-label={open ? "Collapse" : "Expand"}
+        onClick={() => setOpen(!open)}
+        disabled={count === 0}
+      >
         {count === 0 ? "" : open ? "▾" : "▸"}
       </button>
       {keyLabel}

@@ -187,7 +187,13 @@ class RunAnalyzer implements Analyzer {
 
     if (seq > this.lastSeq + 1) {
       const missing = seq - this.lastSeq - 1;
-      this.report("journal.gap", seq, this.lastSeq < 0 ? `the run starts at seq ${seq}: seq 0–${seq - 1} are missing` : `${missing} event${missing === 1 ? "" : "s"} missing before this one (seq ${this.lastSeq + 1}${missing > 1 ? `–${seq - 1}` : ""})`);
+      this.report(
+        "journal.gap",
+        seq,
+        this.lastSeq < 0
+          ? `the run starts at seq ${seq}: seq 0–${seq - 1} are missing`
+          : `${missing} event${missing === 1 ? "" : "s"} missing before this one (seq ${this.lastSeq + 1}${missing > 1 ? `–${seq - 1}` : ""})`,
+      );
     }
     const prevHash = this.lastSeq === seq - 1 && this.lastHash !== null ? this.lastHash : undefined;
     const chain = hints?.chain ?? verifyChainLink(prevHash, event);
@@ -211,7 +217,11 @@ class RunAnalyzer implements Analyzer {
       case "model.request":
         this.checkPastStop(event);
         if (data.context === undefined && data.messages === undefined) {
-          this.report("context.missing", seq, `model.request ${quote(data.call)} has neither a context reference nor messages: what the model saw is not recorded`);
+          this.report(
+            "context.missing",
+            seq,
+            `model.request ${quote(data.call)} has neither a context reference nor messages: what the model saw is not recorded`,
+          );
         }
         break;
       case "context":
@@ -245,7 +255,11 @@ class RunAnalyzer implements Analyzer {
       case "approval.decision": {
         const stateHash = str(data.stateHash);
         if (stateHash !== undefined && this.recordedStateHash !== UNKNOWN_STATE_HASH && stateHash !== this.recordedStateHash) {
-          this.report("approval.stale-state", seq, `approval ${quote(data.approval)} was decided on state ${stateHash.slice(0, 19)}…, but the run state at this point is ${this.recordedStateHash.slice(0, 19)}…`);
+          this.report(
+            "approval.stale-state",
+            seq,
+            `approval ${quote(data.approval)} was decided on state ${stateHash.slice(0, 19)}…, but the run state at this point is ${this.recordedStateHash.slice(0, 19)}…`,
+          );
         }
         const approval = str(data.approval);
         const decision = str(data.decision);
@@ -319,7 +333,11 @@ class RunAnalyzer implements Analyzer {
   }
 
   chainFailed(seq: number): void {
-    this.report("journal.chain", seq, "the recorded hash does not match the hash of this event chained to the previous one: the event or its predecessor's hash was changed");
+    this.report(
+      "journal.chain",
+      seq,
+      "the recorded hash does not match the hash of this event chained to the previous one: the event or its predecessor's hash was changed",
+    );
   }
 
   private report(rule: RuleId, seq: number, message: string): void {
@@ -353,7 +371,11 @@ class RunAnalyzer implements Analyzer {
     const present = new Set(Array.isArray(given) ? given.filter((x): x is string => typeof x === "string") : []);
     const missing = required.filter((id) => !present.has(id));
     if (missing.length > 0) {
-      this.report("context.instruction-omitted", event.seq, `the context lacks required instruction${missing.length === 1 ? "" : "s"} ${missing.map((m) => quote(m)).join(", ")}`);
+      this.report(
+        "context.instruction-omitted",
+        event.seq,
+        `the context lacks required instruction${missing.length === 1 ? "" : "s"} ${missing.map((m) => quote(m)).join(", ")}`,
+      );
     }
   }
 
@@ -372,7 +394,11 @@ class RunAnalyzer implements Analyzer {
       if (at !== null && at < limit) stale.push(quote(obj(doc)?.id ?? "?"));
     }
     if (stale.length > 0) {
-      this.report("retrieval.stale", event.seq, `document${stale.length === 1 ? "" : "s"} ${stale.join(", ")} indexed more than ${maxAge} s (policy.retrievalMaxAgeSeconds) before the retrieval`);
+      this.report(
+        "retrieval.stale",
+        event.seq,
+        `document${stale.length === 1 ? "" : "s"} ${stale.join(", ")} indexed more than ${maxAge} s (policy.retrievalMaxAgeSeconds) before the retrieval`,
+      );
     }
   }
 
@@ -402,15 +428,38 @@ class RunAnalyzer implements Analyzer {
     this.callIds.set(call, seq);
     if (this.policy?.requireApproval?.includes(tool) && !this.isApproved(call)) {
       const asked = (this.requests.get(call) ?? []).length > 0;
-      this.report("approval.missing", seq, `${quote(tool)} requires approval (policy.requireApproval) and call ${quote(call)} ${asked ? "had no approved decision before it" : "was never submitted for approval"}`);
+      this.report(
+        "approval.missing",
+        seq,
+        `${quote(tool)} requires approval (policy.requireApproval) and call ${quote(call)} ${asked ? "had no approved decision before it" : "was never submitted for approval"}`,
+      );
     }
     if (data.effect !== "write") return;
     const key = str(data.idempotencyKey) ?? "";
-    if (key === "") this.report("effect.no-idempotency", seq, `write call ${quote(call)} to ${quote(tool)} has no idempotency key: a retry could repeat the effect`);
-    const rec: WriteCallRecord = { seq, call, tool, group: groupOf(tool, data.args), key, status: null, reconciled: false, ok: false, externalId: null };
+    if (key === "")
+      this.report(
+        "effect.no-idempotency",
+        seq,
+        `write call ${quote(call)} to ${quote(tool)} has no idempotency key: a retry could repeat the effect`,
+      );
+    const rec: WriteCallRecord = {
+      seq,
+      call,
+      tool,
+      group: groupOf(tool, data.args),
+      key,
+      status: null,
+      reconciled: false,
+      ok: false,
+      externalId: null,
+    };
     for (const earlier of this.groups.get(rec.group) ?? []) {
       if ((earlier.status === "unknown" || earlier.status === "timeout") && !earlier.reconciled && (key === "" || key !== earlier.key)) {
-        this.report("effect.retry-after-unknown", seq, `retries write call ${quote(earlier.call)} (seq ${earlier.seq}, outcome ${earlier.status}, never reconciled) with ${key === "" ? "no idempotency key" : "a different idempotency key"}: the effect may now have happened twice`);
+        this.report(
+          "effect.retry-after-unknown",
+          seq,
+          `retries write call ${quote(earlier.call)} (seq ${earlier.seq}, outcome ${earlier.status}, never reconciled) with ${key === "" ? "no idempotency key" : "a different idempotency key"}: the effect may now have happened twice`,
+        );
         break;
       }
     }
@@ -424,7 +473,8 @@ class RunAnalyzer implements Analyzer {
 
   private onToolResult(event: JournalEvent): void {
     const data = event.data;
-    if (data.partial === true) this.report("tool.partial", event.seq, `the result of call ${quote(data.call)} is partial: later steps worked on incomplete data`);
+    if (data.partial === true)
+      this.report("tool.partial", event.seq, `the result of call ${quote(data.call)} is partial: later steps worked on incomplete data`);
     const call = str(data.call);
     if (call === undefined || !isToolStatus(data.status)) return;
     const externalId = str(data.externalId) ?? null;
@@ -447,7 +497,11 @@ class RunAnalyzer implements Analyzer {
       const sameOperation = rec.key !== "" && rec.key === other.key && rec.externalId !== null && rec.externalId === other.externalId;
       if (sameOperation) continue;
       const [first, later] = other.seq < rec.seq ? [other, rec] : [rec, other];
-      this.report("effect.duplicate", later.seq, `repeats write call ${quote(first.call)} (seq ${first.seq}) to ${quote(rec.tool)} with the same arguments, and both succeeded: the effect happened twice`);
+      this.report(
+        "effect.duplicate",
+        later.seq,
+        `repeats write call ${quote(first.call)} (seq ${first.seq}) to ${quote(rec.tool)} with the same arguments, and both succeeded: the effect happened twice`,
+      );
     }
   }
 
@@ -479,7 +533,11 @@ class RunAnalyzer implements Analyzer {
       if (this.mismatchPending) {
         this.mismatchPending = false;
       } else if (recorded !== undefined && this.rebuiltHash() !== recorded) {
-        this.report("state.hash-mismatch", event.seq, `the state rebuilt from the events before this checkpoint does not have its recorded hash`);
+        this.report(
+          "state.hash-mismatch",
+          event.seq,
+          `the state rebuilt from the events before this checkpoint does not have its recorded hash`,
+        );
       }
     }
     const step = nextState(this.state, event);
@@ -490,7 +548,11 @@ class RunAnalyzer implements Analyzer {
     if (event.type === "state" && !this.mismatchPending) {
       if (!step.ok) {
         this.mismatchPending = true;
-        this.report("state.hash-mismatch", event.seq, `the state change cannot be applied to the rebuilt state (${step.error.slice(0, 120)})`);
+        this.report(
+          "state.hash-mismatch",
+          event.seq,
+          `the state change cannot be applied to the rebuilt state (${step.error.slice(0, 120)})`,
+        );
       } else if (recorded !== undefined && this.rebuiltHash() !== recorded) {
         this.mismatchPending = true;
         this.report("state.hash-mismatch", event.seq, `the state rebuilt from the events does not have the recorded hash`);

@@ -43,7 +43,10 @@ export function secretName(kind: SecretKind): string {
 
 /** A value from an event, quoted for a message: shortened, and withheld if it looks secret. */
 export function quote(value: unknown, max = 60): string {
-  const text = typeof value === "string" ? value : JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)) ?? String(value);
+  const text =
+    typeof value === "string"
+      ? value
+      : (JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)) ?? String(value));
   if (stringHasSecret(text)) return "(withheld: looks like a secret)";
   const short = text.length > max ? text.slice(0, max - 1) + "…" : text;
   return typeof value === "string" ? `"${short}"` : short;

@@ -36,26 +36,32 @@ describe("canonicalJson (RFC 8785)", () => {
     let sortedSeen = 0;
     fc.assert(
       // integers beyond 2^53 take the exact path (the reference cannot write bigint); __proto__ is refused
-      fc.property(fc.jsonValue().filter((v) => !/\d{16,}|e\+|"__proto__"/.test(JSON.stringify(v))), fc.boolean(), (data, canonicalText) => {
-        const event = { run: "r", seq: 1, ts: "2026-11-07T11:00:00Z", type: "x-fuzz", data: { v: data } };
-        const text = canonicalText ? reference(event) : JSON.stringify(event);
-        const r = parseLine(text);
-        expect(r.ok).toBe(true);
-        if (!r.ok) return;
-        // V8 lists integer-like keys first whatever their order in the text: not this path
-        if (canonicalText && !/"\d+":/.test(text)) expect(r.keysSorted).toBe(true);
-        if (r.keysSorted) {
-          sortedSeen++;
-          expect(canonicalJsonOfSorted(r.event)).toBe(reference(r.event));
-        }
-      }),
+      fc.property(
+        fc.jsonValue().filter((v) => !/\d{16,}|e\+|"__proto__"/.test(JSON.stringify(v))),
+        fc.boolean(),
+        (data, canonicalText) => {
+          const event = { run: "r", seq: 1, ts: "2026-11-07T11:00:00Z", type: "x-fuzz", data: { v: data } };
+          const text = canonicalText ? reference(event) : JSON.stringify(event);
+          const r = parseLine(text);
+          expect(r.ok).toBe(true);
+          if (!r.ok) return;
+          // V8 lists integer-like keys first whatever their order in the text: not this path
+          if (canonicalText && !/"\d+":/.test(text)) expect(r.keysSorted).toBe(true);
+          if (r.keysSorted) {
+            sortedSeen++;
+            expect(canonicalJsonOfSorted(r.event)).toBe(reference(r.event));
+          }
+        },
+      ),
       { seed, numRuns: 2000 },
     );
     expect(sortedSeen).toBeGreaterThan(500);
   });
 
   it("follows the RFC's number and ordering rules", () => {
-    expect(canonicalJson({ b: 1, a: [1e21, 1e-7, -0, 0.1 + 0.2], "\u20ac": "x", "\r": 1 })).toBe('{"\\r":1,"a":[1e+21,1e-7,0,0.30000000000000004],"b":1,"€":"x"}');
+    expect(canonicalJson({ b: 1, a: [1e21, 1e-7, -0, 0.1 + 0.2], "\u20ac": "x", "\r": 1 })).toBe(
+      '{"\\r":1,"a":[1e+21,1e-7,0,0.30000000000000004],"b":1,"€":"x"}',
+    );
   });
 
   it("writes integers beyond 2^53 with their exact digits", () => {

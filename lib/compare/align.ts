@@ -170,7 +170,9 @@ export function comparable(e: CompareEvent): unknown {
     case "input":
       return pick(d, ["source", "content"]);
     case "retrieval": {
-      const docs = Array.isArray(d.documents) ? d.documents.map((doc) => pick(obj(doc) ?? {}, ["id", "version", "content", "uri"])) : d.documents;
+      const docs = Array.isArray(d.documents)
+        ? d.documents.map((doc) => pick(obj(doc) ?? {}, ["id", "version", "content", "uri"]))
+        : d.documents;
       return { query: d.query, documents: docs };
     }
     case "context":
@@ -179,8 +181,12 @@ export function comparable(e: CompareEvent): unknown {
       return pick(d, ["model", "params", "messages", "tools"]);
     case "model.response": {
       const output = obj(d.output);
-      const toolCalls = output && Array.isArray(output.toolCalls) ? output.toolCalls.map((c) => pick(obj(c) ?? {}, ["name", "args"])) : undefined;
-      return { ...pick(d, ["finishReason", "error"]), output: output ? { ...output, ...(toolCalls ? { toolCalls } : {}) } : (d.output ?? null) };
+      const toolCalls =
+        output && Array.isArray(output.toolCalls) ? output.toolCalls.map((c) => pick(obj(c) ?? {}, ["name", "args"])) : undefined;
+      return {
+        ...pick(d, ["finishReason", "error"]),
+        output: output ? { ...output, ...(toolCalls ? { toolCalls } : {}) } : (d.output ?? null),
+      };
     }
     case "tool.call":
       return pick(d, ["tool", "version", "args", "effect", "target", "idempotencyKey"]);
@@ -230,8 +236,21 @@ const typeOfKey = (key: string) => key.split(" ", 1)[0];
  * same tool), then what is still left by type (a call whose tool changed).
  */
 function alignEvents(exactA: readonly string[], exactB: readonly string[], keysA: readonly string[], keysB: readonly string[]): Pair[] {
-  const byType = (gapA: number[], gapB: number[]) => matchedPairs(gapA, gapB, (i) => typeOfKey(keysA[i]), (j) => typeOfKey(keysB[j]));
-  const byKey = (gapA: number[], gapB: number[]) => matchedPairs(gapA, gapB, (i) => keysA[i], (j) => keysB[j], byType);
+  const byType = (gapA: number[], gapB: number[]) =>
+    matchedPairs(
+      gapA,
+      gapB,
+      (i) => typeOfKey(keysA[i]),
+      (j) => typeOfKey(keysB[j]),
+    );
+  const byKey = (gapA: number[], gapB: number[]) =>
+    matchedPairs(
+      gapA,
+      gapB,
+      (i) => keysA[i],
+      (j) => keysB[j],
+      byType,
+    );
   return alignSequences(exactA, exactB, { pairGap: byKey });
 }
 
@@ -249,7 +268,10 @@ function matchedPairs(
   const local = (p: number | null, of: readonly number[]) => (p === null ? null : of.indexOf(p));
   const pairGap = next
     ? (gapA: number[], gapB: number[]): Pair[] =>
-        next(gapA.map((x) => idxA[x]), gapB.map((y) => idxB[y])).map(([p, q]) => [local(p, idxA), local(q, idxB)] as const)
+        next(
+          gapA.map((x) => idxA[x]),
+          gapB.map((y) => idxB[y]),
+        ).map(([p, q]) => [local(p, idxA), local(q, idxB)] as const)
     : undefined;
   return alignSequences(idxA.map(keyA), idxB.map(keyB), { pairGap })
     .filter(([x, y]) => x !== null && y !== null)
@@ -278,7 +300,10 @@ export function alignRuns(a: readonly CompareEvent[], b: readonly CompareEvent[]
   const kindB = segB.map((s) => (s.stepId === null ? "run" : "step"));
   const segPairs = alignSequences(segA.map(segKey), segB.map(segKey), {
     pairGap: (gapA, gapB) =>
-      alignSequences(gapA.map((i) => kindA[i]), gapB.map((j) => kindB[j]))
+      alignSequences(
+        gapA.map((i) => kindA[i]),
+        gapB.map((j) => kindB[j]),
+      )
         .filter(([x, y]) => x !== null && y !== null)
         .map(([x, y]) => [gapA[x as number], gapB[y as number]] as const),
   });
@@ -332,7 +357,14 @@ export function alignRuns(a: readonly CompareEvent[], b: readonly CompareEvent[]
   return { segments, rows, counts, firstDivergence };
 }
 
-function makeRow(a: readonly CompareEvent[], b: readonly CompareEvent[], ia: number | null, ib: number | null, segment: number, same: boolean): AlignedRow {
+function makeRow(
+  a: readonly CompareEvent[],
+  b: readonly CompareEvent[],
+  ia: number | null,
+  ib: number | null,
+  segment: number,
+  same: boolean,
+): AlignedRow {
   if (ia !== null && ib !== null) {
     const ea = a[ia];
     const eb = b[ib];

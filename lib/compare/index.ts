@@ -1,5 +1,17 @@
 /** Run-to-run comparison (see README.md). Pure TypeScript: runs in the browser, node and tests. */
-export { alignRuns, changedFields, comparable, segmentsOf, type AlignedRow, type Alignment, type CompareEvent, type Divergence, type RowStatus, type Segment, type SegmentPair } from "./align";
+export {
+  alignRuns,
+  changedFields,
+  comparable,
+  segmentsOf,
+  type AlignedRow,
+  type Alignment,
+  type CompareEvent,
+  type Divergence,
+  type RowStatus,
+  type Segment,
+  type SegmentPair,
+} from "./align";
 export { alignSequences, MAX_LCS_CELLS, type Pair } from "./sequence-align";
 export { compareVersions, VERSION_GROUPS, type VersionRow } from "./versions";
 export { diffLineText, jsonDiff, jsonText, type DiffLine } from "./json-diff";

@@ -51,7 +51,8 @@ function walk(delta: Delta, path: string, out: DiffLine[], limit: number): void 
     if (delta.length === 1) out.push({ op: "add", path, value: jsonText(delta[0], limit) });
     else if (delta.length === 2) out.push({ op: "replace", path, old: jsonText(delta[0], limit), value: jsonText(delta[1], limit) });
     else if (delta.length === 3 && delta[2] === 0) out.push({ op: "remove", path, old: jsonText(delta[0], limit) });
-    else if (delta.length === 3 && delta[2] === 3) out.push({ op: "move", path: `${path.slice(0, path.lastIndexOf("/"))}/${String(delta[1])}`, from: path });
+    else if (delta.length === 3 && delta[2] === 3)
+      out.push({ op: "move", path: `${path.slice(0, path.lastIndexOf("/"))}/${String(delta[1])}`, from: path });
     // text diffs (delta[2] === 2) are not enabled in this differ
     return;
   }

@@ -79,7 +79,15 @@ function completeGap(gapA: number[], gapB: number[], pairGap: AlignOptions["pair
 }
 
 /** Index pairs of one longest common subsequence of a[fromA, toA) and b[fromB, toB). */
-function lcsMatches(a: readonly string[], b: readonly string[], fromA: number, toA: number, fromB: number, toB: number, maxCells: number): Array<[number, number]> {
+function lcsMatches(
+  a: readonly string[],
+  b: readonly string[],
+  fromA: number,
+  toA: number,
+  fromB: number,
+  toB: number,
+  maxCells: number,
+): Array<[number, number]> {
   const n = toA - fromA;
   const m = toB - fromB;
   if (n === 0 || m === 0) return [];
@@ -122,7 +130,14 @@ function lcsMatches(a: readonly string[], b: readonly string[], fromA: number, t
 }
 
 /** Too big for LCS: equal keys at the same offset are paired, the rest stays a gap. */
-function positionalMatches(a: readonly string[], b: readonly string[], fromA: number, toA: number, fromB: number, toB: number): Array<[number, number]> {
+function positionalMatches(
+  a: readonly string[],
+  b: readonly string[],
+  fromA: number,
+  toA: number,
+  fromB: number,
+  toB: number,
+): Array<[number, number]> {
   const out: Array<[number, number]> = [];
   for (let k = 0; fromA + k < toA && fromB + k < toB; k++) if (a[fromA + k] === b[fromB + k]) out.push([fromA + k, fromB + k]);
   return out;

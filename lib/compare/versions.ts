@@ -47,7 +47,8 @@ export function compareVersions(startA: Data, startB: Data): VersionRow[] {
   const a = startA ?? {};
   const b = startB ?? {};
   const rows: VersionRow[] = [];
-  const push = (group: VersionRow["group"], name: string, va: string | null, vb: string | null) => rows.push({ group, name, a: va, b: vb, differs: va !== vb });
+  const push = (group: VersionRow["group"], name: string, va: string | null, vb: string | null) =>
+    rows.push({ group, name, a: va, b: vb, differs: va !== vb });
   push("workflow", "workflow", nameVersion(a.workflow), nameVersion(b.workflow));
   push("agent", "agent", nameVersion(a.agent), nameVersion(b.agent));
   const va = obj(a.versions) ?? {};
@@ -61,6 +62,7 @@ export function compareVersions(startA: Data, startB: Data): VersionRow[] {
   const pa = obj(a.policy) ?? {};
   const pb = obj(b.policy) ?? {};
   for (const n of [...new Set([...Object.keys(pa), ...Object.keys(pb)])].sort()) push("policy", n, text(pa[n]), text(pb[n]));
-  if (a.environment !== undefined || b.environment !== undefined) push("environment", "environment", text(a.environment), text(b.environment));
+  if (a.environment !== undefined || b.environment !== undefined)
+    push("environment", "environment", text(a.environment), text(b.environment));
   return rows;
 }

@@ -11,7 +11,8 @@ export function summaryRowsFromEvents(events: readonly JournalEvent[]): SummaryR
   const toolOfCall = new Map<string, string>();
   const rows: SummaryRow[] = [];
   for (const e of [...events].sort((a, b) => a.seq - b.seq)) {
-    if (e.type === "tool.call" && typeof e.data.call === "string" && typeof e.data.tool === "string") toolOfCall.set(e.data.call, e.data.tool);
+    if (e.type === "tool.call" && typeof e.data.call === "string" && typeof e.data.tool === "string")
+      toolOfCall.set(e.data.call, e.data.tool);
     const c = eventColumns(e, (call) => toolOfCall.get(call));
     rows.push({
       seq: e.seq,

@@ -73,7 +73,8 @@ export function toElkGraph(graph: StepGraph): ElkLikeNode {
   // inside steps: cause in the same step, else the predecessor (the order edge)
   const causeInStep = new Map<string, string>();
   for (const e of graph.edges) {
-    if (e.kind === "parent" && parentOf.get(e.source) && parentOf.get(e.source) === parentOf.get(e.target)) causeInStep.set(e.target, e.source);
+    if (e.kind === "parent" && parentOf.get(e.source) && parentOf.get(e.source) === parentOf.get(e.target))
+      causeInStep.set(e.target, e.source);
   }
   for (const e of graph.edges) {
     const ps = parentOf.get(e.source) ?? null;

@@ -102,7 +102,20 @@ export function buildRunIndex(summary: RunSummary): RunIndex {
       if (s === undefined) {
         s = steps.length;
         stepById.set(stepId, s);
-        steps.push({ id: stepId, ordinal: s, name: null, kind: null, status: null, rows: [], startMs: t, endMs: t, failures: 0, tokens: 0, latencyMs: 0, kindCounts: {} });
+        steps.push({
+          id: stepId,
+          ordinal: s,
+          name: null,
+          kind: null,
+          status: null,
+          rows: [],
+          startMs: t,
+          endMs: t,
+          failures: 0,
+          tokens: 0,
+          latencyMs: 0,
+          kindCounts: {},
+        });
         itemOfStep.push(items.length);
         items.push({ kind: "step", step: s, firstRow: row });
       }
@@ -130,7 +143,16 @@ export function buildRunIndex(summary: RunSummary): RunIndex {
 
     if ((type === "model.request" || type === "tool.call") && call !== null) {
       openCalls.set(`${type === "tool.call" ? "t" : "m"}:${call}`, calls.length);
-      calls.push({ call, lane: type === "tool.call" ? "tool" : "model", write: effect === "write", startRow: row, endRow: -1, startMs: t, endMs: t, failed: false });
+      calls.push({
+        call,
+        lane: type === "tool.call" ? "tool" : "model",
+        write: effect === "write",
+        startRow: row,
+        endRow: -1,
+        startMs: t,
+        endMs: t,
+        failed: false,
+      });
     } else if ((type === "model.response" || type === "tool.result") && call !== null) {
       const key = `${type === "tool.result" ? "t" : "m"}:${call}`;
       const open = openCalls.get(key);

@@ -11,7 +11,8 @@ import type { EventType, JournalEvent, JsonObject, RunId, Seq } from "../journal
 import { SYNTHETIC_TIMES } from "../journal/summary";
 import { nanosToIso, toJson, toJsonObject } from "./json-utils";
 
-const asObject = (v: unknown): Record<string, unknown> => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const asObject = (v: unknown): Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
 export interface ProtoEvent {
   /** Time in nanoseconds since the epoch (ignored when the builder is synthetic). */
@@ -68,9 +69,7 @@ export class JournalBuilder {
   }
 
   build(opts: BuildOptions): JournalEvent[] {
-    const sorted = opts.synthetic
-      ? [...this.items]
-      : [...this.items].sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : a.order - b.order));
+    const sorted = opts.synthetic ? [...this.items] : [...this.items].sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : a.order - b.order));
     const known = new Set(this.items.flatMap((i) => (i.key ? [i.key] : [])));
     const emitted = new Set<string>();
     const pending = new Map<string, Item[]>();
@@ -121,7 +120,9 @@ export class JournalBuilder {
       if (it?.extra) for (const [k, v] of Object.entries(it.extra)) if (v !== undefined) ev[k] = toJson(v);
       return ev;
     };
-    const startData = opts.synthetic ? { ...opts.start.data, source: { ...asObject(opts.start.data.source), timestamps: SYNTHETIC_TIMES } } : opts.start.data;
+    const startData = opts.synthetic
+      ? { ...opts.start.data, source: { ...asObject(opts.start.data.source), timestamps: SYNTHETIC_TIMES } }
+      : opts.start.data;
     out.push(make(0, tStart, "run.start", startData));
     for (const it of ordered) {
       const seq = out.length;

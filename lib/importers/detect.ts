@@ -123,7 +123,8 @@ export function detectFormat(head: string, fileName?: string): Detection {
     if (any(k1, "resourceSpans", "resource_spans", "batches")) return result("otlp-json-array");
     if (k1.has("task_id") && any(k1, "traj", "reward", "trial")) return result("tau-bench");
     if (k1.has("source") && any(k1, "action", "observation") && any(k1, "timestamp", "id")) return result("openhands");
-    if (k1.has("name") && (any(k1, "spanContext", "_spanContext", "parentSpanId", "parentSpanContext") || k1.has("startTime"))) return result("otel-js-spans");
+    if (k1.has("name") && (any(k1, "spanContext", "_spanContext", "parentSpanId", "parentSpanContext") || k1.has("startTime")))
+      return result("otel-js-spans");
     if (has(k1, "traceID", "spans")) return result("jaeger");
   }
   const lower = (fileName ?? "").toLowerCase();

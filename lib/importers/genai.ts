@@ -50,7 +50,16 @@ export function indexed(at: Record<string, unknown>, prefix: string): { items: A
 export type SpanRole = string;
 
 // Keys that make a span an HTTP call (not merely `http.request_id`, which Mastra puts everywhere).
-const HTTP_KEYS = ["http.method", "http.request.method", "http.url", "url.full", "http.route", "http.target", "http.status_code", "http.response.status_code"];
+const HTTP_KEYS = [
+  "http.method",
+  "http.request.method",
+  "http.url",
+  "url.full",
+  "http.route",
+  "http.target",
+  "http.status_code",
+  "http.response.status_code",
+];
 
 const LLM_OPERATIONS = new Set(["chat", "generate_content", "text_completion", "completion", "call_llm", "generate", "responses"]);
 
@@ -105,7 +114,14 @@ function cleanMessage(m: Message): Rec {
   return out;
 }
 
-function toolCallsFromIndexed(sub: Rec, prefix: string, idBase: string, nameKeys: string[], argKeys: string[], idKeys: string[]): ToolCallRequest[] {
+function toolCallsFromIndexed(
+  sub: Rec,
+  prefix: string,
+  idBase: string,
+  nameKeys: string[],
+  argKeys: string[],
+  idKeys: string[],
+): ToolCallRequest[] {
   return indexed(sub, prefix).items.map((tc, j) => ({
     id: firstStr(...idKeys.map((k) => tc[k])) ?? `${idBase}-${j}`,
     name: firstStr(...nameKeys.map((k) => tc[k])) ?? "unknown",
@@ -122,7 +138,14 @@ function openLlmetryMessages(at: Attributes, prefix: string, idBase: string): { 
     return {
       role: str(it.role) ?? "user",
       content: it.content,
-      toolCalls: toolCallsFromIndexed(it, "tool_calls.", `${idBase}-${i}`, ["name", "function.name"], ["arguments", "function.arguments"], ["id"]),
+      toolCalls: toolCallsFromIndexed(
+        it,
+        "tool_calls.",
+        `${idBase}-${i}`,
+        ["name", "function.name"],
+        ["arguments", "function.arguments"],
+        ["id"],
+      ),
       toolCallId: str(it.tool_call_id),
     };
   });
@@ -143,7 +166,14 @@ function openInferenceMessages(at: Attributes, prefix: string, idBase: string): 
     return {
       role: str(it["message.role"]) ?? "user",
       content,
-      toolCalls: toolCallsFromIndexed(it, "message.tool_calls.", `${idBase}-${i}`, ["tool_call.function.name"], ["tool_call.function.arguments"], ["tool_call.id"]),
+      toolCalls: toolCallsFromIndexed(
+        it,
+        "message.tool_calls.",
+        `${idBase}-${i}`,
+        ["tool_call.function.name"],
+        ["tool_call.function.arguments"],
+        ["tool_call.id"],
+      ),
       toolCallId: str(it["message.tool_call_id"]),
       name: str(it["message.name"]),
     };
@@ -162,7 +192,11 @@ function adkContentToMessage(c: unknown, idBase: string): Message | undefined {
     if (!isRecord(p)) return;
     if (typeof p.text === "string") texts.push(p.text);
     if (isRecord(p.function_call)) {
-      toolCalls.push({ id: str(p.function_call.id) ?? `${idBase}-${j}`, name: str(p.function_call.name) ?? "unknown", args: p.function_call.args ?? {} });
+      toolCalls.push({
+        id: str(p.function_call.id) ?? `${idBase}-${j}`,
+        name: str(p.function_call.name) ?? "unknown",
+        args: p.function_call.args ?? {},
+      });
     }
     if (isRecord(p.function_response)) results.push(p.function_response);
   });
@@ -296,7 +330,12 @@ function genaiOutputMessages(v: unknown, idBase: string): Output["output"] & { f
     parts.forEach((p, j) => {
       if (!isRecord(p)) return;
       if (p.type === "text" && typeof p.content === "string") texts.push(p.content);
-      if (p.type === "tool_call") toolCalls.push({ id: str(p.id) ?? `${idBase}-${i}-${j}`, name: str(p.name) ?? "unknown", args: decodeJsonString(p.arguments ?? {}) });
+      if (p.type === "tool_call")
+        toolCalls.push({
+          id: str(p.id) ?? `${idBase}-${i}-${j}`,
+          name: str(p.name) ?? "unknown",
+          args: decodeJsonString(p.arguments ?? {}),
+        });
     });
     if (typeof m.content === "string") texts.push(m.content);
   });
@@ -331,7 +370,11 @@ function outputFrom(span: NormalizedSpan): Output {
     const raw = at["gen_ai.output"];
     const v = decodeJsonString(raw);
     if (Array.isArray(v) && v.length > 0 && v.every((x) => isRecord(x) && "tool.name" in x)) {
-      const toolCalls = (v as Rec[]).map((x, j) => ({ id: `${id}-${j}`, name: str(x["tool.name"]) ?? "unknown", args: decodeJsonString(x["tool.args"] ?? {}) }));
+      const toolCalls = (v as Rec[]).map((x, j) => ({
+        id: `${id}-${j}`,
+        name: str(x["tool.name"]) ?? "unknown",
+        args: decodeJsonString(x["tool.args"] ?? {}),
+      }));
       return { output: { toolCalls }, keys: ["gen_ai.output"] };
     }
     return { output: typeof raw === "string" ? { text: raw } : { text: JSON.stringify(raw) }, keys: ["gen_ai.output"] };
@@ -379,12 +422,52 @@ function finishReasonFrom(at: Attributes): string | undefined {
 // Usage, params, tools
 
 const USAGE_KEYS: Array<[string, string[]]> = [
-  ["inputTokens", ["gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt", "ai.usage.promptTokens", "ai.usage.inputTokens", "llm.usage.prompt_tokens"]],
-  ["outputTokens", ["gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion", "ai.usage.completionTokens", "ai.usage.outputTokens", "llm.usage.completion_tokens"]],
+  [
+    "inputTokens",
+    [
+      "gen_ai.usage.input_tokens",
+      "gen_ai.usage.prompt_tokens",
+      "llm.token_count.prompt",
+      "ai.usage.promptTokens",
+      "ai.usage.inputTokens",
+      "llm.usage.prompt_tokens",
+    ],
+  ],
+  [
+    "outputTokens",
+    [
+      "gen_ai.usage.output_tokens",
+      "gen_ai.usage.completion_tokens",
+      "llm.token_count.completion",
+      "ai.usage.completionTokens",
+      "ai.usage.outputTokens",
+      "llm.usage.completion_tokens",
+    ],
+  ],
   ["totalTokens", ["gen_ai.usage.total_tokens", "llm.usage.total_tokens", "llm.token_count.total", "ai.usage.totalTokens"]],
-  ["cacheReadTokens", ["gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens", "llm.token_count.prompt_details.cache_read", "ai.usage.cachedInputTokens"]],
-  ["cacheCreationTokens", ["gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_creation_input_tokens", "llm.token_count.prompt_details.cache_write"]],
-  ["reasoningTokens", ["gen_ai.usage.reasoning.output_tokens", "gen_ai.usage.reasoning_tokens", "llm.usage.reasoning_tokens", "llm.token_count.completion_details.reasoning", "ai.usage.reasoningTokens"]],
+  [
+    "cacheReadTokens",
+    [
+      "gen_ai.usage.cache_read.input_tokens",
+      "gen_ai.usage.cache_read_input_tokens",
+      "llm.token_count.prompt_details.cache_read",
+      "ai.usage.cachedInputTokens",
+    ],
+  ],
+  [
+    "cacheCreationTokens",
+    ["gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_creation_input_tokens", "llm.token_count.prompt_details.cache_write"],
+  ],
+  [
+    "reasoningTokens",
+    [
+      "gen_ai.usage.reasoning.output_tokens",
+      "gen_ai.usage.reasoning_tokens",
+      "llm.usage.reasoning_tokens",
+      "llm.token_count.completion_details.reasoning",
+      "ai.usage.reasoningTokens",
+    ],
+  ],
   ["inputCost", ["gen_ai.usage.input_cost"]],
   ["outputCost", ["gen_ai.usage.output_cost"]],
 ];
@@ -447,8 +530,14 @@ function modelCallOf(span: NormalizedSpan, role: SpanRole, start: bigint, end: b
   const at = span.attributes;
   const inv = decodeJsonString(at["llm.invocation_parameters"]);
   const model =
-    firstStr(at["gen_ai.request.model"], at["llm.model_name"], at["ai.model.id"], at["gen_ai.response.model"], at["ai.response.model"], isRecord(inv) ? inv.model : undefined) ??
-    "unknown";
+    firstStr(
+      at["gen_ai.request.model"],
+      at["llm.model_name"],
+      at["ai.model.id"],
+      at["gen_ai.response.model"],
+      at["ai.response.model"],
+      isRecord(inv) ? inv.model : undefined,
+    ) ?? "unknown";
   const msgs = messagesFrom(span, role);
   const out = outputFrom(span);
   const tools = toolNamesFrom(at);
@@ -464,22 +553,37 @@ function modelCallOf(span: NormalizedSpan, role: SpanRole, start: bigint, end: b
     ...usageFrom(at),
     latencyMs: latencyMs(start, end),
     error,
-    requestExtra: { provider: firstStr(at["gen_ai.provider.name"], at["gen_ai.system"], at["llm.provider"], at["llm.system"], at["ai.model.provider"]) },
+    requestExtra: {
+      provider: firstStr(at["gen_ai.provider.name"], at["gen_ai.system"], at["llm.provider"], at["llm.system"], at["ai.model.provider"]),
+    },
     responseExtra: { responseId: firstStr(at["gen_ai.response.id"], at["ai.response.id"]) },
     responseModel: firstStr(at["gen_ai.response.model"], at["ai.response.model"]),
   };
   return { model: info, keys: [...msgs.keys, ...out.keys, ...tools.keys] };
 }
 
-const TOOL_ARG_KEYS = ["gen_ai.tool.call.arguments", "gen_ai.tool.args", "ai.toolCall.args", "gcp.vertex.agent.tool_call_args", "input.value"];
-const TOOL_RESULT_KEYS = ["gen_ai.tool.call.result", "gen_ai.output", "ai.toolCall.result", "gcp.vertex.agent.tool_response", "output.value"];
+const TOOL_ARG_KEYS = [
+  "gen_ai.tool.call.arguments",
+  "gen_ai.tool.args",
+  "ai.toolCall.args",
+  "gcp.vertex.agent.tool_call_args",
+  "input.value",
+];
+const TOOL_RESULT_KEYS = [
+  "gen_ai.tool.call.result",
+  "gen_ai.output",
+  "ai.toolCall.result",
+  "gcp.vertex.agent.tool_response",
+  "output.value",
+];
 
 function toolCallOf(span: NormalizedSpan, start: bigint, end: bigint): { tool: ToolCallInfo; keys: string[] } {
   const at = span.attributes;
   const args = first(at, TOOL_ARG_KEYS);
   const result = first(at, TOOL_RESULT_KEYS);
   const name =
-    firstStr(at["gen_ai.tool.name"], at["tool.name"], at["ai.toolCall.name"]) ?? (span.name.replace(/^execute_tool\s*/, "").trim() || span.name);
+    firstStr(at["gen_ai.tool.name"], at["tool.name"], at["ai.toolCall.name"]) ??
+    (span.name.replace(/^execute_tool\s*/, "").trim() || span.name);
   const failed = span.status.code === "error";
   const tool: ToolCallInfo = {
     call: firstStr(at["gen_ai.tool.call.id"], at["ai.toolCall.id"], at["tool_call.id"]) ?? span.spanId,
@@ -502,14 +606,19 @@ function retrievalOf(span: NormalizedSpan): { retrieval: RetrievalInfo; keys: st
   const documents = docs.items.map((d, i) => {
     const metadata = decodeJsonString(d["document.metadata"]);
     const uri = isRecord(metadata) ? firstStr(metadata.source, metadata.uri, metadata.url) : undefined;
-    const doc: Record<string, unknown> & { id: string } = { id: firstStr(d["document.id"]) ?? String(d["document.id"] ?? `${span.spanId}-${i}`) };
+    const doc: Record<string, unknown> & { id: string } = {
+      id: firstStr(d["document.id"]) ?? String(d["document.id"] ?? `${span.spanId}-${i}`),
+    };
     if (uri) doc.uri = uri;
     if (d["document.content"] !== undefined) doc.content = d["document.content"];
     if (d["document.score"] !== undefined) doc.score = d["document.score"];
     if (metadata !== undefined) doc.metadata = metadata;
     return doc;
   });
-  return { retrieval: { query: query ? decodeJsonString(query.value) : null, documents }, keys: [...docs.keys, ...(query ? [query.key] : [])] };
+  return {
+    retrieval: { query: query ? decodeJsonString(query.value) : null, documents },
+    keys: [...docs.keys, ...(query ? [query.key] : [])],
+  };
 }
 
 function errorsOf(span: NormalizedSpan, end: bigint): { errors: ErrorInfo[]; marks: StepNode["marks"] } {
@@ -530,7 +639,11 @@ function errorsOf(span: NormalizedSpan, end: bigint): { errors: ErrorInfo[]; mar
     }
   }
   if (span.status.code === "error" && errors.length === 0) {
-    errors.push({ t: end, message: span.status.message || "span status ERROR", code: str(span.attributes["error.type"]) ?? "STATUS_CODE_ERROR" });
+    errors.push({
+      t: end,
+      message: span.status.message || "span status ERROR",
+      code: str(span.attributes["error.type"]) ?? "STATUS_CODE_ERROR",
+    });
   }
   return { errors, marks };
 }

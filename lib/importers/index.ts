@@ -19,7 +19,15 @@ import type { ImportOptions, ImportResult } from "./types";
 export { detectFormat, DETECT_HEAD_BYTES, type Detection } from "./detect";
 export { spansFromOtlpJson, spansFromOtlpProtobuf, spansToRuns, type SpansToRunsOptions } from "./otlp";
 export type { Attributes, AttrValue, NormalizedSpan, NormalizedSpanEvent } from "./span";
-export { importTraceStream, importTraceStreamWhole, peekBytes, STREAM_HEAD_BYTES, STREAMABLE_FORMATS, type SpanSpill, type StreamedImport } from "./stream";
+export {
+  importTraceStream,
+  importTraceStreamWhole,
+  peekBytes,
+  STREAM_HEAD_BYTES,
+  STREAMABLE_FORMATS,
+  type SpanSpill,
+  type StreamedImport,
+} from "./stream";
 export { FORMAT_LABELS, SOURCE_FORMATS, type ImportedRun, type ImportOptions, type ImportResult, type SourceFormat } from "./types";
 
 export class ImportError extends Error {}
@@ -28,13 +36,18 @@ export class ImportError extends Error {}
 export function importTrace(text: string, opts: ImportOptions = {}): ImportResult {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const { format, label } = detectFormat(body, opts.fileName);
-  if (format === "unknown") throw new ImportError("the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, any-agent, OTel JS span dumps, SWE-agent, OpenHands, Inspect AI, tau-bench, Retrace journals)");
+  if (format === "unknown")
+    throw new ImportError(
+      "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, any-agent, OTel JS span dumps, SWE-agent, OpenHands, Inspect AI, tau-bench, Retrace journals)",
+    );
   if (format === "retrace-journal") return importJournal(body);
   let value: unknown;
   try {
     value = parseJsonExact(body);
   } catch (e) {
-    throw new ImportError(`the file looks like ${label} but is not valid JSON${e instanceof Error && /end/i.test(e.message) ? " (truncated?)" : ""}`);
+    throw new ImportError(
+      `the file looks like ${label} but is not valid JSON${e instanceof Error && /end/i.test(e.message) ? " (truncated?)" : ""}`,
+    );
   }
   switch (format) {
     case "otlp-json":

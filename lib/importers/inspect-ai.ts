@@ -87,7 +87,15 @@ function sampleToRun(log: UnknownRecord, sample: UnknownRecord, opts: ImportOpti
         const parent = str(e.parent_id);
         const pk = parent && spans.has(parent) ? `s:${parent}` : undefined;
         spans.add(id);
-        b.add({ t, type: "step.start", step: id, key: `s:${id}`, parentKey: pk, after: pk, data: compact({ name: str(e.name) ?? "span", kind: str(e.type) ?? "span" }) });
+        b.add({
+          t,
+          type: "step.start",
+          step: id,
+          key: `s:${id}`,
+          parentKey: pk,
+          after: pk,
+          data: compact({ name: str(e.name) ?? "span", kind: str(e.type) ?? "span" }),
+        });
         return;
       }
       case "span_end": {
@@ -102,7 +110,15 @@ function sampleToRun(log: UnknownRecord, sample: UnknownRecord, opts: ImportOpti
         if (e.action === "begin") {
           const id = `step-${b.size}-${name}`;
           stepStack.push(id);
-          b.add({ t, type: "step.start", step: id, key: `s:${id}`, parentKey: under, after: under, data: compact({ name, kind: str(e.type) ?? "step" }) });
+          b.add({
+            t,
+            type: "step.start",
+            step: id,
+            key: `s:${id}`,
+            parentKey: under,
+            after: under,
+            data: compact({ name, kind: str(e.type) ?? "step" }),
+          });
         } else {
           const id = stepStack.pop();
           if (id) b.add({ t, type: "step.end", step: id, parentKey: `s:${id}`, after: `s:${id}`, data: { status: "ok" } });
@@ -111,7 +127,14 @@ function sampleToRun(log: UnknownRecord, sample: UnknownRecord, opts: ImportOpti
       }
       case "sample_init": {
         const sm = isRecord(e.sample) ? e.sample : {};
-        b.add({ t, type: "input", step, parentKey: under, after: under, data: { source: "user", content: (sm.input ?? s.input ?? null) as unknown } });
+        b.add({
+          t,
+          type: "input",
+          step,
+          parentKey: under,
+          after: under,
+          data: { source: "user", content: (sm.input ?? s.input ?? null) as unknown },
+        });
         return;
       }
       case "model": {
@@ -167,7 +190,15 @@ function sampleToRun(log: UnknownRecord, sample: UnknownRecord, opts: ImportOpti
             responseModel: info.responseModel,
           }),
         });
-        if (error) b.add({ t: done, type: "error", step, parentKey: key, after: key, data: { message: typeof error === "string" ? error : JSON.stringify(error), code: "model_error" } });
+        if (error)
+          b.add({
+            t: done,
+            type: "error",
+            step,
+            parentKey: key,
+            after: key,
+            data: { message: typeof error === "string" ? error : JSON.stringify(error), code: "model_error" },
+          });
         return;
       }
       case "tool": {
@@ -180,7 +211,14 @@ function sampleToRun(log: UnknownRecord, sample: UnknownRecord, opts: ImportOpti
           key,
           parentKey: under,
           after: under,
-          data: compact({ call, tool: firstStr(e.function) ?? "tool", args: e.arguments ?? {}, effect: "read", effectInferred: true, toolType: str(e.type) }),
+          data: compact({
+            call,
+            tool: firstStr(e.function) ?? "tool",
+            args: e.arguments ?? {},
+            effect: "read",
+            effectInferred: true,
+            toolType: str(e.type),
+          }),
         });
         for (const child of asArray(e.events).filter(isRecord)) visit(child);
         const err = isRecord(e.error) ? e.error : undefined;
@@ -226,7 +264,11 @@ function sampleToRun(log: UnknownRecord, sample: UnknownRecord, opts: ImportOpti
   const error = s.error ?? undefined;
   if (error && !asArray(s.events).some((e) => isRecord(e) && e.event === "error")) {
     const err = isRecord(error) ? error : { message: String(error) };
-    b.add({ t: last ?? 0n, type: "error", data: compact({ message: firstStr(err.message) ?? "sample error", code: "sample_error", traceback: str(err.traceback) }) });
+    b.add({
+      t: last ?? 0n,
+      type: "error",
+      data: compact({ message: firstStr(err.message) ?? "sample error", code: "sample_error", traceback: str(err.traceback) }),
+    });
   }
   const { min, max } = b.span();
   const stats = isRecord(log.stats) ? log.stats : {};
@@ -262,7 +304,14 @@ function sampleToRun(log: UnknownRecord, sample: UnknownRecord, opts: ImportOpti
     logStatus,
   });
   const startT = isoToNanos(stats.started_at);
-  return { runId, events: b.build({ runId, start: { data: startData, t: startT !== undefined && min !== undefined && startT <= min ? startT : min }, end: { data: endData, t: max } }) };
+  return {
+    runId,
+    events: b.build({
+      runId,
+      start: { data: startData, t: startT !== undefined && min !== undefined && startT <= min ? startT : min },
+      end: { data: endData, t: max },
+    }),
+  };
 }
 
 export function importInspect(value: unknown, text: string, opts: ImportOptions = {}): ImportResult {

@@ -36,7 +36,11 @@ function jaegerSpan(s: UnknownRecord, processes: UnknownRecord, traceHex: string
   const ref = refs.find((r) => r.refType === "CHILD_OF") ?? refs.find((r) => r.refType === "FOLLOWS_FROM");
   const startUs = toNanos(s.startTime) ?? 0n;
   const durUs = toNanos(s.duration) ?? 0n;
-  const proc = isRecord(processes[str(s.processID) ?? ""]) ? (processes[str(s.processID) ?? ""] as UnknownRecord) : isRecord(s.process) ? s.process : {};
+  const proc = isRecord(processes[str(s.processID) ?? ""])
+    ? (processes[str(s.processID) ?? ""] as UnknownRecord)
+    : isRecord(s.process)
+      ? s.process
+      : {};
   const resource: Attributes = { ...tags(proc.tags) };
   if (str(proc.serviceName)) resource["service.name"] = str(proc.serviceName) ?? null;
   const isError = attrs["otel.status_code"] === "ERROR" || attrs.error === true || attrs.error === "true";
@@ -68,7 +72,8 @@ function jaegerSpan(s: UnknownRecord, processes: UnknownRecord, traceHex: string
   };
   const parent = ref ? idToHex(ref.spanID, 8) : undefined;
   if (parent && parent !== spanId) span.parentSpanId = parent;
-  if (scopeName || scopeVersion) span.scope = { ...(scopeName ? { name: scopeName } : {}), ...(scopeVersion ? { version: scopeVersion } : {}) };
+  if (scopeName || scopeVersion)
+    span.scope = { ...(scopeName ? { name: scopeName } : {}), ...(scopeVersion ? { version: scopeVersion } : {}) };
   return span;
 }
 

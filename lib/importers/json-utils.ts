@@ -129,7 +129,9 @@ function base64ToBytes(s: string): Uint8Array | undefined {
 export function idToHex(v: unknown, bytes: 8 | 16): string | undefined {
   let hex: string | undefined;
   if (typeof v === "bigint" || (typeof v === "number" && Number.isInteger(v) && v >= 0)) {
-    hex = BigInt(v).toString(16).padStart(bytes * 2, "0");
+    hex = BigInt(v)
+      .toString(16)
+      .padStart(bytes * 2, "0");
   } else if (v instanceof Uint8Array) {
     hex = v.length > 0 ? bytesToHex(v) : undefined;
   } else if (typeof v === "string") {
@@ -137,11 +139,16 @@ export function idToHex(v: unknown, bytes: 8 | 16): string | undefined {
     if (s === "") return undefined;
     if (/^0x[0-9a-fA-F]+$/.test(s)) {
       // Python's SDK `to_json()` writes ids as 0x-prefixed hex.
-      hex = s.slice(2).toLowerCase().padStart(bytes * 2, "0");
+      hex = s
+        .slice(2)
+        .toLowerCase()
+        .padStart(bytes * 2, "0");
     } else if (/^[0-9a-fA-F]+$/.test(s) && (s.length === 16 || s.length === 32 || s.length === bytes * 2)) {
       hex = s.toLowerCase();
     } else if (/^\d+$/.test(s)) {
-      hex = BigInt(s).toString(16).padStart(bytes * 2, "0");
+      hex = BigInt(s)
+        .toString(16)
+        .padStart(bytes * 2, "0");
     } else {
       const b = base64ToBytes(s);
       hex = b && b.length > 0 ? bytesToHex(b) : /^[0-9a-fA-F]+$/.test(s) ? s.toLowerCase() : undefined;
@@ -174,8 +181,7 @@ export function longToBigInt(l: LongLike): bigint {
   return n;
 }
 
-const ISO =
-  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9})\d*)?)?\s*(Z|z|[+-]\d{2}:?\d{2})?$/;
+const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9})\d*)?)?\s*(Z|z|[+-]\d{2}:?\d{2})?$/;
 
 /**
  * An ISO 8601 timestamp → exact nanoseconds since the epoch. A time without a zone is read

@@ -4,7 +4,18 @@
  * TOOL a tool call. Inputs and outputs are often JSON inside strings, sometimes twice.
  */
 import { JournalBuilder } from "./builder";
-import { asArray, contentId, decodeJsonString, firstStr, isoToNanos, isRecord, makeRunId, str, toNumber, type UnknownRecord } from "./json-utils";
+import {
+  asArray,
+  contentId,
+  decodeJsonString,
+  firstStr,
+  isoToNanos,
+  isRecord,
+  makeRunId,
+  str,
+  toNumber,
+  type UnknownRecord,
+} from "./json-utils";
 import { addNodes, modelVersions, type ErrorInfo, type ModelCallInfo, type StepNode, type ToolCallInfo } from "./nodes";
 import type { ImportOptions, ImportResult } from "./types";
 
@@ -42,7 +53,8 @@ function usageOf(o: UnknownRecord): Record<string, number> | undefined {
 function messagesOf(input: unknown): unknown[] | undefined {
   if (Array.isArray(input)) return input;
   if (isRecord(input)) {
-    if (Array.isArray(input.messages)) return input.system !== undefined ? [{ role: "system", content: input.system }, ...input.messages] : input.messages;
+    if (Array.isArray(input.messages))
+      return input.system !== undefined ? [{ role: "system", content: input.system }, ...input.messages] : input.messages;
     const msgs: unknown[] = [];
     if (input.system !== undefined) msgs.push({ role: "system", content: input.system });
     if (input.prompt !== undefined) msgs.push({ role: "user", content: input.prompt });
@@ -192,9 +204,18 @@ export function importLangfuse(value: unknown, text: string, opts: ImportOptions
 
   const tags = ["langfuse", ...asArray(trace.tags).filter((t): t is string => typeof t === "string")];
   const startData: Record<string, unknown> = {
-    workflow: { name: str(trace.name) ?? "langfuse-trace", ...(firstStr(trace.version, trace.release) ? { version: firstStr(trace.version, trace.release) } : {}) },
+    workflow: {
+      name: str(trace.name) ?? "langfuse-trace",
+      ...(firstStr(trace.version, trace.release) ? { version: firstStr(trace.version, trace.release) } : {}),
+    },
     tags,
-    source: { format: "langfuse", ...(opts.fileName ? { file: opts.fileName } : {}), traceId, projectId: str(trace.projectId), sessionId: str(trace.sessionId) },
+    source: {
+      format: "langfuse",
+      ...(opts.fileName ? { file: opts.fileName } : {}),
+      traceId,
+      projectId: str(trace.projectId),
+      sessionId: str(trace.sessionId),
+    },
   };
   const models = modelVersions(summary.modelCalls);
   if (models) startData.versions = { models };
@@ -206,12 +227,23 @@ export function importLangfuse(value: unknown, text: string, opts: ImportOptions
   const output = decodeJsonString(trace.output);
   if (output !== undefined && output !== null) endData.output = output;
   const scores = asArray(trace.scores).filter(isRecord);
-  if (scores.length > 0) endData.scores = scores.map((s) => ({ name: s.name, value: s.value, source: s.source, comment: s.comment ?? undefined, timestamp: s.timestamp }));
+  if (scores.length > 0)
+    endData.scores = scores.map((s) => ({
+      name: s.name,
+      value: s.value,
+      source: s.source,
+      comment: s.comment ?? undefined,
+      timestamp: s.timestamp,
+    }));
 
   let endT = traceStart;
   for (const n of nodes) if (n.end > endT) endT = n.end;
   const id = traceId ?? contentId(text);
   if (!traceId) warnings.push("the trace has no id; the run id was derived from the file's content");
   const runId = makeRunId("langfuse", id);
-  return { format: "langfuse", runs: [{ runId, events: builder.build({ runId, start: { data: startData, t: traceStart }, end: { data: endData, t: endT } }) }], warnings };
+  return {
+    format: "langfuse",
+    runs: [{ runId, events: builder.build({ runId, start: { data: startData, t: traceStart }, end: { data: endData, t: endT } }) }],
+    warnings,
+  };
 }

@@ -162,7 +162,12 @@ export function addNodes(builder: JournalBuilder, nodes: StepNode[]): NodeSummar
       key: sk,
       parentKey: pk,
       after: pk,
-      data: compact({ name: n.name, kind: n.kind, ...n.info, attributes: attributes && Object.keys(attributes).length > 0 ? attributes : undefined }),
+      data: compact({
+        name: n.name,
+        kind: n.kind,
+        ...n.info,
+        attributes: attributes && Object.keys(attributes).length > 0 ? attributes : undefined,
+      }),
     });
     const m = n.model;
     if (m) {
@@ -203,7 +208,14 @@ export function addNodes(builder: JournalBuilder, nodes: StepNode[]): NodeSummar
       });
     }
     if (n.retrieval) {
-      builder.add({ t: n.end, type: "retrieval", step: n.id, parentKey: sk, after: sk, data: { query: n.retrieval.query ?? null, documents: n.retrieval.documents } });
+      builder.add({
+        t: n.end,
+        type: "retrieval",
+        step: n.id,
+        parentKey: sk,
+        after: sk,
+        data: { query: n.retrieval.query ?? null, documents: n.retrieval.documents },
+      });
     }
     if (tc) {
       builder.add({

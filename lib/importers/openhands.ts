@@ -6,7 +6,20 @@
  * tool result. The prompt itself is not in the file, so model requests carry no messages.
  */
 import { JournalBuilder } from "./builder";
-import { asArray, compact, contentId, decodeJsonString, fileStem, firstStr, isRecord, isoToNanos, makeRunId, str, toNumber, type UnknownRecord } from "./json-utils";
+import {
+  asArray,
+  compact,
+  contentId,
+  decodeJsonString,
+  fileStem,
+  firstStr,
+  isRecord,
+  isoToNanos,
+  makeRunId,
+  str,
+  toNumber,
+  type UnknownRecord,
+} from "./json-utils";
 import type { ImportOptions, ImportResult } from "./types";
 
 // Actions that are not tool executions: conversation and bookkeeping.
@@ -49,7 +62,8 @@ export function importOpenHands(value: unknown, text: string, opts: ImportOption
   if (!stem) warnings.push("the file has no session id and no file name was given: the run id was derived from the content");
   const times = events.map((e) => isoToNanos(e.timestamp));
   const known = times.filter((t): t is bigint => t !== undefined);
-  if (known.length < events.length) warnings.push(`${events.length - known.length} event(s) have no readable timestamp; they take the time of the event before`);
+  if (known.length < events.length)
+    warnings.push(`${events.length - known.length} event(s) have no readable timestamp; they take the time of the event before`);
   let last = known[0] ?? 0n;
   const tOf = times.map((t) => (last = t ?? last));
 
@@ -87,7 +101,13 @@ export function importOpenHands(value: unknown, text: string, opts: ImportOption
       const tcm = isRecord(e.tool_call_metadata) ? e.tool_call_metadata : undefined;
       const resp = tcm && isRecord(tcm.model_response) ? tcm.model_response : undefined;
       const sid = `ev-${id}`;
-      b.add({ t, type: "step.start", step: sid, key: `s${id}`, data: compact({ name: action, kind: "agent", source: str(e.source), eventId: id }) });
+      b.add({
+        t,
+        type: "step.start",
+        step: sid,
+        key: `s${id}`,
+        data: compact({ name: action, kind: "agent", source: str(e.source), eventId: id }),
+      });
       if (resp) {
         const respId = firstStr(resp.id) ?? `resp-${id}`;
         if (!seenResponses.has(respId)) {
@@ -100,9 +120,20 @@ export function importOpenHands(value: unknown, text: string, opts: ImportOption
             .filter(isRecord)
             .map((c, j) => {
               const fn = isRecord(c.function) ? c.function : {};
-              return { id: firstStr(c.id) ?? `${respId}-${j}`, name: firstStr(fn.name) ?? "unknown", args: decodeJsonString(fn.arguments ?? {}) };
+              return {
+                id: firstStr(c.id) ?? `${respId}-${j}`,
+                name: firstStr(fn.name) ?? "unknown",
+                args: decodeJsonString(fn.arguments ?? {}),
+              };
             });
-          b.add({ t, type: "model.request", step: sid, key: `m${id}`, parentKey: `s${id}`, data: { call: respId, model, promptRecorded: false } });
+          b.add({
+            t,
+            type: "model.request",
+            step: sid,
+            key: `m${id}`,
+            parentKey: `s${id}`,
+            data: { call: respId, model, promptRecorded: false },
+          });
           b.add({
             t,
             type: "model.response",
@@ -110,7 +141,10 @@ export function importOpenHands(value: unknown, text: string, opts: ImportOption
             parentKey: `m${id}`,
             data: compact({
               call: respId,
-              output: compact({ text: typeof msg.content === "string" ? msg.content : undefined, toolCalls: toolCalls.length > 0 ? toolCalls : undefined }),
+              output: compact({
+                text: typeof msg.content === "string" ? msg.content : undefined,
+                toolCalls: toolCalls.length > 0 ? toolCalls : undefined,
+              }),
               finishReason: choice ? str(choice.finish_reason) : undefined,
               usage: usageOf(resp.usage),
               totalCallsInResponse: toNumber(tcm?.total_calls_in_response),
@@ -120,10 +154,17 @@ export function importOpenHands(value: unknown, text: string, opts: ImportOption
       }
       const obs = observationsByCause.get(id) ?? [];
       if (action === "finish") {
-        output = isRecord(args.outputs) && Object.keys(args.outputs).length > 0 ? args.outputs : (args.final_thought ?? args.thought ?? e.message);
+        output =
+          isRecord(args.outputs) && Object.keys(args.outputs).length > 0 ? args.outputs : (args.final_thought ?? args.thought ?? e.message);
       } else if (action === "message") {
         output = args.content ?? e.message;
-        b.add({ t, type: "note", step: sid, parentKey: `s${id}`, data: { text: String(args.content ?? e.message ?? ""), role: "assistant" } });
+        b.add({
+          t,
+          type: "note",
+          step: sid,
+          parentKey: `s${id}`,
+          data: { text: String(args.content ?? e.message ?? ""), role: "assistant" },
+        });
       } else if (!NON_TOOL_ACTIONS.has(action)) {
         const callId = firstStr(tcm?.tool_call_id) ?? `call-${id}`;
         b.add({
@@ -132,7 +173,15 @@ export function importOpenHands(value: unknown, text: string, opts: ImportOption
           step: sid,
           key: `t${id}`,
           parentKey: `s${id}`,
-          data: compact({ call: callId, tool: firstStr(tcm?.function_name) ?? action, args: argsOf(e), effect: "read", effectInferred: true, action, thought: str(args.thought) }),
+          data: compact({
+            call: callId,
+            tool: firstStr(tcm?.function_name) ?? action,
+            args: argsOf(e),
+            effect: "read",
+            effectInferred: true,
+            action,
+            thought: str(args.thought),
+          }),
         });
         const result = obs.find((o) => o.observation !== "null");
         if (result) {
@@ -160,18 +209,30 @@ export function importOpenHands(value: unknown, text: string, opts: ImportOption
         const ot = isoToNanos(o.timestamp);
         return ot !== undefined && ot > m ? ot : m;
       }, t);
-      b.add({ t: endT, type: "step.end", step: sid, parentKey: `s${id}`, after: `s${id}`, data: { status: obs.some((o) => resultStatus(o) !== "ok") ? "error" : "ok" } });
+      b.add({
+        t: endT,
+        type: "step.end",
+        step: sid,
+        parentKey: `s${id}`,
+        after: `s${id}`,
+        data: { status: obs.some((o) => resultStatus(o) !== "ok") ? "error" : "ok" },
+      });
       return;
     }
     if (e.observation === "agent_state_changed") {
       const extras = isRecord(e.extras) ? e.extras : {};
       agentState = str(extras.agent_state) ?? agentState;
       b.add({ t, type: "note", data: { text: `agent state: ${agentState ?? "?"}`, eventId: id } });
-      if (agentState === "error") b.add({ t, type: "error", data: { message: str(e.message) || "agent entered the error state", code: "agent_state_error" } });
+      if (agentState === "error")
+        b.add({ t, type: "error", data: { message: str(e.message) || "agent entered the error state", code: "agent_state_error" } });
       return;
     }
     if (e.observation === "error" && (e.cause === undefined || e.cause === null)) {
-      b.add({ t, type: "error", data: compact({ message: str(e.content) ?? str(e.message) ?? "error", code: "observation_error", eventId: id }) });
+      b.add({
+        t,
+        type: "error",
+        data: compact({ message: str(e.content) ?? str(e.message) ?? "error", code: "observation_error", eventId: id }),
+      });
     }
   });
 
@@ -187,5 +248,9 @@ export function importOpenHands(value: unknown, text: string, opts: ImportOption
   if (Object.keys(models).length > 0) startData.versions = { models };
   if (input !== undefined) startData.input = input;
   const endData = compact({ status, output, finalAgentState: agentState });
-  return { format: "openhands", runs: [{ runId, events: b.build({ runId, start: { data: startData, t: min }, end: { data: endData, t: max } }) }], warnings };
+  return {
+    format: "openhands",
+    runs: [{ runId, events: b.build({ runId, start: { data: startData, t: min }, end: { data: endData, t: max } }) }],
+    warnings,
+  };
 }

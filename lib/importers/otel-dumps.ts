@@ -54,14 +54,22 @@ function pythonSpan(s: UnknownRecord, warnings: string[]): NormalizedSpan | unde
     attributes: flatAttributes(s.attributes),
     events: asArray(s.events)
       .filter(isRecord)
-      .map((e) => ({ name: str(e.name) ?? "event", timeUnixNano: (toNanos(e.timestamp) ?? start).toString(), attributes: flatAttributes(e.attributes) })),
+      .map((e) => ({
+        name: str(e.name) ?? "event",
+        timeUnixNano: (toNanos(e.timestamp) ?? start).toString(),
+        attributes: flatAttributes(e.attributes),
+      })),
     resource: flatAttributes(isRecord(s.resource) ? s.resource.attributes : undefined),
   };
   const parent = isRecord(s.parent) ? idToHex(s.parent.span_id, 8) : idToHex(s.parent_id, 8);
   if (parent) span.parentSpanId = parent;
   const message = str(status.description) ?? str(status.message);
   if (message) span.status.message = message;
-  const scope = isRecord(s.instrumentation_scope) ? s.instrumentation_scope : isRecord(s.instrumentation_info) ? s.instrumentation_info : undefined;
+  const scope = isRecord(s.instrumentation_scope)
+    ? s.instrumentation_scope
+    : isRecord(s.instrumentation_info)
+      ? s.instrumentation_info
+      : undefined;
   if (scope && str(scope.name)) span.scope = { name: str(scope.name), ...(str(scope.version) ? { version: str(scope.version) } : {}) };
   return span;
 }
@@ -105,7 +113,11 @@ export function importJsSpans(value: unknown, text: string, opts: ImportOptions 
     const end = hrTime(s.endTime) ?? start;
     const status = isRecord(s.status) ? s.status : {};
     const resource = isRecord(s.resource) ? flatAttributes(s.resource.attributes ?? s.resource._attributes) : {};
-    const scope = isRecord(s.instrumentationScope) ? s.instrumentationScope : isRecord(s.instrumentationLibrary) ? s.instrumentationLibrary : undefined;
+    const scope = isRecord(s.instrumentationScope)
+      ? s.instrumentationScope
+      : isRecord(s.instrumentationLibrary)
+        ? s.instrumentationLibrary
+        : undefined;
     const span: NormalizedSpan = {
       traceId,
       spanId,
@@ -117,7 +129,11 @@ export function importJsSpans(value: unknown, text: string, opts: ImportOptions 
       attributes: flatAttributes(s.attributes),
       events: asArray(s.events)
         .filter(isRecord)
-        .map((e) => ({ name: str(e.name) ?? "event", timeUnixNano: (hrTime(e.time) ?? start).toString(), attributes: flatAttributes(e.attributes) })),
+        .map((e) => ({
+          name: str(e.name) ?? "event",
+          timeUnixNano: (hrTime(e.time) ?? start).toString(),
+          attributes: flatAttributes(e.attributes),
+        })),
       resource,
     };
     const parent = idToHex(s.parentSpanId ?? parentCtx?.spanId, 8);

@@ -27,7 +27,12 @@ const DESCRIPTOR = {
         },
         ScopeSpans: { fields: { scope: F("InstrumentationScope", 1), spans: F("Span", 2, "repeated"), schemaUrl: F("string", 3) } },
         InstrumentationScope: {
-          fields: { name: F("string", 1), version: F("string", 2), attributes: F("KeyValue", 3, "repeated"), droppedAttributesCount: F("uint32", 4) },
+          fields: {
+            name: F("string", 1),
+            version: F("string", 2),
+            attributes: F("KeyValue", 3, "repeated"),
+            droppedAttributesCount: F("uint32", 4),
+          },
         },
         Resource: { fields: { attributes: F("KeyValue", 1, "repeated"), droppedAttributesCount: F("uint32", 2) } },
         Span: {
@@ -61,7 +66,12 @@ const DESCRIPTOR = {
           },
         },
         Event: {
-          fields: { timeUnixNano: F("fixed64", 1), name: F("string", 2), attributes: F("KeyValue", 3, "repeated"), droppedAttributesCount: F("uint32", 4) },
+          fields: {
+            timeUnixNano: F("fixed64", 1),
+            name: F("string", 2),
+            attributes: F("KeyValue", 3, "repeated"),
+            droppedAttributesCount: F("uint32", 4),
+          },
         },
         Link: {
           fields: {

@@ -180,7 +180,10 @@ function dedupe(spans: NormalizedSpan[]): NormalizedSpan[] {
   }
   return [...best.values()]
     .map((b) => b.span)
-    .sort((a, b) => cmpBig(BigInt(a.startTimeUnixNano), BigInt(b.startTimeUnixNano)) || (a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0));
+    .sort(
+      (a, b) =>
+        cmpBig(BigInt(a.startTimeUnixNano), BigInt(b.startTimeUnixNano)) || (a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0),
+    );
 }
 
 function textContent(v: unknown): string | undefined {
@@ -196,7 +199,8 @@ function textContent(v: unknown): string | undefined {
 function runInput(spans: NormalizedSpan[], calls: ModelCallInfo[]): unknown {
   for (const s of spans) {
     const role = spanRole(s);
-    if ((role === "chain" || role === "agent") && s.attributes["input.value"] !== undefined) return decodeJsonString(s.attributes["input.value"]);
+    if ((role === "chain" || role === "agent") && s.attributes["input.value"] !== undefined)
+      return decodeJsonString(s.attributes["input.value"]);
   }
   for (const c of calls) {
     for (const m of c.messages ?? []) {
@@ -240,7 +244,9 @@ function traceToRun(traceId: string, spans: NormalizedSpan[], opts: SpansToRunsO
   if (input !== undefined) builder.add({ t: t0, type: "input", data: { source: "user", content: input } });
   const summary = addNodes(builder, nodes);
 
-  const services = [...new Set(sorted.map((s) => str(s.resource["service.name"])).filter((s): s is string => !!s && !s.startsWith("unknown_service")))];
+  const services = [
+    ...new Set(sorted.map((s) => str(s.resource["service.name"])).filter((s): s is string => !!s && !s.startsWith("unknown_service"))),
+  ];
   const agentSpan = sorted.find((s) => spanRole(s) === "agent" && firstStr(s.attributes["gen_ai.agent.name"], s.attributes["agent.name"]));
   const agentName =
     (agentSpan ? firstStr(agentSpan.attributes["gen_ai.agent.name"], agentSpan.attributes["agent.name"]) : undefined) ??

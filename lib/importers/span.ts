@@ -48,7 +48,10 @@ const KINDS: SpanKindName[] = ["unspecified", "internal", "server", "client", "p
 export function spanKindName(v: unknown): SpanKindName {
   if (typeof v === "number" || typeof v === "bigint") return KINDS[Number(v)] ?? "unspecified";
   if (typeof v === "string") {
-    const s = v.toLowerCase().replace(/^span_kind_/, "").replace(/^spankind\./, "");
+    const s = v
+      .toLowerCase()
+      .replace(/^span_kind_/, "")
+      .replace(/^spankind\./, "");
     if (/^\d+$/.test(s)) return KINDS[Number(s)] ?? "unspecified";
     return (KINDS as string[]).includes(s) ? (s as SpanKindName) : "unspecified";
   }
@@ -59,7 +62,10 @@ export function spanKindName(v: unknown): SpanKindName {
 export function statusCodeName(v: unknown): SpanStatusCode {
   if (typeof v === "number" || typeof v === "bigint") return Number(v) === 2 ? "error" : Number(v) === 1 ? "ok" : "unset";
   if (typeof v === "string") {
-    const s = v.toLowerCase().replace(/^status_code_/, "").replace(/^statuscode\./, "");
+    const s = v
+      .toLowerCase()
+      .replace(/^status_code_/, "")
+      .replace(/^statuscode\./, "");
     if (s === "error" || s === "2") return "error";
     if (s === "ok" || s === "1") return "ok";
   }

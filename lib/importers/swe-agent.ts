@@ -6,7 +6,19 @@
  * whole run (`info.model_stats`) and is recorded on `run.end`.
  */
 import { JournalBuilder } from "./builder";
-import { asArray, compact, contentId, decodeJsonString, fileStem, firstStr, isRecord, makeRunId, str, toNumber, type UnknownRecord } from "./json-utils";
+import {
+  asArray,
+  compact,
+  contentId,
+  decodeJsonString,
+  fileStem,
+  firstStr,
+  isRecord,
+  makeRunId,
+  str,
+  toNumber,
+  type UnknownRecord,
+} from "./json-utils";
 import type { ImportOptions, ImportResult } from "./types";
 
 // SWE-agent's linter gate answers a rejected edit with this text; the edit was not applied.
@@ -40,7 +52,9 @@ export function importSweAgent(value: unknown, text: string, opts: ImportOptions
   // The i-th assistant message of the history is the model output behind trajectory step i.
   const assistantAt = history.flatMap((m, i) => (m.role === "assistant" && m.is_demo !== true ? [i] : []));
   if (assistantAt.length !== trajectory.length) {
-    warnings.push(`history has ${assistantAt.length} assistant messages for ${trajectory.length} steps; prompts are left out where they cannot be matched`);
+    warnings.push(
+      `history has ${assistantAt.length} assistant messages for ${trajectory.length} steps; prompts are left out where they cannot be matched`,
+    );
   }
   const firstUser = history.find((m) => m.role === "user" && m.is_demo !== true);
   const input = firstStr(problem.text) ?? (firstUser ? firstUser.content : undefined);
@@ -62,7 +76,13 @@ export function importSweAgent(value: unknown, text: string, opts: ImportOptions
     const rejected = typeof observation === "string" && REJECTED_EDIT.test(observation);
     const execMs = toNumber(step.execution_time);
 
-    b.add({ t: 0n, type: "step.start", step: sid, key: `s${i}`, data: compact({ name: command, kind: "agent", state: decodeJsonString(step.state) }) });
+    b.add({
+      t: 0n,
+      type: "step.start",
+      step: sid,
+      key: `s${i}`,
+      data: compact({ name: command, kind: "agent", state: decodeJsonString(step.state) }),
+    });
     b.add({
       t: 0n,
       type: "model.request",
@@ -83,7 +103,14 @@ export function importSweAgent(value: unknown, text: string, opts: ImportOptions
         thought,
       }),
     });
-    b.add({ t: 0n, type: "tool.call", step: sid, key: `t${i}`, parentKey: `s${i}`, data: { call: callId, tool, args, effect: "read", effectInferred: true, command: action } });
+    b.add({
+      t: 0n,
+      type: "tool.call",
+      step: sid,
+      key: `t${i}`,
+      parentKey: `s${i}`,
+      data: { call: callId, tool, args, effect: "read", effectInferred: true, command: action },
+    });
     b.add({
       t: 0n,
       type: "tool.result",
@@ -122,5 +149,9 @@ export function importSweAgent(value: unknown, text: string, opts: ImportOptions
     output: info.submission ?? undefined,
     usage: Object.keys(usage).length > 0 ? usage : undefined,
   });
-  return { format: "swe-agent", runs: [{ runId, events: b.build({ runId, synthetic: true, start: { data: startData }, end: { data: endData } }) }], warnings };
+  return {
+    format: "swe-agent",
+    runs: [{ runId, events: b.build({ runId, synthetic: true, start: { data: startData }, end: { data: endData } }) }],
+    warnings,
+  };
 }

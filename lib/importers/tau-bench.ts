@@ -44,8 +44,21 @@ function recordToRun(r: UnknownRecord, index: number, opts: ImportOptions, usedI
         const fn = isRecord(c.function) ? c.function : {};
         return { id: firstStr(c.id) ?? `${sid}-${j}`, name: firstStr(fn.name) ?? "unknown", args: decodeJsonString(fn.arguments ?? {}) };
       });
-      b.add({ t: 0n, type: "step.start", step: sid, key: `s:${sid}`, data: { name: toolCalls.length > 0 ? toolCalls.map((c) => c.name).join(", ") : "reply", kind: "agent" } });
-      b.add({ t: 0n, type: "model.request", step: sid, key: `m:${sid}`, parentKey: `s:${sid}`, data: { call: `m${turn}`, model: "unknown", messages: traj.slice(0, i) } });
+      b.add({
+        t: 0n,
+        type: "step.start",
+        step: sid,
+        key: `s:${sid}`,
+        data: { name: toolCalls.length > 0 ? toolCalls.map((c) => c.name).join(", ") : "reply", kind: "agent" },
+      });
+      b.add({
+        t: 0n,
+        type: "model.request",
+        step: sid,
+        key: `m:${sid}`,
+        parentKey: `s:${sid}`,
+        data: { call: `m${turn}`, model: "unknown", messages: traj.slice(0, i) },
+      });
       b.add({
         t: 0n,
         type: "model.response",
@@ -53,11 +66,21 @@ function recordToRun(r: UnknownRecord, index: number, opts: ImportOptions, usedI
         parentKey: `m:${sid}`,
         data: compact({
           call: `m${turn}`,
-          output: compact({ text: typeof m.content === "string" ? m.content : undefined, toolCalls: toolCalls.length > 0 ? toolCalls : undefined }),
+          output: compact({
+            text: typeof m.content === "string" ? m.content : undefined,
+            toolCalls: toolCalls.length > 0 ? toolCalls : undefined,
+          }),
         }),
       });
       for (const c of toolCalls) {
-        b.add({ t: 0n, type: "tool.call", step: sid, key: `t:${c.id}`, parentKey: `s:${sid}`, data: { call: c.id, tool: c.name, args: c.args, effect: "read", effectInferred: true } });
+        b.add({
+          t: 0n,
+          type: "tool.call",
+          step: sid,
+          key: `t:${c.id}`,
+          parentKey: `s:${sid}`,
+          data: { call: c.id, tool: c.name, args: c.args, effect: "read", effectInferred: true },
+        });
         pendingCalls.set(c.id, sid);
       }
     } else if (role === "tool") {
@@ -71,7 +94,13 @@ function recordToRun(r: UnknownRecord, index: number, opts: ImportOptions, usedI
         type: "tool.result",
         step: sid,
         parentKey: `t:${callId}`,
-        data: compact({ call: callId, status: isError ? "error" : "ok", result: decodeJsonString(content ?? null), error: isError ? content : undefined, tool: str(m.name) }),
+        data: compact({
+          call: callId,
+          status: isError ? "error" : "ok",
+          result: decodeJsonString(content ?? null),
+          error: isError ? content : undefined,
+          tool: str(m.name),
+        }),
       });
     } else if (role === "system") {
       b.add({ t: 0n, type: "context", data: { messages: [{ role: "system", content: m.content ?? "", source: "system" }] } });
@@ -91,7 +120,13 @@ function recordToRun(r: UnknownRecord, index: number, opts: ImportOptions, usedI
   };
   if (task.instruction !== undefined) startData.instruction = task.instruction;
   const status = err ? "failed" : reward !== undefined && reward > 0 ? "succeeded" : "failed";
-  const endData = compact({ status, reward, expectedActions: task.actions, rewardInfo: info.reward_info ?? undefined, userCost: info.user_cost ?? undefined });
+  const endData = compact({
+    status,
+    reward,
+    expectedActions: task.actions,
+    rewardInfo: info.reward_info ?? undefined,
+    userCost: info.user_cost ?? undefined,
+  });
   return { runId, events: b.build({ runId, synthetic: true, start: { data: startData }, end: { data: endData } }) };
 }
 

@@ -15,7 +15,15 @@ describe("msOf", () => {
       const hour = `${day}T${pad(r(24))}`;
       for (let k = 0; k < 5; k++) samples.push(`${hour}:${pad(r(60))}:${pad(r(60))}.${pad(r(1000), 3)}Z`);
     }
-    samples.push("2026-11-07T24:00:00.000Z", "2026-11-07T24:30:00.000Z", "2026-11-07T11:00:01Z", "2026-11-07T11:00:01.5+02:00", "2026-02-30T10:00:00.000Z", "2026-11-07T11:00:60.000Z", "not a time");
+    samples.push(
+      "2026-11-07T24:00:00.000Z",
+      "2026-11-07T24:30:00.000Z",
+      "2026-11-07T11:00:01Z",
+      "2026-11-07T11:00:01.5+02:00",
+      "2026-02-30T10:00:00.000Z",
+      "2026-11-07T11:00:60.000Z",
+      "not a time",
+    );
     for (const ts of samples) {
       const want = Date.parse(ts);
       expect(msOf(ts), ts).toBe(Number.isFinite(want) ? want : 0);

@@ -8,7 +8,13 @@ const digit = (ts: string, i: number) => ts.charCodeAt(i) - 48;
 export function msOf(ts: string): number {
   // Recorders write UTC with milliseconds; events of one run share their hour, so only the
   // minutes, seconds and milliseconds are read here (Date.parse an event was 2-3% of ingest's thread).
-  if (ts.length === 24 && ts.charCodeAt(23) === 90 /* Z */ && ts.charCodeAt(13) === 58 && ts.charCodeAt(16) === 58 && ts.charCodeAt(19) === 46) {
+  if (
+    ts.length === 24 &&
+    ts.charCodeAt(23) === 90 /* Z */ &&
+    ts.charCodeAt(13) === 58 &&
+    ts.charCodeAt(16) === 58 &&
+    ts.charCodeAt(19) === 46
+  ) {
     const mm = digit(ts, 14) * 10 + digit(ts, 15);
     const ss = digit(ts, 17) * 10 + digit(ts, 18);
     const ms = digit(ts, 20) * 100 + digit(ts, 21) * 10 + digit(ts, 22);

@@ -53,7 +53,6 @@ describe("fastValidate", () => {
     expect(fs.readFileSync("lib/journal/generated/validators.ts", "utf8")).toBe(validatorModuleSource());
   });
 
-
   // parseLine takes the fast path's yes, and asks zod (which decides) on its no
   it("gives zod's verdict on every example event and on thousands of broken ones", () => {
     const rnd = createRng(3).next;

@@ -27,7 +27,6 @@ export type LineResult =
     }
   | { ok: false; message: string; run?: string; seq?: number };
 
-
 function parseNumberExact(value: string): number | bigint {
   if (isInteger(value) && !isSafeNumber(value)) return BigInt(value);
   return Number(value);
@@ -52,8 +51,9 @@ function hasUnsafeInteger(value: unknown): boolean {
   while (stack.length > 0) {
     const v = stack.pop();
     if (Array.isArray(v)) {
-      for (const c of v) if (c !== null && typeof c === "object") stack.push(c);
-      else if (isUnsafeInteger(c)) return true;
+      for (const c of v)
+        if (c !== null && typeof c === "object") stack.push(c);
+        else if (isUnsafeInteger(c)) return true;
     } else if (v !== null && typeof v === "object") {
       for (const k in v) {
         const c = (v as Record<string, unknown>)[k];

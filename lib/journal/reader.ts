@@ -221,18 +221,28 @@ function readLine(raw: RawLine, limits: ReaderLimits): ReaderItem | null {
   let text: string;
   if (raw.text !== undefined) text = raw.text;
   else if (bytes === null) return { kind: "error", line, message: `line is ${length} bytes, over the ${limits.maxLineBytes}-byte limit` };
-  else try {
-    text = decoder.decode(bytes);
-  } catch {
-    // Name the run when the line still shows it, so only that run is rejected.
-    const run = /"run"\s*:\s*"([A-Za-z0-9._:-]{1,128})"/.exec(lossy.decode(bytes))?.[1];
-    return { kind: "error", line, message: "line is not valid UTF-8", run };
-  }
+  else
+    try {
+      text = decoder.decode(bytes);
+    } catch {
+      // Name the run when the line still shows it, so only that run is rejected.
+      const run = /"run"\s*:\s*"([A-Za-z0-9._:-]{1,128})"/.exec(lossy.decode(bytes))?.[1];
+      return { kind: "error", line, message: "line is not valid UTF-8", run };
+    }
   if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (text.endsWith("\r")) text = text.slice(0, -1);
   if (text.trim() === "") return null;
   const r = parseLine(text, limits);
-  if (r.ok) return { kind: "event", line, event: r.event, bytes: length, mayHoldSecret: r.secretKey || lineMayMatchPattern(text), keysSorted: r.keysSorted, text: r.plainJson ? text : null };
+  if (r.ok)
+    return {
+      kind: "event",
+      line,
+      event: r.event,
+      bytes: length,
+      mayHoldSecret: r.secretKey || lineMayMatchPattern(text),
+      keysSorted: r.keysSorted,
+      text: r.plainJson ? text : null,
+    };
   return { kind: "error", line, message: r.message, run: r.run, seq: r.seq };
 }
 

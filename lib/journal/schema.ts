@@ -155,7 +155,10 @@ export const envelopeSchema = z.object({
   step: str.optional(),
   parent: safeInt.optional(),
   data: z.object({}),
-  hash: z.string().regex(/^sha256:[0-9a-f]{64}$/, "hash must be sha256: followed by 64 lowercase hex digits").optional(),
+  hash: z
+    .string()
+    .regex(/^sha256:[0-9a-f]{64}$/, "hash must be sha256: followed by 64 lowercase hex digits")
+    .optional(),
 });
 
 /** One event of any type, for the generated JSON Schema. */

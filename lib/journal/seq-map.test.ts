@@ -12,7 +12,13 @@ describe("SeqMap", () => {
         const pick = r();
         // mostly near the end of what is there, sometimes far past it, sometimes negative
         const seq =
-          pick < 0.8 ? Math.floor(r() * (ref.size + 50)) : pick < 0.9 ? Math.floor(r() * 1e9) : pick < 0.95 ? ref.size + 1025 + Math.floor(r() * 3000) : -Math.floor(r() * 10);
+          pick < 0.8
+            ? Math.floor(r() * (ref.size + 50))
+            : pick < 0.9
+              ? Math.floor(r() * 1e9)
+              : pick < 0.95
+                ? ref.size + 1025 + Math.floor(r() * 3000)
+                : -Math.floor(r() * 10);
         const value = r() < 0.2 ? null : `h${i}`;
         m.set(seq, value);
         ref.set(seq, value);

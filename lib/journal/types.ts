@@ -15,14 +15,7 @@ export type EpochMs = number & { readonly __brand: "EpochMs" };
  * A JSON value as Retrace holds it. Integers beyond 2^53 are kept exact as `bigint`
  * (the NDJSON reader produces them; canonical JSON writes their exact digits).
  */
-export type JsonValue =
-  | null
-  | boolean
-  | number
-  | bigint
-  | string
-  | JsonValue[]
-  | { [key: string]: JsonValue };
+export type JsonValue = null | boolean | number | bigint | string | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
 
 export const EVENT_TYPES = [

@@ -33,7 +33,9 @@ export function validatorModuleSource(): string {
     ajv.addSchema({ ...(z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as object), $id: name });
     exports[name] = name;
   };
-  EVENT_TYPES.forEach((type, i) => add(`type${i}`, envelopeSchema.extend({ type: z.literal(type), data: dataSchemas[type as KnownEventType] })));
+  EVENT_TYPES.forEach((type, i) =>
+    add(`type${i}`, envelopeSchema.extend({ type: z.literal(type), data: dataSchemas[type as KnownEventType] })),
+  );
   add("extension", envelopeSchema);
   const types = `\n/** The event type each \`typeN\` validates, in order. */\nexport const TYPES = ${JSON.stringify(EVENT_TYPES)};\n`;
   return HEADER + standaloneCode(ajv, exports) + types;

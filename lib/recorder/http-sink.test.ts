@@ -90,7 +90,14 @@ describe("httpSink", () => {
     const server = await appendServer();
     await server.stop();
     const spoolDir = join(tmp, "restart");
-    const first = httpSink({ baseUrl: `http://127.0.0.1:${server.port}`, spoolDir, batchSize: 10, flushIntervalMs: 20, maxBackoffMs: 50, onError: () => undefined });
+    const first = httpSink({
+      baseUrl: `http://127.0.0.1:${server.port}`,
+      spoolDir,
+      batchSize: 10,
+      flushIntervalMs: 20,
+      maxBackoffMs: 50,
+      onError: () => undefined,
+    });
     const a = tee(first);
     const rec = createRecorder({ runId: "restart-run", workflow: { name: "restart" }, sink: a.sink });
     for (let i = 0; i < 25; i++) rec.note(`n${i}`);
@@ -99,7 +106,13 @@ describe("httpSink", () => {
     expect(existsSync(join(spoolDir, "restart-run.ndjson"))).toBe(true);
 
     await server.start();
-    const second = httpSink({ baseUrl: `http://127.0.0.1:${server.port}`, spoolDir, batchSize: 10, flushIntervalMs: 20, onError: () => undefined });
+    const second = httpSink({
+      baseUrl: `http://127.0.0.1:${server.port}`,
+      spoolDir,
+      batchSize: 10,
+      flushIntervalMs: 20,
+      onError: () => undefined,
+    });
     expect(await second.flush(5000)).toBe(true);
     expect(stored(server, "restart-run").map((e) => canonicalJson(e))).toEqual(a.events.map((e) => canonicalJson(e)));
     expect(existsSync(join(spoolDir, "restart-run.ndjson"))).toBe(false);
@@ -112,7 +125,13 @@ describe("httpSink", () => {
     server.rejectRun = "bad-run";
     const spoolDir = join(tmp, "rejected");
     const errors: string[] = [];
-    const sink = httpSink({ baseUrl: `http://127.0.0.1:${server.port}`, spoolDir, batchSize: 4, flushIntervalMs: 20, onError: (e) => errors.push(e.message) });
+    const sink = httpSink({
+      baseUrl: `http://127.0.0.1:${server.port}`,
+      spoolDir,
+      batchSize: 4,
+      flushIntervalMs: 20,
+      onError: (e) => errors.push(e.message),
+    });
     const bad = createRecorder({ runId: "bad-run", workflow: { name: "w" }, sink });
     const good = createRecorder({ runId: "good-run", workflow: { name: "w" }, sink });
     bad.note("x");
@@ -128,11 +147,21 @@ describe("httpSink", () => {
   });
 
   it("never throws into the agent, even with an unusable URL", async () => {
-    const sink = httpSink({ baseUrl: "http://127.0.0.1:1", spoolDir: join(tmp, "unusable"), flushIntervalMs: 20, maxBackoffMs: 50, onError: () => undefined });
+    const sink = httpSink({
+      baseUrl: "http://127.0.0.1:1",
+      spoolDir: join(tmp, "unusable"),
+      flushIntervalMs: 20,
+      maxBackoffMs: 50,
+      onError: () => undefined,
+    });
     const rec = createRecorder({ runId: "no-server", workflow: { name: "w" }, sink });
     for (let i = 0; i < 100; i++) rec.note(`${i}`);
     expect(await rec.end("succeeded", { timeoutMs: 200 })).toBe(false);
     expect(await sink.close(50)).toBe(false);
-    expect(readFileSync(join(tmp, "unusable", "no-server.ndjson"), "utf8").trim().split("\n")).toHaveLength(102);
+    expect(
+      readFileSync(join(tmp, "unusable", "no-server.ndjson"), "utf8")
+        .trim()
+        .split("\n"),
+    ).toHaveLength(102);
   });
 });

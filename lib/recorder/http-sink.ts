@@ -284,7 +284,11 @@ export function httpSink(options: HttpSinkOptions): HttpSink {
                 fail(q);
                 return;
               }
-              if (r === "rejected") reject(q, batch.map((p) => p.line));
+              if (r === "rejected")
+                reject(
+                  q,
+                  batch.map((p) => p.line),
+                );
               // Only what was sent leaves memory; events written meanwhile stay behind it.
               q.memory.splice(0, batch.length);
               stats.memoryEvents -= batch.length;

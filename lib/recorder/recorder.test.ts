@@ -36,7 +36,12 @@ describe("recorder", () => {
     const ctx = rec.context({ messages: [{ role: "user", content: "refund order A-1" }], instructions: ["policy"] });
     await rec.step("plan", async () => {
       const out = await rec.model({ model: "stub-1", context: ctx }, async () => ({
-        choices: [{ message: { content: null, tool_calls: [{ id: "c1", function: { name: "lookup", arguments: '{"order":"A-1"}' } }] }, finish_reason: "tool_calls" }],
+        choices: [
+          {
+            message: { content: null, tool_calls: [{ id: "c1", function: { name: "lookup", arguments: '{"order":"A-1"}' } }] },
+            finish_reason: "tool_calls",
+          },
+        ],
         usage: { prompt_tokens: 12, completion_tokens: 3 },
       }));
       expect(out.choices).toHaveLength(1);
@@ -45,7 +50,12 @@ describe("recorder", () => {
     expect(rec.state([{ op: "add", path: "/order", value: { id: "A-1", amount: 42 } }])).toBe(true);
     const approval = rec.approvalRequest("t_pay", { id: "default", version: "v1" });
     rec.approvalDecision(approval, "approved", "reviewer@example.com");
-    await rec.tool("pay", { effect: "write", idempotencyKey: "pay-A-1", call: "t_pay", externalId: (r) => (r as { id: string }).id }, { amount: 42 }, async () => ({ id: "pay_1" }));
+    await rec.tool(
+      "pay",
+      { effect: "write", idempotencyKey: "pay-A-1", call: "t_pay", externalId: (r) => (r as { id: string }).id },
+      { amount: 42 },
+      async () => ({ id: "pay_1" }),
+    );
     rec.checkpoint({ durable: true });
     rec.decision("stop", { reason: "done", stop: { condition: "refunded", met: true } });
     rec.note("all good");
@@ -98,7 +108,12 @@ describe("recorder", () => {
     expect(byType("approval.decision")[0].data).toMatchObject({ decision: "approved", stateHash });
     expect(byType("tool.call")[1].data).toMatchObject({ call: "t_pay", effect: "write", idempotencyKey: "pay-A-1" });
     expect(byType("tool.result")[1].data).toMatchObject({ call: "t_pay", status: "ok", externalId: "pay_1" });
-    expect(byType("checkpoint")[0].data).toEqual({ id: "cp_1", state: { order: { id: "A-1", amount: 42 } }, hash: stateHash, durable: true });
+    expect(byType("checkpoint")[0].data).toEqual({
+      id: "cp_1",
+      state: { order: { id: "A-1", amount: 42 } },
+      hash: stateHash,
+      durable: true,
+    });
     expect(events[0].data).toMatchObject({ workflow: { name: "refund", version: "1" }, policy: { requireApproval: ["pay"], maxSteps: 5 } });
   });
 
@@ -106,13 +121,22 @@ describe("recorder", () => {
     const sink = memorySink();
     const rec = createRecorder({ runId: "rec-unit-2", workflow: { name: "w" }, sink, clock: steppingClock() });
     const boom = new Error("declined");
-    await expect(rec.tool("a", { effect: "write", idempotencyKey: "k" }, {}, async () => Promise.reject(new ToolTimeoutError()))).rejects.toBeInstanceOf(ToolTimeoutError);
-    await expect(rec.tool("b", { effect: "write", idempotencyKey: "k" }, {}, async () => Promise.reject(new ToolOutcomeUnknownError()))).rejects.toBeInstanceOf(ToolOutcomeUnknownError);
+    await expect(
+      rec.tool("a", { effect: "write", idempotencyKey: "k" }, {}, async () => Promise.reject(new ToolTimeoutError())),
+    ).rejects.toBeInstanceOf(ToolTimeoutError);
+    await expect(
+      rec.tool("b", { effect: "write", idempotencyKey: "k" }, {}, async () => Promise.reject(new ToolOutcomeUnknownError())),
+    ).rejects.toBeInstanceOf(ToolOutcomeUnknownError);
     await expect(rec.tool("c", { effect: "read" }, {}, async () => Promise.reject(boom))).rejects.toBe(boom);
     // timeoutMs: the recorder stops waiting, the operation itself carries on.
     let finished = false;
     await expect(
-      rec.tool("d", { effect: "write", idempotencyKey: "k2", timeoutMs: 20 }, {}, () => new Promise((r) => setTimeout(() => r((finished = true)), 80))),
+      rec.tool(
+        "d",
+        { effect: "write", idempotencyKey: "k2", timeoutMs: 20 },
+        {},
+        () => new Promise((r) => setTimeout(() => r((finished = true)), 80)),
+      ),
     ).rejects.toBeInstanceOf(ToolTimeoutError);
     expect(finished).toBe(false);
     await new Promise((r) => setTimeout(r, 100));

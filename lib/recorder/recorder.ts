@@ -26,7 +26,12 @@ export interface RecorderOptions {
   runId?: string;
   workflow: NameVersion;
   agent?: NameVersion;
-  versions?: { prompts?: Record<string, string>; policies?: Record<string, string>; tools?: Record<string, string>; models?: Record<string, string> };
+  versions?: {
+    prompts?: Record<string, string>;
+    policies?: Record<string, string>;
+    tools?: Record<string, string>;
+    models?: Record<string, string>;
+  };
   environment?: string;
   initiator?: { kind: string; id?: string };
   policy?: RunPolicy;
@@ -97,8 +102,10 @@ type ToolStatus = "error" | "timeout" | "unknown";
 /** Maps an error thrown by a tool to the journal's status. */
 export function toolStatusOf(err: unknown): ToolStatus {
   const e = err as { name?: unknown; code?: unknown; outcome?: unknown } | null;
-  if (err instanceof ToolTimeoutError || e?.name === "TimeoutError" || e?.code === "ETIMEDOUT" || e?.code === "UND_ERR_HEADERS_TIMEOUT") return "timeout";
-  if (err instanceof ToolOutcomeUnknownError || e?.outcome === "unknown" || e?.code === "ECONNRESET" || e?.code === "EPIPE") return "unknown";
+  if (err instanceof ToolTimeoutError || e?.name === "TimeoutError" || e?.code === "ETIMEDOUT" || e?.code === "UND_ERR_HEADERS_TIMEOUT")
+    return "timeout";
+  if (err instanceof ToolOutcomeUnknownError || e?.outcome === "unknown" || e?.code === "ECONNRESET" || e?.code === "EPIPE")
+    return "unknown";
   return "error";
 }
 
@@ -151,7 +158,8 @@ export function describeModelResult(r: unknown): ModelOutcome {
     const texts = blocks.filter((b) => b.type === "text" && typeof b.text === "string").map((b) => b.text as string);
     if (texts.length > 0) out.text = texts.join("\n");
     const uses = blocks.filter((b) => b.type === "tool_use");
-    if (uses.length > 0) out.toolCalls = uses.map((b, i) => ({ id: String(b.id ?? `tc_${i}`), name: String(b.name ?? "unknown"), args: b.input ?? {} }));
+    if (uses.length > 0)
+      out.toolCalls = uses.map((b, i) => ({ id: String(b.id ?? `tc_${i}`), name: String(b.name ?? "unknown"), args: b.input ?? {} }));
     if (typeof o.stop_reason === "string") out.finishReason = o.stop_reason;
     return out;
   }
@@ -170,8 +178,16 @@ export interface Recorder {
   readonly currentState: JsonValue;
   readonly stateHash: string;
   input(content: unknown, source?: "user" | "system" | "event"): number;
-  context(ctx: { messages: Array<{ role: string; content: unknown; source?: string }>; instructions?: string[]; template?: { id: string; version?: string }; tokens?: number }): number;
-  retrieval(query: unknown, documents: Array<{ id: string; version?: string; indexedAt?: string; uri?: string; content?: unknown }>): number;
+  context(ctx: {
+    messages: Array<{ role: string; content: unknown; source?: string }>;
+    instructions?: string[];
+    template?: { id: string; version?: string };
+    tokens?: number;
+  }): number;
+  retrieval(
+    query: unknown,
+    documents: Array<{ id: string; version?: string; indexedAt?: string; uri?: string; content?: unknown }>,
+  ): number;
   model<T>(req: ModelRequest, call: () => Promise<T>, describe?: (result: T) => ModelOutcome): Promise<T>;
   tool<A, R>(name: string, opts: ToolOptions, args: A, fn: (args: A) => Promise<R>): Promise<R>;
   state(patch: Array<{ op: string; path: string; value?: unknown; from?: string }>): boolean;
@@ -191,7 +207,11 @@ export interface Recorder {
 export function createRecorder(opts: RecorderOptions): Recorder {
   const clock = opts.clock ?? Date.now;
   const report = opts.onError ?? defaultReporter;
-  const runId = (opts.runId ?? `run-${new Date(clock()).toISOString().replace(/[^0-9]/g, "").slice(0, 14)}-${randomBytes(4).toString("hex")}`) as RunId;
+  const runId = (opts.runId ??
+    `run-${new Date(clock())
+      .toISOString()
+      .replace(/[^0-9]/g, "")
+      .slice(0, 14)}-${randomBytes(4).toString("hex")}`) as RunId;
   const steps = new AsyncLocalStorage<string>();
   let seq = 0;
   let lastHash = "";
@@ -207,7 +227,13 @@ export function createRecorder(opts: RecorderOptions): Recorder {
       report(new Error(`run ${runId} has ended; a ${type} event was not recorded`));
       return -1;
     }
-    const event: JournalEvent = { run: runId, seq: seq as Seq, ts: new Date(clock()).toISOString(), type, data: toJson(data) as JsonObject };
+    const event: JournalEvent = {
+      run: runId,
+      seq: seq as Seq,
+      ts: new Date(clock()).toISOString(),
+      type,
+      data: toJson(data) as JsonObject,
+    };
     const step = extra?.step === null ? undefined : (extra?.step ?? steps.getStore());
     if (step !== undefined) event.step = step;
     if (extra?.parent !== undefined && extra.parent >= 0) event.parent = extra.parent as Seq;
@@ -290,7 +316,15 @@ export function createRecorder(opts: RecorderOptions): Recorder {
       const call = o.call ?? `t_${seq}`;
       const callEventSeq = emit(
         "tool.call",
-        compact({ call, tool: name, version: o.version, args: args ?? {}, effect: o.effect, idempotencyKey: o.idempotencyKey, target: o.target }),
+        compact({
+          call,
+          tool: name,
+          version: o.version,
+          args: args ?? {},
+          effect: o.effect,
+          idempotencyKey: o.idempotencyKey,
+          target: o.target,
+        }),
       );
       callSeq.set(call, callEventSeq);
       const t0 = clock();
@@ -312,10 +346,16 @@ export function createRecorder(opts: RecorderOptions): Recorder {
         } catch (e) {
           report(new Error(`externalId() failed: ${e instanceof Error ? e.message : String(e)}`));
         }
-        emit("tool.result", compact({ call, status: "ok", result: result ?? null, externalId, latencyMs: Math.max(0, clock() - t0) }), { parent: callEventSeq });
+        emit("tool.result", compact({ call, status: "ok", result: result ?? null, externalId, latencyMs: Math.max(0, clock() - t0) }), {
+          parent: callEventSeq,
+        });
         return result;
       } catch (err) {
-        emit("tool.result", { call, status: toolStatusOf(err), error: errorJson(err), latencyMs: Math.max(0, clock() - t0) }, { parent: callEventSeq });
+        emit(
+          "tool.result",
+          { call, status: toolStatusOf(err), error: errorJson(err), latencyMs: Math.max(0, clock() - t0) },
+          { parent: callEventSeq },
+        );
         throw err;
       } finally {
         if (timer) clearTimeout(timer);
@@ -358,7 +398,8 @@ export function createRecorder(opts: RecorderOptions): Recorder {
     approvalDecision: (approval, decision, by, reason) => emit("approval.decision", compact({ approval, decision, by, reason, stateHash })),
     decision: (action, o = {}) => emit("decision", compact({ action, reason: o.reason, stop: o.stop })),
     error: (message, o = {}) => emit("error", compact({ message, code: o.code, retryable: o.retryable })),
-    reconcile: (call, outcome, o = {}) => emit("reconcile", compact({ call, outcome, evidence: o.evidence, by: o.by }), { parent: callSeq.get(call) }),
+    reconcile: (call, outcome, o = {}) =>
+      emit("reconcile", compact({ call, outcome, evidence: o.evidence, by: o.by }), { parent: callSeq.get(call) }),
 
     async step<T>(name: string, fn: () => Promise<T>, o: { kind?: string } = {}): Promise<T> {
       const id = `s${++stepCounter}`;
@@ -376,7 +417,15 @@ export function createRecorder(opts: RecorderOptions): Recorder {
     note: (text) => emit("note", { text }),
 
     async end(status, o = {}) {
-      emit("run.end", compact({ status, output: o.output, error: o.error === undefined ? undefined : o.error instanceof Error ? errorJson(o.error) : o.error }), { step: null });
+      emit(
+        "run.end",
+        compact({
+          status,
+          output: o.output,
+          error: o.error === undefined ? undefined : o.error instanceof Error ? errorJson(o.error) : o.error,
+        }),
+        { step: null },
+      );
       try {
         return await opts.sink.flush(o.timeoutMs ?? 10_000);
       } catch (e) {

@@ -55,7 +55,8 @@ const MAY_MATCH = /AKIA|sk-|[sr]k_|gh[pousr]_|xox[abprs]-|AIza|eyJ|-----BEGIN|Be
  * positions of a line (every ':' for "://", every 's' for "sk-"); this one only at k, J,
  * A, _, -, B, / and \ (0.9 → 0.3 µs a line). A test checks it against the plain one.
  */
-const LINE_MAY_MATCH = /k(?:(?<=sk)-|(?<=[sr]k)_)|J(?<=eyJ)|A(?:KIA|Iza)|_(?<=gh[pousr]_)|-(?:----BEGIN|(?<=xox[abprs]-))|Bearer |\/(?<=:\/)\/|\\[u/]/;
+const LINE_MAY_MATCH =
+  /k(?:(?<=sk)-|(?<=[sr]k)_)|J(?<=eyJ)|A(?:KIA|Iza)|_(?<=gh[pousr]_)|-(?:----BEGIN|(?<=xox[abprs]-))|Bearer |\/(?<=:\/)\/|\\[u/]/;
 
 export function lineMayMatchPattern(jsonText: string): boolean {
   return LINE_MAY_MATCH.test(jsonText);
@@ -122,8 +123,17 @@ export function findSecrets(value: unknown, rootPath = ""): SecretHit[] {
 }
 
 const KINDS = new Set<string>([
-  "aws-access-key", "openai-key", "stripe-key", "github-token", "slack-token", "google-api-key",
-  "jwt", "private-key", "bearer-token", "url-password", "secret-field",
+  "aws-access-key",
+  "openai-key",
+  "stripe-key",
+  "github-token",
+  "slack-token",
+  "google-api-key",
+  "jwt",
+  "private-key",
+  "bearer-token",
+  "url-password",
+  "secret-field",
 ] satisfies SecretKind[]);
 const PLACEHOLDER = /\[redacted:([a-z-]+):[0-9a-f]{12}\]/g;
 

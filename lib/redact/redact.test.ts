@@ -21,7 +21,18 @@ const url = "postgres://admin:hunter2pass@db.internal:5432/x";
 describe("secret patterns", () => {
   it("find each pattern of the format, with its kind", () => {
     const kinds = [aws, openai, stripe, gh, slack, google, jwt, pem, bearer, url].map((s) => findSecrets({ v: `x ${s} y` })[0]?.kind);
-    expect(kinds).toEqual(["aws-access-key", "openai-key", "stripe-key", "github-token", "slack-token", "google-api-key", "jwt", "private-key", "bearer-token", "url-password"]);
+    expect(kinds).toEqual([
+      "aws-access-key",
+      "openai-key",
+      "stripe-key",
+      "github-token",
+      "slack-token",
+      "google-api-key",
+      "jwt",
+      "private-key",
+      "bearer-token",
+      "url-password",
+    ]);
   });
   it("respect the not-preceded-by-a-letter-or-digit rule", () => {
     expect(hasSecret({ v: "X" + aws })).toBe(false);
@@ -45,12 +56,16 @@ describe("Redactor", () => {
     const text = JSON.stringify(out.value);
     for (const s of [aws, "Basic abc", "hunter2pass", "MIIEow"]) expect(text).not.toContain(s);
     expect(out.count).toBe(5);
-    const ph = (out.value.data.args.k as string);
+    const ph = out.value.data.args.k as string;
     expect(ph).toMatch(/^\[redacted:aws-access-key:[0-9a-f]{12}\]$/);
     expect(out.value.data.args.again).toBe(`use ${ph}`);
     expect(out.value.data.u).toMatch(/^postgres:\/\/admin:\[redacted:url-password:[0-9a-f]{12}\]@db\.internal/);
     // what still matches a pattern is a placeholder (under a secret key, or as a URL's password)
-    expect(findSecrets(out.value).map((h) => h.path).sort()).toEqual(["data.headers.Authorization", "data.u"]);
+    expect(
+      findSecrets(out.value)
+        .map((h) => h.path)
+        .sort(),
+    ).toEqual(["data.headers.Authorization", "data.u"]);
   });
   it("gives different placeholders under a different deployment key", () => {
     const other = new Redactor(new Uint8Array(32).fill(9));
@@ -62,7 +77,50 @@ describe("lineMayMatchPattern", () => {
   // the plain alternation of the literals it must find, as first written
   const reference = /AKIA|sk-|[sr]k_|gh[pousr]_|xox[abprs]-|AIza|eyJ|-----BEGIN|Bearer |:\/\/|\\u|\\\//;
   it("answers as the plain alternation of its literals on fuzzed text", () => {
-    const pieces = ["AKIA", "AKI", "AIza", "AIz", "sk-", "sk_", "rk_", "rk-", "k-", "k_", "s", "r", "k", "gh", "ghp_", "gho_", "ghx_", "_", "xoxb-", "xoxq-", "xox", "-", "-----BEGIN", "----BEGIN", "eyJ", "ey", "J", "Bearer ", "Bearer", ":/", "://", "/", ":", "\\u", "\\/", "\\", "u", "a", " ", '"', "é", "😀"];
+    const pieces = [
+      "AKIA",
+      "AKI",
+      "AIza",
+      "AIz",
+      "sk-",
+      "sk_",
+      "rk_",
+      "rk-",
+      "k-",
+      "k_",
+      "s",
+      "r",
+      "k",
+      "gh",
+      "ghp_",
+      "gho_",
+      "ghx_",
+      "_",
+      "xoxb-",
+      "xoxq-",
+      "xox",
+      "-",
+      "-----BEGIN",
+      "----BEGIN",
+      "eyJ",
+      "ey",
+      "J",
+      "Bearer ",
+      "Bearer",
+      ":/",
+      "://",
+      "/",
+      ":",
+      "\\u",
+      "\\/",
+      "\\",
+      "u",
+      "a",
+      " ",
+      '"',
+      "é",
+      "😀",
+    ];
     const rng = createRng(11);
     const pick = () => rng.pick(pieces);
     let positives = 0;

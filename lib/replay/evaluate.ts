@@ -114,7 +114,13 @@ export function evaluate(ev: EvalState, event: JournalEvent, override: RunPolicy
     // the journal, nothing checked.
     const recorded = str(data.hash) ?? null;
     const stateHash = recorded ?? UNKNOWN_HASH;
-    const next: EvalState = { ...ev, state: nextState(ev.state, event).state, stateHash, stateRedacted: true, mismatchAt: event.type === "checkpoint" ? null : ev.mismatchAt };
+    const next: EvalState = {
+      ...ev,
+      state: nextState(ev.state, event).state,
+      stateHash,
+      stateRedacted: true,
+      mismatchAt: event.type === "checkpoint" ? null : ev.mismatchAt,
+    };
     const verdict: Verdict =
       event.type === "state"
         ? { kind: "state", ok: true, error: null, before: ev.stateHash, after: stateHash, recorded: null }
@@ -162,7 +168,18 @@ export function evaluate(ev: EvalState, event: JournalEvent, override: RunPolicy
       }
       return {
         next,
-        verdict: { kind: "tool.call", tool, call, write: data.effect === "write", required, gated, approved, denied, allowed, firstPastStop },
+        verdict: {
+          kind: "tool.call",
+          tool,
+          call,
+          write: data.effect === "write",
+          required,
+          gated,
+          approved,
+          denied,
+          allowed,
+          firstPastStop,
+        },
       };
     }
     case "approval.request": {
@@ -174,7 +191,10 @@ export function evaluate(ev: EvalState, event: JournalEvent, override: RunPolicy
         requests.set(call, [...(ev.requests.get(call) ?? []), approval]);
         next = { ...ev, requests };
       }
-      return { next, verdict: { kind: "approval", approval: approval ?? "", stateHash: str(data.stateHash) ?? null, rebuilt: ev.stateHash } };
+      return {
+        next,
+        verdict: { kind: "approval", approval: approval ?? "", stateHash: str(data.stateHash) ?? null, rebuilt: ev.stateHash },
+      };
     }
     case "approval.decision": {
       const approval = str(data.approval);
@@ -185,7 +205,10 @@ export function evaluate(ev: EvalState, event: JournalEvent, override: RunPolicy
         decisions.set(approval, decision);
         next = { ...ev, decisions };
       }
-      return { next, verdict: { kind: "approval", approval: approval ?? "", stateHash: str(data.stateHash) ?? null, rebuilt: ev.stateHash } };
+      return {
+        next,
+        verdict: { kind: "approval", approval: approval ?? "", stateHash: str(data.stateHash) ?? null, rebuilt: ev.stateHash },
+      };
     }
     case "decision": {
       const stop = obj(data.stop);
@@ -193,7 +216,10 @@ export function evaluate(ev: EvalState, event: JournalEvent, override: RunPolicy
       const stops = data.action === "stop" || recordedMet === true;
       const condition = stop?.condition ?? null;
       const evaluated = stop ? evaluateCondition(condition, ev.state) : null;
-      return { next: stops && !ev.stopped ? { ...ev, stopped: true } : ev, verdict: { kind: "decision", stops, condition, evaluated, recordedMet } };
+      return {
+        next: stops && !ev.stopped ? { ...ev, stopped: true } : ev,
+        verdict: { kind: "decision", stops, condition, evaluated, recordedMet },
+      };
     }
     case "state": {
       const step = nextState(ev.state, event);
@@ -201,7 +227,13 @@ export function evaluate(ev: EvalState, event: JournalEvent, override: RunPolicy
       const recorded = str(data.hash) ?? null;
       const mismatch = !step.ok || (recorded !== null && recorded !== after);
       return {
-        next: { ...ev, state: step.state, stateHash: after, mismatchAt: ev.mismatchAt ?? (mismatch ? event.seq : null), stateRedacted: false },
+        next: {
+          ...ev,
+          state: step.state,
+          stateHash: after,
+          mismatchAt: ev.mismatchAt ?? (mismatch ? event.seq : null),
+          stateRedacted: false,
+        },
         verdict: { kind: "state", ok: step.ok, error: step.ok ? null : step.error, before: ev.stateHash, after, recorded },
       };
     }

@@ -24,7 +24,11 @@ export function assessFidelity(events: readonly JournalEvent[], given?: Fidelity
     else if (given === "partial") reasons.push("the run is stored as partial");
   } else if (!start || !hasVersions) {
     fidelity = "trace";
-    reasons.push(start ? "run.start records no versions (prompts, policies, tools, models)" : "the run has no run.start: versions and policy are unknown");
+    reasons.push(
+      start
+        ? "run.start records no versions (prompts, policies, tools, models)"
+        : "the run has no run.start: versions and policy are unknown",
+    );
   } else if (!hasState) {
     fidelity = "partial";
     reasons.push("the run has no state or checkpoint events: its state cannot be rebuilt");

@@ -74,8 +74,23 @@ export interface StepOutput {
 
 const asSeq = (n: number) => n as Seq;
 
-function divergence(seq: number, kind: DivergenceKind, reason: string, expected: JsonValue, actual: JsonValue, causedBy: number | null = null): Divergence {
-  return { seq: asSeq(seq), kind, reason, expected, actual, meaningful: causedBy === null, causedBy: causedBy === null ? null : asSeq(causedBy) };
+function divergence(
+  seq: number,
+  kind: DivergenceKind,
+  reason: string,
+  expected: JsonValue,
+  actual: JsonValue,
+  causedBy: number | null = null,
+): Divergence {
+  return {
+    seq: asSeq(seq),
+    kind,
+    reason,
+    expected,
+    actual,
+    meaningful: causedBy === null,
+    causedBy: causedBy === null ? null : asSeq(causedBy),
+  };
 }
 
 function short(hash: string): string {
@@ -89,19 +104,50 @@ function baseDivergences(event: JournalEvent, v: Verdict, before: EvalState, gap
   const out: Divergence[] = [];
   switch (v.kind) {
     case "state":
-      if (!v.ok) out.push(divergence(seq, "state-patch", `the patch cannot be applied to the rebuilt state (${(v.error ?? "").slice(0, 120)})`, v.after, v.recorded, cause));
-      else if (v.recorded !== null && v.recorded !== v.after) out.push(divergence(seq, "state-hash", "the rebuilt state does not have the recorded hash", v.after, v.recorded, cause));
+      if (!v.ok)
+        out.push(
+          divergence(
+            seq,
+            "state-patch",
+            `the patch cannot be applied to the rebuilt state (${(v.error ?? "").slice(0, 120)})`,
+            v.after,
+            v.recorded,
+            cause,
+          ),
+        );
+      else if (v.recorded !== null && v.recorded !== v.after)
+        out.push(divergence(seq, "state-hash", "the rebuilt state does not have the recorded hash", v.after, v.recorded, cause));
       break;
     case "checkpoint":
       if (v.recorded !== null && v.before !== UNKNOWN_HASH && v.before !== v.recorded) {
-        out.push(divergence(seq, "state-hash", "the state rebuilt before this checkpoint does not have the checkpoint's recorded hash", v.before, v.recorded, cause));
+        out.push(
+          divergence(
+            seq,
+            "state-hash",
+            "the state rebuilt before this checkpoint does not have the checkpoint's recorded hash",
+            v.before,
+            v.recorded,
+            cause,
+          ),
+        );
       } else if (v.recorded !== null && v.snapshotHash !== v.recorded) {
-        out.push(divergence(seq, "state-hash", "the checkpoint's snapshot does not have its own recorded hash", v.snapshotHash, v.recorded));
+        out.push(
+          divergence(seq, "state-hash", "the checkpoint's snapshot does not have its own recorded hash", v.snapshotHash, v.recorded),
+        );
       }
       break;
     case "approval":
       if (v.stateHash !== null && v.rebuilt !== UNKNOWN_HASH && v.stateHash !== v.rebuilt) {
-        out.push(divergence(seq, "approval-state", `approval ${quote(v.approval)} names state ${short(v.stateHash)}, but the rebuilt state is ${short(v.rebuilt)}`, v.rebuilt, v.stateHash, cause));
+        out.push(
+          divergence(
+            seq,
+            "approval-state",
+            `approval ${quote(v.approval)} names state ${short(v.stateHash)}, but the rebuilt state is ${short(v.rebuilt)}`,
+            v.rebuilt,
+            v.stateHash,
+            cause,
+          ),
+        );
       }
       break;
     case "tool.call": {
@@ -117,7 +163,10 @@ function baseDivergences(event: JournalEvent, v: Verdict, before: EvalState, gap
       break;
     }
     case "step.start":
-      if (v.firstOverLimit) out.push(divergence(seq, "max-steps", `step ${v.ordinal} starts although policy.maxSteps = ${v.maxSteps}`, "stop", `step ${v.ordinal}`));
+      if (v.firstOverLimit)
+        out.push(
+          divergence(seq, "max-steps", `step ${v.ordinal} starts although policy.maxSteps = ${v.maxSteps}`, "stop", `step ${v.ordinal}`),
+        );
       if (v.firstPastStop) out.push(divergence(seq, "past-stop", "the run kept acting after a decision to stop", "stopped", event.type));
       break;
     case "model.request":
@@ -125,7 +174,16 @@ function baseDivergences(event: JournalEvent, v: Verdict, before: EvalState, gap
       break;
     case "decision":
       if (v.evaluated !== null && v.recordedMet !== null && v.evaluated !== v.recordedMet) {
-        out.push(divergence(seq, "stop-condition", `the stop condition ${quote(v.condition)} is ${v.evaluated} on the rebuilt state, but the run recorded met = ${v.recordedMet}`, v.evaluated, v.recordedMet, cause));
+        out.push(
+          divergence(
+            seq,
+            "stop-condition",
+            `the stop condition ${quote(v.condition)} is ${v.evaluated} on the rebuilt state, but the run recorded met = ${v.recordedMet}`,
+            v.evaluated,
+            v.recordedMet,
+            cause,
+          ),
+        );
       }
       break;
     default:
@@ -158,7 +216,11 @@ function compare(event: JournalEvent, vb: Verdict, vf: Verdict): ForkOutcome {
   const seq = event.seq;
   if (vb.kind === "tool.call" && vf.kind === "tool.call") {
     if (vb.allowed && !vf.allowed) {
-      const why = vf.denied ? "its approval is denied in the fork" : vf.gated ? "its approval is not decided in the fork" : `the fork's policy requires approval for ${quote(vf.tool)} and none was given`;
+      const why = vf.denied
+        ? "its approval is denied in the fork"
+        : vf.gated
+          ? "its approval is not decided in the fork"
+          : `the fork's policy requires approval for ${quote(vf.tool)} and none was given`;
       out.disallowed = `not allowed in the fork: ${why}`;
       out.diverges = true;
       out.changes.push(change(seq, "approval", `call ${quote(vf.call)} would not be made: ${why}`, "allowed", "not allowed"));
@@ -171,24 +233,63 @@ function compare(event: JournalEvent, vb: Verdict, vf: Verdict): ForkOutcome {
     if (overF && !overB) {
       out.stopsBefore = true;
       out.diverges = true;
-      out.changes.push(change(seq, "stop", `the fork's maxSteps = ${vf.maxSteps} stops the run before step ${vf.ordinal}`, "continue", "stop"));
+      out.changes.push(
+        change(seq, "stop", `the fork's maxSteps = ${vf.maxSteps} stops the run before step ${vf.ordinal}`, "continue", "stop"),
+      );
     } else if (!overF && vb.firstOverLimit) {
-      out.changes.push(change(seq, "stop", `the fork's maxSteps = ${vf.maxSteps ?? "none"} no longer stops the run before step ${vf.ordinal}`, "stop", "continue"));
+      out.changes.push(
+        change(
+          seq,
+          "stop",
+          `the fork's maxSteps = ${vf.maxSteps ?? "none"} no longer stops the run before step ${vf.ordinal}`,
+          "stop",
+          "continue",
+        ),
+      );
     }
   } else if (vb.kind === "decision" && vf.kind === "decision") {
     if (vf.evaluated !== null && vf.evaluated !== vb.evaluated) {
-      out.changes.push(change(seq, "stop-condition", `the stop condition ${quote(vf.condition)} is ${vf.evaluated} on the fork's state`, vb.evaluated, vf.evaluated));
+      out.changes.push(
+        change(
+          seq,
+          "stop-condition",
+          `the stop condition ${quote(vf.condition)} is ${vf.evaluated} on the fork's state`,
+          vb.evaluated,
+          vf.evaluated,
+        ),
+      );
       if (vf.evaluated !== vb.stops) {
         out.diverges = true;
         out.stopsAfter = vf.evaluated;
-        const stop = { ...(typeof event.data.stop === "object" && event.data.stop !== null && !Array.isArray(event.data.stop) ? event.data.stop : {}), met: vf.evaluated };
+        const stop = {
+          ...(typeof event.data.stop === "object" && event.data.stop !== null && !Array.isArray(event.data.stop) ? event.data.stop : {}),
+          met: vf.evaluated,
+        };
         out.decision = { ...event, data: { ...event.data, action: vf.evaluated ? "stop" : "continue", stop } };
-        out.changes.push(change(seq, "stop", vf.evaluated ? "the run would stop here" : "the run would not stop here", vb.stops ? "stop" : "continue", vf.evaluated ? "stop" : "continue"));
+        out.changes.push(
+          change(
+            seq,
+            "stop",
+            vf.evaluated ? "the run would stop here" : "the run would not stop here",
+            vb.stops ? "stop" : "continue",
+            vf.evaluated ? "stop" : "continue",
+          ),
+        );
       }
     }
   } else if (vb.kind === "state" && vf.kind === "state") {
-    if (vb.ok && !vf.ok) out.changes.push(change(seq, "state-patch", `the recorded patch does not apply to the fork's state (${(vf.error ?? "").slice(0, 120)})`, vb.after, vf.after));
-    else if (vf.after !== vb.after) out.changes.push(change(seq, "state", "the state after this event differs from the recorded run's", vb.after, vf.after));
+    if (vb.ok && !vf.ok)
+      out.changes.push(
+        change(
+          seq,
+          "state-patch",
+          `the recorded patch does not apply to the fork's state (${(vf.error ?? "").slice(0, 120)})`,
+          vb.after,
+          vf.after,
+        ),
+      );
+    else if (vf.after !== vb.after)
+      out.changes.push(change(seq, "state", "the state after this event differs from the recorded run's", vb.after, vf.after));
   } else if (vb.kind === "checkpoint" && vf.kind === "checkpoint") {
     if (vf.after !== vb.after) out.changes.push(change(seq, "state", "the fork checkpoints a different state", vb.after, vf.after));
   } else if (vb.kind === "approval" && vf.kind === "approval" && vf.stateHash !== null) {
@@ -196,7 +297,13 @@ function compare(event: JournalEvent, vb: Verdict, vf: Verdict): ForkOutcome {
     const okF = vf.stateHash === vf.rebuilt;
     if (okB !== okF) {
       out.changes.push(
-        change(seq, "approval-state", okF ? "the approver looked at the fork's state" : "the approver looked at a state the fork does not have", vb.rebuilt, vf.rebuilt),
+        change(
+          seq,
+          "approval-state",
+          okF ? "the approver looked at the fork's state" : "the approver looked at a state the fork does not have",
+          vb.rebuilt,
+          vf.rebuilt,
+        ),
       );
     }
   }
@@ -208,7 +315,11 @@ interface Tag {
   substituted: boolean;
   note: string | null;
 }
-const WRITE_BLOCKED: Tag = { provenance: "blocked", substituted: false, note: "write effect not performed: a replay never calls a tool; the recorded result is substituted" };
+const WRITE_BLOCKED: Tag = {
+  provenance: "blocked",
+  substituted: false,
+  note: "write effect not performed: a replay never calls a tool; the recorded result is substituted",
+};
 const RESULT_SUBSTITUTED: Tag = { provenance: "recorded", substituted: true, note: "recorded result substituted: no tool was called" };
 const RECORDED: Tag = { provenance: "recorded", substituted: false, note: null };
 
@@ -264,11 +375,27 @@ export function replayStep(fold: FoldState, event: JournalEvent, ctx: ReplayCont
   let gapAt = fold.gapAt;
   if (seq > fold.lastSeq + 1) {
     gapAt = seq;
-    divergences.push(divergence(seq, "gap", `seq ${fold.lastSeq + 1}${seq - fold.lastSeq > 2 ? `–${seq - 1}` : ""} missing: the replay cannot know what happened there`, fold.lastSeq + 1, seq));
+    divergences.push(
+      divergence(
+        seq,
+        "gap",
+        `seq ${fold.lastSeq + 1}${seq - fold.lastSeq > 2 ? `–${seq - 1}` : ""} missing: the replay cannot know what happened there`,
+        fold.lastSeq + 1,
+        seq,
+      ),
+    );
   }
   const known = typeof event.hash === "string" && ctx.verifyChain !== false ? ctx.chainVerdict?.(seq) : undefined;
   if (known === "fail") {
-    divergences.push(divergence(seq, "chain", "the recorded hash does not verify: this event, or the hash of the one before, was changed (verdict from ingest)", null, event.hash ?? null));
+    divergences.push(
+      divergence(
+        seq,
+        "chain",
+        "the recorded hash does not verify: this event, or the hash of the one before, was changed (verdict from ingest)",
+        null,
+        event.hash ?? null,
+      ),
+    );
   } else if (known === undefined && typeof event.hash === "string" && ctx.verifyChain !== false) {
     const prev = seq === 0 ? "" : fold.lastSeq === seq - 1 ? fold.lastHash : null;
     if (prev !== null) {
@@ -278,7 +405,16 @@ export function replayStep(fold: FoldState, event: JournalEvent, ctx: ReplayCont
       } catch {
         computed = null; // no canonical form: it cannot match any recorder's hash
       }
-      if (computed !== event.hash) divergences.push(divergence(seq, "chain", "the recorded hash does not verify: this event, or the hash of the one before, was changed", computed, event.hash));
+      if (computed !== event.hash)
+        divergences.push(
+          divergence(
+            seq,
+            "chain",
+            "the recorded hash does not verify: this event, or the hash of the one before, was changed",
+            computed,
+            event.hash,
+          ),
+        );
     }
   }
 
@@ -294,21 +430,38 @@ export function replayStep(fold: FoldState, event: JournalEvent, ctx: ReplayCont
   const frames: FrameOut[] = [];
   let nextIndex = fold.frames;
   const add = (tag: Tag, stale: boolean, shown: JournalEvent, recorded: JournalEvent | null, state: RunState, stateHash: string) => {
-    frames.push({ frame: makeFrame(nextIndex++, eventIndex, seq, tag.provenance, stale, shown, recorded, tag.substituted, tag.note, stateHash), state });
+    frames.push({
+      frame: makeFrame(nextIndex++, eventIndex, seq, tag.provenance, stale, shown, recorded, tag.substituted, tag.note, stateHash),
+      state,
+    });
   };
 
   if (plan === null || seq < plan.seq) {
     add(baseTag(event), false, event, event, base.state, base.stateHash);
-    return { fold: makeFold(eventIndex + 1, nextIndex, seq, lastHash, gapAt, base, null, null, null), frames, divergences: divergences.length > 0 ? divergences : NONE, changes: NONE };
+    return {
+      fold: makeFold(eventIndex + 1, nextIndex, seq, lastHash, gapAt, base, null, null, null),
+      frames,
+      divergences: divergences.length > 0 ? divergences : NONE,
+      changes: NONE,
+    };
   }
 
   // The what-if, from the fork seq on.
   const before = fold.fork ?? fold.base;
   const wasDiverged = fold.divergedAt !== null;
   if (fold.stoppedAt !== null) {
-    const tag: Tag = { provenance: isWriteCall(event) ? "blocked" : "stale", substituted: event.type === "tool.result", note: `the fork's run stopped at seq ${fold.stoppedAt}` };
+    const tag: Tag = {
+      provenance: isWriteCall(event) ? "blocked" : "stale",
+      substituted: event.type === "tool.result",
+      note: `the fork's run stopped at seq ${fold.stoppedAt}`,
+    };
     add(tag, true, event, event, before.state, before.stateHash);
-    return { fold: makeFold(eventIndex + 1, nextIndex, seq, lastHash, gapAt, base, before, fold.divergedAt, fold.stoppedAt), frames, divergences, changes: NONE };
+    return {
+      fold: makeFold(eventIndex + 1, nextIndex, seq, lastHash, gapAt, base, before, fold.divergedAt, fold.stoppedAt),
+      frames,
+      divergences,
+      changes: NONE,
+    };
   }
 
   const replacement = plan.replacements.get(seq);
@@ -337,7 +490,9 @@ export function replayStep(fold: FoldState, event: JournalEvent, ctx: ReplayCont
   rawChanges.push(...outcome.changes);
   if (outcome.decision) {
     forkEvent = outcome.decision;
-    simulatedNote = outcome.stopsAfter ? "the stop condition is met on the fork's state" : "the stop condition is not met on the fork's state";
+    simulatedNote = outcome.stopsAfter
+      ? "the stop condition is met on the fork's state"
+      : "the stop condition is not met on the fork's state";
     fork = evaluate(before, forkEvent, policy, redacted && forkEvent === event).next;
   }
 
@@ -357,8 +512,22 @@ export function replayStep(fold: FoldState, event: JournalEvent, ctx: ReplayCont
       ...(event.step !== undefined ? { step: event.step } : {}),
       data: { action: "stop", reason: "policy.maxSteps reached (what-if fork)", stop: { condition: "maxSteps", met: true } },
     };
-    add({ provenance: "simulated", substituted: false, note: "the fork's policy stops the run here" }, false, stop, null, before.state, before.stateHash);
-    add({ provenance: "stale", substituted: false, note: "not reached: the fork's run stopped before it" }, true, event, event, before.state, before.stateHash);
+    add(
+      { provenance: "simulated", substituted: false, note: "the fork's policy stops the run here" },
+      false,
+      stop,
+      null,
+      before.state,
+      before.stateHash,
+    );
+    add(
+      { provenance: "stale", substituted: false, note: "not reached: the fork's run stopped before it" },
+      true,
+      event,
+      event,
+      before.state,
+      before.stateHash,
+    );
     fork = before;
   } else {
     let tag: Tag;
@@ -389,12 +558,27 @@ export function replayStep(fold: FoldState, event: JournalEvent, ctx: ReplayCont
         next = withState(current, applied.state);
         data = { patch: plan.stateAfter.patch ?? [] };
       } else {
-        rawChanges.push(change(seq, "state-patch", `the fork's state patch cannot be applied (${applied.error.slice(0, 120)})`, current.stateHash, current.stateHash));
+        rawChanges.push(
+          change(
+            seq,
+            "state-patch",
+            `the fork's state patch cannot be applied (${applied.error.slice(0, 120)})`,
+            current.stateHash,
+            current.stateHash,
+          ),
+        );
       }
     }
     if (next !== null && data !== null && next.stateHash !== current.stateHash) {
       const stateEvent: JournalEvent = { run: event.run, seq, ts: event.ts, type: "state", data: { ...data, hash: next.stateHash } };
-      add({ provenance: "simulated", substituted: false, note: "state replaced by the fork" }, wasDiverged, stateEvent, null, next.state, next.stateHash);
+      add(
+        { provenance: "simulated", substituted: false, note: "state replaced by the fork" },
+        wasDiverged,
+        stateEvent,
+        null,
+        next.state,
+        next.stateHash,
+      );
       rawChanges.push(change(seq, "overridden", "state replaced by the fork", current.stateHash, next.stateHash));
       fork = next;
       divergedAt ??= seq;
@@ -402,11 +586,21 @@ export function replayStep(fold: FoldState, event: JournalEvent, ctx: ReplayCont
   }
 
   const changes = rawChanges.map((c) => ({ ...c, hypothetical: wasDiverged }));
-  return { fold: makeFold(eventIndex + 1, nextIndex, seq, lastHash, gapAt, base, fork, divergedAt, stoppedAt), frames, divergences, changes };
+  return {
+    fold: makeFold(eventIndex + 1, nextIndex, seq, lastHash, gapAt, base, fork, divergedAt, stoppedAt),
+    frames,
+    divergences,
+    changes,
+  };
 }
 
 /** The fold after the first `count` events, computed from scratch. */
-export function foldEvents(events: readonly JournalEvent[], ctx: ReplayContext, count = events.length, from: FoldState = INITIAL_FOLD): FoldState {
+export function foldEvents(
+  events: readonly JournalEvent[],
+  ctx: ReplayContext,
+  count = events.length,
+  from: FoldState = INITIAL_FOLD,
+): FoldState {
   let fold = from;
   for (let i = fold.events; i < count; i++) fold = replayStep(fold, events[i], ctx).fold;
   return fold;

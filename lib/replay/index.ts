@@ -3,7 +3,16 @@
  * a tool or a model: it only folds over the journal it is given.
  */
 export { createReplay, DEFAULT_SNAPSHOT_EVERY, type Replay, type ReplayView } from "./replay";
-export { foldEvents, foldToJson, INITIAL_FOLD, replayStep, type FoldState, type FrameOut, type ReplayContext, type StepOutput } from "./fold";
+export {
+  foldEvents,
+  foldToJson,
+  INITIAL_FOLD,
+  replayStep,
+  type FoldState,
+  type FrameOut,
+  type ReplayContext,
+  type StepOutput,
+} from "./fold";
 export { buildForkPlan, parseForkOverride, ReplayError, type ForkPlan, type Replacement } from "./plan";
 export { assessFidelity, type FidelityVerdict } from "./fidelity";
 export { evaluateCondition } from "./condition";

@@ -41,27 +41,33 @@ function isObject(v: unknown): v is JsonObject {
 
 /** Checks an override that came from outside (the CLI's `--override`, a request body). */
 export function parseForkOverride(value: unknown): ForkOverride {
-  if (!isObject(value)) throw new ReplayError("the override must be a JSON object such as {\"policy\":{\"maxSteps\":2}}");
+  if (!isObject(value)) throw new ReplayError('the override must be a JSON object such as {"policy":{"maxSteps":2}}');
   const unknown = Object.keys(value).filter((k) => !OVERRIDE_KEYS.has(k));
-  if (unknown.length > 0) throw new ReplayError(`unknown override field${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}; expected ${[...OVERRIDE_KEYS].join(", ")}`);
+  if (unknown.length > 0)
+    throw new ReplayError(
+      `unknown override field${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}; expected ${[...OVERRIDE_KEYS].join(", ")}`,
+    );
   if (Object.keys(value).length === 0) throw new ReplayError("the override is empty");
   const out: ForkOverride = {};
   if (value.policy !== undefined) {
-    if (!isObject(value.policy)) throw new ReplayError("override.policy must be an object such as {\"maxSteps\":2}");
+    if (!isObject(value.policy)) throw new ReplayError('override.policy must be an object such as {"maxSteps":2}');
     const policy = readPolicy(value.policy);
     const dropped = Object.keys(value.policy).filter((k) => !(k in policy));
-    if (dropped.length > 0) throw new ReplayError(`override.policy: ${dropped.join(", ")} not understood (requireApproval: string[], maxSteps: number, retrievalMaxAgeSeconds: number, requiredInstructions: string[])`);
+    if (dropped.length > 0)
+      throw new ReplayError(
+        `override.policy: ${dropped.join(", ")} not understood (requireApproval: string[], maxSteps: number, retrievalMaxAgeSeconds: number, requiredInstructions: string[])`,
+      );
     out.policy = policy;
   }
   if (value.toolResult !== undefined) {
-    if (!isObject(value.toolResult)) throw new ReplayError("override.toolResult must be an object such as {\"status\":\"error\"}");
+    if (!isObject(value.toolResult)) throw new ReplayError('override.toolResult must be an object such as {"status":"error"}');
     if (value.toolResult.status !== undefined && !TOOL_STATUSES.has(String(value.toolResult.status))) {
       throw new ReplayError("override.toolResult.status must be ok, error, timeout or unknown");
     }
     out.toolResult = value.toolResult;
   }
   if (value.modelOutput !== undefined) {
-    if (!isObject(value.modelOutput)) throw new ReplayError("override.modelOutput must be an object such as {\"text\":\"…\"}");
+    if (!isObject(value.modelOutput)) throw new ReplayError('override.modelOutput must be an object such as {"text":"…"}');
     out.modelOutput = value.modelOutput;
   }
   if (value.state !== undefined) out.state = value.state;
@@ -69,9 +75,11 @@ export function parseForkOverride(value: unknown): ForkOverride {
     if (!Array.isArray(value.statePatch)) throw new ReplayError("override.statePatch must be an array of RFC 6902 operations");
     out.statePatch = value.statePatch;
   }
-  if (value.state !== undefined && value.statePatch !== undefined) throw new ReplayError("give either override.state or override.statePatch, not both");
+  if (value.state !== undefined && value.statePatch !== undefined)
+    throw new ReplayError("give either override.state or override.statePatch, not both");
   if (value.approval !== undefined) {
-    if (value.approval !== "approved" && value.approval !== "denied") throw new ReplayError("override.approval must be \"approved\" or \"denied\"");
+    if (value.approval !== "approved" && value.approval !== "denied")
+      throw new ReplayError('override.approval must be "approved" or "denied"');
     out.approval = value.approval;
   }
   return out;
@@ -99,7 +107,8 @@ export function buildForkPlan(events: readonly JournalEvent[], spec: ForkSpec): 
   if (!Number.isSafeInteger(spec.seq) || spec.seq < 0) throw new ReplayError("the fork seq must be a non-negative integer");
   const index = events.findIndex((e) => e.seq === spec.seq);
   const at = index >= 0 ? events[index] : undefined;
-  const needsEvent = override.toolResult || override.modelOutput || override.approval || override.state !== undefined || override.statePatch;
+  const needsEvent =
+    override.toolResult || override.modelOutput || override.approval || override.state !== undefined || override.statePatch;
   if (needsEvent && !at) throw new ReplayError(`the run has no event with seq ${spec.seq}`);
   const after = (pred: (e: JournalEvent) => boolean) => events.slice(index + 1).find(pred);
   const replacements = new Map<number, Replacement>();
@@ -114,14 +123,24 @@ export function buildForkPlan(events: readonly JournalEvent[], spec: ForkSpec): 
     const call = str(at.data.call);
     const target =
       at.type === "tool.result" ? at : at.type === "tool.call" ? after((e) => e.type === "tool.result" && e.data.call === call) : undefined;
-    if (!target) throw new ReplayError(`a toolResult override needs a tool.result (or a tool.call that has one) at the fork seq; ${describe(at)}${at.type === "tool.call" ? " without a result" : ""}`);
+    if (!target)
+      throw new ReplayError(
+        `a toolResult override needs a tool.result (or a tool.call that has one) at the fork seq; ${describe(at)}${at.type === "tool.call" ? " without a result" : ""}`,
+      );
     replace(target, { ...target.data, ...override.toolResult, call: target.data.call ?? null }, "tool result replaced by the fork", true);
   }
   if (override.modelOutput && at) {
     const call = str(at.data.call);
     const target =
-      at.type === "model.response" ? at : at.type === "model.request" ? after((e) => e.type === "model.response" && e.data.call === call) : undefined;
-    if (!target) throw new ReplayError(`a modelOutput override needs a model.response (or a model.request that has one) at the fork seq; ${describe(at)}`);
+      at.type === "model.response"
+        ? at
+        : at.type === "model.request"
+          ? after((e) => e.type === "model.response" && e.data.call === call)
+          : undefined;
+    if (!target)
+      throw new ReplayError(
+        `a modelOutput override needs a model.response (or a model.request that has one) at the fork seq; ${describe(at)}`,
+      );
     replace(target, { ...target.data, output: override.modelOutput }, "model output replaced by the fork", true);
   }
   if (override.approval && at) {
@@ -129,10 +148,21 @@ export function buildForkPlan(events: readonly JournalEvent[], spec: ForkSpec): 
     if (at.type === "approval.decision") target = at;
     else if (at.type === "approval.request") target = after((e) => e.type === "approval.decision" && e.data.approval === at.data.approval);
     else if (at.type === "tool.call") {
-      const ids = new Set(events.slice(0, index).filter((e) => e.type === "approval.request" && e.data.call === at.data.call).map((e) => e.data.approval));
-      target = events.slice(0, index).filter((e) => e.type === "approval.decision" && ids.has(e.data.approval)).pop();
+      const ids = new Set(
+        events
+          .slice(0, index)
+          .filter((e) => e.type === "approval.request" && e.data.call === at.data.call)
+          .map((e) => e.data.approval),
+      );
+      target = events
+        .slice(0, index)
+        .filter((e) => e.type === "approval.decision" && ids.has(e.data.approval))
+        .pop();
     }
-    if (!target) throw new ReplayError(`an approval override needs an approval.decision, its approval.request, or a tool.call with a decided approval at the fork seq; ${describe(at)}`);
+    if (!target)
+      throw new ReplayError(
+        `an approval override needs an approval.decision, its approval.request, or a tool.call with a decided approval at the fork seq; ${describe(at)}`,
+      );
     replace(
       target,
       { ...target.data, decision: override.approval },
@@ -145,7 +175,11 @@ export function buildForkPlan(events: readonly JournalEvent[], spec: ForkSpec): 
 
   const targets = [...replacements.keys()];
   const stateAfter =
-    override.state !== undefined ? { seq: spec.seq, state: override.state } : override.statePatch !== undefined ? { seq: spec.seq, patch: override.statePatch } : null;
+    override.state !== undefined
+      ? { seq: spec.seq, state: override.state }
+      : override.statePatch !== undefined
+        ? { seq: spec.seq, patch: override.statePatch }
+        : null;
   return {
     seq: Math.min(spec.seq, ...targets),
     policy: override.policy ?? null,

@@ -10,7 +10,15 @@ import type { RunState } from "../state";
 import { assessFidelity } from "./fidelity";
 import { INITIAL_FOLD, replayStep, type FoldState, type FrameOut, type ReplayContext } from "./fold";
 import { buildForkPlan, ReplayError } from "./plan";
-import { PROVENANCES, type Divergence, type ForkChange, type Provenance, type ReplayFrame, type ReplayOptions, type ReplaySummary } from "./types";
+import {
+  PROVENANCES,
+  type Divergence,
+  type ForkChange,
+  type Provenance,
+  type ReplayFrame,
+  type ReplayOptions,
+  type ReplaySummary,
+} from "./types";
 
 export const DEFAULT_SNAPSHOT_EVERY = 256;
 
@@ -62,7 +70,11 @@ export function createReplay(input: readonly JournalEvent[], options: ReplayOpti
   if (!runEvents) throw new ReplayError(`no run "${run}" in the journal (runs: ${[...runs.keys()].slice(0, 5).join(", ")})`);
   const events = orderEvents(runEvents);
   const every = Math.max(1, Math.floor(options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY));
-  const ctx: ReplayContext = { plan: options.fork ? buildForkPlan(events, options.fork) : null, chainVerdict: options.chainVerdict, redacted: options.redacted };
+  const ctx: ReplayContext = {
+    plan: options.fork ? buildForkPlan(events, options.fork) : null,
+    chainVerdict: options.chainVerdict,
+    redacted: options.redacted,
+  };
   // Seeking re-steps events whose divergences are already known: skip the chain hashing.
   const seekCtx: ReplayContext = { ...ctx, verifyChain: false };
   const fidelity = assessFidelity(events, options.fidelity);
@@ -84,7 +96,8 @@ export function createReplay(input: readonly JournalEvent[], options: ReplayOpti
   const firstMeaningful = divergences.find((d) => d.meaningful) ?? null;
 
   const checkIndex = (index: number) => {
-    if (!Number.isInteger(index) || index < 0 || index >= frames.length) throw new RangeError(`frame ${index} is outside 0…${frames.length - 1}`);
+    if (!Number.isInteger(index) || index < 0 || index >= frames.length)
+      throw new RangeError(`frame ${index} is outside 0…${frames.length - 1}`);
   };
 
   /** Frames of one event, folded from the nearest snapshot before it. */

@@ -41,15 +41,7 @@ export interface ReplayFrame {
 }
 
 export type DivergenceKind =
-  | "gap"
-  | "chain"
-  | "state-hash"
-  | "state-patch"
-  | "approval-state"
-  | "approval"
-  | "max-steps"
-  | "past-stop"
-  | "stop-condition";
+  "gap" | "chain" | "state-hash" | "state-patch" | "approval-state" | "approval" | "max-steps" | "past-stop" | "stop-condition";
 
 /** A point where what the run recorded disagrees with what the replay derives. */
 export interface Divergence {

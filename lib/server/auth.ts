@@ -25,7 +25,8 @@ function parseTokens(raw: string | undefined): TokenEntry[] {
     .map((entry) => {
       const [name, role, ...rest] = entry.split(":");
       const token = rest.join(":");
-      if (!name || !token || !(role in RANK)) throw new Error(`RETRACE_TOKENS entry "${name ?? ""}" must be name:role:token with role read, ingest or admin`);
+      if (!name || !token || !(role in RANK))
+        throw new Error(`RETRACE_TOKENS entry "${name ?? ""}" must be name:role:token with role read, ingest or admin`);
       return { name, role: role as Role, token: Buffer.from(token) };
     });
 }
@@ -41,6 +42,7 @@ export function authorize(headers: Headers, needed: Role, env: Record<string, st
   const given = Buffer.from(m[1].trim());
   const entry = tokens.find((t) => t.token.length === given.length && timingSafeEqual(t.token, given));
   if (!entry) return { ok: false, status: 401, message: "unknown token" };
-  if (RANK[entry.role] < RANK[needed]) return { ok: false, status: 403, message: `token "${entry.name}" has role ${entry.role}; this needs ${needed}` };
+  if (RANK[entry.role] < RANK[needed])
+    return { ok: false, status: 403, message: `token "${entry.name}" has role ${entry.role}; this needs ${needed}` };
   return { ok: true, principal: entry.name };
 }

@@ -88,7 +88,10 @@ async function startHub(db: Db): Promise<Hub> {
   const timer = setInterval(async () => {
     if (listeners.size === 0) return;
     try {
-      const rows = await db.sql.all<{ id: string; updatedAt: number }>(`SELECT "id", "updatedAt" FROM "Run" WHERE "updatedAt" > ? ORDER BY "updatedAt" LIMIT 500`, [since]);
+      const rows = await db.sql.all<{ id: string; updatedAt: number }>(
+        `SELECT "id", "updatedAt" FROM "Run" WHERE "updatedAt" > ? ORDER BY "updatedAt" LIMIT 500`,
+        [since],
+      );
       if (rows.length > 0) {
         since = Math.max(...rows.map((r) => Number(r.updatedAt)));
         emit(rows.map((r) => r.id));

@@ -16,14 +16,27 @@ export function requireRole(req: Request, role: Role): NextResponse | null {
   return jsonError(r.status, r.message, r.status === 401 ? {} : {});
 }
 
-export function parseQuery<T extends z.ZodType>(schema: T, url: string): { ok: true; data: z.infer<T> } | { ok: false; response: NextResponse } {
+export function parseQuery<T extends z.ZodType>(
+  schema: T,
+  url: string,
+): { ok: true; data: z.infer<T> } | { ok: false; response: NextResponse } {
   const params = Object.fromEntries(new URL(url).searchParams);
   const r = schema.safeParse(params);
   if (r.success) return { ok: true, data: r.data };
   return { ok: false, response: jsonError(400, formatIssues(r.error.issues)) };
 }
 
-const NDJSON_TYPES = ["application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines", "application/json", "text/plain", "application/octet-stream", "application/gzip", "application/x-gzip"];
+const NDJSON_TYPES = [
+  "application/x-ndjson",
+  "application/ndjson",
+  "application/jsonl",
+  "application/x-jsonlines",
+  "application/json",
+  "text/plain",
+  "application/octet-stream",
+  "application/gzip",
+  "application/x-gzip",
+];
 
 /** 415 unless the body is declared as NDJSON (or one of its usual aliases), or gzip of it. */
 export function requireNdjson(req: Request): NextResponse | null {

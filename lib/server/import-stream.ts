@@ -63,7 +63,6 @@ export async function* ndjsonOfRuns(runs: Iterable<ImportedRun>): AsyncGenerator
   if (lines.length > 0 || !any) yield encoder.encode(lines.join("\n") + "\n");
 }
 
-
 async function* counted(source: AsyncIterable<Uint8Array>, onBytes: (total: number) => void): AsyncGenerator<Uint8Array> {
   let total = 0;
   for await (const chunk of source) {
@@ -135,8 +134,14 @@ class FileSpill implements SpanSpill {
  * result `importBytes` gives. OTLP JSON, Tempo and Jaeger exports stream; the import is still
  * atomic per run, and a file that turns out invalid midway stores nothing.
  */
-export async function importFileStreaming(db: Db, source: string | ByteSource, fileName?: string, opts: ImportFileOptions = {}): Promise<ImportBytesResult> {
-  let bytes: AsyncIterable<Uint8Array> = typeof source === "string" ? fs.createReadStream(source, { highWaterMark: 1 << 20 }) : byteChunks(source);
+export async function importFileStreaming(
+  db: Db,
+  source: string | ByteSource,
+  fileName?: string,
+  opts: ImportFileOptions = {},
+): Promise<ImportBytesResult> {
+  let bytes: AsyncIterable<Uint8Array> =
+    typeof source === "string" ? fs.createReadStream(source, { highWaterMark: 1 << 20 }) : byteChunks(source);
   if (opts.onBytes) bytes = counted(bytes, opts.onBytes);
   const { head, stream } = await peekBytes(bytes, STREAM_HEAD_BYTES);
 
@@ -160,7 +165,13 @@ export async function importFileStreaming(db: Db, source: string | ByteSource, f
       if (e instanceof ImportError) return { runs: [], errors: [], warnings: [], committed: false, unreadable: e.message, detected };
       throw e;
     }
-    const r = await ingestBytes(db, ndjsonOfRuns(converted.runs()), { mode: "upload", source: "import", fidelity: "trace", onProgress: opts.onProgress, contiguousRuns: true });
+    const r = await ingestBytes(db, ndjsonOfRuns(converted.runs()), {
+      mode: "upload",
+      source: "import",
+      fidelity: "trace",
+      onProgress: opts.onProgress,
+      contiguousRuns: true,
+    });
     // Read after the ingest: deriving the runs added its warnings.
     return { ...r, detected, importWarnings: converted.warnings };
   } finally {

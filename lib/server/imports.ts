@@ -56,7 +56,13 @@ export async function importBytes(db: Db, bytes: Uint8Array, fileName?: string):
     if (e instanceof ImportError) return { runs: [], errors: [], warnings: [], committed: false, unreadable: e.message, detected };
     throw e;
   }
-  const r = await ingestBytes(db, one(ndjsonOf(converted.runs)), { mode: "upload", source: "import", fidelity: "trace", contiguousRuns: true, warmViewer: true });
+  const r = await ingestBytes(db, one(ndjsonOf(converted.runs)), {
+    mode: "upload",
+    source: "import",
+    fidelity: "trace",
+    contiguousRuns: true,
+    warmViewer: true,
+  });
   return { ...r, detected, importWarnings: converted.warnings };
 }
 
@@ -95,13 +101,23 @@ export async function receiveSpans(db: Db, spans: NormalizedSpan[]): Promise<{ r
     async (tx) => {
       const all: NormalizedSpan[] = [];
       for (const trace of traces) {
-        const rows = await tx.all<{ body: string }>(`SELECT "body" FROM "TraceSpan" WHERE "traceId" = ? ORDER BY "startNs", "spanId"`, [trace]);
+        const rows = await tx.all<{ body: string }>(`SELECT "body" FROM "TraceSpan" WHERE "traceId" = ? ORDER BY "startNs", "spanId"`, [
+          trace,
+        ]);
         for (const r of rows) all.push(JSON.parse(r.body) as NormalizedSpan);
       }
       const runs = spansToRuns(all, { format: "otlp-json" });
       return readJournalBatches(one(ndjsonOf(runs)));
     },
-    { mode: "upload", source: "otlp", fidelity: "trace", maxEventsPerRun: db.config.limits.maxEventsPerRun, lockRuns: runIds, replaceRuns: true, redactedBefore: true },
+    {
+      mode: "upload",
+      source: "otlp",
+      fidelity: "trace",
+      maxEventsPerRun: db.config.limits.maxEventsPerRun,
+      lockRuns: runIds,
+      replaceRuns: true,
+      redactedBefore: true,
+    },
   );
   const stored = result.runs.filter((r) => r.status === "stored").map((r) => r.run);
   await publishRunChanges(db, stored).catch(() => undefined);

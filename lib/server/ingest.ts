@@ -135,10 +135,38 @@ interface RunRowState extends RunIdentity {
 }
 
 const RUN_COLUMNS = [
-  "id", "workflow", "workflowVersion", "agent", "agentVersion", "environment", "initiator", "status", "live",
-  "startedAt", "startedMs", "endedAt", "endedMs", "lastEventMs", "eventCount", "errorCount", "findingCount",
-  "fidelity", "chainStatus", "chainBrokenAt", "recorderLastHash", "serverLastHash", "nextSeq", "maxSeq",
-  "header", "searchText", "tags", "source", "analysis", "analyzedSeq", "createdAt", "updatedAt",
+  "id",
+  "workflow",
+  "workflowVersion",
+  "agent",
+  "agentVersion",
+  "environment",
+  "initiator",
+  "status",
+  "live",
+  "startedAt",
+  "startedMs",
+  "endedAt",
+  "endedMs",
+  "lastEventMs",
+  "eventCount",
+  "errorCount",
+  "findingCount",
+  "fidelity",
+  "chainStatus",
+  "chainBrokenAt",
+  "recorderLastHash",
+  "serverLastHash",
+  "nextSeq",
+  "maxSeq",
+  "header",
+  "searchText",
+  "tags",
+  "source",
+  "analysis",
+  "analyzedSeq",
+  "createdAt",
+  "updatedAt",
 ] as const satisfies ReadonlyArray<keyof RunRowState>;
 
 interface RunCtx {
@@ -182,24 +210,43 @@ class FatalIngest extends Error {}
 function emptyRow(id: string, opts: IngestOptions, now: number): RunRowState {
   return {
     id,
-    workflow: null, workflowVersion: null, agent: null, agentVersion: null, environment: null, initiator: null,
+    workflow: null,
+    workflowVersion: null,
+    agent: null,
+    agentVersion: null,
+    environment: null,
+    initiator: null,
     status: "incomplete",
     live: opts.mode === "stream",
-    startedAt: null, startedMs: null, endedAt: null, endedMs: null, lastEventMs: null,
-    eventCount: 0, errorCount: 0, findingCount: 0,
+    startedAt: null,
+    startedMs: null,
+    endedAt: null,
+    endedMs: null,
+    lastEventMs: null,
+    eventCount: 0,
+    errorCount: 0,
+    findingCount: 0,
     fidelity: opts.fidelity ?? "partial",
-    chainStatus: "unverified", chainBrokenAt: null,
-    recorderLastHash: null, serverLastHash: null,
-    nextSeq: 0, maxSeq: -1,
-    header: "{}", searchText: "", tags: "",
+    chainStatus: "unverified",
+    chainBrokenAt: null,
+    recorderLastHash: null,
+    serverLastHash: null,
+    nextSeq: 0,
+    maxSeq: -1,
+    header: "{}",
+    searchText: "",
+    tags: "",
     source: opts.source,
-    analysis: null, analyzedSeq: -1,
-    createdAt: now, updatedAt: now,
+    analysis: null,
+    analyzedSeq: -1,
+    createdAt: now,
+    updatedAt: now,
   };
 }
 
 /** Batches of reader items, or a function giving them once the transaction has begun. */
-export type IngestSource = AsyncIterable<ReaderItem[]> | ((tx: SqlTx) => AsyncIterable<ReaderItem[]> | Promise<AsyncIterable<ReaderItem[]>>);
+export type IngestSource =
+  AsyncIterable<ReaderItem[]> | ((tx: SqlTx) => AsyncIterable<ReaderItem[]> | Promise<AsyncIterable<ReaderItem[]>>);
 
 export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSource, opts: IngestOptions): Promise<IngestResult> {
   const errors: IngestError[] = [];
@@ -233,11 +280,17 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
         if (opts.replaceRuns) {
           await tx.run(`DELETE FROM "Event" WHERE "runId" = ?`, [id]);
           await tx.run(`DELETE FROM "Finding" WHERE "runId" = ?`, [id]);
-          await tx.run(`UPDATE "Run" SET "eventCount" = 0, "analysis" = NULL, "analyzedSeq" = -1, "nextSeq" = 0, "maxSeq" = -1 WHERE "id" = ?`, [id]);
+          await tx.run(
+            `UPDATE "Run" SET "eventCount" = 0, "analysis" = NULL, "analyzedSeq" = -1, "nextSeq" = 0, "maxSeq" = -1 WHERE "id" = ?`,
+            [id],
+          );
         }
         if (sql.dialect === "postgres") {
           // Serialises writers of one run across requests and server instances.
-          await tx.run(`INSERT INTO "Run" ("id", "createdAt", "updatedAt", "source", "live") VALUES (?, ?, ?, ?, ?) ON CONFLICT ("id") DO NOTHING`, [id, now, now, opts.source, opts.mode === "stream"]);
+          await tx.run(
+            `INSERT INTO "Run" ("id", "createdAt", "updatedAt", "source", "live") VALUES (?, ?, ?, ?, ?) ON CONFLICT ("id") DO NOTHING`,
+            [id, now, now, opts.source, opts.mode === "stream"],
+          );
         }
         const lock = sql.dialect === "postgres" ? " FOR UPDATE" : "";
         const existing = await tx.all<RunRowState>(`SELECT * FROM "Run" WHERE "id" = ?${lock}`, [id]);
@@ -247,13 +300,19 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
         if (existing.length > 0 && Number(existing[0].eventCount) > 0) {
           row = normaliseRow(existing[0]);
           isNew = false;
-          const rows = await tx.all<{ seq: number; recordedHash: string | null }>(`SELECT "seq", "recordedHash" FROM "Event" WHERE "runId" = ?`, [id]);
+          const rows = await tx.all<{ seq: number; recordedHash: string | null }>(
+            `SELECT "seq", "recordedHash" FROM "Event" WHERE "runId" = ?`,
+            [id],
+          );
           for (const r of rows) stored.set(Number(r.seq), r.recordedHash);
         } else {
           row = existing.length > 0 ? { ...emptyRow(id, opts, now), createdAt: Number(existing[0].createdAt) } : emptyRow(id, opts, now);
           isNew = true;
           if (sql.dialect === "sqlite") {
-            await tx.run(`INSERT INTO "Run" ("id", "createdAt", "updatedAt", "source", "live") VALUES (?, ?, ?, ?, ?) ON CONFLICT ("id") DO NOTHING`, [id, now, now, opts.source, opts.mode === "stream"]);
+            await tx.run(
+              `INSERT INTO "Run" ("id", "createdAt", "updatedAt", "source", "live") VALUES (?, ?, ?, ?, ?) ON CONFLICT ("id") DO NOTHING`,
+              [id, now, now, opts.source, opts.mode === "stream"],
+            );
           }
         }
         let snapshot: AnalyzerSnapshot | undefined;
@@ -317,7 +376,13 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
           for (const p of rest) {
             const s = p.raw.seq as number;
             if (s > prev + 1) {
-              warnings.push({ line: p.line, run: ctx.id, seq: s, kind: "invalid", message: `seq jumps from ${prev} to ${s}: ${s - prev - 1} event(s) missing (stored; reported as journal.gap)` });
+              warnings.push({
+                line: p.line,
+                run: ctx.id,
+                seq: s,
+                kind: "invalid",
+                message: `seq jumps from ${prev} to ${s}: ${s - prev - 1} event(s) missing (stored; reported as journal.gap)`,
+              });
             }
             process(ctx, p);
             if (pendingRows >= tx.batchRows) await flushAll();
@@ -327,12 +392,26 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
         if (ctx.rejected) {
           if (ctx.isNew) await tx.run(`DELETE FROM "Run" WHERE "id" = ?`, [ctx.id]);
           else await deleteSeqs(tx, ctx.id, ctx.inserted);
-          results.push({ run: ctx.id, status: "rejected", accepted: 0, duplicates: 0, nextSeq: ctx.row.nextSeq, findings: ctx.row.findingCount });
+          results.push({
+            run: ctx.id,
+            status: "rejected",
+            accepted: 0,
+            duplicates: 0,
+            nextSeq: ctx.row.nextSeq,
+            findings: ctx.row.findingCount,
+          });
           return;
         }
         await flushRows(ctx);
         await finishRun(tx, ctx, redactor);
-        results.push({ run: ctx.id, status: "stored", accepted: ctx.accepted, duplicates: ctx.duplicates, nextSeq: ctx.row.nextSeq, findings: ctx.row.findingCount });
+        results.push({
+          run: ctx.id,
+          status: "stored",
+          accepted: ctx.accepted,
+          duplicates: ctx.duplicates,
+          nextSeq: ctx.row.nextSeq,
+          findings: ctx.row.findingCount,
+        });
       };
 
       // Synchronous on purpose: an await per event costs more than the work it waits for.
@@ -461,7 +540,7 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
           // 100,000 events) but a range as an index range. Seqs far apart get ranges of
           // their own, so a shuffled batch never reads much more than it asked for.
           seqs.sort((a, b) => a - b);
-          for (let i = 0; i < seqs.length; ) {
+          for (let i = 0; i < seqs.length;) {
             let j = i;
             while (j + 1 < seqs.length && seqs[j + 1] - seqs[j] <= 64) j++;
             const rows = await tx.all<{ seq: number; body: string }>(
@@ -491,7 +570,9 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
         if (runs.size > 0) await prefetchBodies(batch);
         for (const item of batch) {
           if (item.kind === "error") {
-            const ctx = item.run ? runs.get(item.run) ?? (opts.onlyRun === item.run || !opts.onlyRun ? await openRunSafe(item.run) : undefined) : undefined;
+            const ctx = item.run
+              ? (runs.get(item.run) ?? (opts.onlyRun === item.run || !opts.onlyRun ? await openRunSafe(item.run) : undefined))
+              : undefined;
             if (!item.run) fatal = true;
             reject(ctx, { line: item.line, run: item.run, seq: item.seq, message: item.message, kind: "invalid" });
             continue;
@@ -499,7 +580,13 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
           const ev = item.event;
           if (opts.onlyRun !== undefined && ev.run !== opts.onlyRun) {
             fatal = true;
-            errors.push({ line: item.line, run: ev.run, seq: ev.seq, message: `event belongs to run "${safeId(ev.run)}", not to "${opts.onlyRun}" named in the URL`, kind: "invalid" });
+            errors.push({
+              line: item.line,
+              run: ev.run,
+              seq: ev.seq,
+              message: `event belongs to run "${safeId(ev.run)}", not to "${opts.onlyRun}" named in the URL`,
+              kind: "invalid",
+            });
             continue;
           }
           let ctx = runs.get(ev.run);
@@ -508,7 +595,13 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
             // let its maps go (memory stays that of one run, whatever the file holds).
             if (closed.has(ev.run)) {
               fatal = true;
-              errors.push({ line: item.line, run: ev.run, seq: ev.seq, message: `run "${safeId(ev.run)}" appears again after other runs`, kind: "invalid" });
+              errors.push({
+                line: item.line,
+                run: ev.run,
+                seq: ev.seq,
+                message: `run "${safeId(ev.run)}" appears again after other runs`,
+                kind: "invalid",
+              });
               continue;
             }
             for (const prev of runs.values()) {
@@ -520,7 +613,12 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
           if (!ctx) {
             if (hasSecret(ev.run)) {
               fatal = true;
-              errors.push({ line: item.line, seq: ev.seq, message: "the run id looks like a secret; choose an id that is not one", kind: "invalid" });
+              errors.push({
+                line: item.line,
+                seq: ev.seq,
+                message: "the run id looks like a secret; choose an id that is not one",
+                kind: "invalid",
+              });
               continue;
             }
             ctx = await openRun(ev.run);
@@ -570,15 +668,22 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
               run: ctx.id,
               seq: s,
               kind: "conflict",
-              message: seenHere !== undefined
-                ? `seq ${s} was already sent at line ${seenHere} with different content`
-                : `seq ${s} is already stored for run "${ctx.id}" with different content`,
+              message:
+                seenHere !== undefined
+                  ? `seq ${s} was already sent at line ${seenHere} with different content`
+                  : `seq ${s} is already stored for run "${ctx.id}" with different content`,
             });
             continue;
           }
           ctx.seen.set(s, item.line);
           if (ctx.row.eventCount + ctx.buffer.size + 1 > opts.maxEventsPerRun) {
-            reject(ctx, { line: item.line, run: ctx.id, seq: s, kind: "limit", message: `run "${ctx.id}" would hold more than ${opts.maxEventsPerRun} events (RETRACE_MAX_EVENTS_PER_RUN)` });
+            reject(ctx, {
+              line: item.line,
+              run: ctx.id,
+              seq: s,
+              kind: "limit",
+              message: `run "${ctx.id}" would hold more than ${opts.maxEventsPerRun} events (RETRACE_MAX_EVENTS_PER_RUN)`,
+            });
             continue;
           }
           if (s === ctx.expect && ctx.buffer.size === 0) {
@@ -618,7 +723,10 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
 }
 
 async function lockRun(tx: SqlTx, dialect: SqlExec["dialect"], id: string, now: number, opts: IngestOptions) {
-  await tx.run(`INSERT INTO "Run" ("id", "createdAt", "updatedAt", "source", "live") VALUES (?, ?, ?, ?, ?) ON CONFLICT ("id") DO NOTHING`, [id, now, now, opts.source, opts.mode === "stream"]);
+  await tx.run(
+    `INSERT INTO "Run" ("id", "createdAt", "updatedAt", "source", "live") VALUES (?, ?, ?, ?, ?) ON CONFLICT ("id") DO NOTHING`,
+    [id, now, now, opts.source, opts.mode === "stream"],
+  );
   if (dialect === "postgres") await tx.all(`SELECT "id" FROM "Run" WHERE "id" = ? FOR UPDATE`, [id]);
 }
 
@@ -750,14 +858,14 @@ async function finishRun(tx: SqlTx, ctx: RunCtx, redactor: Redactor) {
     const chunk = findings.slice(i, i + FINDINGS_PER_INSERT);
     const params: Array<string | number> = [];
     for (const f of chunk) params.push(ctx.id, f.rule, f.seq, f.severity, redactor.redactString(f.message));
-    await tx.run(`INSERT INTO "Finding" ("runId", "rule", "seq", "severity", "message") VALUES ${chunk.map(() => "(?, ?, ?, ?, ?)").join(", ")}`, params);
+    await tx.run(
+      `INSERT INTO "Finding" ("runId", "rule", "seq", "severity", "message") VALUES ${chunk.map(() => "(?, ?, ?, ?, ?)").join(", ")}`,
+      params,
+    );
   }
   row.updatedAt = Date.now();
   const cols = RUN_COLUMNS.filter((c) => c !== "id");
-  await tx.run(
-    `UPDATE "Run" SET ${cols.map((c) => `"${c}" = ?`).join(", ")} WHERE "id" = ?`,
-    [...cols.map((c) => row[c]), ctx.id],
-  );
+  await tx.run(`UPDATE "Run" SET ${cols.map((c) => `"${c}" = ?`).join(", ")} WHERE "id" = ?`, [...cols.map((c) => row[c]), ctx.id]);
 }
 
 /** Recomputes the server chain (and the recorder verdicts it can) from `from` on. */
@@ -814,7 +922,12 @@ async function reanalyze(tx: SqlTx, ctx: RunCtx): Promise<Finding[]> {
   ctx.row.analyzedSeq = last;
   const findings = analyzer.findings().filter((f) => f.rule !== "secret.exposed");
   for (const seq of secretSeqs) {
-    findings.push({ rule: "secret.exposed", seq: seq as Finding["seq"], severity: "error", message: "a secret was found in this event and redacted at ingest" });
+    findings.push({
+      rule: "secret.exposed",
+      seq: seq as Finding["seq"],
+      severity: "error",
+      message: "a secret was found in this event and redacted at ingest",
+    });
   }
   return findings.sort((a, b) => a.seq - b.seq || a.rule.localeCompare(b.rule));
 }

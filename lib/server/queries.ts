@@ -45,8 +45,7 @@ function toSummary(r: RunRecord, header: Record<string, unknown> = JSON.parse(r.
     live: r.live,
     startedAt: !timesRecorded ? null : (r.startedAt ?? (r.startedMs !== null ? new Date(r.startedMs).toISOString() : null)),
     endedAt: timesRecorded ? r.endedAt : null,
-    durationMs:
-      timesRecorded && r.startedMs !== null ? (r.endedMs ?? r.lastEventMs ?? r.startedMs) - r.startedMs : null,
+    durationMs: timesRecorded && r.startedMs !== null ? (r.endedMs ?? r.lastEventMs ?? r.startedMs) - r.startedMs : null,
     timesRecorded,
     eventCount: r.eventCount,
     errorCount: r.errorCount,
@@ -113,7 +112,9 @@ export async function listRuns(db: Db, q: RunListQuery): Promise<{ runs: RunSumm
     const [v, id] = c;
     and.push({ OR: [{ [field]: desc ? { lt: v } : { gt: v } }, { [field]: v, id: desc ? { lt: id } : { gt: id } }] });
   }
-  const rows = await (await db.prisma()).run.findMany({
+  const rows = await (
+    await db.prisma()
+  ).run.findMany({
     where: { AND: and },
     orderBy: [{ [field]: desc ? "desc" : "asc" }, { id: desc ? "desc" : "asc" }],
     take: q.limit + 1,

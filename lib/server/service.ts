@@ -38,7 +38,6 @@ export async function* limitBytes(source: ByteSource, max: number): AsyncGenerat
   }
 }
 
-
 export interface IngestBytesOptions {
   mode: IngestOptions["mode"];
   onlyRun?: string;
@@ -63,7 +62,6 @@ export type IngestBytesResult = IngestResult & {
 
 const WARM_SUMMARY_EVENTS = 5000;
 
-
 export async function ingestBytes(db: Db, body: ByteSource, opts: IngestBytesOptions): Promise<IngestBytesResult> {
   const { limits } = db.config;
   const redactor = await redactorFor(db);
@@ -84,7 +82,10 @@ export async function ingestBytes(db: Db, body: ByteSource, opts: IngestBytesOpt
     const result = await ingest(db.sql, redactor, items, { ...opts, maxEventsPerRun: limits.maxEventsPerRun });
     if (result.committed) {
       const stored = result.runs.filter((r) => r.status === "stored");
-      await publishRunChanges(db, stored.map((r) => r.run)).catch(() => undefined);
+      await publishRunChanges(
+        db,
+        stored.map((r) => r.run),
+      ).catch(() => undefined);
       // A big upload is usually opened next: build its viewer summary now, off the
       // request, so the first screen does not wait for 100,000 rows to be aggregated.
       if (opts.mode === "upload" && opts.warmViewer) {

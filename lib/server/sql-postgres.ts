@@ -64,7 +64,8 @@ export function openPostgres(url: string): SqlExec {
           if (rows.length === 0) return;
           let text = "";
           for (const r of rows) {
-            if (r.work !== 0 || r.chain === null) throw new Error("an unfinished row reached PostgreSQL (ingest finishes rows when finishesRows is false)");
+            if (r.work !== 0 || r.chain === null)
+              throw new Error("an unfinished row reached PostgreSQL (ingest finishes rows when finishesRows is false)");
             let line = "";
             for (let i = 0; i < EVENT_COLUMNS.length; i++) line += (i ? "\t" : "") + copyValue(r[EVENT_COLUMNS[i]]);
             text += line + "\n";

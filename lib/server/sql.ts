@@ -63,8 +63,22 @@ export interface WriterChain {
 // Packing order for the writer thread (packRows): every string column, then every number
 // column, each followed by what only the writer reads. Column order means nothing to
 // INSERT or COPY, so the stored columns' order is the table's too.
-const STRING_COLUMNS = ["runId", "ts", "type", "step", "call", "name", "status", "body", "recordedHash", "chain", "hash"] as const satisfies ReadonlyArray<keyof EventRow>;
-const NUMBER_COLUMNS = ["seq", "tsMs", "parent", "latencyMs", "tokens", "bytes", "redactions"] as const satisfies ReadonlyArray<keyof EventRow>;
+const STRING_COLUMNS = [
+  "runId",
+  "ts",
+  "type",
+  "step",
+  "call",
+  "name",
+  "status",
+  "body",
+  "recordedHash",
+  "chain",
+  "hash",
+] as const satisfies ReadonlyArray<keyof EventRow>;
+const NUMBER_COLUMNS = ["seq", "tsMs", "parent", "latencyMs", "tokens", "bytes", "redactions"] as const satisfies ReadonlyArray<
+  keyof EventRow
+>;
 export const EVENT_COLUMNS = [...STRING_COLUMNS, ...NUMBER_COLUMNS];
 const WORK_STRINGS = ["prevHash", "chainSeed"] as const satisfies ReadonlyArray<keyof IngestRow>;
 const WORK_NUMBERS = ["work"] as const satisfies ReadonlyArray<keyof IngestRow>;
@@ -207,12 +221,26 @@ function packRows(rows: IngestRow[]): PackedRows {
   for (const r of rows) {
     if (r.runId === runId) lengths[li++] = PACKED.sameRun;
     else str(r.runId);
-    str(r.ts); str(r.type); str(r.step); str(r.call); str(r.name); str(r.status);
-    str(r.body); str(r.recordedHash); str(r.chain); str(r.hash);
+    str(r.ts);
+    str(r.type);
+    str(r.step);
+    str(r.call);
+    str(r.name);
+    str(r.status);
+    str(r.body);
+    str(r.recordedHash);
+    str(r.chain);
+    str(r.hash);
     if (r.prevHash !== null && previous !== null && r.prevHash === previous.recordedHash) lengths[li++] = PACKED.previousHash;
     else str(r.prevHash);
     str(r.chainSeed);
-    num(r.seq); num(r.tsMs); num(r.parent); num(r.latencyMs); num(r.tokens); num(r.bytes); num(r.redactions);
+    num(r.seq);
+    num(r.tsMs);
+    num(r.parent);
+    num(r.latencyMs);
+    num(r.tokens);
+    num(r.bytes);
+    num(r.redactions);
     num(r.work);
     previous = r;
   }

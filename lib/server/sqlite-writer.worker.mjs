@@ -203,7 +203,10 @@ parentPort.on("message", (msg) => {
     }
     parentPort.postMessage({ id, ok: true, result });
   } catch (e) {
-    const error = { message: e instanceof Error ? e.message : String(e), code: e && typeof e === "object" && "code" in e ? e.code : undefined };
+    const error = {
+      message: e instanceof Error ? e.message : String(e),
+      code: e && typeof e === "object" && "code" in e ? e.code : undefined,
+    };
     if (op === "insert" || op === "run" || op === "all") failed = Object.assign(new Error(error.message), { code: error.code });
     parentPort.postMessage({ id, ok: false, error });
   } finally {

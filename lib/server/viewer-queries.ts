@@ -32,7 +32,20 @@ async function runExists(db: Db, runId: string): Promise<boolean> {
   return !!r && r.eventCount > 0;
 }
 
-const SUMMARY_COLUMNS = ["seq", "tsMs", "type", "step", "parent", "call", "name", "status", "latencyMs", "tokens", "chain", "redactions"] as const;
+const SUMMARY_COLUMNS = [
+  "seq",
+  "tsMs",
+  "type",
+  "step",
+  "parent",
+  "call",
+  "name",
+  "status",
+  "latencyMs",
+  "tokens",
+  "chain",
+  "redactions",
+] as const;
 
 /**
  * Every event's columns after `after`, in seq order, as the JSON text of a SummaryDto
@@ -43,10 +56,16 @@ const SUMMARY_COLUMNS = ["seq", "tsMs", "type", "step", "parent", "call", "name"
  */
 export async function getRunSummaryText(db: Db, runId: string, after: number): Promise<string | null> {
   const pg = db.sql.dialect === "postgres";
-  const agg = (c: string) => (pg ? `COALESCE(json_agg("${c}" ORDER BY "seq"), '[]'::json)::text AS "${c}"` : `json_group_array("${c}") AS "${c}"`);
+  const agg = (c: string) =>
+    pg ? `COALESCE(json_agg("${c}" ORDER BY "seq"), '[]'::json)::text AS "${c}"` : `json_group_array("${c}") AS "${c}"`;
   // SQLite aggregates in the order of the ordered subquery; PostgreSQL is told the order
-  const from = pg ? `FROM "Event" WHERE "runId" = ? AND "seq" > ?` : `FROM (SELECT * FROM "Event" WHERE "runId" = ? AND "seq" > ? ORDER BY "seq")`;
-  const rows = await db.sql.all<Record<(typeof SUMMARY_COLUMNS)[number], string>>(`SELECT ${SUMMARY_COLUMNS.map(agg).join(", ")} ${from}`, [runId, after]);
+  const from = pg
+    ? `FROM "Event" WHERE "runId" = ? AND "seq" > ?`
+    : `FROM (SELECT * FROM "Event" WHERE "runId" = ? AND "seq" > ? ORDER BY "seq")`;
+  const rows = await db.sql.all<Record<(typeof SUMMARY_COLUMNS)[number], string>>(`SELECT ${SUMMARY_COLUMNS.map(agg).join(", ")} ${from}`, [
+    runId,
+    after,
+  ]);
   const r = rows[0];
   const cols = Object.fromEntries(SUMMARY_COLUMNS.map((c) => [c, JSON.parse(r?.[c] ?? "[]") as unknown[]])) as unknown as SummaryColumns;
   if (cols.seq.length === 0 && !(await runExists(db, runId))) return null;
@@ -156,7 +175,10 @@ async function relatedSeqs(db: Db, runId: string, row: BodyRow): Promise<number[
     const request = row.type === "model.request" ? row : null;
     let ctx = request ? dataOf(request).context : undefined;
     if (ctx === undefined && row.call) {
-      const req = await db.sql.all<BodyRow>(`SELECT ${BODY_COLUMNS} FROM "Event" WHERE "runId" = ? AND "call" = ? AND "type" = 'model.request' LIMIT 1`, [runId, row.call]);
+      const req = await db.sql.all<BodyRow>(
+        `SELECT ${BODY_COLUMNS} FROM "Event" WHERE "runId" = ? AND "call" = ? AND "type" = 'model.request' LIMIT 1`,
+        [runId, row.call],
+      );
       if (req[0]) ctx = dataOf(req[0]).context;
     }
     if (typeof ctx === "number" && Number.isInteger(ctx)) seqs.add(ctx);
@@ -196,7 +218,17 @@ export async function stateAt(db: Db, runId: string, seq: number): Promise<State
     error = step.ok ? null : step.error;
   }
   const rebuiltHash = stateHash(state);
-  return { before, after: state, changedAt, fromCheckpoint, recordedHash, rebuiltHash, hashAtSeq: recordedHash ?? stateHash({}), error, redacted };
+  return {
+    before,
+    after: state,
+    changedAt,
+    fromCheckpoint,
+    recordedHash,
+    rebuiltHash,
+    hashAtSeq: recordedHash ?? stateHash({}),
+    error,
+    redacted,
+  };
 }
 
 // Integers beyond 2^53 are held as bigint by the exact parser; JSON has no bigint, so
@@ -213,7 +245,10 @@ export async function inspectEvent(db: Db, runId: string, seq: number, withState
   if (!row) return null;
   const related = await relatedSeqs(db, runId, row);
   const relatedRows = related.length
-    ? await db.sql.all<BodyRow>(`SELECT ${BODY_COLUMNS} FROM "Event" WHERE "runId" = ? AND "seq" IN (${related.map(() => "?").join(", ")}) ORDER BY "seq"`, [runId, ...related])
+    ? await db.sql.all<BodyRow>(
+        `SELECT ${BODY_COLUMNS} FROM "Event" WHERE "runId" = ? AND "seq" IN (${related.map(() => "?").join(", ")}) ORDER BY "seq"`,
+        [runId, ...related],
+      )
     : [];
   const needsState = withState || row.type === "state" || row.type === "checkpoint" || row.type.startsWith("approval.");
   const state = needsState ? await stateAt(db, runId, seq) : null;
@@ -234,11 +269,15 @@ export async function searchEvents(db: Db, runId: string, q: string, limit: numb
 }
 
 async function runChange(db: Db, runId: string): Promise<RunChange | null> {
-  const r = await (await db.prisma()).run.findUnique({
+  const r = await (
+    await db.prisma()
+  ).run.findUnique({
     where: { id: runId },
     select: { eventCount: true, maxSeq: true, nextSeq: true, status: true, live: true, updatedAt: true },
   });
-  return r ? { eventCount: r.eventCount, maxSeq: r.maxSeq, nextSeq: r.nextSeq, status: r.status, live: r.live, updatedAt: r.updatedAt } : null;
+  return r
+    ? { eventCount: r.eventCount, maxSeq: r.maxSeq, nextSeq: r.nextSeq, status: r.status, live: r.live, updatedAt: r.updatedAt }
+    : null;
 }
 
 const HEARTBEAT_MS = 15_000;

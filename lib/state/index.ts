@@ -19,9 +19,7 @@ export type RunState = JsonValue;
 export const EMPTY_STATE: RunState = Object.freeze({}) as RunState;
 export const EMPTY_STATE_HASH = hashOf({});
 
-export type StateStep =
-  | { ok: true; state: RunState }
-  | { ok: false; state: RunState; error: string };
+export type StateStep = { ok: true; state: RunState } | { ok: false; state: RunState; error: string };
 
 type Container = Record<string, unknown> | unknown[];
 

@@ -16,7 +16,9 @@ function reference(state: unknown, patch: Operation[]): { ok: boolean; state: un
 }
 
 const key = fc.constantFrom("a", "b", "c", "items", "x~y", "p/q");
-const pointer = fc.array(fc.oneof(key, fc.constantFrom("0", "1", "-")), { minLength: 1, maxLength: 3 }).map((ts) => "/" + ts.map((t) => t.replace(/~/g, "~0").replace(/\//g, "~1")).join("/"));
+const pointer = fc
+  .array(fc.oneof(key, fc.constantFrom("0", "1", "-")), { minLength: 1, maxLength: 3 })
+  .map((ts) => "/" + ts.map((t) => t.replace(/~/g, "~0").replace(/\//g, "~1")).join("/"));
 const op: fc.Arbitrary<Operation> = fc.oneof(
   fc.record({ op: fc.constant("add" as const), path: pointer, value: fc.jsonValue({ maxDepth: 2 }) }),
   fc.record({ op: fc.constant("replace" as const), path: pointer, value: fc.jsonValue({ maxDepth: 2 }) }),
@@ -45,7 +47,10 @@ describe("applyPatch", () => {
 
   it("refuses an operation on a path that does not exist and leaves the state as it was", () => {
     const state = { a: { b: 1 } };
-    const r = applyPatch(state, [{ op: "replace", path: "/a/b", value: 2 }, { op: "remove", path: "/nope" }]);
+    const r = applyPatch(state, [
+      { op: "replace", path: "/a/b", value: 2 },
+      { op: "remove", path: "/nope" },
+    ]);
     expect(r.ok).toBe(false);
     expect(r.state).toBe(state);
     expect(state).toEqual({ a: { b: 1 } });
@@ -71,9 +76,18 @@ describe("applyPatch", () => {
 });
 
 describe("nextState", () => {
-  const ev = (type: string, data: Record<string, unknown>) => ({ run: "r", seq: 1, ts: "2026-11-07T11:00:01.026Z", type, data }) as unknown as JournalEvent;
+  const ev = (type: string, data: Record<string, unknown>) =>
+    ({ run: "r", seq: 1, ts: "2026-11-07T11:00:01.026Z", type, data }) as unknown as JournalEvent;
   it("rebuilds the example's state hash from a patch, and handles set and checkpoint", () => {
-    const s = nextState({}, ev("state", { patch: [{ op: "add", path: "/status", value: "triage" }, { op: "add", path: "/order", value: null }] }));
+    const s = nextState(
+      {},
+      ev("state", {
+        patch: [
+          { op: "add", path: "/status", value: "triage" },
+          { op: "add", path: "/order", value: null },
+        ],
+      }),
+    );
     expect(s.ok && hashOf(s.state)).toBe("sha256:a43582ff712609e4e1ac6900420e22ce95fc5f2ec43b41fc5c97cf8da76f671f");
     expect(nextState({ a: 1 }, ev("state", { set: { b: 2 } })).state).toEqual({ b: 2 });
     expect(nextState({ a: 1 }, ev("checkpoint", { id: "c", state: { c: 3 } })).state).toEqual({ c: 3 });

@@ -54,7 +54,17 @@ export interface StoredEvent {
   recordedHash: string | null;
   redactions: number;
   /** The stored (redacted) event, with the server's chain hash as `hash` when known. */
-  event: { run: string; seq: number; ts: string; type: string; step?: string; parent?: number; data: Record<string, unknown>; hash?: string; [k: string]: unknown };
+  event: {
+    run: string;
+    seq: number;
+    ts: string;
+    type: string;
+    step?: string;
+    parent?: number;
+    data: Record<string, unknown>;
+    hash?: string;
+    [k: string]: unknown;
+  };
 }
 
 /** The run state around an event, rebuilt on the server from the state events. */

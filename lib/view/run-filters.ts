@@ -27,7 +27,17 @@ export interface RunFilters {
   sort: RunSort;
 }
 
-export const EMPTY_FILTERS: RunFilters = { status: "", workflow: "", environment: "", tag: "", q: "", from: "", to: "", live: "", sort: "-started" };
+export const EMPTY_FILTERS: RunFilters = {
+  status: "",
+  workflow: "",
+  environment: "",
+  tag: "",
+  q: "",
+  from: "",
+  to: "",
+  live: "",
+  sort: "-started",
+};
 
 const KEYS = ["status", "workflow", "environment", "tag", "q", "from", "to", "live"] as const;
 

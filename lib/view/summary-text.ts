@@ -22,5 +22,12 @@ function reveal(c: StrColumn): StrColumn {
 }
 
 export function revealSummaryText(dto: SummaryDto): SummaryDto {
-  return { ...dto, type: reveal(dto.type), step: reveal(dto.step), call: reveal(dto.call), name: reveal(dto.name), status: reveal(dto.status) };
+  return {
+    ...dto,
+    type: reveal(dto.type),
+    step: reveal(dto.step),
+    call: reveal(dto.call),
+    name: reveal(dto.name),
+    status: reveal(dto.status),
+  };
 }

@@ -8,8 +8,9 @@
 // bidi embeddings/overrides/isolates, zero-width and joiners, BOM, soft hyphen, word joiner,
 // the Mongolian vowel separator, and C0/C1 controls other than tab and newline: matching
 // control characters is the point here
-// eslint-disable-next-line no-control-regex
-const INVISIBLE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB]/g;
+const INVISIBLE =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB]/g;
 
 export type TextSegment = { kind: "text"; text: string } | { kind: "invisible"; code: string; label: string };
 

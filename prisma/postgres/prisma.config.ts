@@ -3,9 +3,7 @@ import { defineConfig } from "prisma/config";
 import { postgresAdapterFactory } from "../adapters";
 
 const here = path.dirname(new URL(import.meta.url).pathname);
-const url = process.env.DATABASE_URL?.startsWith("postgres")
-  ? process.env.DATABASE_URL
-  : "postgresql://postgres@127.0.0.1:5432/retrace";
+const url = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : "postgresql://postgres@127.0.0.1:5432/retrace";
 
 export default defineConfig({
   experimental: { adapter: true },

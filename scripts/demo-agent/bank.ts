@@ -69,21 +69,25 @@ export class Bank {
   }
 
   lookupOrder(orderId: string): Order | undefined {
-    const row = this.db.prepare("SELECT id, customer, amount_cents AS amountCents, charged_times AS chargedTimes, status FROM orders WHERE id = ?").get(orderId) as
-      | Order
-      | undefined;
+    const row = this.db
+      .prepare("SELECT id, customer, amount_cents AS amountCents, charged_times AS chargedTimes, status FROM orders WHERE id = ?")
+      .get(orderId) as Order | undefined;
     return row;
   }
 
   searchKb(query: string): KbDoc[] {
-    const words = query.toLowerCase().split(/\W+/).filter((w) => w.length > 3);
+    const words = query
+      .toLowerCase()
+      .split(/\W+/)
+      .filter((w) => w.length > 3);
     const docs = this.db.prepare("SELECT id, version, indexed_at AS indexedAt, content FROM kb ORDER BY id").all() as KbDoc[];
     return docs.filter((d) => words.some((w) => d.content.toLowerCase().includes(w)));
   }
 
   checkTransfer(id: string): { id: string; status: "pending" | "settled"; checks: number } {
     this.db.prepare("UPDATE transfers SET checks = checks + 1 WHERE id = ?").run(id);
-    const t = this.db.prepare("SELECT checks, settles_after AS settlesAfter FROM transfers WHERE id = ?").get(id) as { checks: number; settlesAfter: number } | undefined;
+    const t = this.db.prepare("SELECT checks, settles_after AS settlesAfter FROM transfers WHERE id = ?").get(id) as
+      { checks: number; settlesAfter: number } | undefined;
     if (!t) throw new Error(`no transfer ${id}`);
     return { id, status: t.checks >= t.settlesAfter ? "settled" : "pending", checks: t.checks };
   }
@@ -116,13 +120,17 @@ export class Bank {
 
   findPaymentByKey(key: string): Payment | undefined {
     return this.db
-      .prepare("SELECT id, order_id AS orderId, amount_cents AS amountCents, idempotency_key AS idempotencyKey, created_at AS createdAt FROM payments WHERE idempotency_key = ?")
+      .prepare(
+        "SELECT id, order_id AS orderId, amount_cents AS amountCents, idempotency_key AS idempotencyKey, created_at AS createdAt FROM payments WHERE idempotency_key = ?",
+      )
       .get(key) as Payment | undefined;
   }
 
   paymentsFor(orderId: string): Payment[] {
     return this.db
-      .prepare("SELECT id, order_id AS orderId, amount_cents AS amountCents, idempotency_key AS idempotencyKey, created_at AS createdAt FROM payments WHERE order_id = ? ORDER BY id")
+      .prepare(
+        "SELECT id, order_id AS orderId, amount_cents AS amountCents, idempotency_key AS idempotencyKey, created_at AS createdAt FROM payments WHERE order_id = ? ORDER BY id",
+      )
       .all(orderId) as Payment[];
   }
 

@@ -14,7 +14,16 @@ import { join } from "node:path";
 import { runScenarios, SCENARIOS, type ScenarioName } from "./scenarios";
 
 function parse(argv: string[]) {
-  const opts: { out?: string; url?: string; token?: string; db?: string; spool?: string; fixed?: boolean; scenarios: ScenarioName[]; help?: boolean } = { scenarios: [] };
+  const opts: {
+    out?: string;
+    url?: string;
+    token?: string;
+    db?: string;
+    spool?: string;
+    fixed?: boolean;
+    scenarios: ScenarioName[];
+    help?: boolean;
+  } = { scenarios: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -42,7 +51,9 @@ function parse(argv: string[]) {
 async function main(): Promise<number> {
   const opts = parse(process.argv.slice(2));
   if (opts.help || (!opts.out && !opts.url)) {
-    console.log("usage: npx tsx scripts/demo-agent/main.ts (--out DIR | --url URL [--token T]) [--db DIR] [--fixed-clock|--real-clock] [--scenario NAME]…");
+    console.log(
+      "usage: npx tsx scripts/demo-agent/main.ts (--out DIR | --url URL [--token T]) [--db DIR] [--fixed-clock|--real-clock] [--scenario NAME]…",
+    );
     return opts.help ? 0 : 1;
   }
   const results = await runScenarios({

@@ -16,7 +16,10 @@ export interface ChatMessage {
 export interface Completion {
   id: string;
   model: string;
-  choices: Array<{ message: { role: "assistant"; content: string | null; tool_calls?: ChatMessage["tool_calls"] }; finish_reason: "stop" | "tool_calls" }>;
+  choices: Array<{
+    message: { role: "assistant"; content: string | null; tool_calls?: ChatMessage["tool_calls"] };
+    finish_reason: "stop" | "tool_calls";
+  }>;
   usage: { prompt_tokens: number; completion_tokens: number };
 }
 
@@ -44,7 +47,11 @@ export class ScriptedModel {
     this.calls++;
     const user = messages.find((m) => m.role === "user")?.content ?? "";
     const call = (name: string, args: Record<string, unknown>): Completion["choices"][number] => ({
-      message: { role: "assistant", content: null, tool_calls: [{ id: `call_${this.calls}`, type: "function", function: { name, arguments: JSON.stringify(args) } }] },
+      message: {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: `call_${this.calls}`, type: "function", function: { name, arguments: JSON.stringify(args) } }],
+      },
       finish_reason: "tool_calls",
     });
     const say = (text: string): Completion["choices"][number] => ({ message: { role: "assistant", content: text }, finish_reason: "stop" });
@@ -68,6 +75,11 @@ export class ScriptedModel {
     }
     const prompt = messages.map((m) => m.content).join("\n");
     const out = choice.message.content ?? JSON.stringify(choice.message.tool_calls);
-    return { id: `cmpl_${this.calls}`, model: this.name, choices: [choice], usage: { prompt_tokens: tokens(prompt), completion_tokens: tokens(out) } };
+    return {
+      id: `cmpl_${this.calls}`,
+      model: this.name,
+      choices: [choice],
+      usage: { prompt_tokens: tokens(prompt), completion_tokens: tokens(out) },
+    };
   }
 }

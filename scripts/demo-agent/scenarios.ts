@@ -79,7 +79,9 @@ async function turn(
         instructions: INSTRUCTIONS,
         template: { id: "main", version: "v1" },
       });
-      const completion = await c.rec.model({ model: c.model.name, context: ctx, params: { temperature: 0 }, tools: TOOLS }, async () => c.model.complete(messages));
+      const completion = await c.rec.model({ model: c.model.name, context: ctx, params: { temperature: 0 }, tools: TOOLS }, async () =>
+        c.model.complete(messages),
+      );
       const msg = completion.choices[0].message;
       messages.push({ role: "assistant", content: msg.content ?? "", ...(msg.tool_calls ? { tool_calls: msg.tool_calls } : {}) });
       if (!msg.tool_calls || msg.tool_calls.length === 0) return msg.content ?? "";
@@ -96,12 +98,19 @@ async function turn(
 
 async function lookupAndSearch(c: Ctx, name: string, id: string, args: Record<string, unknown>): Promise<unknown> {
   if (name === "lookup_order") {
-    const order = await c.rec.tool("lookup_order", { effect: "read", call: id, version: "1.0.0" }, args, async (a) => c.bank.lookupOrder(String(a.orderId)) ?? null);
+    const order = await c.rec.tool(
+      "lookup_order",
+      { effect: "read", call: id, version: "1.0.0" },
+      args,
+      async (a) => c.bank.lookupOrder(String(a.orderId)) ?? null,
+    );
     if (order) c.rec.state([{ op: "add", path: "/order", value: order }]);
     return order;
   }
   if (name === "kb_search") {
-    const docs = await c.rec.tool("kb_search", { effect: "read", call: id, version: "1.0.0" }, args, async (a) => c.bank.searchKb(String(a.query)));
+    const docs = await c.rec.tool("kb_search", { effect: "read", call: id, version: "1.0.0" }, args, async (a) =>
+      c.bank.searchKb(String(a.query)),
+    );
     c.rec.retrieval(
       args.query,
       docs.map((d: KbDoc) => ({ id: d.id, version: d.version, indexedAt: d.indexedAt, content: d.content })),
@@ -117,8 +126,18 @@ async function refundApproval(c: Ctx): Promise<"succeeded"> {
   c.bank.seed({
     orders: [{ id: orderId, customer: "cust-42", amountCents: 4999, chargedTimes: 2, status: "charged-twice" }],
     kb: [
-      { id: "kb-refunds", version: "7", indexedAt: new Date(c.now() - 2 * DAY).toISOString(), content: "Duplicate charge: refund the duplicate in full. Refunds need supervisor approval." },
-      { id: "kb-tone", version: "3", indexedAt: new Date(c.now() - 5 * DAY).toISOString(), content: "Be brief and friendly; confirm the refund policy amount." },
+      {
+        id: "kb-refunds",
+        version: "7",
+        indexedAt: new Date(c.now() - 2 * DAY).toISOString(),
+        content: "Duplicate charge: refund the duplicate in full. Refunds need supervisor approval.",
+      },
+      {
+        id: "kb-tone",
+        version: "3",
+        indexedAt: new Date(c.now() - 5 * DAY).toISOString(),
+        content: "Be brief and friendly; confirm the refund policy amount.",
+      },
     ],
   });
   // The gateway commits the first refund and then times out: the classic "did it pay?".
@@ -149,8 +168,16 @@ async function refundApproval(c: Ctx): Promise<"succeeded"> {
       } catch (e) {
         if (!(e instanceof ToolTimeoutError)) throw e;
         // Never retry a write blindly: ask the executor what happened to this idempotency key.
-        const found = await c.rec.tool("find_payment", { effect: "read", version: "1.0.0" }, { idempotencyKey: key }, async (a) => c.bank.findPaymentByKey(a.idempotencyKey) ?? null);
-        c.rec.reconcile(id, found ? "succeeded" : "failed", { evidence: found ? { paymentId: found.id, idempotencyKey: key } : { idempotencyKey: key }, by: "executor" });
+        const found = await c.rec.tool(
+          "find_payment",
+          { effect: "read", version: "1.0.0" },
+          { idempotencyKey: key },
+          async (a) => c.bank.findPaymentByKey(a.idempotencyKey) ?? null,
+        );
+        c.rec.reconcile(id, found ? "succeeded" : "failed", {
+          evidence: found ? { paymentId: found.id, idempotencyKey: key } : { idempotencyKey: key },
+          by: "executor",
+        });
         payment = found ?? undefined;
       }
       if (!payment) throw new Error("refund could not be confirmed");
@@ -183,7 +210,9 @@ async function transferWatch(c: Ctx): Promise<"succeeded"> {
   for (let n = 1; n <= 6 && final === undefined; n++) {
     let status = "unknown";
     final = await turn(c, n, messages, async (name, id, args) => {
-      const r = await c.rec.tool("check_transfer", { effect: "read", call: id, version: "1.0.0" }, args, async (a) => c.bank.checkTransfer(String(a.transferId)));
+      const r = await c.rec.tool("check_transfer", { effect: "read", call: id, version: "1.0.0" }, args, async (a) =>
+        c.bank.checkTransfer(String(a.transferId)),
+      );
       status = r.status;
       c.rec.state([{ op: "replace", path: "/transfer/status", value: r.status }]);
       return r;
@@ -202,7 +231,14 @@ async function refundRetryNoIdempotency(c: Ctx): Promise<"succeeded"> {
   c.bank.seed({
     orders: [{ id: orderId, customer: "cust-77", amountCents: 12900, chargedTimes: 2, status: "charged-twice" }],
     // Indexed more than a year ago: the policy has changed since (retrieval.stale).
-    kb: [{ id: "kb-refunds", version: "2", indexedAt: new Date(c.now() - 400 * DAY).toISOString(), content: "Duplicate charge: refund immediately, no approval needed." }],
+    kb: [
+      {
+        id: "kb-refunds",
+        version: "2",
+        indexedAt: new Date(c.now() - 400 * DAY).toISOString(),
+        content: "Duplicate charge: refund immediately, no approval needed.",
+      },
+    ],
   });
   c.bank.failAfterCommit(1);
   const text = INPUTS["refund-retry-no-idempotency"];
@@ -218,8 +254,11 @@ async function refundRetryNoIdempotency(c: Ctx): Promise<"succeeded"> {
       const approval = c.rec.approvalRequest(id, { id: "default", version: "v1" });
       c.rec.approvalDecision(approval, "approved", "supervisor@bank.test");
       const pay = (callId: string) =>
-        c.rec.tool("issue_refund", { effect: "write", target: "bank.sqlite", call: callId, version: "1.0.0", externalId: (p) => (p as Payment).id }, args, async (a) =>
-          c.bank.pay({ orderId: String(a.orderId), amountCents: Number(a.amountCents) }),
+        c.rec.tool(
+          "issue_refund",
+          { effect: "write", target: "bank.sqlite", call: callId, version: "1.0.0", externalId: (p) => (p as Payment).id },
+          args,
+          async (a) => c.bank.pay({ orderId: String(a.orderId), amountCents: Number(a.amountCents) }),
         );
       try {
         return await pay(id);
@@ -244,9 +283,19 @@ const RUNNERS: Record<ScenarioName, (c: Ctx) => Promise<"succeeded">> = {
 };
 
 const POLICIES: Record<ScenarioName, Record<string, unknown>> = {
-  "refund-approval": { requireApproval: ["issue_refund"], maxSteps: 8, retrievalMaxAgeSeconds: 30 * 86400, requiredInstructions: INSTRUCTIONS },
+  "refund-approval": {
+    requireApproval: ["issue_refund"],
+    maxSteps: 8,
+    retrievalMaxAgeSeconds: 30 * 86400,
+    requiredInstructions: INSTRUCTIONS,
+  },
   "transfer-watch": { maxSteps: 6, requiredInstructions: INSTRUCTIONS },
-  "refund-retry-no-idempotency": { requireApproval: ["issue_refund"], maxSteps: 8, retrievalMaxAgeSeconds: 30 * 86400, requiredInstructions: INSTRUCTIONS },
+  "refund-retry-no-idempotency": {
+    requireApproval: ["issue_refund"],
+    maxSteps: 8,
+    retrievalMaxAgeSeconds: 30 * 86400,
+    requiredInstructions: INSTRUCTIONS,
+  },
 };
 
 const ORDER_OF: Partial<Record<ScenarioName, string>> = { "refund-approval": "A-1001", "refund-retry-no-idempotency": "A-2002" };
@@ -255,13 +304,24 @@ export async function runScenarios(opts: RunOptions): Promise<ScenarioResult[]> 
   const log = opts.log ?? (() => undefined);
   const names = opts.scenarios ?? [...SCENARIOS];
   const shared = opts.url
-    ? httpSink({ baseUrl: opts.url, token: opts.token, spoolDir: opts.spoolDir ?? join(opts.dbDir, "spool"), batchSize: 50, flushIntervalMs: 200 })
+    ? httpSink({
+        baseUrl: opts.url,
+        token: opts.token,
+        spoolDir: opts.spoolDir ?? join(opts.dbDir, "spool"),
+        batchSize: 50,
+        flushIntervalMs: 200,
+      })
     : undefined;
   const results: ScenarioResult[] = [];
   for (const name of names) {
     const now = makeClock(!!opts.fixedClock);
     // A fixed clock gives stable ids; a real one needs unique ids per run.
-    const runId = opts.fixedClock ? `demo-${name}` : `demo-${name}-${new Date().toISOString().replace(/[^0-9]/g, "").slice(0, 14)}`;
+    const runId = opts.fixedClock
+      ? `demo-${name}`
+      : `demo-${name}-${new Date()
+          .toISOString()
+          .replace(/[^0-9]/g, "")
+          .slice(0, 14)}`;
     let sink: Sink;
     let file: string | undefined;
     if (shared) sink = shared;
@@ -302,7 +362,9 @@ export async function runScenarios(opts: RunOptions): Promise<ScenarioResult[]> 
     const order = ORDER_OF[name];
     const payments = order ? bank.paymentsFor(order) : [];
     bank.close();
-    log(`${name}: run ${runId} ${status}${file ? ` → ${file}` : ""}${order ? `, payments for ${order}: ${payments.length}` : ""}${delivered ? "" : " (not all events delivered yet; spooled)"}`);
+    log(
+      `${name}: run ${runId} ${status}${file ? ` → ${file}` : ""}${order ? `, payments for ${order}: ${payments.length}` : ""}${delivered ? "" : " (not all events delivered yet; spooled)"}`,
+    );
     results.push({ name, runId, file, status, delivered, payments });
   }
   if (shared) await shared.close(15_000);

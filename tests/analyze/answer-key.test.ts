@@ -12,7 +12,9 @@ import { hasSecret } from "../../lib/redact/patterns";
 
 const DIR = path.resolve(__dirname, "../fixtures/examples");
 const answers = JSON.parse(readFileSync(path.join(DIR, "answers.json"), "utf8")) as Record<string, Array<{ rule: string; seq: number }>>;
-const files = readdirSync(DIR).filter((f) => f.endsWith(".jsonl")).sort();
+const files = readdirSync(DIR)
+  .filter((f) => f.endsWith(".jsonl"))
+  .sort();
 
 const key = (f: { rule: string; seq: number }) => `${f.rule}@${f.seq}`;
 

@@ -18,8 +18,13 @@ interface Row {
   message: string;
 }
 
-const answers = JSON.parse(readFileSync(path.join(ROOT, EXAMPLES, "answers.json"), "utf8")) as Record<string, Array<{ rule: string; seq: number }>>;
-const files = readdirSync(path.join(ROOT, EXAMPLES)).filter((f) => f.endsWith(".jsonl")).sort();
+const answers = JSON.parse(readFileSync(path.join(ROOT, EXAMPLES, "answers.json"), "utf8")) as Record<
+  string,
+  Array<{ rule: string; seq: number }>
+>;
+const files = readdirSync(path.join(ROOT, EXAMPLES))
+  .filter((f) => f.endsWith(".jsonl"))
+  .sort();
 
 describe("retrace analyze (child process)", () => {
   it("--json on all example files prints one JSON object equal to the answer key, exit 0", () => {

@@ -66,7 +66,12 @@ describe("analyzer fold properties (seeded generated journals)", () => {
     fc.assert(
       fc.property(genSeed, fc.array(fc.nat(400), { maxLength: 4 }), fc.double({ min: 0, max: 0.4, noNaN: true }), (s, splits, faults) => {
         const events = orderEvents(generateRun({ seed: s, faults }));
-        expect(foldWithRestarts(events, splits.map((x) => x % (events.length + 1)))).toEqual(analyzeEvents(events));
+        expect(
+          foldWithRestarts(
+            events,
+            splits.map((x) => x % (events.length + 1)),
+          ),
+        ).toEqual(analyzeEvents(events));
       }),
       { seed, numRuns: testRuns(120) },
     );
@@ -115,7 +120,9 @@ describe("analyzer snapshot", () => {
       { type: "state", data: { set: { id: big, n: 1 }, hash: hashOf({ id: big, n: 1 }) } },
     ]);
     expect(foldWithRestarts(events, [1, 2])).toEqual([]);
-    expect(canonicalJson(createAnalyzer(parseJsonExact(canonicalJson(createAnalyzer().snapshot())) as AnalyzerSnapshot).snapshot())).toBe(canonicalJson(createAnalyzer().snapshot()));
+    expect(canonicalJson(createAnalyzer(parseJsonExact(canonicalJson(createAnalyzer().snapshot())) as AnalyzerSnapshot).snapshot())).toBe(
+      canonicalJson(createAnalyzer().snapshot()),
+    );
   });
 
   // Regression: lib/state once cloned states through JSON.stringify, which throws on
@@ -134,12 +141,21 @@ describe("analyzer snapshot", () => {
   });
 
   it("reads a version 1 snapshot (groups keyed by the canonical args) and keeps finding duplicates across it", () => {
-    const events = journal([writeCall("c1", "t", { b: 1, a: 2 }, "k1"), result("c1", "ok"), writeCall("c2", "t", { a: 2, b: 1 }, "k2"), result("c2", "ok")]);
+    const events = journal([
+      writeCall("c1", "t", { b: 1, a: 2 }, "k1"),
+      result("c1", "ok"),
+      writeCall("c2", "t", { a: 2, b: 1 }, "k2"),
+      result("c2", "ok"),
+    ]);
     const first = createAnalyzer();
     first.push(events[0]);
     first.push(events[1]);
     const v2 = first.snapshot();
-    const v1: AnalyzerSnapshot = { ...v2, version: 1, writeCalls: v2.writeCalls.map((r) => ({ ...r, group: `${r.tool}\u0000${canonicalJson({ b: 1, a: 2 })}` })) };
+    const v1: AnalyzerSnapshot = {
+      ...v2,
+      version: 1,
+      writeCalls: v2.writeCalls.map((r) => ({ ...r, group: `${r.tool}\u0000${canonicalJson({ b: 1, a: 2 })}` })),
+    };
     const restored = createAnalyzer(parseJsonExact(canonicalJson(v1)) as AnalyzerSnapshot);
     restored.push(events[2]);
     restored.push(events[3]);

@@ -42,7 +42,12 @@ export function chain(events: JournalEvent[]): JournalEvent[] {
 
 export const start = (policy: JsonObject = {}): Spec => ({
   type: "run.start",
-  data: { workflow: { name: "w", version: "1" }, agent: { name: "a", version: "1" }, versions: { prompts: {}, policies: {}, tools: {}, models: {} }, policy },
+  data: {
+    workflow: { name: "w", version: "1" },
+    agent: { name: "a", version: "1" },
+    versions: { prompts: {}, policies: {}, tools: {}, models: {} },
+    policy,
+  },
 });
 
 export const writeCall = (call: string, tool: string, args: JsonObject, key?: string): Spec => ({
@@ -50,4 +55,7 @@ export const writeCall = (call: string, tool: string, args: JsonObject, key?: st
   data: { call, tool, args, effect: "write", ...(key !== undefined ? { idempotencyKey: key } : {}) },
 });
 
-export const result = (call: string, status: string, extra: JsonObject = {}): Spec => ({ type: "tool.result", data: { call, status, ...extra } });
+export const result = (call: string, status: string, extra: JsonObject = {}): Spec => ({
+  type: "tool.result",
+  data: { call, status, ...extra },
+});

@@ -38,7 +38,10 @@ export function oracle(input: JournalEvent[]): OracleFinding[] {
   const resultsOf = (call: string) => ev.filter((e) => e.type === "tool.result" && e.data.call === call);
   const callOf = (call: string) => ev.find((e) => e.type === "tool.call" && e.data.call === call);
   const sameWrite = (a: JournalEvent, b: JournalEvent) =>
-    a.data.effect === "write" && b.data.effect === "write" && a.data.tool === b.data.tool && canonicalJson(a.data.args ?? null) === canonicalJson(b.data.args ?? null);
+    a.data.effect === "write" &&
+    b.data.effect === "write" &&
+    a.data.tool === b.data.tool &&
+    canonicalJson(a.data.args ?? null) === canonicalJson(b.data.args ?? null);
 
   let stopIdx = -1;
   let pastStopDone = false;
@@ -87,7 +90,8 @@ export function oracle(input: JournalEvent[]): OracleFinding[] {
         if (typeof max !== "number") break;
         const limit = nanos(e.ts) - BigInt(Math.round(max * 1e9));
         const docs = Array.isArray(d.documents) ? d.documents : [];
-        if (docs.some((doc) => typeof o(doc)?.indexedAt === "string" && nanos(o(doc)?.indexedAt as string) < limit)) add("retrieval.stale", e.seq);
+        if (docs.some((doc) => typeof o(doc)?.indexedAt === "string" && nanos(o(doc)?.indexedAt as string) < limit))
+          add("retrieval.stale", e.seq);
         break;
       }
       case "tool.result":
@@ -101,7 +105,10 @@ export function oracle(input: JournalEvent[]): OracleFinding[] {
         if (stopIdx < 0 && (d.action === "stop" || o(d.stop)?.met === true)) stopIdx = i;
         break;
       case "approval.decision": {
-        const before = ev.slice(0, i).filter((x) => x.type === "state" || x.type === "checkpoint").pop();
+        const before = ev
+          .slice(0, i)
+          .filter((x) => x.type === "state" || x.type === "checkpoint")
+          .pop();
         const expected = before ? s(before.data.hash) : hashOf({});
         if (typeof d.stateHash === "string" && expected !== undefined && d.stateHash !== expected) add("approval.stale-state", e.seq);
         break;

@@ -144,7 +144,10 @@ describe("retrieval.stale", () => {
   });
 
   it("reports one finding per retrieval whatever the number of stale documents", () => {
-    const events = journal([start({ retrievalMaxAgeSeconds: 1 }), retrieval("2026-11-07T12:00:00.000Z", "2020-01-01T00:00:00Z", "2021-01-01T00:00:00Z")]);
+    const events = journal([
+      start({ retrievalMaxAgeSeconds: 1 }),
+      retrieval("2026-11-07T12:00:00.000Z", "2020-01-01T00:00:00Z", "2021-01-01T00:00:00Z"),
+    ]);
     expect(analyzeEvents(events).filter((f) => f.rule === "retrieval.stale")).toHaveLength(1);
   });
 
@@ -162,8 +165,14 @@ describe("tool.partial", () => {
 
 describe("approval.missing", () => {
   const policy = start({ requireApproval: ["pay"] });
-  const request = (approval: string, call: string): Spec => ({ type: "approval.request", data: { approval, call, stateHash: EMPTY_STATE_HASH } });
-  const decision = (approval: string, d: string): Spec => ({ type: "approval.decision", data: { approval, decision: d, by: "r", stateHash: EMPTY_STATE_HASH } });
+  const request = (approval: string, call: string): Spec => ({
+    type: "approval.request",
+    data: { approval, call, stateHash: EMPTY_STATE_HASH },
+  });
+  const decision = (approval: string, d: string): Spec => ({
+    type: "approval.decision",
+    data: { approval, decision: d, by: "r", stateHash: EMPTY_STATE_HASH },
+  });
   const pay = (call: string) => writeCall(call, "pay", { amount: 1 }, `k-${call}`);
 
   it("reports a required tool called with no approval request at all", () => {
@@ -175,11 +184,15 @@ describe("approval.missing", () => {
   });
 
   it("takes the last decision before the call: denied then approved approves", () => {
-    expect(found(journal([policy, request("a1", "c1"), decision("a1", "denied"), decision("a1", "approved"), pay("c1")]), "approval.missing")).toEqual([]);
+    expect(
+      found(journal([policy, request("a1", "c1"), decision("a1", "denied"), decision("a1", "approved"), pay("c1")]), "approval.missing"),
+    ).toEqual([]);
   });
 
   it("takes the last decision before the call: approved then denied does not", () => {
-    expect(found(journal([policy, request("a1", "c1"), decision("a1", "approved"), decision("a1", "denied"), pay("c1")]), "approval.missing")).toEqual([4]);
+    expect(
+      found(journal([policy, request("a1", "c1"), decision("a1", "approved"), decision("a1", "denied"), pay("c1")]), "approval.missing"),
+    ).toEqual([4]);
   });
 
   it("needs the request to name this call: an approval of another call does not count", () => {
@@ -197,7 +210,10 @@ describe("approval.missing", () => {
 });
 
 describe("approval.stale-state", () => {
-  const decision = (stateHash: string): Spec => ({ type: "approval.decision", data: { approval: "a", decision: "approved", by: "r", stateHash } });
+  const decision = (stateHash: string): Spec => ({
+    type: "approval.decision",
+    data: { approval: "a", decision: "approved", by: "r", stateHash },
+  });
 
   it("compares with the hash of {} before any state event", () => {
     expect(found(journal([decision(EMPTY_STATE_HASH), decision(hashOf({ x: 1 }))]), "approval.stale-state")).toEqual([1]);
@@ -235,12 +251,17 @@ describe("loop.past-stop", () => {
   });
 
   it("treats stop.met = true as a stop even when the action says continue", () => {
-    const events = journal([{ type: "decision", data: { action: "continue", stop: { condition: "x", met: true } } }, writeCall("c", "t", {}, "k")]);
+    const events = journal([
+      { type: "decision", data: { action: "continue", stop: { condition: "x", met: true } } },
+      writeCall("c", "t", {}, "k"),
+    ]);
     expect(found(events, "loop.past-stop")).toEqual([1]);
   });
 
   it("does not treat continue with met = false as a stop", () => {
-    expect(found(journal([{ type: "decision", data: { action: "continue", stop: { met: false } } }, step()]), "loop.past-stop")).toEqual([]);
+    expect(found(journal([{ type: "decision", data: { action: "continue", stop: { met: false } } }, step()]), "loop.past-stop")).toEqual(
+      [],
+    );
   });
 });
 
@@ -260,7 +281,12 @@ describe("loop.max-steps", () => {
 
 describe("effect.no-idempotency", () => {
   it("reports a write call whose idempotencyKey is missing or empty, never a read call", () => {
-    const events = journal([writeCall("a", "t", {}), writeCall("b", "t", {}, ""), writeCall("c", "t", {}, "k"), { type: "tool.call", data: { call: "d", tool: "t", args: {}, effect: "read" } }]);
+    const events = journal([
+      writeCall("a", "t", {}),
+      writeCall("b", "t", {}, ""),
+      writeCall("c", "t", {}, "k"),
+      { type: "tool.call", data: { call: "d", tool: "t", args: {}, effect: "read" } },
+    ]);
     expect(found(events, "effect.no-idempotency")).toEqual([0, 1]);
   });
 });
@@ -269,7 +295,11 @@ describe("effect.retry-after-unknown", () => {
   const args = { order: "A-1", amount: 5 };
 
   it("reports a retry, with a different key, of a write whose outcome was timeout", () => {
-    const events = journal([writeCall("c1", "pay", args, "k1"), result("c1", "timeout"), writeCall("c2", "pay", { amount: 5, order: "A-1" }, "k2")]);
+    const events = journal([
+      writeCall("c1", "pay", args, "k1"),
+      result("c1", "timeout"),
+      writeCall("c2", "pay", { amount: 5, order: "A-1" }, "k2"),
+    ]);
     expect(found(events, "effect.retry-after-unknown")).toEqual([2]);
   });
 
@@ -279,7 +309,12 @@ describe("effect.retry-after-unknown", () => {
   });
 
   it("accepts a retry that reuses the same idempotency key", () => {
-    expect(found(journal([writeCall("c1", "pay", args, "k1"), result("c1", "timeout"), writeCall("c2", "pay", args, "k1")]), "effect.retry-after-unknown")).toEqual([]);
+    expect(
+      found(
+        journal([writeCall("c1", "pay", args, "k1"), result("c1", "timeout"), writeCall("c2", "pay", args, "k1")]),
+        "effect.retry-after-unknown",
+      ),
+    ).toEqual([]);
   });
 
   it("is cleared by a reconcile between the result and the retry, whatever its outcome", () => {
@@ -293,17 +328,42 @@ describe("effect.retry-after-unknown", () => {
   });
 
   it("is not cleared by a reconcile that comes before the result", () => {
-    const events = journal([writeCall("c1", "pay", args, "k1"), { type: "reconcile", data: { call: "c1", outcome: "succeeded", by: "ops" } }, result("c1", "unknown"), writeCall("c2", "pay", args, "k2")]);
+    const events = journal([
+      writeCall("c1", "pay", args, "k1"),
+      { type: "reconcile", data: { call: "c1", outcome: "succeeded", by: "ops" } },
+      result("c1", "unknown"),
+      writeCall("c2", "pay", args, "k2"),
+    ]);
     expect(found(events, "effect.retry-after-unknown")).toEqual([3]);
   });
 
   it("needs the unknown result before the retry, equal args, the same tool, and write effects", () => {
     const read = (call: string): Spec => ({ type: "tool.call", data: { call, tool: "pay", args, effect: "read" } });
-    expect(found(journal([writeCall("c1", "pay", args, "k1"), writeCall("c2", "pay", args, "k2"), result("c1", "timeout")]), "effect.retry-after-unknown")).toEqual([]);
-    expect(found(journal([writeCall("c1", "pay", args, "k1"), result("c1", "timeout"), writeCall("c2", "pay", { ...args, amount: 6 }, "k2")]), "effect.retry-after-unknown")).toEqual([]);
-    expect(found(journal([writeCall("c1", "pay", args, "k1"), result("c1", "timeout"), writeCall("c2", "refund", args, "k2")]), "effect.retry-after-unknown")).toEqual([]);
+    expect(
+      found(
+        journal([writeCall("c1", "pay", args, "k1"), writeCall("c2", "pay", args, "k2"), result("c1", "timeout")]),
+        "effect.retry-after-unknown",
+      ),
+    ).toEqual([]);
+    expect(
+      found(
+        journal([writeCall("c1", "pay", args, "k1"), result("c1", "timeout"), writeCall("c2", "pay", { ...args, amount: 6 }, "k2")]),
+        "effect.retry-after-unknown",
+      ),
+    ).toEqual([]);
+    expect(
+      found(
+        journal([writeCall("c1", "pay", args, "k1"), result("c1", "timeout"), writeCall("c2", "refund", args, "k2")]),
+        "effect.retry-after-unknown",
+      ),
+    ).toEqual([]);
     expect(found(journal([read("c1"), result("c1", "timeout"), read("c2")]), "effect.retry-after-unknown")).toEqual([]);
-    expect(found(journal([writeCall("c1", "pay", args, "k1"), result("c1", "error"), writeCall("c2", "pay", args, "k2")]), "effect.retry-after-unknown")).toEqual([]);
+    expect(
+      found(
+        journal([writeCall("c1", "pay", args, "k1"), result("c1", "error"), writeCall("c2", "pay", args, "k2")]),
+        "effect.retry-after-unknown",
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -311,18 +371,33 @@ describe("effect.duplicate", () => {
   const args = { a: 1, b: [1, 2] };
 
   it("reports the later of two ok write calls with canonically equal args", () => {
-    const events = journal([writeCall("c1", "t", args, "k1"), result("c1", "ok", { externalId: "x1" }), writeCall("c2", "t", { b: [1, 2], a: 1.0 }, "k2"), result("c2", "ok", { externalId: "x2" })]);
+    const events = journal([
+      writeCall("c1", "t", args, "k1"),
+      result("c1", "ok", { externalId: "x1" }),
+      writeCall("c2", "t", { b: [1, 2], a: 1.0 }, "k2"),
+      result("c2", "ok", { externalId: "x2" }),
+    ]);
     expect(found(events, "effect.duplicate")).toEqual([2]);
   });
 
   it("does not report calls sharing a non-empty key and the same externalId (one operation)", () => {
-    const events = journal([writeCall("c1", "t", args, "k"), result("c1", "ok", { externalId: "x" }), writeCall("c2", "t", args, "k"), result("c2", "ok", { externalId: "x" })]);
+    const events = journal([
+      writeCall("c1", "t", args, "k"),
+      result("c1", "ok", { externalId: "x" }),
+      writeCall("c2", "t", args, "k"),
+      result("c2", "ok", { externalId: "x" }),
+    ]);
     expect(found(events, "effect.duplicate")).toEqual([]);
   });
 
   it("reports a shared key with different or missing externalIds, and a shared externalId without keys", () => {
     const base = (k: string | undefined, x1: string | undefined, x2: string | undefined) =>
-      journal([writeCall("c1", "t", args, k), result("c1", "ok", x1 ? { externalId: x1 } : {}), writeCall("c2", "t", args, k), result("c2", "ok", x2 ? { externalId: x2 } : {})]);
+      journal([
+        writeCall("c1", "t", args, k),
+        result("c1", "ok", x1 ? { externalId: x1 } : {}),
+        writeCall("c2", "t", args, k),
+        result("c2", "ok", x2 ? { externalId: x2 } : {}),
+      ]);
     expect(found(base("k", "x1", "x2"), "effect.duplicate")).toEqual([2]);
     expect(found(base("k", undefined, undefined), "effect.duplicate")).toEqual([2]);
     expect(found(base(undefined, "x", "x"), "effect.duplicate")).toEqual([2]);
@@ -349,10 +424,17 @@ describe("effect.duplicate", () => {
 
 describe("state.hash-mismatch", () => {
   const state = (data: object): Spec => ({ type: "state", data: data as never });
-  const checkpoint = (s: object, hash = hashOf(s)): Spec => ({ type: "checkpoint", data: { id: "cp", state: s as never, hash, durable: true } });
+  const checkpoint = (s: object, hash = hashOf(s)): Spec => ({
+    type: "checkpoint",
+    data: { id: "cp", state: s as never, hash, durable: true },
+  });
 
   it("is silent when every recorded hash matches the rebuilt state", () => {
-    const events = journal([state({ set: { a: 1 }, hash: hashOf({ a: 1 }) }), state({ patch: [{ op: "add", path: "/b", value: 2 }], hash: hashOf({ a: 1, b: 2 }) }), checkpoint({ a: 1, b: 2 })]);
+    const events = journal([
+      state({ set: { a: 1 }, hash: hashOf({ a: 1 }) }),
+      state({ patch: [{ op: "add", path: "/b", value: 2 }], hash: hashOf({ a: 1, b: 2 }) }),
+      checkpoint({ a: 1, b: 2 }),
+    ]);
     expect(found(events)).toEqual([]);
   });
 
@@ -378,12 +460,19 @@ describe("state.hash-mismatch", () => {
   });
 
   it("checks a checkpoint with no mismatch pending against the state rebuilt before it", () => {
-    const events = journal([state({ set: { a: 1 }, hash: hashOf({ a: 1 }) }), checkpoint({ a: 1, b: 2 }, hashOf({ a: 1, b: 2 })), checkpoint({ z: 1 }, hashOf({ a: 1, b: 2 }))]);
+    const events = journal([
+      state({ set: { a: 1 }, hash: hashOf({ a: 1 }) }),
+      checkpoint({ a: 1, b: 2 }, hashOf({ a: 1, b: 2 })),
+      checkpoint({ z: 1 }, hashOf({ a: 1, b: 2 })),
+    ]);
     expect(found(events, "state.hash-mismatch")).toEqual([1]);
   });
 
   it("replaces the state with state.set and starts from {}", () => {
-    const events = journal([state({ patch: [{ op: "add", path: "/x", value: 1 }], hash: hashOf({ x: 1 }) }), state({ set: [1, 2], hash: hashOf([1, 2]) })]);
+    const events = journal([
+      state({ patch: [{ op: "add", path: "/x", value: 1 }], hash: hashOf({ x: 1 }) }),
+      state({ set: [1, 2], hash: hashOf([1, 2]) }),
+    ]);
     expect(found(events)).toEqual([]);
   });
 });

@@ -69,7 +69,10 @@ describe("retrace CLI", () => {
   it("prints each bad line with file and line number, and exits 1", async () => {
     const t = await freshDb("sqlite");
     const bad = path.join(inject("tmpDir"), "bad.jsonl");
-    fs.writeFileSync(bad, '{"run":"r","seq":0,"ts":"2026-11-07T11:00:01.026Z","type":"note","data":{"text":"x"}}\n{"run":"r","seq":1,"ts":"nope","type":"note","data":{"text":"x"}}\n');
+    fs.writeFileSync(
+      bad,
+      '{"run":"r","seq":0,"ts":"2026-11-07T11:00:01.026Z","type":"note","data":{"text":"x"}}\n{"run":"r","seq":1,"ts":"nope","type":"note","data":{"text":"x"}}\n',
+    );
     const r = await cli(["import", bad], { DATABASE_URL: t.url });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/bad\.jsonl:2: run r: ts: expected an RFC 3339 timestamp/);
@@ -78,7 +81,10 @@ describe("retrace CLI", () => {
 
   it("detects and converts trace exports, naming the format, and exits 2 for a missing file", async () => {
     const t = await freshDb("sqlite");
-    const r = await cli(["import", "tests/fixtures/corpus/jaeger/kagent-helm-agent.jaeger.json", "tests/fixtures/corpus/swe-agent/pydicom-1458-gpt4.traj"], { DATABASE_URL: t.url });
+    const r = await cli(
+      ["import", "tests/fixtures/corpus/jaeger/kagent-helm-agent.jaeger.json", "tests/fixtures/corpus/swe-agent/pydicom-1458-gpt4.traj"],
+      { DATABASE_URL: t.url },
+    );
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/\(Jaeger JSON export\): run jaeger-3e289017\S* stored/);

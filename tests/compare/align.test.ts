@@ -19,7 +19,9 @@ const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 const resequence = (events: CompareEvent[]) => events.map((e, i) => ({ ...e, seq: i }));
 /** Rows that are not `same`, as "status a-seq/b-seq". */
 const diffs = (al: Alignment, a: CompareEvent[], b: CompareEvent[]) =>
-  al.rows.filter((r) => r.status !== "same").map((r) => `${r.status} ${r.a === null ? "-" : a[r.a].seq}/${r.b === null ? "-" : b[r.b].seq}`);
+  al.rows
+    .filter((r) => r.status !== "same")
+    .map((r) => `${r.status} ${r.a === null ? "-" : a[r.a].seq}/${r.b === null ? "-" : b[r.b].seq}`);
 
 /** 00-refund-clean after a prompt change: the model refunds a different amount from seq 15 on. */
 function promptChanged(): CompareEvent[] {
@@ -58,7 +60,13 @@ describe("alignRuns", () => {
     const b = promptChanged();
     const al = alignRuns(a, b);
     expect(diffs(al, a, b)).toEqual(["changed 15/15", "changed 18/18"]);
-    expect(al.firstDivergence).toMatchObject({ aSeq: 15, bSeq: 15, status: "changed", reason: "model.response: output changed", segment: "refund" });
+    expect(al.firstDivergence).toMatchObject({
+      aSeq: 15,
+      bSeq: 15,
+      status: "changed",
+      reason: "model.response: output changed",
+      segment: "refund",
+    });
     expect(al.rows[al.firstDivergence!.row].reason).toBe("model.response: output changed");
     expect(al.rows.find((r) => r.a !== null && a[r.a].seq === 18)?.reason).toBe("tool.call: args changed");
   });
@@ -67,7 +75,12 @@ describe("alignRuns", () => {
     const a = load("00-refund-clean.jsonl");
     const b = clone(a);
     const at = b.findIndex((e) => e.seq === 9); // after lookup_order's result, same step
-    b.splice(at, 0, { seq: -1, type: "tool.call", step: b[at].step, data: { call: "extra", tool: "kb_search", args: { q: "x" }, effect: "read" } });
+    b.splice(at, 0, {
+      seq: -1,
+      type: "tool.call",
+      step: b[at].step,
+      data: { call: "extra", tool: "kb_search", args: { q: "x" }, effect: "read" },
+    });
     const bb = resequence(b);
     const al = alignRuns(a, bb);
     expect(diffs(al, a, bb)).toEqual(["only-b -/9"]);
@@ -109,7 +122,13 @@ describe("alignRuns", () => {
 
   it("segments: steps by their step.start name, run-level stretches between them", () => {
     const segs = segmentsOf(load("00-refund-clean.jsonl"));
-    expect(segs.map((s) => `${s.label}:${s.start}-${s.end}`)).toEqual(["(run):0-3", "triage:3-12", "refund:12-23", "notify:23-32", "(run):32-33"]);
+    expect(segs.map((s) => `${s.label}:${s.start}-${s.end}`)).toEqual([
+      "(run):0-3",
+      "triage:3-12",
+      "refund:12-23",
+      "notify:23-32",
+      "(run):32-33",
+    ]);
     expect(segs[0].stepId).toBeNull();
     expect(segs[1].stepId).toBe("s1");
   });
@@ -134,13 +153,17 @@ describe("alignRuns, seeded mutations", () => {
       else b.push(e);
       if (rng.chance(0.08)) b.push({ seq: -1, type: "note", step: e.step, data: { text: `inserted ${seed}` } });
     }
-    for (const [x, y] of [[a, resequence(b)], [a, resequence(deletedOnly)]] as const) {
+    for (const [x, y] of [
+      [a, resequence(b)],
+      [a, resequence(deletedOnly)],
+    ] as const) {
       const al = alignRuns(x, y);
       const as = al.rows.filter((r) => r.a !== null).map((r) => r.a);
       const bs = al.rows.filter((r) => r.b !== null).map((r) => r.b);
       expect(as).toEqual(x.map((_e, i) => i));
       expect(bs).toEqual(y.map((_e, i) => i));
-      for (const r of al.rows.filter((r) => r.status === "same")) expect(canonicalJson(comparable(x[r.a!]))).toBe(canonicalJson(comparable(y[r.b!])));
+      for (const r of al.rows.filter((r) => r.status === "same"))
+        expect(canonicalJson(comparable(x[r.a!]))).toBe(canonicalJson(comparable(y[r.b!])));
     }
     const al = alignRuns(a, resequence(deletedOnly));
     expect(al.counts.same).toBe(deletedOnly.length);

@@ -10,16 +10,24 @@ describe("jsonDiff", () => {
   });
 
   it("names replaced, added and removed fields by JSON Pointer with old and new values", () => {
-    expect(text({ args: { amountCents: 4599, currency: "usd" }, error: "boom" }, { args: { amountCents: 2000, currency: "usd", note: "x" } })).toEqual([
-      "~ /args/amountCents: 4599 → 2000",
-      '+ /args/note: "x"',
-      '- /error: "boom"',
-    ]);
+    expect(
+      text({ args: { amountCents: 4599, currency: "usd" }, error: "boom" }, { args: { amountCents: 2000, currency: "usd", note: "x" } }),
+    ).toEqual(["~ /args/amountCents: 4599 → 2000", '+ /args/note: "x"', '- /error: "boom"']);
   });
 
   it("diffs arrays of objects by id: a removed item by its old index, an added one by its new index", () => {
-    const before = { charges: [{ id: "c1", cents: 1 }, { id: "c2", cents: 2 }] };
-    const after = { charges: [{ id: "c2", cents: 2 }, { id: "c3", cents: 3 }] };
+    const before = {
+      charges: [
+        { id: "c1", cents: 1 },
+        { id: "c2", cents: 2 },
+      ],
+    };
+    const after = {
+      charges: [
+        { id: "c2", cents: 2 },
+        { id: "c3", cents: 3 },
+      ],
+    };
     expect(text(before, after)).toEqual(['- /charges/0: {"id":"c1","cents":1}', '+ /charges/1: {"id":"c3","cents":3}']);
   });
 

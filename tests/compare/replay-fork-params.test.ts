@@ -44,18 +44,28 @@ describe("the fork form", () => {
       ok: true,
       spec: { override: { policy: { requireApproval: [] } } },
     });
-    expect(draftToSpec(draft({ kind: "policy", maxSteps: "-1" }))).toMatchObject({ ok: false, field: "maxSteps", error: expect.stringMatching(/whole number/) });
+    expect(draftToSpec(draft({ kind: "policy", maxSteps: "-1" }))).toMatchObject({
+      ok: false,
+      field: "maxSteps",
+      error: expect.stringMatching(/whole number/),
+    });
     expect(draftToSpec(draft({ kind: "policy", maxSteps: "2.5" }))).toMatchObject({ ok: false, field: "maxSteps" });
   });
 
   it("leaves out what the run's own policy already says, and refuses an unchanged policy", () => {
     const base = { requireApproval: ["issue_refund"], maxSteps: 6 };
-    expect(draftToSpec(draft({ kind: "policy", requireApproval: "issue_refund", maxSteps: "2" }), base)).toEqual({ ok: true, spec: { seq: 17, override: { policy: { maxSteps: 2 } } } });
+    expect(draftToSpec(draft({ kind: "policy", requireApproval: "issue_refund", maxSteps: "2" }), base)).toEqual({
+      ok: true,
+      spec: { seq: 17, override: { policy: { maxSteps: 2 } } },
+    });
     expect(draftToSpec(draft({ kind: "policy", requireApproval: "send_email , issue_refund", maxSteps: "6" }), base)).toEqual({
       ok: true,
       spec: { seq: 17, override: { policy: { requireApproval: ["send_email", "issue_refund"] } } },
     });
-    expect(draftToSpec(draft({ kind: "policy", requireApproval: "issue_refund", maxSteps: "6" }), base)).toMatchObject({ ok: false, error: expect.stringMatching(/run's own policy/) });
+    expect(draftToSpec(draft({ kind: "policy", requireApproval: "issue_refund", maxSteps: "6" }), base)).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/run's own policy/),
+    });
   });
 
   it("validates the JSON editor: syntax, shape, and the fields the engine knows", () => {
@@ -63,13 +73,35 @@ describe("the fork form", () => {
       ok: true,
       spec: { seq: 17, override: { toolResult: { status: "error", error: "boom" } } },
     });
-    expect(draftToSpec(draft({ kind: "toolResult", json: '{"status":"error",}' }))).toMatchObject({ ok: false, field: "json", error: expect.stringMatching(/^not valid JSON: /) });
-    expect(draftToSpec(draft({ kind: "toolResult", json: '{"status":"maybe"}' }))).toMatchObject({ ok: false, field: "json", error: expect.stringMatching(/status must be one of ok, error, timeout, unknown/) });
-    expect(draftToSpec(draft({ kind: "toolResult", json: "[1]" }))).toMatchObject({ ok: false, field: "json", error: expect.stringMatching(/JSON object/) });
-    expect(draftToSpec(draft({ kind: "modelOutput", json: '{"toolCalls":[{"args":{}}]}' }))).toMatchObject({ ok: false, field: "json", error: expect.stringMatching(/toolCalls\.0\.name/) });
-    expect(draftToSpec(draft({ kind: "modelOutput", json: '{"text":"no tool needed"}' }))).toMatchObject({ ok: true, spec: { override: { modelOutput: { text: "no tool needed" } } } });
+    expect(draftToSpec(draft({ kind: "toolResult", json: '{"status":"error",}' }))).toMatchObject({
+      ok: false,
+      field: "json",
+      error: expect.stringMatching(/^not valid JSON: /),
+    });
+    expect(draftToSpec(draft({ kind: "toolResult", json: '{"status":"maybe"}' }))).toMatchObject({
+      ok: false,
+      field: "json",
+      error: expect.stringMatching(/status must be one of ok, error, timeout, unknown/),
+    });
+    expect(draftToSpec(draft({ kind: "toolResult", json: "[1]" }))).toMatchObject({
+      ok: false,
+      field: "json",
+      error: expect.stringMatching(/JSON object/),
+    });
+    expect(draftToSpec(draft({ kind: "modelOutput", json: '{"toolCalls":[{"args":{}}]}' }))).toMatchObject({
+      ok: false,
+      field: "json",
+      error: expect.stringMatching(/toolCalls\.0\.name/),
+    });
+    expect(draftToSpec(draft({ kind: "modelOutput", json: '{"text":"no tool needed"}' }))).toMatchObject({
+      ok: true,
+      spec: { override: { modelOutput: { text: "no tool needed" } } },
+    });
     expect(draftToSpec(draft({ kind: "state", json: "" }))).toMatchObject({ ok: false, field: "json", error: "the JSON editor is empty" });
-    expect(draftToSpec(draft({ kind: "state", json: '{"status":"done"}' }))).toMatchObject({ ok: true, spec: { override: { state: { status: "done" } } } });
+    expect(draftToSpec(draft({ kind: "state", json: '{"status":"done"}' }))).toMatchObject({
+      ok: true,
+      spec: { override: { state: { status: "done" } } },
+    });
   });
 
   it("refuses a seq that is not a whole number", () => {

@@ -9,7 +9,8 @@ import { readJournalText } from "../../lib/journal/reader";
 import { createReplay } from "../../lib/replay";
 import { buildRows, labelOf } from "../../components/replay/frame-rows";
 
-const load = async (file: string) => (await readJournalText(readFileSync(path.resolve(__dirname, "../fixtures/examples", file), "utf8"))).events;
+const load = async (file: string) =>
+  (await readJournalText(readFileSync(path.resolve(__dirname, "../fixtures/examples", file), "utf8"))).events;
 
 describe("buildRows", () => {
   it("a maxSteps fork: the inserted stop has no recorded cell, the step it stops is stale", async () => {
@@ -25,7 +26,13 @@ describe("buildRows", () => {
   it("a reconstruct: write calls blocked, their results substituted, tool kinds by effect", async () => {
     const rows = buildRows(createReplay(await load("00-refund-clean.jsonl")));
     const call = rows.find((r) => r.seq === 18)!;
-    expect(call).toMatchObject({ type: "tool.call", label: "issue_refund (write)", kind: "tool-write", provenance: "blocked", simulated: false });
+    expect(call).toMatchObject({
+      type: "tool.call",
+      label: "issue_refund (write)",
+      kind: "tool-write",
+      provenance: "blocked",
+      simulated: false,
+    });
     expect(rows.find((r) => r.seq === 19)).toMatchObject({ kind: "tool-write", substituted: true, provenance: "recorded" });
     expect(rows.every((r) => r.recorded !== null)).toBe(true);
   });

@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 import ELK from "elkjs/lib/elk.bundled.js";
-import { buildRunIndex, buildStepGraph, decodeSummary, encodeSummary, graphWindow, layoutSequence, layoutStepGraph, summaryRowsFromEvents, type ElkEngine } from "@/lib/graph";
+import {
+  buildRunIndex,
+  buildStepGraph,
+  decodeSummary,
+  encodeSummary,
+  graphWindow,
+  layoutSequence,
+  layoutStepGraph,
+  summaryRowsFromEvents,
+  type ElkEngine,
+} from "@/lib/graph";
 import { generateJournal } from "@/scripts/bench-journal";
 import { indexOf, readExample } from "./helpers";
 import type { JournalEvent } from "@/lib/journal/types";
@@ -25,13 +35,25 @@ describe("buildStepGraph", () => {
     const g = buildStepGraph(index, { collapsed: () => false });
     // 7 has parent 6, its predecessor: the order edge says it
     expect(g.edges.find((e) => e.id === "parent:e6->e7")).toBeUndefined();
-    const withJump = buildStepGraph(indexOf(readExample("00-refund-clean.jsonl").map((e) => (e.seq === 9 ? { ...e, parent: 6 as JournalEvent["seq"] } : e))), { collapsed: () => false });
+    const withJump = buildStepGraph(
+      indexOf(readExample("00-refund-clean.jsonl").map((e) => (e.seq === 9 ? { ...e, parent: 6 as JournalEvent["seq"] } : e))),
+      { collapsed: () => false },
+    );
     expect(withJump.edges).toContainEqual({ id: "parent:e6->e9", source: "e6", target: "e9", kind: "parent" });
     // a result recorded without parent still points back to its call, by call id
     const late = readExample("00-refund-clean.jsonl").map((e): JournalEvent =>
-      e.seq === 9 ? { ...e, type: "note", parent: undefined, data: { text: "x" } } : e.seq === 10 ? { ...e, type: "tool.result", data: { call: "t_2", status: "ok" } } : e,
+      e.seq === 9
+        ? { ...e, type: "note", parent: undefined, data: { text: "x" } }
+        : e.seq === 10
+          ? { ...e, type: "tool.result", data: { call: "t_2", status: "ok" } }
+          : e,
     );
-    expect(buildStepGraph(indexOf(late), { collapsed: () => false }).edges).toContainEqual({ id: "call:e8->e10", source: "e8", target: "e10", kind: "call" });
+    expect(buildStepGraph(indexOf(late), { collapsed: () => false }).edges).toContainEqual({
+      id: "call:e8->e10",
+      source: "e8",
+      target: "e10",
+      kind: "call",
+    });
   });
 
   it("collapsed: a step is one summary node, and edges into it come from its representative", () => {
@@ -46,7 +68,14 @@ describe("buildStepGraph", () => {
       expect(ids.has(e.target)).toBe(true);
     }
     // a collapsed step's kinds are counted, so the summary node tells what is inside
-    expect(s1 && s1.kind === "step" ? s1.kindCounts : null).toMatchObject({ model: 2, "tool-read": 2, state: 1, retrieval: 1, context: 1, step: 2 });
+    expect(s1 && s1.kind === "step" ? s1.kindCounts : null).toMatchObject({
+      model: 2,
+      "tool-read": 2,
+      state: 1,
+      retrieval: 1,
+      context: 1,
+      step: 2,
+    });
   });
 
   it("marks findings on events and on the collapsed steps that hold them", () => {
@@ -101,7 +130,16 @@ describe("layout (ELK, as the worker runs it)", () => {
   it("parallel calls caused by one response sit side by side", async () => {
     const ev = readExample("00-refund-clean.jsonl");
     // make 8 and 9 both caused by 7 (two parallel tool calls)
-    const events = ev.map((e) => (e.seq === 8 || e.seq === 9 ? { ...e, type: "tool.call" as const, parent: 7 as JournalEvent["seq"], data: { ...e.data, call: `t${e.seq}`, tool: "lookup_order", effect: "read" } } : e));
+    const events = ev.map((e) =>
+      e.seq === 8 || e.seq === 9
+        ? {
+            ...e,
+            type: "tool.call" as const,
+            parent: 7 as JournalEvent["seq"],
+            data: { ...e.data, call: `t${e.seq}`, tool: "lookup_order", effect: "read" },
+          }
+        : e,
+    );
     const g = buildStepGraph(indexOf(events), { collapsed: () => false });
     const layout = await layoutStepGraph(elk, g);
     expect(layout.boxes.e8.y).toBe(layout.boxes.e9.y);
@@ -118,7 +156,10 @@ describe("scale", () => {
     const index = buildRunIndex(decodeSummary(dto));
     const t1 = performance.now();
     const sel = index.rowOfSeq(54_321);
-    const g = buildStepGraph(index, { collapsed: (id) => id !== index.summary.step[sel], window: graphWindow(index.items.length, index.itemOfRow[sel]) });
+    const g = buildStepGraph(index, {
+      collapsed: (id) => id !== index.summary.step[sel],
+      window: graphWindow(index.items.length, index.itemOfRow[sel]),
+    });
     const t2 = performance.now();
     console.log(`100k: decode+index ${(t1 - t0).toFixed(0)} ms, windowed graph ${(t2 - t1).toFixed(1)} ms, ${g.nodes.length} nodes`);
     expect(index.steps).toHaveLength(12_500);
@@ -131,7 +172,12 @@ describe("scale", () => {
 });
 
 async function collect(text: string): Promise<{ events: JournalEvent[] }> {
-  return { events: text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as JournalEvent) };
+  return {
+    events: text
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as JournalEvent),
+  };
 }
 
 describe("sequence layout (the default engine)", () => {
@@ -160,7 +206,16 @@ describe("sequence layout (the default engine)", () => {
 
   it("parallel calls caused by one response sit side by side, and it is fast", () => {
     const ev = readExample("00-refund-clean.jsonl");
-    const events = ev.map((e) => (e.seq === 8 || e.seq === 9 ? { ...e, type: "tool.call" as const, parent: 7 as JournalEvent["seq"], data: { ...e.data, call: `t${e.seq}`, tool: "lookup_order", effect: "read" } } : e));
+    const events = ev.map((e) =>
+      e.seq === 8 || e.seq === 9
+        ? {
+            ...e,
+            type: "tool.call" as const,
+            parent: 7 as JournalEvent["seq"],
+            data: { ...e.data, call: `t${e.seq}`, tool: "lookup_order", effect: "read" },
+          }
+        : e,
+    );
     const g = buildStepGraph(indexOf(events), { collapsed: () => false });
     const t = performance.now();
     const layout = layoutSequence(g);

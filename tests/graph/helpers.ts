@@ -5,7 +5,10 @@ import type { JournalEvent } from "@/lib/journal/types";
 
 export function readExample(name: string): JournalEvent[] {
   const text = fs.readFileSync(path.resolve("tests/fixtures/examples", name), "utf8");
-  return text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as JournalEvent);
+  return text
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as JournalEvent);
 }
 
 export function indexOf(events: JournalEvent[]): RunIndex {

@@ -11,7 +11,15 @@ describe("run index", () => {
       ["s2", "refund", "ok"],
       ["s3", "notify", "ok"],
     ]);
-    expect(index.items.map((it) => (it.kind === "step" ? index.steps[it.step].id : index.summary.seq[it.row]))).toEqual([0, 1, 2, "s1", "s2", "s3", 32]);
+    expect(index.items.map((it) => (it.kind === "step" ? index.steps[it.step].id : index.summary.seq[it.row]))).toEqual([
+      0,
+      1,
+      2,
+      "s1",
+      "s2",
+      "s3",
+      32,
+    ]);
   });
 
   it("tells a tool write from a tool read, for the result too (by its call's effect)", () => {
@@ -25,7 +33,12 @@ describe("run index", () => {
   });
 
   it("pairs each request with its answer as a call span", () => {
-    const spans = index.calls.map((c) => [c.call, c.lane, index.summary.seq[c.startRow], c.endRow >= 0 ? index.summary.seq[c.endRow] : null]);
+    const spans = index.calls.map((c) => [
+      c.call,
+      c.lane,
+      index.summary.seq[c.startRow],
+      c.endRow >= 0 ? index.summary.seq[c.endRow] : null,
+    ]);
     expect(spans).toContainEqual(["t_4", "tool", 18, 19]);
     expect(spans).toContainEqual(["m_1", "model", 6, 7]);
     const refund = index.calls.find((c) => c.call === "t_4")!;

@@ -33,20 +33,53 @@ const CASES: Case[] = [
     // events named "exception", no span with status ERROR.
     file: "otel-genai/kagent-helm-agent.tempo-otlp.json",
     format: "tempo-otlp",
-    runs: [{ runId: "otel-dd547580319ab0312cee07f1def50dad", steps: 86, modelCalls: 2, toolCalls: 1, errors: 5, inputTokens: 4648, outputTokens: 129, status: "succeeded" }],
+    runs: [
+      {
+        runId: "otel-dd547580319ab0312cee07f1def50dad",
+        steps: 86,
+        modelCalls: 2,
+        toolCalls: 1,
+        errors: 5,
+        inputTokens: 4648,
+        outputTokens: 129,
+        status: "succeeded",
+      },
+    ],
   },
   {
     // 9 spans; 5 with gen_ai.operation.name call_llm (tokens 197+262+285+403+161, 36+33+94+32+60);
     // 3 execute_tool; trace id = hex of the decimal context.trace_id.
     file: "otel-genai/any-agent-llama-index.json",
     format: "otel-sdk-spans",
-    runs: [{ runId: "otel-89c41176422c506985d55a0d2d2091db", steps: 9, modelCalls: 5, toolCalls: 3, errors: 0, inputTokens: 1308, outputTokens: 255, status: "succeeded" }],
+    runs: [
+      {
+        runId: "otel-89c41176422c506985d55a0d2d2091db",
+        steps: 9,
+        modelCalls: 5,
+        toolCalls: 3,
+        errors: 0,
+        inputTokens: 1308,
+        outputTokens: 255,
+        status: "succeeded",
+      },
+    ],
   },
   {
     // 7 spans (6 name parents that are not in the file); 3 call_llm (672+770+809, 16+14+56); 3 execute_tool.
     file: "otel-genai/any-agent-google-adk.json",
     format: "otel-sdk-spans",
-    runs: [{ runId: "otel-cdbd7b99cef221c28dd6d03c27d09b4c", steps: 7, modelCalls: 3, toolCalls: 3, errors: 0, inputTokens: 2251, outputTokens: 86, status: "succeeded" }],
+    runs: [
+      {
+        runId: "otel-cdbd7b99cef221c28dd6d03c27d09b4c",
+        steps: 7,
+        modelCalls: 3,
+        toolCalls: 3,
+        errors: 0,
+        inputTokens: 2251,
+        outputTokens: 86,
+        status: "succeeded",
+      },
+    ],
   },
   {
     // 96 spans in data[0].spans; model calls: the 2 `openai.chat` spans nested in `call_llm`
@@ -55,20 +88,54 @@ const CASES: Case[] = [
     // otel.status_code=ERROR that has no exception log = 8.
     file: "jaeger/kagent-helm-agent.jaeger.json",
     format: "jaeger",
-    runs: [{ runId: "jaeger-3e289017fe03ffd7c4145316d2eb3d0d", steps: 96, modelCalls: 2, toolCalls: 1, errors: 8, inputTokens: 3776, outputTokens: 130, status: "succeeded" }],
+    runs: [
+      {
+        runId: "jaeger-3e289017fe03ffd7c4145316d2eb3d0d",
+        steps: 96,
+        modelCalls: 2,
+        toolCalls: 1,
+        errors: 8,
+        inputTokens: 3776,
+        outputTokens: 130,
+        status: "succeeded",
+      },
+    ],
   },
   {
     // 3 export requests, 18 spans; 1 LLM span (llm.token_count.prompt 629, completion 19);
     // 1 RETRIEVER span with 3 retrieval.documents; trace id is base64 tH12H+eb6IruQTQs3VJyaA==.
     file: "openinference-otlp/quotient-rag-earnings-langchain.json",
     format: "otlp-json-array",
-    runs: [{ runId: "otel-b47d761fe79be88aee41342cdd527268", steps: 18, modelCalls: 1, toolCalls: 0, errors: 0, retrievals: 1, inputTokens: 629, outputTokens: 19, status: "succeeded" }],
+    runs: [
+      {
+        runId: "otel-b47d761fe79be88aee41342cdd527268",
+        steps: 18,
+        modelCalls: 1,
+        toolCalls: 0,
+        errors: 0,
+        retrievals: 1,
+        inputTokens: 629,
+        outputTokens: 19,
+        status: "succeeded",
+      },
+    ],
   },
   {
     // 8 spans; 6 LLM spans, sums of llm.token_count.prompt / completion; no TOOL spans.
     file: "openinference-otlp/quotient-smolagents-deep-research.json",
     format: "otlp-json-array",
-    runs: [{ runId: "otel-ba8ab01bf086833c989ce2a7a29eee31", steps: 8, modelCalls: 6, toolCalls: 0, errors: 0, inputTokens: 17952, outputTokens: 7122, status: "succeeded" }],
+    runs: [
+      {
+        runId: "otel-ba8ab01bf086833c989ce2a7a29eee31",
+        steps: 8,
+        modelCalls: 6,
+        toolCalls: 0,
+        errors: 0,
+        inputTokens: 17952,
+        outputTokens: 7122,
+        status: "succeeded",
+      },
+    ],
   },
   {
     // 21 spans without ids; model calls are the 2 `ai.streamText.doStream` spans (179+246, 15+64;
@@ -76,27 +143,60 @@ const CASES: Case[] = [
     // No trace id in the file: the run id is the first 16 hex digits of the content's SHA-256.
     file: "otel-js-spans/mastra-weather-agent.json",
     format: "otel-js-spans",
-    runs: [{ runId: "otel-<sha16>", steps: 21, modelCalls: 2, toolCalls: 1, errors: 0, inputTokens: 425, outputTokens: 79, status: "succeeded" }],
+    runs: [
+      { runId: "otel-<sha16>", steps: 21, modelCalls: 2, toolCalls: 1, errors: 0, inputTokens: 425, outputTokens: 79, status: "succeeded" },
+    ],
   },
   {
     // 7 observations; GENERATIONs with a model: the 2 doStream ones (usageDetails.input 1115+17324,
     // output 44+429); 1 TOOL; no level ERROR.
     file: "langfuse/langfuse-qa-chatbot-mcp-toolcall.json",
     format: "langfuse",
-    runs: [{ runId: "langfuse-6f58ac41090ac81ce6203900dadf8e6b", steps: 7, modelCalls: 2, toolCalls: 1, errors: 0, inputTokens: 18439, outputTokens: 473, status: "succeeded" }],
+    runs: [
+      {
+        runId: "langfuse-6f58ac41090ac81ce6203900dadf8e6b",
+        steps: 7,
+        modelCalls: 2,
+        toolCalls: 1,
+        errors: 0,
+        inputTokens: 18439,
+        outputTokens: 473,
+        status: "succeeded",
+      },
+    ],
   },
   {
     // 12 trajectory entries = 12 steps, each one model call and one action; 3 observations start
     // with "Your proposed edit has introduced new syntax error" (rejected edits); exit_status submitted.
     file: "swe-agent/pydicom-1458-gpt4.traj",
     format: "swe-agent",
-    runs: [{ runId: "swe-pydicom-1458-gpt4", steps: 12, modelCalls: 12, toolCalls: 12, errors: 0, toolFailures: { error: 3 }, status: "succeeded" }],
+    runs: [
+      {
+        runId: "swe-pydicom-1458-gpt4",
+        steps: 12,
+        modelCalls: 12,
+        toolCalls: 12,
+        errors: 0,
+        toolFailures: { error: 3 },
+        status: "succeeded",
+      },
+    ],
   },
   {
     // 11 entries; 1 rejected edit (entry 6); run id from replay_config.problem_statement.id.
     file: "swe-agent/marshmallow-1867-function-calling.traj",
     format: "swe-agent",
-    runs: [{ runId: "swe-marshmallow-code__marshmallow-1867", steps: 11, modelCalls: 11, toolCalls: 11, errors: 0, toolFailures: { error: 1 }, status: "succeeded" }],
+    runs: [
+      {
+        runId: "swe-marshmallow-code__marshmallow-1867",
+        steps: 11,
+        modelCalls: 11,
+        toolCalls: 11,
+        errors: 0,
+        toolFailures: { error: 1 },
+        status: "succeeded",
+      },
+    ],
   },
   {
     // 5 agent actions (ids 7, 9, 11, 13, 15) = 5 steps; 4 distinct model_response ids
@@ -104,30 +204,88 @@ const CASES: Case[] = [
     // (2 run, 2 edit); 1 run observation with exit_code -1 (timed out).
     file: "openhands/vue-todo-app-gui-mode.json",
     format: "openhands",
-    runs: [{ runId: "openhands-vue-todo-app-gui-mode", steps: 5, modelCalls: 4, toolCalls: 4, errors: 0, toolFailures: { timeout: 1 }, inputTokens: 17297, outputTokens: 2024, status: "succeeded" }],
+    runs: [
+      {
+        runId: "openhands-vue-todo-app-gui-mode",
+        steps: 5,
+        modelCalls: 4,
+        toolCalls: 4,
+        errors: 0,
+        toolFailures: { timeout: 1 },
+        inputTokens: 17297,
+        outputTokens: 2024,
+        status: "succeeded",
+      },
+    ],
   },
   {
     // agent actions 3, 5, 7, 9 (read, run, read, finish); 4 responses (3475+3616+3804+3933,
     // 95+111+85+67); `finish` is not a tool execution, so 3 tool calls.
     file: "openhands/rename-file-wrong-initial-state.json",
     format: "openhands",
-    runs: [{ runId: "openhands-rename-file-wrong-initial-state", steps: 4, modelCalls: 4, toolCalls: 3, errors: 0, inputTokens: 14828, outputTokens: 358, status: "succeeded" }],
+    runs: [
+      {
+        runId: "openhands-rename-file-wrong-initial-state",
+        steps: 4,
+        modelCalls: 4,
+        toolCalls: 3,
+        errors: 0,
+        inputTokens: 14828,
+        outputTokens: 358,
+        status: "succeeded",
+      },
+    ],
   },
   {
     // 1 sample: 8 span_begin, 5 model events (input_tokens sum 15235 = stats.model_usage,
     // output 281), 4 tool events; log status success.
     file: "inspect-ai/browser-gpt-4o-mini.json",
     format: "inspect-ai",
-    runs: [{ runId: "inspect-Ta3ZFVTCTcjsb3AEX9FD9v-1-1", steps: 8, modelCalls: 5, toolCalls: 4, errors: 0, inputTokens: 15235, outputTokens: 281, status: "succeeded" }],
+    runs: [
+      {
+        runId: "inspect-Ta3ZFVTCTcjsb3AEX9FD9v-1-1",
+        steps: 8,
+        modelCalls: 5,
+        toolCalls: 4,
+        errors: 0,
+        inputTokens: 15235,
+        outputTokens: 281,
+        status: "succeeded",
+      },
+    ],
   },
   {
     // 3 samples, each 4 span_begin and 1 model event (64/2, 58/2, 70/2); log status cancelled.
     file: "inspect-ai/popularity-cancelled.json",
     format: "inspect-ai",
     runs: [
-      { runId: "inspect-7KyCuAQSqp76qKQZEKmG6M-1-1", steps: 4, modelCalls: 1, toolCalls: 0, inputTokens: 64, outputTokens: 2, status: "cancelled" },
-      { runId: "inspect-7KyCuAQSqp76qKQZEKmG6M-2-1", steps: 4, modelCalls: 1, toolCalls: 0, inputTokens: 58, outputTokens: 2, status: "cancelled" },
-      { runId: "inspect-7KyCuAQSqp76qKQZEKmG6M-3-1", steps: 4, modelCalls: 1, toolCalls: 0, inputTokens: 70, outputTokens: 2, status: "cancelled" },
+      {
+        runId: "inspect-7KyCuAQSqp76qKQZEKmG6M-1-1",
+        steps: 4,
+        modelCalls: 1,
+        toolCalls: 0,
+        inputTokens: 64,
+        outputTokens: 2,
+        status: "cancelled",
+      },
+      {
+        runId: "inspect-7KyCuAQSqp76qKQZEKmG6M-2-1",
+        steps: 4,
+        modelCalls: 1,
+        toolCalls: 0,
+        inputTokens: 58,
+        outputTokens: 2,
+        status: "cancelled",
+      },
+      {
+        runId: "inspect-7KyCuAQSqp76qKQZEKmG6M-3-1",
+        steps: 4,
+        modelCalls: 1,
+        toolCalls: 0,
+        inputTokens: 70,
+        outputTokens: 2,
+        status: "cancelled",
+      },
     ],
   },
   {
@@ -267,7 +425,12 @@ describe("exact ids and times survive", () => {
     const response = events.find((e) => e.type === "model.response" && e.step === "6c728e555894414d");
     expect(response?.data.output).toEqual({ toolCalls: [{ id: "call_P09kjRKHTTJA02oB9HIe4u5t", name: "helm_list_releases", args: {} }] });
     const tool = events.find((e) => e.type === "tool.call");
-    expect(tool?.data).toMatchObject({ call: "call_P09kjRKHTTJA02oB9HIe4u5t", tool: "helm_list_releases", effect: "read", effectInferred: true });
+    expect(tool?.data).toMatchObject({
+      call: "call_P09kjRKHTTJA02oB9HIe4u5t",
+      tool: "helm_list_releases",
+      effect: "read",
+      effectInferred: true,
+    });
   });
 
   it("Langfuse: JSON encoded twice inside a string is decoded", () => {
@@ -276,7 +439,9 @@ describe("exact ids and times survive", () => {
     const prompt = stepStart(events, "d61d56256881d854");
     expect((prompt?.data.output as { name?: string }).name).toBe("langfuse-docs-assistant-text");
     const tool = events.find((e) => e.type === "tool.call");
-    expect(tool?.data.args).toEqual({ query: "What is a dataset in Langfuse? definition, use cases, evaluation, prompt testing, datasets feature docs" });
+    expect(tool?.data.args).toEqual({
+      query: "What is a dataset in Langfuse? definition, use cases, evaluation, prompt testing, datasets feature docs",
+    });
     expect(events[0].data.input).toBe("what is a dataset");
   });
 

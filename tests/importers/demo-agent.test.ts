@@ -88,7 +88,11 @@ describe("demo agent", () => {
     expect(decisions.at(-1)?.data.stop).toEqual({ condition: "transfer settled", met: true });
     const stopSeq = decisions.at(-1)!.seq;
     expect(events.slice(stopSeq + 1).map((e) => e.type)).toEqual(["run.end"]);
-    expect(events.filter((e) => e.type === "tool.result").map((e) => (e.data.result as { status: string }).status)).toEqual(["pending", "pending", "settled"]);
+    expect(events.filter((e) => e.type === "tool.result").map((e) => (e.data.result as { status: string }).status)).toEqual([
+      "pending",
+      "pending",
+      "settled",
+    ]);
     expect(analyzeEvents(events)).toEqual([]);
   });
 
@@ -101,30 +105,43 @@ describe("demo agent", () => {
     const rows = paymentsInBank(join(dbDir, "refund-retry-no-idempotency.sqlite"), "A-2002");
     expect(rows.map((r) => r.id)).toEqual(["rf_0001", "rf_0002"]);
     const rules = analyzeEvents(events).map((f) => f.rule);
-    expect(rules).toEqual(expect.arrayContaining(["retrieval.stale", "effect.no-idempotency", "effect.retry-after-unknown", "approval.missing"]));
+    expect(rules).toEqual(
+      expect.arrayContaining(["retrieval.stale", "effect.no-idempotency", "effect.retry-after-unknown", "approval.missing"]),
+    );
   });
 
   it("is deterministic with the fixed clock: a second run writes the same bytes", async () => {
     const again = join(tmp, "again");
     await runScenarios({ outDir: again, dbDir: join(tmp, "banks-again"), fixedClock: true });
-    for (const name of SCENARIOS) expect(readFileSync(join(again, `${name}.jsonl`), "utf8")).toBe(readFileSync(join(out, `${name}.jsonl`), "utf8"));
+    for (const name of SCENARIOS)
+      expect(readFileSync(join(again, `${name}.jsonl`), "utf8")).toBe(readFileSync(join(out, `${name}.jsonl`), "utf8"));
   });
 
   it("the CLI (npx tsx scripts/demo-agent/main.ts --out DIR) writes the same journals", () => {
     const cli = join(tmp, "cli");
-    const stdout = execFileSync(join(process.cwd(), "node_modules/.bin/tsx"), ["scripts/demo-agent/main.ts", "--out", cli, "--db", join(tmp, "banks-cli")], {
-      cwd: process.cwd(),
-      encoding: "utf8",
-    });
+    const stdout = execFileSync(
+      join(process.cwd(), "node_modules/.bin/tsx"),
+      ["scripts/demo-agent/main.ts", "--out", cli, "--db", join(tmp, "banks-cli")],
+      {
+        cwd: process.cwd(),
+        encoding: "utf8",
+      },
+    );
     expect(stdout).toMatch(/payments for A-1001: 1/);
     expect(stdout).toMatch(/payments for A-2002: 2/);
-    for (const name of SCENARIOS) expect(readFileSync(join(cli, `${name}.jsonl`), "utf8")).toBe(readFileSync(join(out, `${name}.jsonl`), "utf8"));
+    for (const name of SCENARIOS)
+      expect(readFileSync(join(cli, `${name}.jsonl`), "utf8")).toBe(readFileSync(join(out, `${name}.jsonl`), "utf8"));
   });
 
   it("streams to a server with --url semantics: every event arrives once", async () => {
     const server = await appendServer();
     try {
-      const streamed = await runScenarios({ url: `http://127.0.0.1:${server.port}`, dbDir: join(tmp, "banks-url"), spoolDir: join(tmp, "spool"), fixedClock: true });
+      const streamed = await runScenarios({
+        url: `http://127.0.0.1:${server.port}`,
+        dbDir: join(tmp, "banks-url"),
+        spoolDir: join(tmp, "spool"),
+        fixedClock: true,
+      });
       expect(streamed.every((r) => r.delivered)).toBe(true);
       for (const name of SCENARIOS) {
         expect(stored(server, `demo-${name}`).map((e) => e.seq)).toEqual(journals.get(name)!.map((e) => e.seq));

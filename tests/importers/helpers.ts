@@ -25,7 +25,18 @@ export interface RunSummary {
 }
 
 export function summarize(events: JournalEvent[]): RunSummary {
-  const s: RunSummary = { steps: 0, modelCalls: 0, toolCalls: 0, errors: 0, toolFailures: {}, inputTokens: 0, outputTokens: 0, retrievals: 0, inputs: 0, status: undefined };
+  const s: RunSummary = {
+    steps: 0,
+    modelCalls: 0,
+    toolCalls: 0,
+    errors: 0,
+    toolFailures: {},
+    inputTokens: 0,
+    outputTokens: 0,
+    retrievals: 0,
+    inputs: 0,
+    status: undefined,
+  };
   for (const e of events) {
     if (e.type === "step.start") s.steps++;
     if (e.type === "model.request") s.modelCalls++;

@@ -31,7 +31,10 @@ function recordSdkSpans() {
   const tracer = provider.getTracer("test-agent", "1.2.3");
   // Times as [seconds, nanoseconds]: 1777555053.780274701 s is beyond 2^53 ns.
   const t = (ns: number): [number, number] => [1777555053, 780274701 + ns];
-  const root = tracer.startSpan("invoke_agent refunder", { startTime: t(0), attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "refunder" } });
+  const root = tracer.startSpan("invoke_agent refunder", {
+    startTime: t(0),
+    attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "refunder" },
+  });
   const ctx = trace.setSpan(context.active(), root);
   const llm = tracer.startSpan(
     "chat gpt-test",
@@ -44,7 +47,11 @@ function recordSdkSpans() {
         "gen_ai.request.temperature": 0.25,
         "gen_ai.input.messages": JSON.stringify([{ role: "user", content: "Refund order A-1" }]),
         "gen_ai.output.messages": JSON.stringify([
-          { role: "assistant", parts: [{ type: "tool_call", id: "call_1", name: "issue_refund", arguments: { order: "A-1" } }], finish_reason: "tool_call" },
+          {
+            role: "assistant",
+            parts: [{ type: "tool_call", id: "call_1", name: "issue_refund", arguments: { order: "A-1" } }],
+            finish_reason: "tool_call",
+          },
         ]),
         "gen_ai.usage.input_tokens": 120,
         "gen_ai.usage.output_tokens": 7,
@@ -59,7 +66,12 @@ function recordSdkSpans() {
     "execute_tool issue_refund",
     {
       startTime: t(6_000_000),
-      attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "issue_refund", "gen_ai.tool.call.id": "call_1", "gen_ai.tool.call.arguments": '{"order":"A-1"}' },
+      attributes: {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "issue_refund",
+        "gen_ai.tool.call.id": "call_1",
+        "gen_ai.tool.call.arguments": '{"order":"A-1"}',
+      },
     },
     ctx,
   );
@@ -91,7 +103,11 @@ describe("OTLP protobuf", () => {
     for (const s of spans) expect(BigInt(`0x${s.spanId}`) > 0xfedcba9876543200n).toBe(true);
     expect(root.startTimeUnixNano).toBe("1777555053780274701");
     expect(llm.startTimeUnixNano).toBe("1777555053780275701");
-    expect(tool.events[0]).toEqual({ name: "exception", timeUnixNano: "1777555053787274701", attributes: { "exception.type": "TimeoutError", "exception.message": "payment gateway timed out" } });
+    expect(tool.events[0]).toEqual({
+      name: "exception",
+      timeUnixNano: "1777555053787274701",
+      attributes: { "exception.type": "TimeoutError", "exception.message": "payment gateway timed out" },
+    });
     expect(llm.kind).toBe("client");
     expect(root.kind).toBe("internal");
     expect(tool.status).toEqual({ code: "error", message: "timed out" });
@@ -124,13 +140,36 @@ describe("OTLP protobuf", () => {
     }
     const s = summarize(run.events);
     // Errors: the tool span's exception event, and the root's ERROR status (it has no exception event).
-    expect(s).toMatchObject({ steps: 3, modelCalls: 1, toolCalls: 1, errors: 2, inputTokens: 120, outputTokens: 7, status: "failed", toolFailures: { error: 1 } });
+    expect(s).toMatchObject({
+      steps: 3,
+      modelCalls: 1,
+      toolCalls: 1,
+      errors: 2,
+      inputTokens: 120,
+      outputTokens: 7,
+      status: "failed",
+      toolFailures: { error: 1 },
+    });
     const start = run.events[0].data;
-    expect(start).toMatchObject({ workflow: { name: "refund-agent" }, agent: { name: "refunder" }, environment: "staging", input: "Refund order A-1", versions: { models: { "gpt-test": "gpt-test" } } });
+    expect(start).toMatchObject({
+      workflow: { name: "refund-agent" },
+      agent: { name: "refunder" },
+      environment: "staging",
+      input: "Refund order A-1",
+      versions: { models: { "gpt-test": "gpt-test" } },
+    });
     const req = run.events.find((e) => e.type === "model.request")!;
-    expect(req.data).toMatchObject({ model: "gpt-test", messages: [{ role: "user", content: "Refund order A-1" }], params: { temperature: 0.25 } });
+    expect(req.data).toMatchObject({
+      model: "gpt-test",
+      messages: [{ role: "user", content: "Refund order A-1" }],
+      params: { temperature: 0.25 },
+    });
     const resp = run.events.find((e) => e.type === "model.response")!;
-    expect(resp.data).toMatchObject({ output: { toolCalls: [{ id: "call_1", name: "issue_refund", args: { order: "A-1" } }] }, finishReason: "tool_call", latencyMs: 4.999 });
+    expect(resp.data).toMatchObject({
+      output: { toolCalls: [{ id: "call_1", name: "issue_refund", args: { order: "A-1" } }] },
+      finishReason: "tool_call",
+      latencyMs: 4.999,
+    });
     const call = run.events.find((e) => e.type === "tool.call")!;
     expect(call.data).toMatchObject({ call: "call_1", tool: "issue_refund", args: { order: "A-1" }, effect: "read", effectInferred: true });
     const result = run.events.find((e) => e.type === "tool.result")!;
@@ -194,13 +233,18 @@ describe("OTLP JSON variants", () => {
     kind: 3,
     startTimeUnixNano: "1544712660000000000",
     endTimeUnixNano: "1544712661000000000",
-    attributes: [{ key: "gen_ai.operation.name", value: { stringValue: "chat" } }, { key: "big", value: { intValue: "9007199254740993" } }],
+    attributes: [
+      { key: "gen_ai.operation.name", value: { stringValue: "chat" } },
+      { key: "big", value: { intValue: "9007199254740993" } },
+    ],
     status: { code: 2, message: "boom" },
     ...over,
   });
 
   it("reads int kinds and status codes, upper-case hex ids and int64 attributes beyond 2^53", () => {
-    const [s] = spansFromOtlpJson({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: "x" }, spans: [span({})] }] }] });
+    const [s] = spansFromOtlpJson({
+      resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: "x" }, spans: [span({})] }] }],
+    });
     expect(s.traceId).toBe("5b8efff798038103d269b633813fc60c");
     expect(s.spanId).toBe("eee19b7ec3c1b174");
     expect(s.kind).toBe("client");

@@ -8,7 +8,14 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { canonicalJson } from "@/lib/canonical";
-import { ImportError, importTrace, importTraceStream, importTraceStreamWhole, STREAMABLE_FORMATS, type ImportResult } from "@/lib/importers";
+import {
+  ImportError,
+  importTrace,
+  importTraceStream,
+  importTraceStreamWhole,
+  STREAMABLE_FORMATS,
+  type ImportResult,
+} from "@/lib/importers";
 import { detectFormat } from "@/lib/importers/detect";
 import { JsonSyntaxError, JsonWalker, type StreamJson, type ValueVisitor } from "@/lib/importers/stream";
 import { parseJsonExact } from "@/lib/journal/parse-line";
@@ -141,12 +148,20 @@ describe("streaming import: hazards", () => {
       endTimeUnixNano: String(BigInt(start) + 1_000_000n),
     });
     const request = (service: string, spans: unknown[]) => ({
-      resourceSpans: [{ resource: { attributes: [{ key: "service.name", value: { stringValue: service } }] }, scopeSpans: [{ scope: { name: "x" }, spans }] }],
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: "service.name", value: { stringValue: service } }] },
+          scopeSpans: [{ scope: { name: "x" }, spans }],
+        },
+      ],
     });
     // The child arrives first, in a different request (and resource) from its parent.
     const doc = JSON.stringify([
       request("worker", [span("00f067aa0ba902b7", "53995c3f42cd8ad8", "1700000000002000000", "child")]),
-      request("api", [span("53995c3f42cd8ad8", undefined, "1700000000000000000", "root"), span("1111111111111111", undefined, "1800000000000000000", "other")]),
+      request("api", [
+        span("53995c3f42cd8ad8", undefined, "1700000000000000000", "root"),
+        span("1111111111111111", undefined, "1800000000000000000", "other"),
+      ]),
     ]);
     const got = await streamed(doc, 50);
     expect(canon(got)).toBe(canon(whole(doc)));
@@ -159,14 +174,20 @@ describe("streaming import: hazards", () => {
   });
 
   it("attaches resource and scope written after the spans, and keeps the last of duplicate keys", async () => {
-    const sp = (id: string) => ({ traceId: "0af7651916cd43dd8448eb211c80319c", spanId: id, name: id, startTimeUnixNano: "1700000000000000000" });
+    const sp = (id: string) => ({
+      traceId: "0af7651916cd43dd8448eb211c80319c",
+      spanId: id,
+      name: id,
+      startTimeUnixNano: "1700000000000000000",
+    });
     const doc =
       `{"resourceSpans":[{"scopeSpans":[{"spans":[${JSON.stringify(sp("aaaaaaaaaaaaaaaa"))}],"scope":{"name":"late-scope"}}],` +
       `"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"late"}}]}}],` +
       `"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[{"spans":[${JSON.stringify(sp("bbbbbbbbbbbbbbbb"))}],"instrumentationLibrary":{"name":"il"}}]}]}`;
     const expected = whole(doc);
     expect(canon(await streamed(doc, 5))).toBe(canon(expected));
-    const jaeger = `{"data":[{"spans":[{"spanID":"cccccccccccccccc","operationName":"op","startTime":1700000000000000,"duration":5,"processID":"p1"}],` +
+    const jaeger =
+      `{"data":[{"spans":[{"spanID":"cccccccccccccccc","operationName":"op","startTime":1700000000000000,"duration":5,"processID":"p1"}],` +
       `"processes":{"p1":{"serviceName":"late-svc","tags":[{"key":"host","type":"string","value":"h"}]}},"traceID":"0af7651916cd43dd8448eb211c80319c","warnings":["w"]}]}`;
     const j = await streamed(jaeger, 3);
     expect(canon(j)).toBe(canon(whole(jaeger)));
@@ -185,13 +206,20 @@ describe("streaming import: hazards", () => {
           (e: unknown) => e,
         );
         expect(err, file.rel).toBeInstanceOf(ImportError);
-        expect((err as Error).message).toMatch(/^the file looks like .+ but is not valid JSON \(truncated\? the text ends inside an unfinished value \(after character \d+\)\)$/);
+        expect((err as Error).message).toMatch(
+          /^the file looks like .+ but is not valid JSON \(truncated\? the text ends inside an unfinished value \(after character \d+\)\)$/,
+        );
       }
     }
   });
 
   it("rejects invalid JSON and data after the document without calling it truncated", async () => {
-    for (const doc of ['{"resourceSpans":[}', '{"resourceSpans":[]} {"resourceSpans":[]}', '{"resourceSpans":[] "x":1}', '{"resourceSpans":[tru]}']) {
+    for (const doc of [
+      '{"resourceSpans":[}',
+      '{"resourceSpans":[]} {"resourceSpans":[]}',
+      '{"resourceSpans":[] "x":1}',
+      '{"resourceSpans":[tru]}',
+    ]) {
       expect(() => whole(doc)).toThrow(ImportError);
       const err = await streamed(doc, 3).catch((e: unknown) => e);
       expect(err, doc).toBeInstanceOf(ImportError);
@@ -214,7 +242,8 @@ describe("JsonWalker reads exactly what parseJsonExact reads", () => {
               member: (key) =>
                 visitor(mode, depth + 1, (v) => {
                   if (Array.isArray(out)) out.push(v);
-                  else if (key === "__proto__") Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+                  else if (key === "__proto__")
+                    Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
                   else out[key as string] = v;
                 }),
               end: () => deliver(out),
@@ -250,7 +279,9 @@ describe("JsonWalker reads exactly what parseJsonExact reads", () => {
     // An escaped quote followed by an unbalanced bracket: only right if escapes are honoured.
     '[{"k":"\\"{"}, "\\\\\\"[", 1]',
     ' \n\t[true,false,null, "x" ] \n',
-    JSON.stringify({ deep: Array.from({ length: 50 }, (_, i) => ({ i, s: "ü".repeat(i), big: 10n ** BigInt(i) })) }, (_k, v: unknown) => (typeof v === "bigint" ? Number(v) : v)),
+    JSON.stringify({ deep: Array.from({ length: 50 }, (_, i) => ({ i, s: "ü".repeat(i), big: 10n ** BigInt(i) })) }, (_k, v: unknown) =>
+      typeof v === "bigint" ? Number(v) : v,
+    ),
   ];
   for (const text of SAMPLES) {
     it(text.slice(0, 60), () => {
@@ -280,7 +311,8 @@ describe("JsonWalker reads exactly what parseJsonExact reads", () => {
       if (k === 5 || k === 6) return Array.from({ length: rnd(4) }, () => gen(depth + 1));
       return Object.fromEntries(Array.from({ length: rnd(4) }, (_, i) => [`${STR[rnd(STR.length)]}${i}`, gen(depth + 1)]));
     };
-    const text = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? `@@${x}@@` : x), rnd(2) ? 1 : undefined).replace(/"@@(\d+)@@"/g, "$1");
+    const text = (v: unknown) =>
+      JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? `@@${x}@@` : x), rnd(2) ? 1 : undefined).replace(/"@@(\d+)@@"/g, "$1");
     const MUTATIONS = ["", " ", ",", ":", "[", "]", "{", "}", '"', "\\", "0", "-", "e", "t", "n"];
     let accepted = 0;
     let rejected = 0;
@@ -332,7 +364,10 @@ describe("importFileStreaming stores what importBytes stores", () => {
   });
 
   async function stored(db: Db) {
-    const rows = await db.sql.all<{ runId: string; seq: number; body: string }>(`SELECT "runId", "seq", "body" FROM "Event" ORDER BY "runId", "seq"`, []);
+    const rows = await db.sql.all<{ runId: string; seq: number; body: string }>(
+      `SELECT "runId", "seq", "body" FROM "Event" ORDER BY "runId", "seq"`,
+      [],
+    );
     return rows.map((r) => `${r.runId} ${r.seq} ${r.body}`);
   }
 
@@ -344,7 +379,11 @@ describe("importFileStreaming stores what importBytes stores", () => {
       const b = t2.open();
       const cut = path.join(inject("tmpDir"), "cut.json");
       writeFileSync(cut, STREAM_FILES[0].bytes.subarray(0, 5000));
-      const files = [...STREAM_FILES.map((f) => path.join(CORPUS, f.rel)), path.join(CORPUS, "langfuse/langfuse-qa-chatbot-mcp-toolcall.json"), cut];
+      const files = [
+        ...STREAM_FILES.map((f) => path.join(CORPUS, f.rel)),
+        path.join(CORPUS, "langfuse/langfuse-qa-chatbot-mcp-toolcall.json"),
+        cut,
+      ];
       for (const file of files) {
         const name = path.basename(file);
         const viaBytes = await importBytes(a, new Uint8Array(readFileSync(file)), name);

@@ -22,8 +22,15 @@ export function randomFork(events: JournalEvent[], seed: number): ForkSpec {
     const e = rng.pick(ordered);
     const kind = rng.int(0, 5);
     let override: ForkOverride | null = null;
-    if (kind === 0) override = { policy: { maxSteps: rng.int(0, 4), ...(rng.chance(0.5) ? { requireApproval: ["send_email", "issue_refund"] } : {}) } };
-    else if (kind === 1 && (e.type === "tool.result" || e.type === "tool.call") && ordered.some((x) => x.type === "tool.result" && x.seq > e.seq && x.data.call === e.data.call || x === e && e.type === "tool.result")) {
+    if (kind === 0)
+      override = { policy: { maxSteps: rng.int(0, 4), ...(rng.chance(0.5) ? { requireApproval: ["send_email", "issue_refund"] } : {}) } };
+    else if (
+      kind === 1 &&
+      (e.type === "tool.result" || e.type === "tool.call") &&
+      ordered.some(
+        (x) => (x.type === "tool.result" && x.seq > e.seq && x.data.call === e.data.call) || (x === e && e.type === "tool.result"),
+      )
+    ) {
       override = { toolResult: { status: rng.pick(["ok", "error", "timeout", "unknown"]) } };
     } else if (kind === 2 && e.type === "approval.decision") override = { approval: rng.pick(["approved", "denied"] as const) };
     else if (kind === 3 && e.type === "model.response") override = { modelOutput: { text: "something else" } };
@@ -94,7 +101,9 @@ describe("replay fold invariants (seeded generated journals)", () => {
       fc.property(genSeed, fc.nat(10_000), (s, pick) => {
         const replay = createReplay(generateRun({ seed: s, faults: 0.15 }), { snapshotEvery: 16 });
         const frame = replay.frames[pick % replay.frames.length];
-        expect(canonicalJson(replay.stateAt(frame.index))).toBe(canonicalJson(naiveState(replay.events as JournalEvent[], frame.eventIndex)));
+        expect(canonicalJson(replay.stateAt(frame.index))).toBe(
+          canonicalJson(naiveState(replay.events as JournalEvent[], frame.eventIndex)),
+        );
       }),
       { seed, numRuns: testRuns(80) },
     );

@@ -51,7 +51,8 @@ describe("journal generator", () => {
 
   it("fires every analysis rule somewhere across a few hundred faulty seeds", () => {
     const rules = new Set<string>();
-    for (let s = 1; s <= 300 && rules.size < 15; s++) for (const f of analyzeEvents(generateRun({ seed: s, faults: 0.3 }))) rules.add(f.rule);
+    for (let s = 1; s <= 300 && rules.size < 15; s++)
+      for (const f of analyzeEvents(generateRun({ seed: s, faults: 0.3 }))) rules.add(f.rule);
     expect(rules.size).toBe(15);
   });
 

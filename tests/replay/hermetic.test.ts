@@ -16,10 +16,12 @@ import { generateRun } from "../../lib/replay/testing/journal-generator";
 import { journal, result, start } from "../analyze/journal-builder";
 
 const calls: string[] = [];
-const record = (what: string) => (...args: unknown[]) => {
-  calls.push(`${what} ${String(args[0])}`);
-  throw new Error(`network call attempted during a replay: ${what}`);
-};
+const record =
+  (what: string) =>
+  (...args: unknown[]) => {
+    calls.push(`${what} ${String(args[0])}`);
+    throw new Error(`network call attempted during a replay: ${what}`);
+  };
 
 describe("hermetic replay", () => {
   const saved: Record<string, unknown> = {};
@@ -52,13 +54,53 @@ describe("hermetic replay", () => {
   const endpoints = journal([
     start({ requireApproval: ["issue_refund"] }),
     { type: "state", data: { set: {}, hash: "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a" } },
-    { type: "tool.call", data: { call: "r1", tool: "fetch_page", args: { url: "https://docs.example/refunds" }, effect: "read", target: "https://docs.example" } },
+    {
+      type: "tool.call",
+      data: {
+        call: "r1",
+        tool: "fetch_page",
+        args: { url: "https://docs.example/refunds" },
+        effect: "read",
+        target: "https://docs.example",
+      },
+    },
     result("r1", "ok", { result: { body: "…" } }),
-    { type: "approval.request", data: { approval: "a1", call: "w1", stateHash: "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a" } },
-    { type: "approval.decision", data: { approval: "a1", decision: "approved", by: "r", stateHash: "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a" } },
-    { type: "tool.call", data: { call: "w1", tool: "issue_refund", args: { chargeId: "ch_1", callback: "https://payments.example/api/hooks" }, effect: "write", idempotencyKey: "k1", target: "https://payments.example/api" } },
+    {
+      type: "approval.request",
+      data: { approval: "a1", call: "w1", stateHash: "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a" },
+    },
+    {
+      type: "approval.decision",
+      data: {
+        approval: "a1",
+        decision: "approved",
+        by: "r",
+        stateHash: "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a",
+      },
+    },
+    {
+      type: "tool.call",
+      data: {
+        call: "w1",
+        tool: "issue_refund",
+        args: { chargeId: "ch_1", callback: "https://payments.example/api/hooks" },
+        effect: "write",
+        idempotencyKey: "k1",
+        target: "https://payments.example/api",
+      },
+    },
     result("w1", "ok", { externalId: "re_1" }),
-    { type: "tool.call", data: { call: "w2", tool: "send_email", args: { smtp: "smtp://mail.example:25", ws: "wss://events.example/stream" }, effect: "write", idempotencyKey: "k2", target: "smtp://mail.example" } },
+    {
+      type: "tool.call",
+      data: {
+        call: "w2",
+        tool: "send_email",
+        args: { smtp: "smtp://mail.example:25", ws: "wss://events.example/stream" },
+        effect: "write",
+        idempotencyKey: "k2",
+        target: "smtp://mail.example",
+      },
+    },
     result("w2", "timeout"),
     { type: "model.request", data: { call: "m1", model: "https://models.example/v1/chat", messages: [] } },
     { type: "model.response", data: { call: "m1", output: { text: "done" } } },
@@ -88,7 +130,8 @@ describe("hermetic replay", () => {
       const writes = r.frames.filter((f) => f.event.type === "tool.call" && f.event.data.effect === "write");
       expect(writes.length).toBeGreaterThan(0);
       for (const f of writes) expect(f.provenance).toBe("blocked");
-      for (const f of r.frames.filter((x) => x.event.type === "tool.result" && x.provenance !== "simulated")) expect(f.substituted).toBe(true);
+      for (const f of r.frames.filter((x) => x.event.type === "tool.result" && x.provenance !== "simulated"))
+        expect(f.substituted).toBe(true);
     }
     expect(createReplay(endpoints).summary().blocked).toEqual([6, 8]);
   });
@@ -102,11 +145,20 @@ describe("hermetic replay", () => {
 describe("lib/replay cannot reach the network", () => {
   const ROOT = path.resolve(__dirname, "../..");
   // Everything lib/replay may load outside its own files: pure computation only.
-  const ALLOWED_PACKAGES = new Set(["fast-json-patch", "safe-stable-stringify", "canonicalize", "@noble/hashes/sha2.js", "@noble/hashes/utils.js", "lossless-json", "zod"]);
+  const ALLOWED_PACKAGES = new Set([
+    "fast-json-patch",
+    "safe-stable-stringify",
+    "canonicalize",
+    "@noble/hashes/sha2.js",
+    "@noble/hashes/utils.js",
+    "lossless-json",
+    "zod",
+  ]);
 
   function resolveLocal(from: string, spec: string): string {
     const base = path.resolve(path.dirname(from), spec);
-    for (const candidate of [base, `${base}.ts`, path.join(base, "index.ts")]) if (existsSync(candidate) && candidate.endsWith(".ts")) return candidate;
+    for (const candidate of [base, `${base}.ts`, path.join(base, "index.ts")])
+      if (existsSync(candidate) && candidate.endsWith(".ts")) return candidate;
     throw new Error(`cannot resolve ${spec} from ${from}`);
   }
 

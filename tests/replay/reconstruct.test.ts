@@ -14,7 +14,9 @@ import { journal, start, writeCall } from "../analyze/journal-builder";
 
 const DIR = path.resolve(__dirname, "../fixtures/examples");
 const load = async (file: string): Promise<JournalEvent[]> => (await readJournalText(readFileSync(path.join(DIR, file), "utf8"))).events;
-const files = readdirSync(DIR).filter((f) => f.endsWith(".jsonl")).sort();
+const files = readdirSync(DIR)
+  .filter((f) => f.endsWith(".jsonl"))
+  .sort();
 const clean = files.filter((f) => f.includes("-clean"));
 
 /** What each non-clean example reports (kind@seq; "~" marks one that follows from an earlier one). */
@@ -92,11 +94,18 @@ describe("reconstruct on hand-written runs", () => {
       state({ set: { a: 1 }, hash: hashOf({ a: 1 }) }),
       state({ patch: [{ op: "replace", path: "/missing", value: 2 }], hash: hashOf({ a: 1, missing: 2 }) }),
       state({ patch: [{ op: "add", path: "/b", value: 3 }], hash: hashOf({ a: 1, missing: 2, b: 3 }) }),
-      { type: "checkpoint", data: { id: "cp", state: { a: 1, missing: 2, b: 3 }, hash: hashOf({ a: 1, missing: 2, b: 3 }), durable: true } },
+      {
+        type: "checkpoint",
+        data: { id: "cp", state: { a: 1, missing: 2, b: 3 }, hash: hashOf({ a: 1, missing: 2, b: 3 }), durable: true },
+      },
       state({ patch: [{ op: "add", path: "/c", value: 4 }], hash: hashOf({ a: 1, missing: 2, b: 3, c: 4 }) }),
     ]);
     const replay = createReplay(events);
-    expect(replay.divergences.map((d) => `${d.meaningful ? "" : "~"}${d.kind}@${d.seq}`)).toEqual(["state-patch@2", "~state-hash@3", "~state-hash@4"]);
+    expect(replay.divergences.map((d) => `${d.meaningful ? "" : "~"}${d.kind}@${d.seq}`)).toEqual([
+      "state-patch@2",
+      "~state-hash@3",
+      "~state-hash@4",
+    ]);
     expect(replay.divergences[1].causedBy).toBe(2);
   });
 
@@ -132,7 +141,9 @@ describe("reconstruct on hand-written runs", () => {
       { type: "decision", data: { action: "continue", stop: { condition: "tests pass", met: true } } },
     ]);
     const replay = createReplay(events);
-    expect(replay.divergences.map((d) => `${d.kind}@${d.seq}:${String(d.expected)}/${String(d.actual)}`)).toEqual(["stop-condition@3:true/false"]);
+    expect(replay.divergences.map((d) => `${d.kind}@${d.seq}:${String(d.expected)}/${String(d.actual)}`)).toEqual([
+      "stop-condition@3:true/false",
+    ]);
   });
 
   it("reports a call made although its approval was denied, or not yet decided", () => {
@@ -150,7 +161,10 @@ describe("reconstruct on hand-written runs", () => {
   });
 
   it("replays a trace (no run.start versions, no state) best-effort and says why", () => {
-    const events = journal([{ type: "model.request", data: { call: "m", model: "x", messages: [] } }, { type: "model.response", data: { call: "m", output: { text: "hi" } } }]);
+    const events = journal([
+      { type: "model.request", data: { call: "m", model: "x", messages: [] } },
+      { type: "model.response", data: { call: "m", output: { text: "hi" } } },
+    ]);
     const replay = createReplay(events);
     expect(replay.fidelity).toBe("trace");
     expect(replay.bestEffort).toBe(true);

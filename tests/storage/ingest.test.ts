@@ -13,9 +13,18 @@ import { ingestBytes } from "@/lib/server/service";
 import { bytesOf, DIALECTS, freshDb, type TestDb } from "../helpers/db";
 
 const EXAMPLES = path.resolve("tests/fixtures/examples");
-const answers = JSON.parse(fs.readFileSync(path.join(EXAMPLES, "answers.json"), "utf8")) as Record<string, Array<{ rule: string; seq: number }>>;
+const answers = JSON.parse(fs.readFileSync(path.join(EXAMPLES, "answers.json"), "utf8")) as Record<
+  string,
+  Array<{ rule: string; seq: number }>
+>;
 const TS = "2026-11-07T11:00:01.026Z";
-const ev = (run: string, seq: number, type = "note", data: Record<string, unknown> = { text: `event ${seq}` }) => ({ run, seq, ts: TS, type, data });
+const ev = (run: string, seq: number, type = "note", data: Record<string, unknown> = { text: `event ${seq}` }) => ({
+  run,
+  seq,
+  ts: TS,
+  type,
+  data,
+});
 const nd = (events: object[]) => events.map((e) => JSON.stringify(e)).join("\n") + "\n";
 const upload = (db: Db, text: string | Uint8Array) => ingestBytes(db, bytesOf(text), { mode: "upload", source: "upload" });
 const append = (db: Db, run: string, text: string) => ingestBytes(db, bytesOf(text), { mode: "stream", source: "stream", onlyRun: run });
@@ -96,7 +105,13 @@ describe.each(DIALECTS)("ingest on %s", (dialect) => {
       ev(run, 0, "run.start", {}),
       { ...ev(run, 1, "tool.call", { call: "c1", tool: "lookup‮ünï", args: { q: "x" }, effect: "read" }), step: "s-☃", parent: 0 },
       { ...ev(run, 2, "tool.result", { call: "c1", status: "ok", result: { rows: 3 }, latencyMs: 12.75 }), step: "s-☃", parent: 1 },
-      ev(run, 3, "model.response", { call: "m1", output: { text: "" }, usage: { inputTokens: 7, outputTokens: 5 }, latencyMs: 0.5, finishReason: "stop" }),
+      ev(run, 3, "model.response", {
+        call: "m1",
+        output: { text: "" },
+        usage: { inputTokens: 7, outputTokens: 5 },
+        latencyMs: 0.5,
+        finishReason: "stop",
+      }),
     ];
     const r = await upload(db, nd(events));
     expect(r.runs[0]).toMatchObject({ status: "stored", accepted: 4 });
@@ -104,14 +119,83 @@ describe.each(DIALECTS)("ingest on %s", (dialect) => {
       `SELECT "seq", "ts", "tsMs", "type", "step", "parent", "call", "name", "status", "latencyMs", "tokens", "bytes", "chain", "redactions" FROM "Event" WHERE "runId" = ? ORDER BY "seq"`,
       [run],
     );
-    const plain = rows.map((x) => Object.fromEntries(Object.entries(x).map(([k, v]) => [k, typeof v === "bigint" || (typeof v === "string" && /^(seq|parent|tokens|bytes|redactions|tsMs|latencyMs)$/.test(k)) ? Number(v) : v])));
+    const plain = rows.map((x) =>
+      Object.fromEntries(
+        Object.entries(x).map(([k, v]) => [
+          k,
+          typeof v === "bigint" || (typeof v === "string" && /^(seq|parent|tokens|bytes|redactions|tsMs|latencyMs)$/.test(k))
+            ? Number(v)
+            : v,
+        ]),
+      ),
+    );
     const tsMs = Date.parse(TS);
     const lineBytes = events.map((e) => Buffer.byteLength(JSON.stringify(e)));
     expect(plain).toEqual([
-      { seq: 0, ts: TS, tsMs, type: "run.start", step: null, parent: null, call: null, name: null, status: null, latencyMs: null, tokens: null, bytes: lineBytes[0], chain: "none", redactions: 0 },
-      { seq: 1, ts: TS, tsMs, type: "tool.call", step: "s-☃", parent: 0, call: "c1", name: "lookup‮ünï", status: "read", latencyMs: null, tokens: null, bytes: lineBytes[1], chain: "none", redactions: 0 },
-      { seq: 2, ts: TS, tsMs, type: "tool.result", step: "s-☃", parent: 1, call: "c1", name: "lookup‮ünï", status: "ok", latencyMs: 12.75, tokens: null, bytes: lineBytes[2], chain: "none", redactions: 0 },
-      { seq: 3, ts: TS, tsMs, type: "model.response", step: null, parent: null, call: "m1", name: null, status: "stop", latencyMs: 0.5, tokens: 12, bytes: lineBytes[3], chain: "none", redactions: 0 },
+      {
+        seq: 0,
+        ts: TS,
+        tsMs,
+        type: "run.start",
+        step: null,
+        parent: null,
+        call: null,
+        name: null,
+        status: null,
+        latencyMs: null,
+        tokens: null,
+        bytes: lineBytes[0],
+        chain: "none",
+        redactions: 0,
+      },
+      {
+        seq: 1,
+        ts: TS,
+        tsMs,
+        type: "tool.call",
+        step: "s-☃",
+        parent: 0,
+        call: "c1",
+        name: "lookup‮ünï",
+        status: "read",
+        latencyMs: null,
+        tokens: null,
+        bytes: lineBytes[1],
+        chain: "none",
+        redactions: 0,
+      },
+      {
+        seq: 2,
+        ts: TS,
+        tsMs,
+        type: "tool.result",
+        step: "s-☃",
+        parent: 1,
+        call: "c1",
+        name: "lookup‮ünï",
+        status: "ok",
+        latencyMs: 12.75,
+        tokens: null,
+        bytes: lineBytes[2],
+        chain: "none",
+        redactions: 0,
+      },
+      {
+        seq: 3,
+        ts: TS,
+        tsMs,
+        type: "model.response",
+        step: null,
+        parent: null,
+        call: "m1",
+        name: null,
+        status: "stop",
+        latencyMs: 0.5,
+        tokens: 12,
+        bytes: lineBytes[3],
+        chain: "none",
+        redactions: 0,
+      },
     ]);
   });
 
@@ -125,14 +209,40 @@ describe.each(DIALECTS)("ingest on %s", (dialect) => {
       ["a truncated line", () => nd([ev("bad-trunc", 0), ev("bad-trunc", 1)]) + '{"run":"bad-trunc","seq":2,"ts":"2026-11-0', /truncated/],
       [
         "invalid UTF-8",
-        () => Buffer.concat([Buffer.from(nd([ev("bad-utf8", 0)])), Buffer.from('{"run":"bad-utf8","seq":1,"ts":"' + TS + '","type":"note","data":{"text":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}}\n')]),
+        () =>
+          Buffer.concat([
+            Buffer.from(nd([ev("bad-utf8", 0)])),
+            Buffer.from('{"run":"bad-utf8","seq":1,"ts":"' + TS + '","type":"note","data":{"text":"'),
+            Buffer.from([0xc3, 0x28]),
+            Buffer.from('"}}\n'),
+          ]),
         /UTF-8/,
       ],
       ["a field of the wrong type", () => nd([ev("bad-type", 0), { ...ev("bad-type", 1), ts: 5 }]), /^ts: /],
-      ["a different event at a seq already in the file", () => nd([ev("bad-dup", 0), ev("bad-dup", 1), { ...ev("bad-dup", 1), data: { text: "other" } }]), /seq 1 was already sent at line 4/],
-      ["10,000-deep nesting", () => nd([ev("bad-deep", 0)]) + `{"run":"bad-deep","seq":1,"ts":"${TS}","type":"note","data":{"text":"x","n":${"[".repeat(10000)}${"]".repeat(10000)}}}\n`, /nesting deeper/],
-      ["a __proto__ key", () => nd([ev("bad-proto", 0)]) + `{"run":"bad-proto","seq":1,"ts":"${TS}","type":"note","data":{"text":"x","__proto__":{"polluted":1}}}\n`, /__proto__/],
-      ["a seq beyond 2^53", () => nd([ev("bad-big", 0)]) + `{"run":"bad-big","seq":9007199254740993,"ts":"${TS}","type":"note","data":{"text":"x"}}\n`, /beyond 2\^53/],
+      [
+        "a different event at a seq already in the file",
+        () => nd([ev("bad-dup", 0), ev("bad-dup", 1), { ...ev("bad-dup", 1), data: { text: "other" } }]),
+        /seq 1 was already sent at line 4/,
+      ],
+      [
+        "10,000-deep nesting",
+        () =>
+          nd([ev("bad-deep", 0)]) +
+          `{"run":"bad-deep","seq":1,"ts":"${TS}","type":"note","data":{"text":"x","n":${"[".repeat(10000)}${"]".repeat(10000)}}}\n`,
+        /nesting deeper/,
+      ],
+      [
+        "a __proto__ key",
+        () =>
+          nd([ev("bad-proto", 0)]) +
+          `{"run":"bad-proto","seq":1,"ts":"${TS}","type":"note","data":{"text":"x","__proto__":{"polluted":1}}}\n`,
+        /__proto__/,
+      ],
+      [
+        "a seq beyond 2^53",
+        () => nd([ev("bad-big", 0)]) + `{"run":"bad-big","seq":9007199254740993,"ts":"${TS}","type":"note","data":{"text":"x"}}\n`,
+        /beyond 2\^53/,
+      ],
     ];
     for (const [name, make, message] of cases) {
       it(`refuses ${name}`, async () => {
@@ -206,7 +316,8 @@ describe.each(DIALECTS)("ingest on %s", (dialect) => {
 
   it("appends live batches out of order, idempotent by seq, live until run.end", async () => {
     const run = "live-1";
-    const b = (seqs: number[]) => nd(seqs.map((s) => (s === 0 ? ev(run, 0, "run.start", {}) : s === 9 ? ev(run, 9, "run.end", { status: "succeeded" }) : ev(run, s))));
+    const b = (seqs: number[]) =>
+      nd(seqs.map((s) => (s === 0 ? ev(run, 0, "run.start", {}) : s === 9 ? ev(run, 9, "run.end", { status: "succeeded" }) : ev(run, s))));
     let r = await append(db, run, b([0, 1, 2]));
     expect(r.runs[0]).toMatchObject({ accepted: 3, duplicates: 0, nextSeq: 3 });
     r = await append(db, run, b([5, 6]));

@@ -25,7 +25,10 @@ const span = (spanId: string, name: string, start: number, attributes: object[],
   attributes,
   status: { code: 1 },
 });
-const request = (spans: object[]) => spansFromOtlpJson({ resourceSpans: [{ resource: { attributes: [attr("service.name", "ops-agent")] }, scopeSpans: [{ scope: { name: "t" }, spans }] }] });
+const request = (spans: object[]) =>
+  spansFromOtlpJson({
+    resourceSpans: [{ resource: { attributes: [attr("service.name", "ops-agent")] }, scopeSpans: [{ scope: { name: "t" }, spans }] }],
+  });
 
 describe.each(DIALECTS)("secrets in spans received over OTLP, on %s", (dialect) => {
   let t: TestDb;
@@ -42,7 +45,12 @@ describe.each(DIALECTS)("secrets in spans received over OTLP, on %s", (dialect) 
       "00000000000000a2",
       "execute_tool deploy",
       10,
-      [attr("gen_ai.operation.name", "execute_tool"), attr("gen_ai.tool.name", "deploy"), attr("gen_ai.tool.call.id", "c1"), attr("gen_ai.tool.call.arguments", JSON.stringify({ key: AWS_KEY, auth: BEARER }))],
+      [
+        attr("gen_ai.operation.name", "execute_tool"),
+        attr("gen_ai.tool.name", "deploy"),
+        attr("gen_ai.tool.call.id", "c1"),
+        attr("gen_ai.tool.call.arguments", JSON.stringify({ key: AWS_KEY, auth: BEARER })),
+      ],
       "00000000000000a1",
     );
     // the trace arrives over two requests; the second re-derives the run from stored spans

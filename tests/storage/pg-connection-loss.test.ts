@@ -11,14 +11,18 @@ import { bytesOf, freshDb, type TestDb } from "../helpers/db";
 // the process) and its live-run notifications must come back on their own.
 const TS = "2026-11-07T11:00:01.026Z";
 const journal = (run: string, n: number) =>
-  Array.from({ length: n }, (_, seq) => JSON.stringify({ run, seq, ts: TS, type: seq === 0 ? "run.start" : "note", data: seq === 0 ? {} : { text: `e${seq}` } })).join("\n") + "\n";
+  Array.from({ length: n }, (_, seq) =>
+    JSON.stringify({ run, seq, ts: TS, type: seq === 0 ? "run.start" : "note", data: seq === 0 ? {} : { text: `e${seq}` } }),
+  ).join("\n") + "\n";
 const upload = (db: Db, text: string) => ingestBytes(db, bytesOf(text), { mode: "upload", source: "upload" });
 
 async function terminateConnections(database: string): Promise<number> {
   const admin = new pg.Client({ connectionString: `${process.env.TEST_PG_BASE ?? "postgresql://postgres@127.0.0.1:5432"}/postgres` });
   await admin.connect();
   try {
-    const r = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [database]);
+    const r = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [
+      database,
+    ]);
     return r.rowCount ?? 0;
   } finally {
     await admin.end();

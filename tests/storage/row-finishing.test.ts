@@ -32,7 +32,12 @@ function hashedRun(run: string, n: number, opts: { tamperAt?: number; bigAt?: nu
       seq === 0
         ? { workflow: { name: "mix", version: "1" }, versions: { prompts: { system: "v1" } } }
         : seq % 5 === 1
-          ? { call: `t${seq}`, tool: "lookup", args: { q: `order ${seq}`, note: seq % 13 === 1 ? `key ${SECRET}` : "ünïcødé ‮ rtl" }, effect: "read" }
+          ? {
+              call: `t${seq}`,
+              tool: "lookup",
+              args: { q: `order ${seq}`, note: seq % 13 === 1 ? `key ${SECRET}` : "ünïcødé ‮ rtl" },
+              effect: "read",
+            }
           : seq % 5 === 2
             ? { call: `t${seq - 1}`, status: "ok", result: { rows: seq, ratio: seq / 7 }, latencyMs: seq * 1.25 }
             : { text: `note ${seq}`, url: seq % 4 === 0 ? "https://example.test/x?y=1" : undefined };
@@ -50,11 +55,16 @@ function hashedRun(run: string, n: number, opts: { tamperAt?: number; bigAt?: nu
 }
 
 const plainRun = (run: string, n: number) =>
-  Array.from({ length: n }, (_, seq) => JSON.stringify({ run, seq, ts: TS(seq), type: seq === 0 ? "run.start" : "note", data: seq === 0 ? {} : { text: `plain ${seq}` } }));
+  Array.from({ length: n }, (_, seq) =>
+    JSON.stringify({ run, seq, ts: TS(seq), type: seq === 0 ? "run.start" : "note", data: seq === 0 ? {} : { text: `plain ${seq}` } }),
+  );
 
 async function scenario(db: Db, writerBacklog: number | undefined) {
   await db.sql.transaction(async (tx) => {
-    await tx.run(`INSERT INTO "Setting" ("key", "value") VALUES (?, ?) ON CONFLICT ("key") DO UPDATE SET "value" = excluded."value"`, ["redaction-key", KEY]);
+    await tx.run(`INSERT INTO "Setting" ("key", "value") VALUES (?, ?) ON CONFLICT ("key") DO UPDATE SET "value" = excluded."value"`, [
+      "redaction-key",
+      KEY,
+    ]);
   });
   const redactor = await redactorFor(db);
   const send = (lines: string[], opts: Partial<IngestOptions> = {}): Promise<IngestResult> =>
@@ -86,10 +96,19 @@ async function snapshot(db: Db) {
   const runs = await db.sql.all<Record<string, unknown>>(
     `SELECT "id", "status", "eventCount", "errorCount", "findingCount", "fidelity", "chainStatus", "chainBrokenAt", "recorderLastHash", "serverLastHash", "nextSeq", "maxSeq" FROM "Run" ORDER BY "id"`,
   );
-  const findings = await db.sql.all<Record<string, unknown>>(`SELECT "runId", "rule", "seq", "message" FROM "Finding" ORDER BY "runId", "seq", "rule"`);
+  const findings = await db.sql.all<Record<string, unknown>>(
+    `SELECT "runId", "rule", "seq", "message" FROM "Finding" ORDER BY "runId", "seq", "rule"`,
+  );
   // PostgreSQL returns bigint columns as strings and booleans as booleans: compare values
   const norm = (rows: Array<Record<string, unknown>>) =>
-    rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === "bigint" || (typeof v === "string" && /^-?\d+(\.\d+)?$/.test(v) && k !== "body") ? Number(v) : v])));
+    rows.map((r) =>
+      Object.fromEntries(
+        Object.entries(r).map(([k, v]) => [
+          k,
+          typeof v === "bigint" || (typeof v === "string" && /^-?\d+(\.\d+)?$/.test(v) && k !== "body") ? Number(v) : v,
+        ]),
+      ),
+    );
   return { events: norm(events), runs: norm(runs), findings: norm(findings) };
 }
 

@@ -4,10 +4,23 @@ import { getRun, listRuns, runListQuery } from "@/lib/server/queries";
 import { ingestBytes } from "@/lib/server/service";
 import { bytesOf, DIALECTS, freshDb, type TestDb } from "../helpers/db";
 
-function run(id: string, i: number, opts: { workflow: string; env: string; status: "succeeded" | "failed"; tags: string[]; tool: string; events: number }) {
+function run(
+  id: string,
+  i: number,
+  opts: { workflow: string; env: string; status: "succeeded" | "failed"; tags: string[]; tool: string; events: number },
+) {
   const ts = (k: number) => new Date(Date.UTC(2026, 10, 1 + i, 10, 0, k)).toISOString();
-  const lines: object[] = [{ run: id, seq: 0, ts: ts(0), type: "run.start", data: { workflow: { name: opts.workflow, version: "1" }, environment: opts.env, tags: opts.tags } }];
-  for (let s = 1; s < opts.events - 1; s++) lines.push({ run: id, seq: s, ts: ts(s), type: "tool.call", data: { call: `c${s}`, tool: opts.tool, args: {}, effect: "read" } });
+  const lines: object[] = [
+    {
+      run: id,
+      seq: 0,
+      ts: ts(0),
+      type: "run.start",
+      data: { workflow: { name: opts.workflow, version: "1" }, environment: opts.env, tags: opts.tags },
+    },
+  ];
+  for (let s = 1; s < opts.events - 1; s++)
+    lines.push({ run: id, seq: s, ts: ts(s), type: "tool.call", data: { call: `c${s}`, tool: opts.tool, args: {}, effect: "read" } });
   lines.push({ run: id, seq: opts.events - 1, ts: ts(opts.events), type: "run.end", data: { status: opts.status } });
   return lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
 }
@@ -59,9 +72,17 @@ describe.each(DIALECTS)("runs list on %s", (dialect) => {
   });
 
   it("sorts by events and carries the summary the list shows", async () => {
-    expect((await ids({ sort: "-events", limit: "2" }))).toEqual(["run-11", "run-10"]);
+    expect(await ids({ sort: "-events", limit: "2" })).toEqual(["run-11", "run-10"]);
     const [top] = (await listRuns(db, runListQuery.parse({ limit: "1" }))).runs;
-    expect(top).toMatchObject({ id: "run-11", workflow: "refund", environment: "production", status: "succeeded", eventCount: 14, live: false, fidelity: "partial" });
+    expect(top).toMatchObject({
+      id: "run-11",
+      workflow: "refund",
+      environment: "production",
+      status: "succeeded",
+      eventCount: 14,
+      live: false,
+      fidelity: "partial",
+    });
     expect(top.durationMs).toBe(14_000);
   });
 
@@ -70,9 +91,17 @@ describe.each(DIALECTS)("runs list on %s", (dialect) => {
     const id = "no-times-run";
     const at = (k: number) => new Date(k).toISOString(); // what the importers give such sources
     const text = [
-      { run: id, seq: 0, ts: at(0), type: "run.start", data: { workflow: { name: "swe", version: "1" }, source: { format: "swe-agent", timestamps: "synthetic" } } },
+      {
+        run: id,
+        seq: 0,
+        ts: at(0),
+        type: "run.start",
+        data: { workflow: { name: "swe", version: "1" }, source: { format: "swe-agent", timestamps: "synthetic" } },
+      },
       { run: id, seq: 1, ts: at(1), type: "run.end", data: { status: "succeeded" } },
-    ].map((l) => JSON.stringify(l)).join("\n");
+    ]
+      .map((l) => JSON.stringify(l))
+      .join("\n");
     expect((await ingestBytes(db, bytesOf(text + "\n"), { mode: "upload", source: "import" })).errors).toEqual([]);
     const listed = (await listRuns(db, runListQuery.parse({ q: id }))).runs;
     expect(listed).toHaveLength(1);

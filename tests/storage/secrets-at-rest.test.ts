@@ -23,14 +23,41 @@ const FIELD_SECRET = "hunter2-field-secret-value";
 
 function journal(run: string): string {
   const ts = "2026-11-07T11:00:01.026Z";
-  const events: object[] = [{ run, seq: 0, ts, type: "run.start", data: { workflow: { name: "leaky", version: "1" }, input: { note: SECRETS[0] } } }];
-  SECRETS.forEach((s, i) => events.push({ run, seq: i + 1, ts, type: "tool.call", data: { call: `c${i}`, tool: "http", args: { header: `x ${s} y`, nested: [{ deep: s }] }, effect: "read" } }));
-  events.push({ run, seq: events.length, ts, type: "note", data: { text: `postgres://admin:${URL_PASSWORD}@db.internal/x`, password: FIELD_SECRET, extra: { Api_Key: FIELD_SECRET } } });
-  events.push({ run, seq: events.length, ts, type: "state", data: { set: { token: FIELD_SECRET, card: SECRETS[2] }, hash: "sha256:" + "0".repeat(64) } });
+  const events: object[] = [
+    { run, seq: 0, ts, type: "run.start", data: { workflow: { name: "leaky", version: "1" }, input: { note: SECRETS[0] } } },
+  ];
+  SECRETS.forEach((s, i) =>
+    events.push({
+      run,
+      seq: i + 1,
+      ts,
+      type: "tool.call",
+      data: { call: `c${i}`, tool: "http", args: { header: `x ${s} y`, nested: [{ deep: s }] }, effect: "read" },
+    }),
+  );
+  events.push({
+    run,
+    seq: events.length,
+    ts,
+    type: "note",
+    data: { text: `postgres://admin:${URL_PASSWORD}@db.internal/x`, password: FIELD_SECRET, extra: { Api_Key: FIELD_SECRET } },
+  });
+  events.push({
+    run,
+    seq: events.length,
+    ts,
+    type: "state",
+    data: { set: { token: FIELD_SECRET, card: SECRETS[2] }, hash: "sha256:" + "0".repeat(64) },
+  });
   return events.map((e) => JSON.stringify(e)).join("\n") + "\n";
 }
 
-const needles = () => [...SECRETS.map((s) => s.split("\n")[1] ?? s), ...SECRETS.filter((s) => !s.includes("\n")), URL_PASSWORD, FIELD_SECRET];
+const needles = () => [
+  ...SECRETS.map((s) => s.split("\n")[1] ?? s),
+  ...SECRETS.filter((s) => !s.includes("\n")),
+  URL_PASSWORD,
+  FIELD_SECRET,
+];
 
 describe.each(DIALECTS)("secrets at rest on %s", (dialect) => {
   it("no secret of the format's patterns is in the stored bytes, and each event is flagged", async () => {
@@ -53,7 +80,10 @@ describe.each(DIALECTS)("secrets at rest on %s", (dialect) => {
       await db.close();
       if (dialect === "sqlite") {
         const file = t.url.slice("file:".length);
-        dump = [file, `${file}-wal`].filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f).toString("latin1")).join("\n");
+        dump = [file, `${file}-wal`]
+          .filter((f) => fs.existsSync(f))
+          .map((f) => fs.readFileSync(f).toString("latin1"))
+          .join("\n");
       } else {
         dump = execFileSync("pg_dump", ["--data-only", t.url], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
       }
@@ -69,7 +99,10 @@ describe.each(DIALECTS)("secrets at rest on %s", (dialect) => {
 describe("the stored test database file", () => {
   it("is a real SQLite file (the scan above reads real bytes)", async () => {
     const t = await freshDb("sqlite");
-    const head = fs.readFileSync(path.resolve(t.url.slice("file:".length))).subarray(0, 15).toString();
+    const head = fs
+      .readFileSync(path.resolve(t.url.slice("file:".length)))
+      .subarray(0, 15)
+      .toString();
     expect(head).toBe("SQLite format 3");
     await t.cleanup();
   });

@@ -6,9 +6,27 @@ import type { IngestRow } from "@/lib/server/sql";
 /** A finished Event row (nothing left for the writer to derive). */
 function row(runId: string, seq: number): IngestRow {
   return {
-    runId, seq, ts: "2026-11-29T10:00:00.000Z", tsMs: Date.parse("2026-11-29T10:00:00.000Z"), type: "note", step: null, parent: null,
-    call: null, name: null, status: null, latencyMs: null, tokens: null, bytes: 10, body: `{"seq":${seq}}`,
-    recordedHash: null, chain: "none", hash: "sha256:" + "0".repeat(64), redactions: 0, work: 0, prevHash: null, chainSeed: null,
+    runId,
+    seq,
+    ts: "2026-11-29T10:00:00.000Z",
+    tsMs: Date.parse("2026-11-29T10:00:00.000Z"),
+    type: "note",
+    step: null,
+    parent: null,
+    call: null,
+    name: null,
+    status: null,
+    latencyMs: null,
+    tokens: null,
+    bytes: 10,
+    body: `{"seq":${seq}}`,
+    recordedHash: null,
+    chain: "none",
+    hash: "sha256:" + "0".repeat(64),
+    redactions: 0,
+    work: 0,
+    prevHash: null,
+    chainSeed: null,
   };
 }
 

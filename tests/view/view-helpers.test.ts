@@ -61,7 +61,13 @@ describe("timeline viewport", () => {
     expect(t.step).toBe(1000);
     expect(t.times[0]).toBe(0);
     expect(lowerBound([1, 3, 3, 8], 3)).toBe(1);
-    expect(lowerBound([10, 20, 30], 25, [2, 0, 1].sort((a, b) => [10, 20, 30][a] - [10, 20, 30][b]))).toBe(2);
+    expect(
+      lowerBound(
+        [10, 20, 30],
+        25,
+        [2, 0, 1].sort((a, b) => [10, 20, 30][a] - [10, 20, 30][b]),
+      ),
+    ).toBe(2);
   });
 });
 

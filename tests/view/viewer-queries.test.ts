@@ -21,12 +21,16 @@ describe.each(DIALECTS)("viewer queries on %s", (dialect) => {
   beforeAll(async () => {
     t = await freshDb(dialect);
     db = t.open();
-    for (const f of ["00-refund-clean.jsonl", "03-codefix-journal.gap.jsonl", "10-refund-approval.stale-state.jsonl"]) expect((await upload(db, read(f))).errors).toEqual([]);
+    for (const f of ["00-refund-clean.jsonl", "03-codefix-journal.gap.jsonl", "10-refund-approval.stale-state.jsonl"])
+      expect((await upload(db, read(f))).errors).toEqual([]);
   });
   afterAll(async () => t.cleanup());
 
   it("the SQL-built summary decodes to the same columns as the events' own", async () => {
-    const events = read("00-refund-clean.jsonl").split("\n").filter(Boolean).map((l) => JSON.parse(l) as JournalEvent);
+    const events = read("00-refund-clean.jsonl")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as JournalEvent);
     const expected = decodeSummary(encodeSummary("demo-refund-4185", summaryRowsFromEvents(events)));
     const got = decodeSummary(JSON.parse((await getRunSummaryText(db, "demo-refund-4185", -1))!) as SummaryDto);
     expect(got.n).toBe(33);
@@ -45,7 +49,14 @@ describe.each(DIALECTS)("viewer queries on %s", (dialect) => {
 
   it("serves a whole-run summary from cache until the run changes", async () => {
     const run = `live-${dialect}`;
-    const ev = (seq: number) => JSON.stringify({ run, seq, ts: "2026-11-07T11:00:00.000Z", type: seq === 0 ? "run.start" : "note", data: seq === 0 ? {} : { text: `e${seq}` } });
+    const ev = (seq: number) =>
+      JSON.stringify({
+        run,
+        seq,
+        ts: "2026-11-07T11:00:00.000Z",
+        type: seq === 0 ? "run.start" : "note",
+        data: seq === 0 ? {} : { text: `e${seq}` },
+      });
     await append(db, run, `${ev(0)}\n${ev(1)}\n`);
     const a = await getRunSummaryCached(db, run, -1);
     expect(await getRunSummaryCached(db, run, -1)).toBe(a);
@@ -77,7 +88,8 @@ describe.each(DIALECTS)("viewer queries on %s", (dialect) => {
   it("says when the rebuilt state holds a secret replaced at ingest, until a set replaces it", async () => {
     const run = "state-with-secret";
     const raw = { apiKey: "sk-proj-" + "H4j5K6l7M8n9P0q1R2s3T4u5", n: 0 };
-    const ev = (seq: number, type: string, data: Record<string, unknown>) => JSON.stringify({ run, seq, ts: "2026-11-07T11:00:00.000Z", type, data });
+    const ev = (seq: number, type: string, data: Record<string, unknown>) =>
+      JSON.stringify({ run, seq, ts: "2026-11-07T11:00:00.000Z", type, data });
     const text = [
       ev(0, "run.start", {}),
       ev(1, "state", { set: raw, hash: hashOf(raw) }),

@@ -18,7 +18,10 @@ export async function POST(req: Request) {
   const db = getDb();
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > db.config.limits.maxBodyBytes) {
-    return jsonError(413, `request body is ${declared} bytes, over the ${db.config.limits.maxBodyBytes}-byte limit (RETRACE_MAX_BODY_BYTES)`);
+    return jsonError(
+      413,
+      `request body is ${declared} bytes, over the ${db.config.limits.maxBodyBytes}-byte limit (RETRACE_MAX_BODY_BYTES)`,
+    );
   }
   const bytes = new Uint8Array(await req.arrayBuffer());
   if (bytes.length > db.config.limits.maxBodyBytes) return jsonError(413, `request body is over ${db.config.limits.maxBodyBytes} bytes`);
@@ -33,7 +36,9 @@ export async function POST(req: Request) {
       runs: result.runs,
       errors: result.errors,
       warnings: [...result.warnings, ...(result.importWarnings ?? []).map((message) => ({ message }))],
-      ...(result.unreadable || result.tooLarge || result.format ? { error: result.unreadable ?? result.tooLarge ?? result.format?.message } : {}),
+      ...(result.unreadable || result.tooLarge || result.format
+        ? { error: result.unreadable ?? result.tooLarge ?? result.format?.message }
+        : {}),
     },
     { status: result.unreadable ? 422 : status },
   );

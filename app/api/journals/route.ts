@@ -15,7 +15,10 @@ export async function POST(req: Request) {
   const db = getDb();
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > db.config.limits.maxBodyBytes) {
-    return jsonError(413, `request body is ${declared} bytes, over the ${db.config.limits.maxBodyBytes}-byte limit (RETRACE_MAX_BODY_BYTES)`);
+    return jsonError(
+      413,
+      `request body is ${declared} bytes, over the ${db.config.limits.maxBodyBytes}-byte limit (RETRACE_MAX_BODY_BYTES)`,
+    );
   }
   if (!req.body) return jsonError(400, "empty body: send one NDJSON event per line");
   const result = await ingestBytes(db, req.body, { mode: "upload", source: "upload", warmViewer: true });

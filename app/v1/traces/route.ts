@@ -30,5 +30,7 @@ export async function POST(req: Request) {
   const { rejected } = await receiveSpans(db, spans);
   // ExportTraceServiceResponse: empty on success; partialSuccess names what was refused.
   if (isProto) return new Response(new Uint8Array(0), { status: 200, headers: { "content-type": "application/x-protobuf" } });
-  return NextResponse.json(rejected > 0 ? { partialSuccess: { rejectedSpans: rejected, errorMessage: "some spans could not be converted" } } : {});
+  return NextResponse.json(
+    rejected > 0 ? { partialSuccess: { rejectedSpans: rejected, errorMessage: "some spans could not be converted" } } : {},
+  );
 }

@@ -97,7 +97,9 @@ function report(file: string, runs: string[], findings: FileFinding[]): string {
       lines.push(`  run ${run}: no findings`);
       continue;
     }
-    lines.push(`  run ${run}: ${mine.length} finding${mine.length === 1 ? "" : "s"} (${errors} error${errors === 1 ? "" : "s"}, ${mine.length - errors} warning${mine.length - errors === 1 ? "" : "s"})`);
+    lines.push(
+      `  run ${run}: ${mine.length} finding${mine.length === 1 ? "" : "s"} (${errors} error${errors === 1 ? "" : "s"}, ${mine.length - errors} warning${mine.length - errors === 1 ? "" : "s"})`,
+    );
     for (const f of mine) lines.push(`    seq ${String(f.seq).padEnd(6)} ${f.severity.padEnd(8)} ${f.rule.padEnd(28)} ${f.message}`);
   }
   return lines.join("\n");

@@ -56,7 +56,10 @@ export async function run(argv: string[]): Promise<number> {
       if (tty) {
         // loaded only for a terminal: every import paid for it at start (lib/server/README.md)
         const { default: cliProgress } = await import("cli-progress");
-        bar = new cliProgress.SingleBar({ format: `${path.basename(file)} [{bar}] {percentage}% | {value}/{total} bytes | {events} events`, hideCursor: true }, cliProgress.Presets.shades_classic);
+        bar = new cliProgress.SingleBar(
+          { format: `${path.basename(file)} [{bar}] {percentage}% | {value}/{total} bytes | {events} events`, hideCursor: true },
+          cliProgress.Presets.shades_classic,
+        );
       }
       let read = 0;
       let events = 0;
@@ -114,7 +117,9 @@ export async function run(argv: string[]): Promise<number> {
       const head = result.format?.message ?? result.tooLarge ?? result.unreadable;
       if (head) console.error(`${file}: ${head}`);
       for (const r of result.runs) {
-        console.log(`${file}${formatNote}: run ${r.run} ${r.status}: ${r.accepted} events stored, ${r.duplicates} duplicates, ${r.findings} findings`);
+        console.log(
+          `${file}${formatNote}: run ${r.run} ${r.status}: ${r.accepted} events stored, ${r.duplicates} duplicates, ${r.findings} findings`,
+        );
       }
       for (const w of result.warnings) console.log(`${file}:${w.line ?? "-"}: warning: ${w.message}`);
       for (const e of result.errors) console.error(`${file}:${e.line ?? "-"}: ${e.run ? `run ${e.run}: ` : ""}${e.message}`);

@@ -85,16 +85,26 @@ function parseArgs(argv: string[]): Args | string {
 
 function human(file: string, s: ReplaySummary): string {
   const lines = [`${file}: run ${s.run} (${s.fidelity}${s.bestEffort ? `, best-effort: ${s.bestEffortReason}` : ""})`];
-  lines.push(`  ${s.events} events, ${s.frames} frames: ${Object.entries(s.provenance).map(([k, v]) => `${v} ${k}`).join(", ")}`);
+  lines.push(
+    `  ${s.events} events, ${s.frames} frames: ${Object.entries(s.provenance)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(", ")}`,
+  );
   if (s.divergences.length === 0) lines.push("  no divergences: the recording and the reconstruction agree");
   else {
-    lines.push(`  ${s.divergences.length} divergence${s.divergences.length === 1 ? "" : "s"}${s.firstMeaningful ? `, first meaningful at seq ${s.firstMeaningful.seq}` : ""}:`);
-    for (const d of s.divergences) lines.push(`    seq ${String(d.seq).padEnd(6)} ${d.kind.padEnd(15)} ${d.meaningful ? "" : `(follows from seq ${d.causedBy}) `}${d.reason}`);
+    lines.push(
+      `  ${s.divergences.length} divergence${s.divergences.length === 1 ? "" : "s"}${s.firstMeaningful ? `, first meaningful at seq ${s.firstMeaningful.seq}` : ""}:`,
+    );
+    for (const d of s.divergences)
+      lines.push(
+        `    seq ${String(d.seq).padEnd(6)} ${d.kind.padEnd(15)} ${d.meaningful ? "" : `(follows from seq ${d.causedBy}) `}${d.reason}`,
+      );
   }
   if (s.fork) {
     lines.push(`  fork at seq ${s.fork.seq} with ${JSON.stringify(s.fork.override)}:`);
     if (s.fork.changes.length === 0) lines.push("    nothing changes");
-    for (const c of s.fork.changes) lines.push(`    seq ${String(c.seq).padEnd(6)} ${c.kind.padEnd(15)} ${c.hypothetical ? "(hypothetical) " : ""}${c.reason}`);
+    for (const c of s.fork.changes)
+      lines.push(`    seq ${String(c.seq).padEnd(6)} ${c.kind.padEnd(15)} ${c.hypothetical ? "(hypothetical) " : ""}${c.reason}`);
     if (s.fork.firstStale !== null) lines.push(`    recorded events from seq ${s.fork.firstStale} on are stale`);
     if (s.fork.stoppedAt !== null) lines.push(`    the fork's run stops at seq ${s.fork.stoppedAt}`);
   }
@@ -118,7 +128,9 @@ export async function run(argv: string[]): Promise<number> {
     for (const err of read.lineErrors) console.error(`${args.file}:${err.line}: ${err.message} (line skipped)`);
     const runs = [...groupByRun(read.events).keys()];
     if (args.run === undefined && runs.length > 1) {
-      throw new ReplayError(`${args.file} holds ${runs.length} runs; pick one with --run (${runs.slice(0, 5).join(", ")}${runs.length > 5 ? ", …" : ""})`);
+      throw new ReplayError(
+        `${args.file} holds ${runs.length} runs; pick one with --run (${runs.slice(0, 5).join(", ")}${runs.length > 5 ? ", …" : ""})`,
+      );
     }
     let fork: ForkSpec | undefined;
     if (args.fork !== undefined && args.override !== undefined) {
@@ -135,7 +147,16 @@ export async function run(argv: string[]): Promise<number> {
     if (args.json) {
       const out: Record<string, unknown> = { file: args.file, ...s };
       if (args.frames) {
-        out.frames = replay.frames.map((f) => ({ index: f.index, seq: f.seq, type: f.event.type, provenance: f.provenance, stale: f.stale, substituted: f.substituted, note: f.note, stateHash: f.stateHash }));
+        out.frames = replay.frames.map((f) => ({
+          index: f.index,
+          seq: f.seq,
+          type: f.event.type,
+          provenance: f.provenance,
+          stale: f.stale,
+          substituted: f.substituted,
+          note: f.note,
+          stateHash: f.stateHash,
+        }));
       }
       process.stdout.write(canonicalJson(out) + "\n");
     } else {

@@ -23,7 +23,12 @@ export { peekBytes } from "./peek-bytes";
 export { JsonSyntaxError, JsonWalker, exactNumber, type ContainerVisitor, type StreamJson, type ValueVisitor } from "./json-walker";
 
 /** Formats whose spans are read one by one; the others are read whole. */
-export const STREAMABLE_FORMATS: ReadonlySet<SourceFormat> = new Set<SourceFormat>(["otlp-json", "otlp-json-array", "tempo-otlp", "jaeger"]);
+export const STREAMABLE_FORMATS: ReadonlySet<SourceFormat> = new Set<SourceFormat>([
+  "otlp-json",
+  "otlp-json-array",
+  "tempo-otlp",
+  "jaeger",
+]);
 
 /**
  * Bytes read ahead for detection. `detectFormat` looks at 64 K UTF-16 code units; a code unit
@@ -79,7 +84,10 @@ export interface SpanSpill {
  * Imports a trace file from its bytes. Throws `ImportError` like `importTrace` (unknown
  * format, invalid or truncated JSON); nothing is returned for a file that fails midway.
  */
-export async function importTraceStream(source: AsyncIterable<Uint8Array>, opts: ImportOptions & { spill?: SpanSpill } = {}): Promise<StreamedImport> {
+export async function importTraceStream(
+  source: AsyncIterable<Uint8Array>,
+  opts: ImportOptions & { spill?: SpanSpill } = {},
+): Promise<StreamedImport> {
   const { head, stream } = await peekBytes(source, STREAM_HEAD_BYTES);
   // Decoded as importBytes decodes the whole file: replacement characters, BOM dropped.
   const headText = new TextDecoder().decode(head, { stream: true });
@@ -137,7 +145,9 @@ export async function importTraceStream(source: AsyncIterable<Uint8Array>, opts:
   }
 
   const runOpts: SpansToRunsOptions =
-    format === "jaeger" ? { format: "jaeger", runIdPrefix: "jaeger", fileName: opts.fileName, warnings } : { format, fileName: opts.fileName, warnings };
+    format === "jaeger"
+      ? { format: "jaeger", runIdPrefix: "jaeger", fileName: opts.fileName, warnings }
+      : { format, fileName: opts.fileName, warnings };
   // spansToRuns' order (earliest start, then trace id), so one trace at a time gives the same runs.
   const pending: Array<{ id: string; list: NormalizedSpan[]; min: bigint }> = [];
   for (const [id, min] of spilledMin) pending.push({ id, list: [], min });

@@ -44,7 +44,8 @@ function traceObject(emit: TraceSink, isRoot: boolean): ContainerVisitor {
       // Processes are not known yet: the span gets its own `process` (or nothing) for now.
       const [normalized] = spansFromJaeger({ spans: [value] }, warnings);
       appendAll(spanWarnings, warnings);
-      if (normalized) pending.push({ span: normalized, processId: str(value.processID) ?? "", ownTraceId: idToHex(value.traceID, 16) !== undefined });
+      if (normalized)
+        pending.push({ span: normalized, processId: str(value.processID) ?? "", ownTraceId: idToHex(value.traceID, 16) !== undefined });
     },
   };
 

@@ -156,7 +156,8 @@ export class JsonWalker {
       const c = buf.charCodeAt(p);
       const top = this.stack[this.stack.length - 1];
       if (!top) {
-        if (this.rootDone) throw new JsonSyntaxError(`unexpected data after the end of the JSON value at character ${this.base + p}`, false);
+        if (this.rootDone)
+          throw new JsonSyntaxError(`unexpected data after the end of the JSON value at character ${this.base + p}`, false);
         if (!this.value(undefined, c, final)) return;
         continue;
       }

@@ -4,7 +4,10 @@
  */
 
 /** Reads at least `bytes` bytes ahead (or the whole source, if shorter) and replays them. */
-export async function peekBytes(source: AsyncIterable<Uint8Array>, bytes: number): Promise<{ head: Uint8Array; stream: AsyncIterable<Uint8Array> }> {
+export async function peekBytes(
+  source: AsyncIterable<Uint8Array>,
+  bytes: number,
+): Promise<{ head: Uint8Array; stream: AsyncIterable<Uint8Array> }> {
   const it = source[Symbol.asyncIterator]();
   const held: Uint8Array[] = [];
   let size = 0;

@@ -65,7 +65,13 @@ const TOOLS = [
   { name: "charge_card", effect: "write" as const },
   { name: "edit_file", effect: "write" as const },
 ];
-const TARGETS = ["https://payments.example/api/refunds", "https://mail.example/v1/send", "wss://gds.example/booking", "postgres://db.internal/app", "workspace"];
+const TARGETS = [
+  "https://payments.example/api/refunds",
+  "https://mail.example/v1/send",
+  "wss://gds.example/booking",
+  "postgres://db.internal/app",
+  "workspace",
+];
 const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
 function randomText(rng: Rng, n: number, alphabet = ALNUM): string {
@@ -106,7 +112,12 @@ export function generateRun(options: GeneratorOptions): JournalEvent[] {
   let state: RunState = EMPTY_STATE;
   let recordedHash = hashOf(state);
   let callCounter = 0;
-  const emit = (type: JournalEvent["type"], data: JsonObject, extra: Partial<JournalEvent> = {}, advanceMs = rng.int(1, 2500)): JournalEvent => {
+  const emit = (
+    type: JournalEvent["type"],
+    data: JsonObject,
+    extra: Partial<JournalEvent> = {},
+    advanceMs = rng.int(1, 2500),
+  ): JournalEvent => {
     ms += advanceMs;
     const e: JournalEvent = { run, seq: events.length as Seq, ts: iso(ms), type, ...extra, data };
     events.push(e);
@@ -140,7 +151,12 @@ export function generateRun(options: GeneratorOptions): JournalEvent[] {
     emit("run.start", {
       workflow: { name: "generated", version: "1.0.0" },
       agent: { name: "gen-agent", version: "0.1.0" },
-      versions: { prompts: { system: "v1" }, policies: { default: "v1" }, tools: { lookup_order: "1.0.0" }, models: { planner: "model-x" } },
+      versions: {
+        prompts: { system: "v1" },
+        policies: { default: "v1" },
+        tools: { lookup_order: "1.0.0" },
+        models: { planner: "model-x" },
+      },
       environment: rng.pick(["production", "staging"]),
       initiator: { kind: "user", id: `u_${rng.int(1, 999)}` },
       input: { message: "generated run" },
@@ -150,7 +166,12 @@ export function generateRun(options: GeneratorOptions): JournalEvent[] {
   }
   emit("input", { source: rng.pick(["user", "system", "event"] as const), content: "please help" });
   if (rng.chance(0.5)) setState({ status: "start", items: {}, n: 0 });
-  else patchState([{ op: "add", path: "/status", value: "start" }, { op: "add", path: "/items", value: {} }, { op: "add", path: "/n", value: 0 }]);
+  else
+    patchState([
+      { op: "add", path: "/status", value: "start" },
+      { op: "add", path: "/items", value: {} },
+      { op: "add", path: "/n", value: 0 },
+    ]);
 
   const writes: Array<{ tool: string; args: JsonObject; key: string | undefined; call: string; status: string }> = [];
   let stopped = false;
@@ -178,7 +199,19 @@ export function generateRun(options: GeneratorOptions): JournalEvent[] {
     let contextSeq: number | null = null;
     if (rng.chance(0.8)) {
       const instructions = fault(1.5) ? requiredInstructions.slice(1) : [...requiredInstructions, "extra"];
-      contextSeq = emit("context", { messages: [{ role: "system", content: "be careful", source: "prompt:system" }, { role: "user", content: "help" }], instructions, template: { id: "main", version: "v1" }, tokens: rng.int(10, 900) }, inStep).seq;
+      contextSeq = emit(
+        "context",
+        {
+          messages: [
+            { role: "system", content: "be careful", source: "prompt:system" },
+            { role: "user", content: "help" },
+          ],
+          instructions,
+          template: { id: "main", version: "v1" },
+          tokens: rng.int(10, 900),
+        },
+        inStep,
+      ).seq;
     }
     const mcall = `m_${++callCounter}`;
     const request: JsonObject = { call: mcall, model: "planner", params: { temperature: 0 } };
@@ -193,13 +226,23 @@ export function generateRun(options: GeneratorOptions): JournalEvent[] {
       const reuseCandidates = writes.filter((w) => w.tool === tool.name);
       const uncertain = reuseCandidates.filter((w) => w.status === "timeout" || w.status === "unknown");
       const reuse =
-        tool.effect === "write" && reuseCandidates.length > 0 && fault(3) ? rng.pick(uncertain.length > 0 && rng.chance(0.7) ? uncertain : reuseCandidates) : null;
-      const args: JsonObject = reuse ? (JSON.parse(JSON.stringify(reuse.args)) as JsonObject) : { id: `x-${rng.int(1, 50)}`, amount: rng.int(1, 9999), request: callCounter * 10 + c };
+        tool.effect === "write" && reuseCandidates.length > 0 && fault(3)
+          ? rng.pick(uncertain.length > 0 && rng.chance(0.7) ? uncertain : reuseCandidates)
+          : null;
+      const args: JsonObject = reuse
+        ? (JSON.parse(JSON.stringify(reuse.args)) as JsonObject)
+        : { id: `x-${rng.int(1, 50)}`, amount: rng.int(1, 9999), request: callCounter * 10 + c };
       if (rng.chance(0.3)) args.target = rng.pick(TARGETS);
       planned.push({ tool, args, reuse });
       toolCalls.push({ id: `tc${callCounter}-${c}`, name: tool.name, args });
     }
-    const response: JsonObject = { call: mcall, output: toolCalls.length > 0 ? { toolCalls } : { text: "done for now" }, finishReason: toolCalls.length > 0 ? "tool_calls" : "stop", usage: { inputTokens: rng.int(100, 5000), outputTokens: rng.int(10, 900) }, latencyMs: rng.int(50, 4000) };
+    const response: JsonObject = {
+      call: mcall,
+      output: toolCalls.length > 0 ? { toolCalls } : { text: "done for now" },
+      finishReason: toolCalls.length > 0 ? "tool_calls" : "stop",
+      usage: { inputTokens: rng.int(100, 5000), outputTokens: rng.int(10, 900) },
+      latencyMs: rng.int(50, 4000),
+    };
     if (fault(0.5)) {
       const secret = fakeSecret(rng);
       response[secret.key === "password" || secret.key === "token" ? secret.key : "debug"] = secret.value;
@@ -213,7 +256,8 @@ export function generateRun(options: GeneratorOptions): JournalEvent[] {
         const approval = `ap_${callCounter}`;
         const stateHash = fault(0.7) ? hashOf({ other: rng.int(0, 1e6) }) : recordedHash;
         emit("approval.request", { approval, call, policy: { id: "default", version: "v1" }, stateHash }, inStep);
-        const decide = (decision: "approved" | "denied") => emit("approval.decision", { approval, decision, by: "reviewer@example.com", stateHash }, inStep);
+        const decide = (decision: "approved" | "denied") =>
+          emit("approval.decision", { approval, decision, by: "reviewer@example.com", stateHash }, inStep);
         const shape = rng.int(0, 9);
         if (shape === 0 && fault(4)) decide("denied");
         else if (shape === 1) {
@@ -240,7 +284,8 @@ export function generateRun(options: GeneratorOptions): JournalEvent[] {
       }
       emit("tool.call", data, inStep);
       pendingDecision?.();
-      const status = tool.effect === "write" && fault(2) ? rng.pick(["timeout", "unknown", "error"] as const) : rng.chance(0.05) ? "error" : "ok";
+      const status =
+        tool.effect === "write" && fault(2) ? rng.pick(["timeout", "unknown", "error"] as const) : rng.chance(0.05) ? "error" : "ok";
       const result: JsonObject = { call, status, latencyMs: rng.int(5, 4000) };
       if (status === "ok") result.result = { ok: true, value: rng.int(0, 100) };
       if (tool.effect === "write" && status === "ok") {
@@ -249,14 +294,28 @@ export function generateRun(options: GeneratorOptions): JournalEvent[] {
       if (fault(0.5)) result.partial = true;
       emit("tool.result", result, { step, parent: events[events.length - 1].seq });
       if ((status === "timeout" || status === "unknown") && rng.chance(0.5)) {
-        emit("reconcile", { call, outcome: rng.pick(["succeeded", "failed"] as const), evidence: "checked upstream", by: "ops@example.com" }, inStep);
+        emit(
+          "reconcile",
+          { call, outcome: rng.pick(["succeeded", "failed"] as const), evidence: "checked upstream", by: "ops@example.com" },
+          inStep,
+        );
       }
       if (tool.effect === "write") writes.push({ tool: tool.name, args, key, call, status });
       if (writes.length > 40) writes.shift();
       if (rng.chance(0.7)) {
         const slot = `/items/k${rng.int(0, 11)}`;
-        const has = typeof state === "object" && state !== null && !Array.isArray(state) && typeof state.items === "object" && state.items !== null && !Array.isArray(state.items) && slot.slice(7) in state.items;
-        const ops: JsonValue[] = [{ op: has ? "replace" : "add", path: slot, value: { tool: tool.name, status, at: s } }, { op: "replace", path: "/n", value: rng.int(0, 1e6) }];
+        const has =
+          typeof state === "object" &&
+          state !== null &&
+          !Array.isArray(state) &&
+          typeof state.items === "object" &&
+          state.items !== null &&
+          !Array.isArray(state.items) &&
+          slot.slice(7) in state.items;
+        const ops: JsonValue[] = [
+          { op: has ? "replace" : "add", path: slot, value: { tool: tool.name, status, at: s } },
+          { op: "replace", path: "/n", value: rng.int(0, 1e6) },
+        ];
         if (fault(0.4)) ops.push({ op: "replace", path: "/missing/path", value: 1 });
         patchState(ops, step);
       }

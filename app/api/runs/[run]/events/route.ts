@@ -30,7 +30,11 @@ export async function POST(req: Request, ctx: Ctx) {
     const conflict = result.errors.find((e) => e.kind === "conflict");
     return NextResponse.json(
       {
-        error: result.tooLarge ?? result.format?.message ?? result.unreadable ?? (conflict ? conflict.message : "the batch was rejected; nothing was stored"),
+        error:
+          result.tooLarge ??
+          result.format?.message ??
+          result.unreadable ??
+          (conflict ? conflict.message : "the batch was rejected; nothing was stored"),
         errors: result.errors,
         ...(conflict ? { seq: conflict.seq } : {}),
       },
