@@ -2,6 +2,7 @@
 // the pure core (lib/* outside lib/server, lib/cli, lib/recorder) imports nothing from
 // React, Next, Prisma or lib/server; only lib/server imports Prisma or the database drivers;
 // no import cycles; the rules of hooks; app/ reaches the database only through lib/server.
+import path from "node:path";
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import importX, { createNodeResolver } from "eslint-plugin-import-x";
@@ -64,7 +65,7 @@ export default tseslint.config(
           extensions: [".ts", ".tsx", ".mjs", ".js", ".json"],
           conditionNames: ["import", "require", "default"],
           // resolves the `@/` alias from tsconfig.json's paths
-          tsconfig: { configFile: "tsconfig.json" },
+          tsconfig: { configFile: path.join(import.meta.dirname, "tsconfig.json") },
         }),
       ],
     },
@@ -94,7 +95,7 @@ export default tseslint.config(
       "no-restricted-syntax": [
         "error",
         {
-          selector: "MemberExpression[property.name=/^(sql|prisma)$/][object.name='db']",
+          selector: "MemberExpression[property.name=/^(sql|prisma)$/]:matches([object.name='db'], [object.callee.name='getDb'])",
           message: "no db.sql / db.prisma under app/: put the query in a lib/server function.",
         },
       ],
