@@ -302,7 +302,10 @@ async function main() {
   for (const r of rows) console.log(r);
   writeBenchSection("viewer", {
     title: "Run viewer and replay page (Chromium, production build, SQLite)",
-    command: `npm run bench:viewer${process.env.BENCH_SIZES ? ` (BENCH_SIZES=${process.env.BENCH_SIZES})` : ""}`,
+    command: `${["BENCH_SIZES", "BENCH_RUNS"]
+      .filter((k) => process.env[k])
+      .map((k) => `${k}=${process.env[k]} `)
+      .join("")}npm run bench:viewer`,
     figures,
     notes: [
       `Chromium headless, 1280×720. Medians of ${RUNS} page loads (first screen warm: of the ${RUNS - 1} after the cold one). Generated journals (scripts/bench-journal.ts).`,
