@@ -1,8 +1,12 @@
 // Lint: no `any`, and the import boundaries of the architecture, checked by a machine:
 // the pure core (lib/* outside lib/server, lib/cli, lib/recorder) imports nothing from
-// React, Next, Prisma or lib/server; only lib/server imports Prisma or the database drivers.
+// React, Next, Prisma or lib/server; only lib/server imports Prisma or the database drivers;
+// no import cycles; the rules of hooks; app/ reaches the database only through lib/server.
+import path from "node:path";
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+import importX, { createNodeResolver } from "eslint-plugin-import-x";
+import reactHooks from "eslint-plugin-react-hooks";
 
 const PURE_CORE = [
   "lib/journal/**",
@@ -13,6 +17,9 @@ const PURE_CORE = [
   "lib/replay/**",
   "lib/graph/**",
   "lib/importers/**",
+  "lib/compare/**",
+  "lib/view/**",
+  "lib/semantics/**",
 ];
 
 export default tseslint.config(
@@ -43,6 +50,55 @@ export default tseslint.config(
       "@typescript-eslint/no-explicit-any": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "no-constant-condition": ["error", { checkLoops: false }],
+    },
+  },
+  {
+    // one-way dependencies: a cycle means two modules are one module, or share a piece that
+    // belongs in a third
+    files: ["lib/**", "app/**", "components/**", "scripts/**"],
+    plugins: { "import-x": importX },
+    settings: {
+      "import-x/extensions": [".ts", ".tsx", ".mjs", ".js"],
+      "import-x/parsers": { "@typescript-eslint/parser": [".ts", ".tsx"] },
+      "import-x/resolver-next": [
+        createNodeResolver({
+          extensions: [".ts", ".tsx", ".mjs", ".js", ".json"],
+          conditionNames: ["import", "require", "default"],
+          // resolves the `@/` alias from tsconfig.json's paths
+          tsconfig: { configFile: path.join(import.meta.dirname, "tsconfig.json") },
+        }),
+      ],
+    },
+    rules: {
+      "import-x/no-cycle": ["error", { ignoreExternal: true }],
+    },
+  },
+  {
+    // the rules of hooks, and the React Compiler's checks of render purity (refs read or
+    // written during render, setState called straight from an effect)
+    files: ["app/**/*.tsx", "components/**/*.tsx", "components/**/*.ts"],
+    plugins: { "react-hooks": reactHooks },
+    rules: {
+      ...reactHooks.configs["recommended-latest"].rules,
+      "react-hooks/rules-of-hooks": "error",
+      "react-hooks/exhaustive-deps": "error",
+      // only says the React Compiler would skip a component using TanStack Virtual's
+      // useVirtualizer; the build does not run the compiler
+      "react-hooks/incompatible-library": "off",
+    },
+  },
+  {
+    // pages, routes and actions stay thin: queries live in lib/server's query functions,
+    // where they are tested on both databases
+    files: ["app/**"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "MemberExpression[property.name=/^(sql|prisma)$/]:matches([object.name='db'], [object.callee.name='getDb'])",
+          message: "no db.sql / db.prisma under app/: put the query in a lib/server function.",
+        },
+      ],
     },
   },
   {

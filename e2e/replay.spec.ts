@@ -319,89 +319,39 @@ test.describe("replay page", () => {
     await shot(page, "replay-trace.png");
   });
 
-  test("scrubbing a 10,000-event run shows each frame quickly and keeps the list virtualized", async ({ page, request, guard }, info) => {
+  // how fast each frame shows is scripts/bench-viewer.ts's figure; this checks what the user sees
+  test("scrubbing a 10,000-event run shows each frame it lands on and keeps the list virtualized", async ({ page, request, guard }) => {
     test.setTimeout(180_000);
     const runId = uniqueId("e2e-rp-10k");
     guard.allowNavigation(`/runs/${runId}/replay`);
     await postJournal(request, BASE, generateJournal(10_000, runId));
     const rp = await open(page);
-    const t0 = Date.now();
     await rp.open(runId);
-    const openMs = Date.now() - t0;
     await expect(page.getByTestId("playhead")).toHaveText("frame 1 of 10,000 · seq 0");
 
-    // jumps as a user's scrub makes them: set the range, fire input, wait until the frame is painted
+    // jumps as a user's scrub makes them: set the range, fire input, wait until that frame is shown
     const targets = Array.from({ length: 40 }, (_v, i) => (i * 2477 + 613) % 10_000);
-    const times = await page.evaluate(async (list) => {
-      const input = document.querySelector<HTMLInputElement>('input[aria-label="Scrub through frames"]')!;
-      const out: number[] = [];
-      for (const t of list) {
-        const start = performance.now();
-        input.value = String(t);
+    const slider = page.getByLabel("Scrub through frames");
+    for (const t of targets) {
+      await slider.evaluate((input: HTMLInputElement, v) => {
+        input.value = String(v);
         input.dispatchEvent(new Event("input", { bubbles: true }));
-        // the frame is shown once React has committed it (seen by a MutationObserver) and the browser has painted it
-        await new Promise<void>((resolve) => {
-          const shown = () => {
-            const p = document.querySelector('[data-testid="frame-panel"]');
-            return p?.getAttribute("data-frame") === String(t) && p.getAttribute("data-ready") === "true";
-          };
-          const done = () => requestAnimationFrame(() => setTimeout(resolve, 0));
-          if (shown()) return done();
-          const mo = new MutationObserver(() => {
-            if (!shown()) return;
-            mo.disconnect();
-            done();
-          });
-          mo.observe(document.body, { subtree: true, attributes: true, childList: true, attributeFilter: ["data-frame", "data-ready"] });
-        });
-        out.push(performance.now() - start);
-      }
-      return out;
-    }, targets);
-    const sorted = [...times].sort((a, b) => a - b);
-    const median = sorted[Math.floor(sorted.length / 2)];
-    const p95 = sorted[Math.floor(sorted.length * 0.95)];
+      }, t);
+      await expect(rp.frame).toHaveAttribute("data-frame", String(t));
+      await expect(rp.frame).toHaveAttribute("data-ready", "true");
+    }
 
-    // a drag across the whole range with the mouse: long tasks on the main thread would make it stutter
-    await page.evaluate(() => {
-      const w = window as unknown as { __longTasks: number[] };
-      w.__longTasks = [];
-      new PerformanceObserver((l) => l.getEntries().forEach((e) => w.__longTasks.push(e.duration))).observe({
-        type: "longtask",
-        buffered: false,
-      });
-    });
-    const box = (await page.getByLabel("Scrub through frames").boundingBox())!;
+    // a drag across the whole range with the mouse ends on the last frames
+    const box = (await slider.boundingBox())!;
     const y = box.y + box.height / 2;
-    const dragStart = Date.now();
     await page.mouse.move(box.x + 8, y);
     await page.mouse.down();
     for (let i = 1; i <= 60; i++) await page.mouse.move(box.x + 8 + ((box.width - 16) * i) / 60, y);
     await page.mouse.up();
-    const last = await page.getByLabel("Scrub through frames").inputValue();
+    const last = await slider.inputValue();
     expect(Number(last)).toBeGreaterThan(9_900);
     await expect(rp.frame).toHaveAttribute("data-frame", last);
     await expect(rp.frame).toHaveAttribute("data-ready", "true");
-    const dragMs = Date.now() - dragStart;
-    const longTasks = await page.evaluate(() => (window as unknown as { __longTasks: number[] }).__longTasks);
-    const domRows = await rp.frames.getByRole("option").count();
-
-    const figures = {
-      openMs,
-      scrubToFrameMs: {
-        median: Math.round(median * 10) / 10,
-        p95: Math.round(p95 * 10) / 10,
-        max: Math.round(sorted[sorted.length - 1] * 10) / 10,
-        n: times.length,
-      },
-      dragMs,
-      longTasksDuringDrag: longTasks.map(Math.round),
-      domRows,
-    };
-    console.log(`replay scrubber, 10,000 events: ${JSON.stringify(figures)}`);
-    await info.attach("scrubber-figures", { body: JSON.stringify(figures, null, 2), contentType: "application/json" });
-    expect(domRows).toBeLessThan(80);
-    expect(median).toBeLessThan(100);
-    expect(p95).toBeLessThan(250);
+    expect(await rp.frames.getByRole("option").count()).toBeLessThan(80);
   });
 });

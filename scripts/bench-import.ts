@@ -11,7 +11,8 @@
  * Three more children split the figure: each path's conversion alone (up to the NDJSON the
  * ingest reads, no database), and the ingest alone of that NDJSON as a journal, which is the
  * floor under both imports. Each child runs BENCH_REPEAT times (default 3, round-robin);
- * medians are printed, since wall times on a shared machine vary a lot.
+ * medians are printed, since wall times on a shared machine vary a lot, and written to
+ * docs/benchmarks.json (section "import").
  * The generated file is reused while it exists; delete .bench/otlp-genai-*.json* to regenerate.
  */
 import { spawnSync } from "node:child_process";
@@ -27,6 +28,7 @@ import { importFileStreaming, ndjsonOfRuns } from "../lib/server/import-stream";
 import { importBytes } from "../lib/server/imports";
 import { migrate } from "../lib/server/migrate";
 import { ingestBytes } from "../lib/server/service";
+import { writeBenchSection, type BenchFigure } from "./bench-report";
 
 const dir = path.resolve(".bench");
 const TARGET_MB = Number(process.env.BENCH_MB ?? 50);
@@ -421,6 +423,28 @@ async function main(): Promise<void> {
     `stored events identical: ${a.sha === b.sha && a.events === b.events ? "yes" : "NO"} (${fmt(a.events)} events, sha256 ${a.sha})`,
   );
   if (a.sha !== b.sha) process.exitCode = 1;
+  const figures: BenchFigure[] = [];
+  for (const mode of MODES) {
+    const r = results[mode];
+    // each streaming figure beside its whole-document counterpart
+    const against = mode === "stream" ? "whole" : mode === "convert-stream" ? "convert-whole" : undefined;
+    const vs = against ? results[against] : undefined;
+    const base = (pick: (x: ChildResult) => number) => (against && vs ? { baseline: { label: LABELS[against], value: pick(vs) } } : {});
+    figures.push(
+      { label: `${LABELS[mode]}: time`, value: r.ms, unit: "ms", ...base((x) => x.ms) },
+      { label: `${LABELS[mode]}: spans/s`, value: (meta.spans / r.ms) * 1000, unit: "spans/s" },
+      { label: `${LABELS[mode]}: peak RSS (maxRSS)`, value: r.maxRss / 2 ** 20, unit: "MB", ...base((x) => x.maxRss / 2 ** 20) },
+      { label: `${LABELS[mode]}: RSS at start`, value: r.baselineRss / 2 ** 20, unit: "MB" },
+    );
+  }
+  writeBenchSection("import", {
+    title: `Trace import, ${mb(meta.bytes)} of OTLP JSON (whole document vs streaming)`,
+    command: "npm run bench:import",
+    figures,
+    notes: [
+      `${fmt(meta.spans)} spans in ${fmt(meta.traces)} traces; medians of ${REPEAT} runs, each in its own process. Stored events identical: ${a.sha === b.sha && a.events === b.events ? "yes" : "NO"}.`,
+    ],
+  });
 }
 
 await main();

@@ -11,7 +11,8 @@
  * flatter a ratio nor one slow import sink it. The HTTP figure is a running server's: a
  * 2,000-event upload of another run first loads the route's code and warms the JIT, as any
  * upload before it would; that first upload's time is printed too. Needs a build
- * (`next build`) for the HTTP figures; builds one if missing.
+ * (`next build`) for the HTTP figures; builds one if missing. Writes the figures to
+ * docs/benchmarks.json (section "ingest").
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -24,6 +25,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { generateJournal } from "./bench-journal";
+import { writeBenchSection } from "./bench-report";
 
 const N = Number(process.env.BENCH_EVENTS ?? 100_000);
 const PG_BASE = process.env.TEST_PG_BASE ?? "postgresql://postgres@127.0.0.1:5432";
@@ -253,6 +255,29 @@ async function main() {
     console.log(`${dialect.padEnd(8)} the same journal POSTed again (all duplicates): ${(ms / 1000).toFixed(2)} s`);
   for (const [dialect, ms] of firstUploadMs)
     console.log(`${dialect.padEnd(8)} a fresh server's first upload (2,000 events, route code loaded): ${ms.toFixed(0)} ms`);
+  writeBenchSection("ingest", {
+    title: `Ingest, ${fmt(N)} events (POST /api/journals and the CLI, SQLite and PostgreSQL)`,
+    command: "npm run bench:ingest",
+    figures: [
+      ...rows.map(([label, eps, base]) => ({
+        label,
+        value: eps,
+        unit: "events/s",
+        ...(eps === base ? {} : { baseline: { label: "raw baseline", value: base } }),
+      })),
+      ...[...resendMs].map(([dialect, ms]) => ({
+        label: `${dialect}: the same journal POSTed again (all duplicates)`,
+        value: ms,
+        unit: "ms",
+      })),
+      ...[...firstUploadMs].map(([dialect, ms]) => ({
+        label: `${dialect}: a fresh server's first upload (2,000 events)`,
+        value: ms,
+        unit: "ms",
+      })),
+    ],
+    notes: [`A generated journal of ${(bytes / 1e6).toFixed(1)} MB; best of 3 runs each, against a raw baseline measured in the same run.`],
+  });
   for (const tag of ["http_postgres", "cli_postgres"])
     spawnSync("psql", [`${PG_BASE}/postgres`, "-qc", `DROP DATABASE IF EXISTS "retrace_bench_${tag}_${process.pid}"`]);
 }

@@ -1,8 +1,9 @@
 /**
  * `npx tsx scripts/bench-replay.ts [events]`: analyze and reconstruct on a generated
  * 100,000-event run (hash chain on every event), then random seeks as the UI scrubber
- * makes them. Prints events/s and ms; exits 1 if analyze or reconstruct misses the
- * 1 s floor with node's SHA-256 (what the CLI and the server use).
+ * makes them. Prints events/s and ms and writes them to docs/benchmarks.json (section
+ * "replay"); exits 1 if analyze or reconstruct misses the 1 s floor with node's SHA-256
+ * (what the CLI and the server use).
  */
 import { hash } from "node:crypto";
 import { cpus, loadavg } from "node:os";
@@ -15,6 +16,7 @@ import { hasSecret } from "../lib/redact/patterns";
 import { EMPTY_STATE, nextState, type RunState } from "../lib/state";
 import { createReplay } from "../lib/replay";
 import { createRng, generateRun } from "../lib/replay/testing/journal-generator";
+import { writeBenchSection, type BenchFigure } from "./bench-report";
 
 const N = Number(process.argv[2] ?? 100_000);
 const FLOOR_MS = 1000;
@@ -53,9 +55,14 @@ function best<T>(runs: number, fn: () => T): { ms: number; cpuMs: number; value:
   return out;
 }
 
+const figures: BenchFigure[] = [];
 const rate = (n: number, ms: number) => `${Math.round((n / ms) * 1000).toLocaleString("en-US")} events/s`;
-const line = (label: string, n: number, t: { ms: number; cpuMs: number }) =>
+const line = (label: string, n: number, t: { ms: number; cpuMs: number }, floor = false) => {
   console.log(`${label.padEnd(44)} ${t.ms.toFixed(0).padStart(6)} ms  ${rate(n, t.ms).padStart(18)}   (cpu ${t.cpuMs.toFixed(0)} ms)`);
+  const of = `${label}, ${n.toLocaleString("en-US")} events`;
+  figures.push({ label: of, value: t.ms, unit: "ms", ...(floor ? { baseline: { label: "floor", value: FLOOR_MS } } : {}) });
+  figures.push({ label: `${of}, CPU time`, value: t.cpuMs, unit: "ms" });
+};
 
 const gen = time(() => generateRun({ seed: 20261107, events: N, faults: 0, chain: true }));
 const events = gen.value;
@@ -70,7 +77,7 @@ console.log(
 );
 
 const analyzeNode = best(3, () => withNodeSha(() => analyzeEvents(events)));
-line("analyze (node sha256)", events.length, analyzeNode);
+line("analyze (node sha256)", events.length, analyzeNode, true);
 const analyzePure = best(2, () => analyzeEvents(events));
 line("analyze (pure-JS sha256, browser path)", events.length, analyzePure);
 const analyzeHinted = best(3, () =>
@@ -84,7 +91,7 @@ const analyzeHinted = best(3, () =>
 line("analyze (chain verdicts from ingest)", events.length, analyzeHinted);
 
 const reconstructNode = best(3, () => withNodeSha(() => createReplay(events)));
-line("reconstruct (node sha256)", events.length, reconstructNode);
+line("reconstruct (node sha256)", events.length, reconstructNode, true);
 const reconstructPure = best(2, () => createReplay(events));
 line("reconstruct (pure-JS sha256, browser path)", events.length, reconstructPure);
 const reconstructHinted = best(3, () => withNodeSha(() => createReplay(events, { chainVerdict: () => "ok" })));
@@ -117,6 +124,11 @@ withNodeSha(() => {
   console.log(
     `  of which (shared core): chain ${chainT.ms.toFixed(0)} ms, state apply + hash ${stateT.ms.toFixed(0)} ms, secret scan ${secretT.ms.toFixed(0)} ms (analyze only)`,
   );
+  figures.push(
+    { label: "of which: chain check", value: chainT.ms, unit: "ms" },
+    { label: "of which: state apply + hash", value: stateT.ms, unit: "ms" },
+    { label: "of which: secret scan (analyze only)", value: secretT.ms, unit: "ms" },
+  );
 });
 
 function seekBench(label: string, r: ReturnType<typeof createReplay>, seeks: number) {
@@ -129,8 +141,11 @@ function seekBench(label: string, r: ReturnType<typeof createReplay>, seeks: num
     r.seek(0);
     for (let i = 0; i < Math.min(5000, r.frames.length - 1); i++) r.step();
   });
-  console.log(
-    `${label.padEnd(44)} ${(t.ms / seeks).toFixed(3).padStart(6)} ms/seek (${seeks} random seeks), ${(stepT.ms / Math.min(5000, r.frames.length - 1)).toFixed(4)} ms/step`,
+  const stepMs = stepT.ms / Math.min(5000, r.frames.length - 1);
+  console.log(`${label.padEnd(44)} ${(t.ms / seeks).toFixed(3).padStart(6)} ms/seek (${seeks} random seeks), ${stepMs.toFixed(4)} ms/step`);
+  figures.push(
+    { label: `${label}: random seek`, value: t.ms / seeks, unit: "ms/seek" },
+    { label: `${label}: step`, value: stepMs, unit: "ms/step" },
   );
 }
 // Seeks run with the portable SHA-256, as in the browser.
@@ -140,4 +155,12 @@ seekBench(`seek, ${small.frames.length.toLocaleString("en-US")} frames`, small, 
 
 const ok = analyzeNode.ms < FLOOR_MS && reconstructNode.ms < FLOOR_MS;
 console.log(ok ? `within the ${FLOOR_MS} ms floor` : `OVER the ${FLOOR_MS} ms floor`);
+writeBenchSection("replay", {
+  title: "Analyze, reconstruct and seek (lib/analyze, lib/replay)",
+  command: `npm run bench:replay${process.argv[2] ? ` -- ${process.argv[2]}` : ""}`,
+  figures,
+  notes: [
+    `A generated run of ${events.length.toLocaleString("en-US")} events with a hash chain on every event; best of 2 or 3 runs each. Seeks use the portable SHA-256, as the browser does.`,
+  ],
+});
 process.exitCode = ok ? 0 : 1;

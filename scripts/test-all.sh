@@ -13,7 +13,13 @@ fi
 echo "== format"
 node_modules/.bin/prettier --check --log-level warn "**/*.{ts,tsx,mjs,js,css}"
 echo "== lint"
+# also import cycles, the rules of hooks and no db.sql/db.prisma under app/ (eslint.config.mjs)
 node_modules/.bin/eslint . --max-warnings 0
+# tests assert behaviour; durations are measured by scripts/bench-*.ts (docs/benchmarks.md)
+if grep -rn "performance\.now()" tests e2e --include="*.ts" || grep -rn "performance\.now()" lib app components --include="*.test.ts"; then
+  echo "timing in a test: measure it in a scripts/bench-*.ts instead" >&2
+  exit 1
+fi
 echo "== types"
 node_modules/.bin/tsc --noEmit
 echo "== CLI bundle"

@@ -2,7 +2,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
-import { useCallback, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Fidelity } from "@/lib/journal/types";
 import type { ForkSpec } from "@/lib/replay";
 import type { RunDetail } from "@/lib/view/api-types";
@@ -48,10 +48,12 @@ function ReplayBody({ runId, initialDetail }: { runId: string; initialDetail: Ru
   const { fork, error: urlError } = useMemo(() => readForkParams(new URLSearchParams(query)), [query]);
   const initialEvent = useRef<number | null>(null);
   const firstResult = useRef(true);
-  if (firstResult.current && initialEvent.current === null) {
+  // the event the URL names when the page opens: results arrive from the worker after this runs
+  useEffect(() => {
+    if (!firstResult.current || initialEvent.current !== null) return;
     const raw = new URLSearchParams(query).get("event");
     if (raw !== null && /^\d{1,10}$/.test(raw)) initialEvent.current = Number(raw);
-  }
+  }, [query]);
 
   const onResult = useCallback(
     (r: ReplayResult) => {

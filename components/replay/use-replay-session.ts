@@ -1,6 +1,6 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { Fidelity } from "@/lib/journal/types";
 import type { ForkSpec } from "@/lib/replay";
 import { fetchEventPages } from "./event-pages";
@@ -33,10 +33,13 @@ export function useReplaySession(run: string, fidelity: Fidelity | undefined, fo
   const replayId = useRef(0);
   const views = useRef<{ inflight: number | null; pending: number | null }>({ inflight: null, pending: null });
   const onResultRef = useRef(onResult);
-  onResultRef.current = onResult;
   const key = forkKey(fork);
   const forkRef = useRef(fork);
-  forkRef.current = fork;
+  // the latest callback and fork, in place before the effects below post to the worker
+  useLayoutEffect(() => {
+    onResultRef.current = onResult;
+    forkRef.current = fork;
+  });
 
   useEffect(() => {
     const w = new Worker(new URL("./replay.worker.ts", import.meta.url), { type: "module", name: "replay" });

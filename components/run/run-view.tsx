@@ -58,21 +58,10 @@ function RunViewBody({ runId, initialDetail }: { runId: string; initialDetail: R
   }, [detail.findings]);
 
   const ready = !!index && graphReady && timelineReady;
-  // when the first screen was ready, for the bench and for anyone reading the DOM
-  const [readyAt, setReadyAt] = useState<number | null>(null);
-  useEffect(() => {
-    if (ready && readyAt === null) setReadyAt(Math.round(performance.now()));
-  }, [ready, readyAt]);
 
   return (
     <TimesRecordedProvider value={detail.timesRecorded !== false}>
-      <div
-        className="run-view"
-        data-testid="run-view"
-        data-ready={ready ? "true" : "false"}
-        data-ready-ms={readyAt ?? undefined}
-        data-live={liveMode}
-      >
+      <div className="run-view" data-testid="run-view" data-ready={ready ? "true" : "false"} data-live={liveMode}>
         <RunHeader detail={detail} index={index} liveMode={liveMode} />
         <div className="run-body">
           <aside className="side" aria-label="Events and findings">

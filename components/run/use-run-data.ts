@@ -81,10 +81,7 @@ export function useLiveRun(run: string, enabled: boolean): "stream" | "polling" 
   const qc = useQueryClient();
   const [mode, setMode] = useState<"stream" | "polling" | "off">("off");
   useEffect(() => {
-    if (!enabled) {
-      setMode("off");
-      return;
-    }
+    if (!enabled) return;
     let pollTimer: ReturnType<typeof setInterval> | null = null;
     let busy = false;
     let pending: RunChange | null = null;
@@ -150,6 +147,7 @@ export function useLiveRun(run: string, enabled: boolean): "stream" | "polling" 
     return () => {
       es.close();
       if (pollTimer) clearInterval(pollTimer);
+      setMode("off");
     };
   }, [run, enabled, qc]);
   return mode;

@@ -7,7 +7,12 @@ const TEXT_DELAY_MS = 300;
 /** Filter controls; text fields apply after a short pause in typing, the rest at once. */
 export function RunFiltersBar({ filters, onChange }: { filters: RunFilters; onChange: (f: RunFilters) => void }) {
   const [draft, setDraft] = useState(filters);
-  useEffect(() => setDraft(filters), [filters]);
+  // new filters from outside (the URL, a reset) replace the draft
+  const [shown, setShown] = useState(filters);
+  if (shown !== filters) {
+    setShown(filters);
+    setDraft(filters);
+  }
   useEffect(() => {
     const changed = (["q", "workflow", "environment", "tag"] as const).some((k) => draft[k] !== filters[k]);
     if (!changed) return;

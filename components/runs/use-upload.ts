@@ -24,41 +24,47 @@ export function useUpload(onStored: () => void) {
   // items are appended and never reordered, so a running count gives each file its slot
   const count = useRef(0);
 
-  const update = (i: number, patch: Partial<UploadItem>) => setItems((xs) => xs.map((x, j) => (j === i ? { ...x, ...patch } : x)));
+  const update = useCallback(
+    (i: number, patch: Partial<UploadItem>) => setItems((xs) => xs.map((x, j) => (j === i ? { ...x, ...patch } : x))),
+    [],
+  );
 
-  const sendOne = (file: File, i: number) =>
-    new Promise<void>((resolve) => {
-      const xhr = new XMLHttpRequest();
-      // /api/imports detects the format: journals, and trace exports (OTLP, Jaeger, Langfuse, …)
-      xhr.open("POST", `/api/imports?name=${encodeURIComponent(file.name)}`);
-      xhr.setRequestHeader("content-type", "application/octet-stream");
-      xhr.upload.onprogress = (e) => {
-        if (e.lengthComputable) update(i, { progress: e.loaded / e.total, phase: e.loaded >= e.total ? "storing" : "sending" });
-      };
-      xhr.upload.onload = () => update(i, { progress: 1, phase: "storing" });
-      xhr.onload = () => {
-        let answer: UploadAnswer | undefined;
-        try {
-          answer = JSON.parse(xhr.responseText) as UploadAnswer;
-        } catch {
-          answer = undefined;
-        }
-        const ok = xhr.status >= 200 && xhr.status < 300;
-        update(i, {
-          phase: ok ? "done" : "failed",
-          status: xhr.status,
-          answer,
-          error: ok ? undefined : (answer?.error ?? `${xhr.status} ${xhr.statusText}`),
-        });
-        onStored();
-        resolve();
-      };
-      xhr.onerror = () => {
-        update(i, { phase: "failed", error: "the upload did not reach the server" });
-        resolve();
-      };
-      xhr.send(file);
-    });
+  const sendOne = useCallback(
+    (file: File, i: number) =>
+      new Promise<void>((resolve) => {
+        const xhr = new XMLHttpRequest();
+        // /api/imports detects the format: journals, and trace exports (OTLP, Jaeger, Langfuse, …)
+        xhr.open("POST", `/api/imports?name=${encodeURIComponent(file.name)}`);
+        xhr.setRequestHeader("content-type", "application/octet-stream");
+        xhr.upload.onprogress = (e) => {
+          if (e.lengthComputable) update(i, { progress: e.loaded / e.total, phase: e.loaded >= e.total ? "storing" : "sending" });
+        };
+        xhr.upload.onload = () => update(i, { progress: 1, phase: "storing" });
+        xhr.onload = () => {
+          let answer: UploadAnswer | undefined;
+          try {
+            answer = JSON.parse(xhr.responseText) as UploadAnswer;
+          } catch {
+            answer = undefined;
+          }
+          const ok = xhr.status >= 200 && xhr.status < 300;
+          update(i, {
+            phase: ok ? "done" : "failed",
+            status: xhr.status,
+            answer,
+            error: ok ? undefined : (answer?.error ?? `${xhr.status} ${xhr.statusText}`),
+          });
+          onStored();
+          resolve();
+        };
+        xhr.onerror = () => {
+          update(i, { phase: "failed", error: "the upload did not reach the server" });
+          resolve();
+        };
+        xhr.send(file);
+      }),
+    [onStored, update],
+  );
 
   const upload = useCallback(
     async (files: File[]) => {
@@ -73,7 +79,7 @@ export function useUpload(onStored: () => void) {
       }
       busy.current = false;
     },
-    [onStored],
+    [sendOne],
   );
 
   const clear = useCallback(() => {

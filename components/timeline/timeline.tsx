@@ -1,5 +1,5 @@
 "use client";
-import { useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { EVENT_KINDS, type RunIndex } from "@/lib/graph";
 import { formatDuration, formatOffset } from "@/lib/view/format";
 import { clampViewport, lowerBound, panViewport, revealTime, ticks, zoomViewport, type Viewport } from "@/lib/view/timeline";
@@ -74,8 +74,7 @@ export function Timeline({ index, findings }: { index: RunIndex; findings: Reado
   const selectedRef = useRef<number>(-1);
 
   const indexRef = useRef(index);
-  indexRef.current = index;
-  selectedRef.current = selectedSeq === null ? -1 : index.rowOfSeq(selectedSeq);
+  const paintRef = useRef<() => void>(() => {});
 
   useEffect(() => {
     const rows: number[] = [];
@@ -86,10 +85,11 @@ export function Timeline({ index, findings }: { index: RunIndex; findings: Reado
     findingRows.current = rows;
   }, [findings, index]);
 
-  const draw = () => {
+  // draw is stable and paints from refs on the next frame, so handlers installed once stay correct
+  const draw = useCallback(() => {
     cancelAnimationFrame(frame.current);
-    frame.current = requestAnimationFrame(() => paint());
-  };
+    frame.current = requestAnimationFrame(() => paintRef.current());
+  }, []);
 
   const paint = () => {
     const index = indexRef.current;
@@ -172,8 +172,7 @@ export function Timeline({ index, findings }: { index: RunIndex; findings: Reado
       }
     }
     // events: one tick per pixel per kind, failures always drawn. A bit per kind for the
-    // current pixel column: runs that interleave kinds would otherwise draw every event
-    // (100,000 fillRects took 130 ms of a 100,000-event run's first screen).
+    // current pixel column: runs that interleave kinds would otherwise draw every event.
     {
       const y = laneTop(3);
       const h = LANES[3].h;
@@ -231,6 +230,13 @@ export function Timeline({ index, findings }: { index: RunIndex; findings: Reado
     if (!api.getState().timelineReady) api.getState().setTimelineReady(true);
   };
 
+  // the latest render's values, in place before the effects below draw
+  useLayoutEffect(() => {
+    indexRef.current = index;
+    selectedRef.current = selectedSeq === null ? -1 : index.rowOfSeq(selectedSeq);
+    paintRef.current = paint;
+  });
+
   // the data changed (a live run grew): extend the bounds, keep the user's zoom
   useEffect(() => {
     const old = bounds.current;
@@ -238,21 +244,20 @@ export function Timeline({ index, findings }: { index: RunIndex; findings: Reado
     const wasFull = view.current.startMs <= old.startMs && view.current.endMs >= old.endMs;
     view.current = wasFull ? { startMs: index.startMs, endMs: index.endMs } : clampViewport(view.current, bounds.current);
     draw();
-  }, [index]);
+  }, [index, draw]);
 
   // keep the selection visible
   useEffect(() => {
     const row = selectedSeq === null ? -1 : index.rowOfSeq(selectedSeq);
     if (row >= 0) view.current = revealTime(view.current, index.summary.tsMs[row], bounds.current);
     draw();
-  }, [selectedSeq, index]);
+  }, [selectedSeq, index, draw]);
 
   useEffect(() => {
     colors.current = null;
     draw();
-  }, [dark, findings]);
+  }, [dark, findings, draw]);
 
-  // draw/paint read only refs, so handlers installed once stay correct
   useEffect(() => {
     const el = box.current;
     const c = canvas.current;
@@ -279,7 +284,7 @@ export function Timeline({ index, findings }: { index: RunIndex; findings: Reado
       c.removeEventListener("wheel", onWheel);
       cancelAnimationFrame(frame.current);
     };
-  }, []);
+  }, [draw]);
 
   const drag = useRef<{ x: number; start: Viewport; moved: boolean } | null>(null);
 
@@ -351,7 +356,7 @@ export function Timeline({ index, findings }: { index: RunIndex; findings: Reado
           if (row >= 0) {
             const s = index.summary;
             setHover({
-              x: e.clientX - rect.left,
+              x: Math.min(e.clientX - rect.left + 10, (box.current?.clientWidth ?? 400) - 260),
               text: `#${s.seq[row]} ${s.type[row]}${s.name[row] ? ` ${s.name[row]}` : ""}${timed ? ` ${formatOffset(s.tsMs[row] - index.startMs)}` : ""}`,
             });
           } else setHover(null);
@@ -370,7 +375,7 @@ export function Timeline({ index, findings }: { index: RunIndex; findings: Reado
         <div
           style={{
             position: "absolute",
-            left: Math.min(hover.x + 10, (box.current?.clientWidth ?? 400) - 260),
+            left: hover.x,
             bottom: 4,
             background: "var(--bg)",
             border: "1px solid var(--border)",

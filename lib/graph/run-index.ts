@@ -2,7 +2,7 @@
  * The run's structure derived once from the summary: steps in order of first appearance,
  * the top-level sequence (steps and the events outside any step), call spans (request →
  * response, call → result) and per-row kind. Everything the graph, the timeline and the
- * keyboard navigation need, computed in one pass over the rows (100,000 rows in a few ms).
+ * keyboard navigation need, computed in one pass over the rows.
  */
 import { isFailure, kindOf, EVENT_KINDS, type EventKind } from "./kind";
 import type { RunSummary } from "./summary";

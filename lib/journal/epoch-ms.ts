@@ -7,7 +7,7 @@ const digit = (ts: string, i: number) => ts.charCodeAt(i) - 48;
 /** Epoch ms of an event timestamp, as Date.parse gives it (0 when it gives none). */
 export function msOf(ts: string): number {
   // Recorders write UTC with milliseconds; events of one run share their hour, so only the
-  // minutes, seconds and milliseconds are read here (Date.parse an event was 2-3% of ingest's thread).
+  // minutes, seconds and milliseconds are read here (Date.parse showed in ingest's profile).
   if (
     ts.length === 24 &&
     ts.charCodeAt(23) === 90 /* Z */ &&

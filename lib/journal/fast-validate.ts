@@ -1,9 +1,9 @@
 /**
  * The ingest hot path's validator: one compiled function per event type, generated ahead
  * of time from zod's JSON Schema (validator-source.ts → generated/validators.ts), so zod
- * stays the single definition and no process compiles code at run time (that cost every
- * CLI start and a server's first upload 50-80 ms, and a page under a strict CSP could not
- * do it at all). Only a verdict comes from here; when it says no, zod runs to name the
+ * stays the single definition and no process compiles code at run time (that delayed every
+ * CLI start and a server's first upload, and a page under a strict CSP could not do it at
+ * all). Only a verdict comes from here; when it says no, zod runs to name the
  * field (and decides).
  */
 import * as generated from "./generated/validators";

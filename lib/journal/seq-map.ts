@@ -1,6 +1,6 @@
 /**
- * A map keyed by seq. Seqs are dense small integers, so they index an array (a Map of
- * 100,000 numbers cost ingest about 0.4 µs a lookup, several lookups an event); a seq far
+ * A map keyed by seq. Seqs are dense small integers, so they index an array (a Map's
+ * lookups, several an event, showed in ingest's profile); a seq far
  * past the array's end (a recorder starting at 10^9, a huge gap) goes to a Map instead of
  * leaving the array full of holes.
  */

@@ -2,8 +2,8 @@
  * The source of lib/journal/generated/validators.ts: ajv's standalone code for one
  * validator per event type (and one for `x-` types), compiled from the JSON Schema zod
  * generates, so zod stays the single definition. `npm run schema:json` writes it; a test
- * checks the committed file is what this produces. Compiling at run time instead cost each
- * process 50-80 ms on its first events (ajv's compiler itself, then the code it generates).
+ * checks the committed file is what this produces. Compiling at run time instead delayed
+ * each process on its first events (ajv's compiler itself, then the code it generates).
  */
 import Ajv2020 from "ajv/dist/2020.js";
 import standaloneCode from "ajv/dist/standalone/index.js";

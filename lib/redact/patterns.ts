@@ -53,7 +53,7 @@ const MAY_MATCH = /AKIA|sk-|[sr]k_|gh[pousr]_|xox[abprs]-|AIza|eyJ|-----BEGIN|Be
  * on the parsed keys, which the reader walks anyway.) Each literal is found from its
  * rarest character with a lookbehind for the rest: the plain alternation stopped at most
  * positions of a line (every ':' for "://", every 's' for "sk-"); this one only at k, J,
- * A, _, -, B, / and \ (0.9 → 0.3 µs a line). A test checks it against the plain one.
+ * A, _, -, B, / and \. A test checks it against the plain one.
  */
 const LINE_MAY_MATCH =
   /k(?:(?<=sk)-|(?<=[sr]k)_)|J(?<=eyJ)|A(?:KIA|Iza)|_(?<=gh[pousr]_)|-(?:----BEGIN|(?<=xox[abprs]-))|Bearer |\/(?<=:\/)\/|\\[u/]/;

@@ -1,8 +1,8 @@
 import "server-only";
 /**
  * The Prisma client for a database, loaded by db.ts on the first query that needs it:
- * Prisma's runtime and the driver adapters took about 0.1 s to load, which every CLI import
- * paid although ingest never uses Prisma (it writes through sql.ts).
+ * loading Prisma's runtime and the driver adapters was a visible part of every CLI import,
+ * although ingest never uses Prisma (it writes through sql.ts).
  */
 import { sqliteAdapterFactory, postgresAdapterFactory } from "../../prisma/adapters";
 import { PrismaClient as SqlitePrismaClient } from "./generated/sqlite/client";

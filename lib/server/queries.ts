@@ -163,3 +163,14 @@ export async function listEventBodies(db: Db, runId: string, after: number, limi
     [runId, after, limit],
   );
 }
+
+/** Whether a run with at least one stored event exists. */
+export async function runHasEvents(db: Db, runId: string): Promise<boolean> {
+  const run = await (await db.prisma()).run.findUnique({ where: { id: runId }, select: { eventCount: true } });
+  return !!run && run.eventCount > 0;
+}
+
+/** Database reachability: a trivial query that throws when the database is down. */
+export async function pingDatabase(db: Db): Promise<void> {
+  await db.sql.all(`SELECT 1 AS ok`);
+}

@@ -148,24 +148,18 @@ describe("layout (ELK, as the worker runs it)", () => {
 });
 
 describe("scale", () => {
-  it("indexes 100,000 events and builds the windowed graph fast", async () => {
+  it("indexes 100,000 events and builds a windowed graph of a few dozen nodes around the selection", async () => {
     const { events } = await collect(generateJournal(100_000, "big"));
     const rows = summaryRowsFromEvents(events);
     const dto = JSON.parse(JSON.stringify(encodeSummary("big", rows)));
-    const t0 = performance.now();
     const index = buildRunIndex(decodeSummary(dto));
-    const t1 = performance.now();
     const sel = index.rowOfSeq(54_321);
     const g = buildStepGraph(index, {
       collapsed: (id) => id !== index.summary.step[sel],
       window: graphWindow(index.items.length, index.itemOfRow[sel]),
     });
-    const t2 = performance.now();
-    console.log(`100k: decode+index ${(t1 - t0).toFixed(0)} ms, windowed graph ${(t2 - t1).toFixed(1)} ms, ${g.nodes.length} nodes`);
     expect(index.steps).toHaveLength(12_500);
     expect(g.nodes.length).toBeLessThan(80);
-    expect(t1 - t0).toBeLessThan(1500);
-    expect(t2 - t1).toBeLessThan(50);
     const layout = await layoutStepGraph(elk, g);
     expect(Object.keys(layout.boxes)).toHaveLength(g.nodes.length);
   });
@@ -204,7 +198,7 @@ describe("sequence layout (the default engine)", () => {
     }
   });
 
-  it("parallel calls caused by one response sit side by side, and it is fast", () => {
+  it("parallel calls caused by one response sit side by side", () => {
     const ev = readExample("00-refund-clean.jsonl");
     const events = ev.map((e) =>
       e.seq === 8 || e.seq === 9
@@ -217,9 +211,7 @@ describe("sequence layout (the default engine)", () => {
         : e,
     );
     const g = buildStepGraph(indexOf(events), { collapsed: () => false });
-    const t = performance.now();
     const layout = layoutSequence(g);
-    expect(performance.now() - t).toBeLessThan(20);
     expect(layout.boxes.e8.y).toBe(layout.boxes.e9.y);
     expect(layout.boxes.e9.x).toBeGreaterThan(layout.boxes.e8.x);
     expect(layout.boxes.e10.y).toBeGreaterThan(layout.boxes.e9.y);

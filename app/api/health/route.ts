@@ -1,11 +1,12 @@
 import { NextResponse } from "next/server";
 import { getDb } from "@/lib/server/db";
+import { pingDatabase } from "@/lib/server/queries";
 
 export const dynamic = "force-dynamic";
 
 /** Liveness and database reachability, for load balancers and the test harness. */
 export async function GET() {
   const db = getDb();
-  await db.sql.all(`SELECT 1 AS ok`);
+  await pingDatabase(db);
   return NextResponse.json({ ok: true, database: db.config.dialect });
 }

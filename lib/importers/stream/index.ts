@@ -11,7 +11,7 @@
  */
 import { DETECT_HEAD_BYTES, detectFormat } from "../detect";
 import { peekBytes } from "./peek-bytes";
-import { ImportError, importTrace } from "../index";
+import { ImportError, importTrace } from "../import-trace";
 import { spansToRuns, type SpansToRunsOptions } from "../otlp";
 import type { NormalizedSpan } from "../span";
 import type { ImportedRun, ImportOptions, ImportResult, SourceFormat } from "../types";

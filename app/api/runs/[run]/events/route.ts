@@ -2,7 +2,7 @@ import { NextResponse } from "next/server";
 import { getDb } from "@/lib/server/db";
 import { jsonError, parseQuery, requireNdjson, requireRole } from "@/lib/server/http";
 import { ingestStatus } from "@/lib/server/ingest-status";
-import { eventsQuery, listEventBodies } from "@/lib/server/queries";
+import { eventsQuery, listEventBodies, runHasEvents } from "@/lib/server/queries";
 import { ingestBytes } from "@/lib/server/service";
 import { RUN_ID_PATTERN } from "@/lib/journal/schema";
 
@@ -56,10 +56,7 @@ export async function GET(req: Request, ctx: Ctx) {
   if (!q.ok) return q.response;
   const db = getDb();
   const rows = await listEventBodies(db, run, q.data.after, q.data.limit);
-  if (rows.length === 0) {
-    const exists = await (await db.prisma()).run.findUnique({ where: { id: run }, select: { eventCount: true } });
-    if (!exists || exists.eventCount === 0) return jsonError(404, `no run "${run}"`);
-  }
+  if (rows.length === 0 && !(await runHasEvents(db, run))) return jsonError(404, `no run "${run}"`);
   // Built as text: stored bodies are exact JSON (integers beyond 2^53 included) and are
   // never re-parsed here. The server chain hash is added as the event's `hash`.
   const parts = rows.map((r) => {
