@@ -5,7 +5,7 @@
 import { canonicalJson } from "../../canonical";
 import type { Fidelity } from "../../journal/types";
 import { parseJsonExact } from "../../journal/parse-line";
-import { createReplay, parseForkOverride, ReplayError, type ForkSpec, type ReplaySummary } from "../../replay";
+import { createReplay, parseForkOverride, ReplayError, type ForkOverride, type ForkSpec, type ReplaySummary } from "../../replay";
 import { groupByRun } from "../../analyze";
 import type { CommandArgs } from "../args";
 import { readJournalFile, useNativeSha256 } from "./analyze";
@@ -83,6 +83,17 @@ function checkArgs({ values, positionals }: CommandArgs<typeof options>): Args |
   };
 }
 
+/** `--override JSON`: big integers kept exact, checked by lib/replay's one override schema. */
+export function readOverrideArgument(text: string): ForkOverride {
+  let raw: unknown;
+  try {
+    raw = parseJsonExact(text);
+  } catch {
+    throw new ReplayError("--override is not valid JSON");
+  }
+  return parseForkOverride(raw);
+}
+
 function human(file: string, s: ReplaySummary): string {
   const lines = [`${file}: run ${s.run} (${s.fidelity}${s.bestEffort ? `, best-effort: ${s.bestEffortReason}` : ""})`];
   lines.push(
@@ -129,13 +140,7 @@ export async function run(parsed: CommandArgs<typeof options>): Promise<number> 
     }
     let fork: ForkSpec | undefined;
     if (args.fork !== undefined && args.override !== undefined) {
-      let raw: unknown;
-      try {
-        raw = parseJsonExact(args.override);
-      } catch {
-        throw new ReplayError("--override is not valid JSON");
-      }
-      fork = { seq: args.fork, override: parseForkOverride(raw) };
+      fork = { seq: args.fork, override: readOverrideArgument(args.override) };
     }
     const replay = createReplay(read.events, { run: args.run, fork, fidelity: args.fidelity });
     const s = replay.summary();
