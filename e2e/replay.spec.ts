@@ -218,7 +218,7 @@ test.describe("replay page", () => {
     await expect(editor).toHaveAttribute("aria-invalid", "true");
     await editor.fill('{"status": "maybe"}');
     await form.getByRole("button", { name: "Run what-if" }).click();
-    await expect(form.getByRole("alert")).toHaveText("status: status must be one of ok, error, timeout, unknown");
+    await expect(form.getByRole("alert")).toHaveText("toolResult.status must be one of ok, error, timeout, unknown");
     await editor.fill('{"status": "error", "error": "card declined"}');
     await form.getByRole("button", { name: "Run what-if" }).click();
     await rp.ready("fork");

@@ -162,6 +162,23 @@ test.describe("run page", () => {
     await expect(rp.node(new RegExp(`^#${finding.seq} approval\\.decision.*\\(1 finding\\)`))).toBeVisible();
   });
 
+  test("the graph's ELK layout comes from the layout worker and moves the nodes", async ({ page, request, guard, runPage: rp }) => {
+    const runId = uniqueId("e2e-elk");
+    guard.allowNavigation(BASE);
+    await postJournal(request, BASE, example("00-refund-clean.jsonl", runId));
+    await rp.open(BASE, runId, "?event=18");
+    await rp.shows(18);
+    // React Flow places each node with a transform; the flow node wraps the labelled button
+    const place = () =>
+      rp.node(/^#18 tool\.call issue_refund/).evaluate((el) => (el.closest(".react-flow__node") as HTMLElement).style.transform);
+    await expect(rp.node(/^#18 tool\.call issue_refund/)).toBeVisible();
+    const before = await place();
+    await page.getByLabel("Layout engine").selectOption("elk");
+    await expect.poll(place).not.toBe(before);
+    await expect(rp.node(/^#18 tool\.call issue_refund/)).toBeVisible();
+    await expect(page.getByText(/layout failed/)).toHaveCount(0);
+  });
+
   test("?event=SEQ deep links restore the selection on reload", async ({ page, request, guard, runPage: rp }) => {
     const runId = uniqueId("e2e-deep");
     guard.allowNavigation(BASE);

@@ -1,15 +1,16 @@
 "use client";
 /**
  * One layout worker per tab, started as soon as a run page mounts (before its data
- * arrives) so ELK has loaded by the time the first graph needs laying out.
+ * arrives) so ELK has loaded by the time the first graph needs laying out. Called
+ * through Comlink: `await getLayoutWorker()?.layout(engine, graph)`.
  */
-let worker: Worker | null = null;
+import { wrap, type Remote } from "comlink";
+import type { LayoutWorkerApi } from "./layout.worker";
 
-export function getLayoutWorker(): Worker | null {
+let worker: Remote<LayoutWorkerApi> | null = null;
+
+export function getLayoutWorker(): Remote<LayoutWorkerApi> | null {
   if (typeof window === "undefined" || typeof Worker === "undefined") return null;
-  worker ??= new Worker(new URL("../../lib/graph/layout.worker.ts", import.meta.url), { type: "module", name: "graph-layout" });
+  worker ??= wrap<LayoutWorkerApi>(new Worker(new URL("./layout.worker.ts", import.meta.url), { type: "module", name: "graph-layout" }));
   return worker;
 }
-
-let nextId = 0;
-export const nextLayoutRequestId = () => ++nextId;

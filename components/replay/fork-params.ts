@@ -1,10 +1,11 @@
 /**
  * A what-if fork as URL parameters (`?fork=SEQ&override=JSON`, the same pair the CLI takes
  * as `--fork SEQ --override JSON`), and the fork form's fields turned into a fork spec
- * with an error that says which field is wrong and why. Pure: no React.
+ * with an error that says which field is wrong and why. Both check the override with
+ * lib/replay's one schema (checkForkOverride), as the CLI does. Pure: no React.
  */
 import { z } from "zod";
-import { parseForkOverride, ReplayError, type ForkOverride, type ForkSpec } from "@/lib/replay";
+import { checkForkOverride, type ForkSpec } from "@/lib/replay";
 
 export type OverrideKind = "deny" | "approve" | "policy" | "toolResult" | "modelOutput" | "state";
 
@@ -44,12 +45,8 @@ export function readForkParams(params: URLSearchParams): ForkFromUrl {
   } catch (e) {
     return { fork: null, error: `override is not valid JSON (${e instanceof Error ? e.message : String(e)})` };
   }
-  try {
-    return { fork: { seq: Number(seq), override: parseForkOverride(raw) }, error: null };
-  } catch (e) {
-    if (e instanceof ReplayError) return { fork: null, error: e.message };
-    throw e;
-  }
+  const checked = checkForkOverride(raw);
+  return checked.ok ? { fork: { seq: Number(seq), override: checked.override }, error: null } : { fork: null, error: checked.error };
 }
 
 /** `params` with the fork set (or removed, for a reconstruct). */
@@ -79,30 +76,6 @@ export interface ForkDraft {
 export type DraftResult =
   { ok: true; spec: ForkSpec } | { ok: false; field: "seq" | "requireApproval" | "maxSteps" | "json"; error: string };
 
-const toolResultSchema = z
-  .object({
-    status: z.enum(["ok", "error", "timeout", "unknown"], { error: "status must be one of ok, error, timeout, unknown" }).optional(),
-    partial: z.boolean({ error: "partial must be true or false" }).optional(),
-    externalId: z.string({ error: "externalId must be a string" }).optional(),
-  })
-  .catchall(z.unknown());
-
-const modelOutputSchema = z
-  .object({
-    text: z.string({ error: "text must be a string" }).optional(),
-    toolCalls: z
-      .array(
-        z
-          .object({ id: z.string().optional(), name: z.string({ error: "each tool call needs a name (a string)" }), args: z.unknown() })
-          .catchall(z.unknown()),
-        {
-          error: "toolCalls must be an array of {id, name, args}",
-        },
-      )
-      .optional(),
-  })
-  .catchall(z.unknown());
-
 const toolNames = z
   .string()
   .transform((s) =>
@@ -111,7 +84,7 @@ const toolNames = z
       .map((t) => t.trim())
       .filter(Boolean),
   )
-  .pipe(z.array(z.string().max(200, "a tool name is at most 200 characters")).max(100, "at most 100 tools"));
+  .pipe(z.array(z.string()));
 
 const maxSteps = z
   .string()
@@ -149,13 +122,13 @@ const sameTools = (x: readonly string[], y: readonly string[]) =>
 export function draftToSpec(d: ForkDraft, base: BasePolicy = {}): DraftResult {
   if (!/^\d{1,10}$/.test(d.seq.trim())) return { ok: false, field: "seq", error: "the fork seq must be a whole number (0 or more)" };
   const seq = Number(d.seq.trim());
-  let override: ForkOverride;
+  let candidate: unknown;
   switch (d.kind) {
     case "deny":
-      override = { approval: "denied" };
+      candidate = { approval: "denied" };
       break;
     case "approve":
-      override = { approval: "approved" };
+      candidate = { approval: "approved" };
       break;
     case "policy": {
       const tools = toolNames.safeParse(d.requireApproval);
@@ -167,7 +140,7 @@ export function draftToSpec(d: ForkDraft, base: BasePolicy = {}): DraftResult {
       if (steps.data !== undefined && steps.data !== base.maxSteps) policy.maxSteps = steps.data;
       if (Object.keys(policy).length === 0)
         return { ok: false, field: "maxSteps", error: "this is the run's own policy: change requireApproval or maxSteps" };
-      override = { policy };
+      candidate = { policy };
       break;
     }
     case "toolResult":
@@ -175,35 +148,15 @@ export function draftToSpec(d: ForkDraft, base: BasePolicy = {}): DraftResult {
     case "state": {
       const parsed = parseJsonField(d.json);
       if (!parsed.ok) return { ok: false, field: "json", error: parsed.error };
-      if (d.kind === "state") {
-        override = { state: parsed.value as ForkOverride["state"] };
-        break;
-      }
-      if (parsed.value === null || typeof parsed.value !== "object" || Array.isArray(parsed.value)) {
-        return {
-          ok: false,
-          field: "json",
-          error:
-            d.kind === "toolResult"
-              ? 'a tool result is a JSON object such as {"status":"error","error":"…"}'
-              : 'a model output is a JSON object such as {"text":"…"}',
-        };
-      }
-      const checked = (d.kind === "toolResult" ? toolResultSchema : modelOutputSchema).safeParse(parsed.value);
-      if (!checked.success) return { ok: false, field: "json", error: zodMessage(checked.error) };
-      override =
-        d.kind === "toolResult"
-          ? { toolResult: parsed.value as ForkOverride["toolResult"] }
-          : { modelOutput: parsed.value as ForkOverride["modelOutput"] };
+      candidate = { [d.kind]: parsed.value };
       break;
     }
   }
-  try {
-    return { ok: true, spec: { seq, override: parseForkOverride(override) } };
-  } catch (e) {
-    if (e instanceof ReplayError) return { ok: false, field: d.kind === "policy" ? "maxSteps" : "json", error: e.message };
-    throw e;
-  }
+  // the form's fields are the override's own, so messages name them without "override."
+  const checked = checkForkOverride(candidate, "");
+  if (checked.ok) return { ok: true, spec: { seq, override: checked.override } };
+  const field = d.kind !== "policy" ? "json" : checked.path[1] === "requireApproval" ? "requireApproval" : "maxSteps";
+  return { ok: false, field, error: checked.error };
 }
 
 /** The CLI command that replays the same fork, for a journal exported to run.jsonl. */

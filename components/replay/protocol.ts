@@ -1,10 +1,9 @@
 /**
- * Messages between the replay view and its worker. The worker owns the run's events and
- * the Replay (closures and snapshots cannot cross threads); the page holds compact rows
- * and asks for one frame's payloads and state at a time.
+ * What the replay worker answers (replay.worker.ts, called through Comlink). The worker
+ * owns the run's events and the Replay (closures and snapshots cannot cross threads); the
+ * page holds compact rows and asks for one frame's payloads and state at a time.
  */
 import type { EventKind } from "@/lib/graph/kind";
-import type { Fidelity } from "@/lib/journal/types";
 import type { Divergence, ForkChange, ForkSpec, Provenance, ReplayFrame, ReplaySummary } from "@/lib/replay";
 import type { RunState } from "@/lib/state";
 
@@ -27,14 +26,7 @@ export interface FrameRow {
   recorded: { type: string; label: string; kind: EventKind } | null;
 }
 
-export type WorkerRequest =
-  | { kind: "load"; id: number; run: string; pages: string[]; fidelity: Fidelity | undefined }
-  | { kind: "replay"; id: number; fork: ForkSpec | null }
-  | { kind: "view"; id: number; key: string; index: number };
-
 export interface ReplayResult {
-  kind: "replayed";
-  id: number;
   /** Identifies the replay the rows belong to (the fork spec as JSON, or "reconstruct"). */
   key: string;
   rows: FrameRow[];
@@ -52,8 +44,6 @@ export interface ReplayResult {
 }
 
 export interface FrameView {
-  kind: "view";
-  id: number;
   key: string;
   index: number;
   frame: ReplayFrame;
@@ -63,12 +53,6 @@ export interface FrameView {
   recordedState: RunState | null;
   recordedStateHash: string | null;
 }
-
-export type WorkerResponse =
-  | { kind: "loaded"; id: number; events: number; chain: "recorder" | "server" }
-  | ReplayResult
-  | FrameView
-  | { kind: "error"; id: number; message: string };
 
 /** The key of a replay: "reconstruct", or the fork spec as JSON. */
 export const forkKey = (fork: ForkSpec | null): string => (fork === null ? "reconstruct" : JSON.stringify(fork));

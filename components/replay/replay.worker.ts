@@ -1,18 +1,14 @@
 /**
  * The replay worker: holds one run's events and its current Replay, so folding a long run
- * (hashing every event, rebuilding every state) never blocks the page. Answers each
- * request with its id; the page drops answers it no longer needs.
+ * (hashing every event, rebuilding every state) never blocks the page. Comlink exposes
+ * `load`, `replay` and `view`; the page keeps only the answers it still needs.
  */
+import { expose } from "comlink";
 import type { Fidelity, JournalEvent } from "@/lib/journal/types";
 import { createReplay, ReplayError, type ForkSpec, type Replay } from "@/lib/replay";
 import { buildRows } from "./frame-rows";
 import { eventsFromPages } from "./parse-events";
-import { forkKey, type WorkerRequest, type WorkerResponse } from "./protocol";
-
-const scope = self as unknown as {
-  onmessage: ((e: MessageEvent<WorkerRequest>) => void) | null;
-  postMessage(message: WorkerResponse): void;
-};
+import { forkKey, type FrameView, type ReplayResult } from "./protocol";
 
 let run = "";
 let fidelity: Fidelity | undefined;
@@ -35,56 +31,55 @@ function replayOf(fork: ForkSpec | null): { replay: Replay; forkError: string | 
   return { replay: createReplay(events, { run, fidelity, redacted }), forkError: null };
 }
 
-scope.onmessage = (e: MessageEvent<WorkerRequest>) => {
-  const req = e.data;
-  try {
-    if (req.kind === "load") {
-      run = req.run;
-      fidelity = req.fidelity;
-      const parsed = eventsFromPages(req.pages);
-      events = parsed.events;
-      chain = parsed.chain;
-      redactedSeqs = parsed.redacted;
-      hashed = events.filter((ev) => typeof ev.hash === "string").length;
-      current = null;
-      scope.postMessage({ kind: "loaded", id: req.id, events: events.length, chain });
-      return;
-    }
-    if (req.kind === "replay") {
-      const t0 = performance.now();
-      const { replay, forkError } = replayOf(req.fork);
-      const key = forkError === null ? forkKey(req.fork) : forkKey(null);
-      current = { key, replay, forked: forkError === null && req.fork !== null };
-      const summary = replay.summary();
-      const ms = performance.now() - t0;
-      scope.postMessage({
-        kind: "replayed",
-        id: req.id,
-        key,
-        rows: buildRows(replay),
-        divergences: [...replay.divergences],
-        changes: [...replay.changes],
-        summary,
-        forkError,
-        chain,
-        hashed,
-        ms,
-      });
-      return;
-    }
-    if (!current || current.key !== req.key) return; // superseded by a newer replay
-    const view = current.replay.seek(req.index);
-    scope.postMessage({
-      kind: "view",
-      id: req.id,
-      key: req.key,
-      index: req.index,
+const api = {
+  /** Parses the event pages exactly and picks the hash chain to verify. */
+  load(runId: string, pages: string[], runFidelity: Fidelity | undefined): { events: number; chain: "recorder" | "server" } {
+    run = runId;
+    fidelity = runFidelity;
+    const parsed = eventsFromPages(pages);
+    events = parsed.events;
+    chain = parsed.chain;
+    redactedSeqs = parsed.redacted;
+    hashed = events.filter((ev) => typeof ev.hash === "string").length;
+    current = null;
+    return { events: events.length, chain };
+  },
+
+  /** Folds the run once for this fork (a reconstruct when it is null or cannot apply). */
+  replay(fork: ForkSpec | null): ReplayResult {
+    const t0 = performance.now();
+    const { replay, forkError } = replayOf(fork);
+    const key = forkError === null ? forkKey(fork) : forkKey(null);
+    current = { key, replay, forked: forkError === null && fork !== null };
+    const summary = replay.summary();
+    return {
+      key,
+      rows: buildRows(replay),
+      divergences: [...replay.divergences],
+      changes: [...replay.changes],
+      summary,
+      forkError,
+      chain,
+      hashed,
+      ms: performance.now() - t0,
+    };
+  },
+
+  /** One frame's payloads and state; null when the replay it belongs to was replaced. */
+  view(key: string, index: number): FrameView | null {
+    if (!current || current.key !== key) return null;
+    const view = current.replay.seek(index);
+    return {
+      key,
+      index,
       frame: view.frame,
       state: view.state,
       recordedState: current.forked ? view.fold.base.state : null,
       recordedStateHash: current.forked ? view.fold.base.stateHash : null,
-    });
-  } catch (err) {
-    scope.postMessage({ kind: "error", id: req.id, message: err instanceof Error ? err.message : String(err) });
-  }
+    };
+  },
 };
+
+export type ReplayWorkerApi = typeof api;
+
+expose(api);

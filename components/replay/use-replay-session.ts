@@ -1,19 +1,22 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
+import { releaseProxy, wrap, type Remote } from "comlink";
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { Fidelity } from "@/lib/journal/types";
 import type { ForkSpec } from "@/lib/replay";
 import { fetchEventPages } from "./event-pages";
-import { forkKey, type ReplayResult, type WorkerRequest, type WorkerResponse } from "./protocol";
+import { forkKey, type ReplayResult } from "./protocol";
+import type { ReplayWorkerApi } from "./replay.worker";
 import { useReplayStoreApi } from "./replay-store";
 
 export type SessionPhase = "fetching" | "folding" | "ready" | "error";
 
 /**
- * The replay of one run in a worker started for this page: loads the events once,
- * replays again whenever the fork changes, and fetches the payloads and state of the
- * frame under the playhead. Scrubbing sends at most one frame request at a time and only
- * the newest waiting one after it, so the frame shown never lags far behind.
+ * The replay of one run in a worker started for this page (called through Comlink): loads
+ * the events once, replays again whenever the fork changes, and fetches the payloads and
+ * state of the frame under the playhead. Only the newest load and replay count; scrubbing
+ * sends at most one frame request at a time and only the newest waiting one after it, so
+ * the frame shown never lags far behind.
  */
 export function useReplaySession(run: string, fidelity: Fidelity | undefined, fork: ForkSpec | null, onResult: (r: ReplayResult) => void) {
   const api = useReplayStoreApi();
@@ -26,10 +29,13 @@ export function useReplaySession(run: string, fidelity: Fidelity | undefined, fo
   const [phase, setPhase] = useState<SessionPhase>("fetching");
   const [error, setError] = useState<string | null>(null);
   const [loaded, setLoaded] = useState(false);
-  const worker = useRef<Worker | null>(null);
+  const onReplayed = useRef<(r: ReplayResult) => void>(() => {});
+  const failRef = useRef<(err: unknown) => void>(() => {});
+  const worker = useRef<Remote<ReplayWorkerApi> | null>(null);
   /** The worker failed to start or crashed: nothing more will come from it. */
   const dead = useRef(false);
   const nextId = useRef(0);
+  const loadId = useRef(0);
   const replayId = useRef(0);
   const views = useRef<{ inflight: number | null; pending: number | null }>({ inflight: null, pending: null });
   const onResultRef = useRef(onResult);
@@ -43,7 +49,12 @@ export function useReplaySession(run: string, fidelity: Fidelity | undefined, fo
 
   useEffect(() => {
     const w = new Worker(new URL("./replay.worker.ts", import.meta.url), { type: "module", name: "replay" });
-    worker.current = w;
+    const remote = wrap<ReplayWorkerApi>(w);
+    worker.current = remote;
+    const fail = (err: unknown) => {
+      setError(err instanceof Error ? err.message : String(err));
+      setPhase("error");
+    };
     const requestView = (index: number) => {
       const q = views.current;
       const result = api.getState().result;
@@ -54,39 +65,31 @@ export function useReplaySession(run: string, fidelity: Fidelity | undefined, fo
       }
       const id = ++nextId.current;
       q.inflight = id;
-      const req: WorkerRequest = { kind: "view", id, key: result.key, index };
-      w.postMessage(req);
+      remote.view(result.key, index).then(
+        (view) => {
+          const q = views.current;
+          if (id !== q.inflight) return; // a newer replay reset the queue
+          q.inflight = null;
+          if (view === null) return; // that replay was replaced; its result requests the view
+          if (view.key === api.getState().result?.key) api.getState().setView(view);
+          const pending = q.pending;
+          q.pending = null;
+          if (pending !== null && pending !== index) requestView(pending);
+          else if (api.getState().cursor !== index) requestView(api.getState().cursor);
+        },
+        (err: unknown) => {
+          if (id === views.current.inflight) views.current.inflight = null;
+          fail(err);
+        },
+      );
     };
-    w.onmessage = (e: MessageEvent<WorkerResponse>) => {
-      const msg = e.data;
-      if (msg.kind === "loaded") {
-        setLoaded(true);
-        return;
-      }
-      if (msg.kind === "replayed") {
-        if (msg.id !== replayId.current) return;
-        views.current = { inflight: null, pending: null };
-        api.getState().setResult(msg);
-        onResultRef.current(msg);
-        setPhase("ready");
-        setError(null);
-        requestView(api.getState().cursor);
-        return;
-      }
-      if (msg.kind === "view") {
-        const q = views.current;
-        if (msg.id !== q.inflight) return;
-        q.inflight = null;
-        if (msg.key === api.getState().result?.key) api.getState().setView(msg);
-        const pending = q.pending;
-        q.pending = null;
-        if (pending !== null && pending !== msg.index) requestView(pending);
-        else if (api.getState().cursor !== msg.index) requestView(api.getState().cursor);
-        return;
-      }
-      if (msg.id === views.current.inflight) views.current.inflight = null;
-      setError(msg.message);
-      setPhase("error");
+    onReplayed.current = (r: ReplayResult) => {
+      views.current = { inflight: null, pending: null };
+      api.getState().setResult(r);
+      onResultRef.current(r);
+      setPhase("ready");
+      setError(null);
+      requestView(api.getState().cursor);
     };
     w.onerror = (e) => {
       // a script that cannot load (a deploy replaced it) or a crash: the worker is gone
@@ -94,11 +97,13 @@ export function useReplaySession(run: string, fidelity: Fidelity | undefined, fo
       setError(`the replay worker stopped (${e.message || "its script could not be loaded"}); reload the page`);
       setPhase("error");
     };
+    failRef.current = fail;
     const unsubscribe = api.subscribe((s, prev) => {
       if (s.cursor !== prev.cursor) requestView(s.cursor);
     });
     return () => {
       unsubscribe();
+      remote[releaseProxy]();
       w.terminate();
       worker.current = null;
       setLoaded(false);
@@ -106,22 +111,34 @@ export function useReplaySession(run: string, fidelity: Fidelity | undefined, fo
   }, [api]);
 
   useEffect(() => {
-    const w = worker.current;
-    if (!w || !pages.data || dead.current) return;
+    const remote = worker.current;
+    if (!remote || !pages.data || dead.current) return;
     setLoaded(false);
     setPhase("folding");
-    const req: WorkerRequest = { kind: "load", id: ++nextId.current, run, pages: pages.data, fidelity };
-    w.postMessage(req);
+    const id = ++loadId.current;
+    remote.load(run, pages.data, fidelity).then(
+      () => {
+        if (id === loadId.current) setLoaded(true);
+      },
+      (err: unknown) => {
+        if (id === loadId.current) failRef.current(err);
+      },
+    );
   }, [pages.data, run, fidelity]);
 
   useEffect(() => {
-    const w = worker.current;
-    if (!w || !loaded || dead.current) return;
+    const remote = worker.current;
+    if (!remote || !loaded || dead.current) return;
     setPhase("folding");
-    const id = ++nextId.current;
-    replayId.current = id;
-    const req: WorkerRequest = { kind: "replay", id, fork: forkRef.current };
-    w.postMessage(req);
+    const id = ++replayId.current;
+    remote.replay(forkRef.current).then(
+      (r) => {
+        if (id === replayId.current) onReplayed.current(r);
+      },
+      (err: unknown) => {
+        if (id === replayId.current) failRef.current(err);
+      },
+    );
   }, [loaded, key]);
 
   const fetchError = pages.isError ? (pages.error instanceof Error ? pages.error.message : String(pages.error)) : null;

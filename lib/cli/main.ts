@@ -1,14 +1,19 @@
 /**
- * `npm run -s retrace -- <command>`: each command lives in commands/<name>.ts and
- * exports `summary`, `usage` and `run(argv): Promise<number>` (the exit code).
+ * `npm run -s retrace -- <command>`: each command lives in commands/<name>.ts and exports
+ * `summary`, `usage`, the `options` it takes (util.parseArgs's form) and
+ * `run(args): Promise<number>` (the exit code). Arguments are parsed here, before the
+ * command loads anything: an unknown option stops it with exit status 2.
  */
+import { asksForHelp, parseCommandArgs, type CommandOptions } from "./args";
+
 const COMMANDS = ["import", "migrate", "analyze", "replay", "export", "verify"] as const;
 type CommandName = (typeof COMMANDS)[number];
 
 export interface CliCommand {
   summary: string;
   usage: string;
-  run(argv: string[]): Promise<number>;
+  options: CommandOptions;
+  run(args: { values: Record<string, unknown>; positionals: string[] }): Promise<number>;
 }
 
 async function load(name: CommandName): Promise<CliCommand | null> {
@@ -43,11 +48,16 @@ async function main(argv: string[]): Promise<number> {
     console.error(`retrace: unknown command "${name}". Try --help.`);
     return 1;
   }
-  if (rest.includes("--help") || rest.includes("-h")) {
+  if (asksForHelp(rest)) {
     console.log(cmd.usage);
     return 0;
   }
-  return cmd.run(rest);
+  const args = parseCommandArgs(rest, cmd.options);
+  if ("error" in args) {
+    console.error(`retrace ${name}: ${args.error}\n\n${cmd.usage}`);
+    return 2;
+  }
+  return cmd.run(args);
 }
 
 main(process.argv.slice(2)).then(

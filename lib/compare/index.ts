@@ -12,6 +12,6 @@ export {
   type Segment,
   type SegmentPair,
 } from "./align";
-export { alignSequences, MAX_LCS_CELLS, type Pair } from "./sequence-align";
+export { alignSequences, type Pair } from "./sequence-align";
 export { compareVersions, VERSION_GROUPS, type VersionRow } from "./versions";
 export { diffLineText, jsonDiff, jsonText, type DiffLine } from "./json-diff";

@@ -109,11 +109,3 @@ export async function layoutStepGraph(elk: ElkEngine, graph: StepGraph): Promise
 
 /** `sequence` (lib/graph/sequence-layout.ts) by default; `elk` for ELK's layered layout. */
 export type LayoutEngine = "sequence" | "elk";
-
-/** Messages between the page and the layout worker. */
-export interface LayoutRequest {
-  id: number;
-  engine: LayoutEngine;
-  graph: StepGraph;
-}
-export type LayoutResponse = { id: number; ok: true; layout: GraphLayout } | { id: number; ok: false; error: string };

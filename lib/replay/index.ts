@@ -13,7 +13,8 @@ export {
   type ReplayContext,
   type StepOutput,
 } from "./fold";
-export { buildForkPlan, parseForkOverride, ReplayError, type ForkPlan, type Replacement } from "./plan";
+export { buildForkPlan, ReplayError, type ForkPlan, type Replacement } from "./plan";
+export { checkForkOverride, forkOverrideSchema, parseForkOverride, type ForkOverrideCheck } from "./fork-override";
 export { assessFidelity, type FidelityVerdict } from "./fidelity";
 export { evaluateCondition } from "./condition";
 export { evaluate, INITIAL_EVAL, type EvalState, type Verdict } from "./evaluate";

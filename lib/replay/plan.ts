@@ -6,10 +6,11 @@
  */
 import { canonicalJson } from "../canonical";
 import type { JournalEvent, JsonObject, JsonValue, RunPolicy } from "../journal/types";
-import { readPolicy } from "../analyze/policy";
-import type { ForkOverride, ForkSpec } from "./types";
+import { ReplayError } from "./errors";
+import { parseForkOverride } from "./fork-override";
+import type { ForkSpec } from "./types";
 
-export class ReplayError extends Error {}
+export { ReplayError };
 
 export interface Replacement {
   event: JournalEvent;
@@ -30,59 +31,6 @@ export interface ForkPlan {
   replacements: ReadonlyMap<number, Replacement>;
   /** A state override applied right after the event at `seq`. */
   stateAfter: { seq: number; state?: JsonValue; patch?: JsonValue } | null;
-}
-
-const OVERRIDE_KEYS = new Set(["policy", "toolResult", "modelOutput", "state", "statePatch", "approval"]);
-const TOOL_STATUSES = new Set(["ok", "error", "timeout", "unknown"]);
-
-function isObject(v: unknown): v is JsonObject {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
-
-/** Checks an override that came from outside (the CLI's `--override`, a request body). */
-export function parseForkOverride(value: unknown): ForkOverride {
-  if (!isObject(value)) throw new ReplayError('the override must be a JSON object such as {"policy":{"maxSteps":2}}');
-  const unknown = Object.keys(value).filter((k) => !OVERRIDE_KEYS.has(k));
-  if (unknown.length > 0)
-    throw new ReplayError(
-      `unknown override field${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}; expected ${[...OVERRIDE_KEYS].join(", ")}`,
-    );
-  if (Object.keys(value).length === 0) throw new ReplayError("the override is empty");
-  const out: ForkOverride = {};
-  if (value.policy !== undefined) {
-    if (!isObject(value.policy)) throw new ReplayError('override.policy must be an object such as {"maxSteps":2}');
-    const policy = readPolicy(value.policy);
-    const dropped = Object.keys(value.policy).filter((k) => !(k in policy));
-    if (dropped.length > 0)
-      throw new ReplayError(
-        `override.policy: ${dropped.join(", ")} not understood (requireApproval: string[], maxSteps: number, retrievalMaxAgeSeconds: number, requiredInstructions: string[])`,
-      );
-    out.policy = policy;
-  }
-  if (value.toolResult !== undefined) {
-    if (!isObject(value.toolResult)) throw new ReplayError('override.toolResult must be an object such as {"status":"error"}');
-    if (value.toolResult.status !== undefined && !TOOL_STATUSES.has(String(value.toolResult.status))) {
-      throw new ReplayError("override.toolResult.status must be ok, error, timeout or unknown");
-    }
-    out.toolResult = value.toolResult;
-  }
-  if (value.modelOutput !== undefined) {
-    if (!isObject(value.modelOutput)) throw new ReplayError('override.modelOutput must be an object such as {"text":"…"}');
-    out.modelOutput = value.modelOutput;
-  }
-  if (value.state !== undefined) out.state = value.state;
-  if (value.statePatch !== undefined) {
-    if (!Array.isArray(value.statePatch)) throw new ReplayError("override.statePatch must be an array of RFC 6902 operations");
-    out.statePatch = value.statePatch;
-  }
-  if (value.state !== undefined && value.statePatch !== undefined)
-    throw new ReplayError("give either override.state or override.statePatch, not both");
-  if (value.approval !== undefined) {
-    if (value.approval !== "approved" && value.approval !== "denied")
-      throw new ReplayError('override.approval must be "approved" or "denied"');
-    out.approval = value.approval;
-  }
-  return out;
 }
 
 function str(v: JsonValue | undefined): string | undefined {

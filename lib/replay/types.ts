@@ -4,7 +4,8 @@
  * the server can be handed to the UI as it is.
  */
 import type { ChainVerdict } from "../journal/chain";
-import type { Fidelity, JournalEvent, JsonObject, JsonValue, RunId, RunPolicy, Seq } from "../journal/types";
+import type { Fidelity, JournalEvent, JsonValue, RunId, Seq } from "../journal/types";
+import type { ForkOverride } from "./fork-override";
 
 /**
  * Where a frame of the replayed stream comes from:
@@ -76,21 +77,7 @@ export interface ForkChange {
   hypothetical: boolean;
 }
 
-/** What a what-if fork changes; several fields may be combined. */
-export interface ForkOverride {
-  /** Fields replacing the run's policy from the fork seq on (e.g. `{maxSteps: 2}`). */
-  policy?: RunPolicy;
-  /** Fields replacing those of the tool.result at the fork seq (or of the fork tool.call's result). */
-  toolResult?: JsonObject;
-  /** Replaces `data.output` of the model.response at the fork seq (or of the fork model.request's response). */
-  modelOutput?: JsonObject;
-  /** Replaces the run state right after the event at the fork seq. */
-  state?: JsonValue;
-  /** RFC 6902 operations applied to the run state right after the event at the fork seq. */
-  statePatch?: JsonValue;
-  /** The decision of the approval at the fork seq (an approval.decision, its request, or the gated tool.call). */
-  approval?: "approved" | "denied";
-}
+export type { ForkOverride };
 
 export interface ForkSpec {
   seq: number;

@@ -191,11 +191,59 @@ describe("alignSequences", () => {
     ]);
   });
 
-  it("past the size limit, pairs equal keys by position instead of running a quadratic LCS", () => {
-    const a = Array.from({ length: 3000 }, (_v, i) => `k${i % 5}`);
-    const b = ["x", ...a.slice(1)];
-    const pairs = alignSequences(a, b, { maxCells: 1000 });
-    expect(pairs.filter(([x, y]) => x !== null && y !== null)).toHaveLength(2999);
+  // The quadratic LCS this replaced paired by position past 4M cells, so one insertion
+  // early in a long run shifted every later event into a "changed" or unpaired row.
+  it("aligns two 20,000-event runs exactly: each inserted event is an insertion, every other event paired same", () => {
+    const n = 20_000;
+    const call = (seq: number, i: number): CompareEvent => ({
+      seq,
+      type: "tool.call",
+      data: { call: `c${i}`, tool: `tool_${i % 5}`, args: { n: i % 7 } },
+    });
+    const a = Array.from({ length: n }, (_v, i) => call(i, i));
+    const insertAt = new Set([3_000, 9_999, 17_500]);
+    const b: CompareEvent[] = [];
+    for (let i = 0; i < n; i++) {
+      if (insertAt.has(i)) b.push({ seq: b.length, type: "note", data: { text: `inserted before #${i}` } });
+      b.push(call(b.length, i));
+    }
+    const al = alignRuns(a, b);
+    expect(al.counts).toEqual({ same: n, changed: 0, "only-a": 0, "only-b": insertAt.size });
+    const inserted = al.rows.filter((r) => r.status === "only-b").map((r) => b[r.b!].data.text);
+    expect(inserted).toEqual([...insertAt].map((i) => `inserted before #${i}`));
+    for (const r of al.rows) if (r.status === "same") expect(b[r.b!].data.call).toBe(a[r.a!].data.call);
+  });
+
+  /** Length of a longest common subsequence, by the textbook table (the oracle). */
+  const lcsLength = (a: string[], b: string[]) => {
+    const t = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
+    for (let x = 1; x <= a.length; x++)
+      for (let y = 1; y <= b.length; y++) t[x][y] = a[x - 1] === b[y - 1] ? t[x - 1][y - 1] + 1 : Math.max(t[x - 1][y], t[x][y - 1]);
+    return t[a.length][b.length];
+  };
+
+  it.each([5, 11, 2026, 31337])("seed %i: pairs only equal keys, in order, as many as a longest common subsequence", (seed) => {
+    console.log(`alignSequences LCS seed ${seed}`);
+    const rng = createRng(seed);
+    for (let round = 0; round < 300; round++) {
+      const word = () => Array.from({ length: rng.int(0, 14) }, () => "abcdef"[rng.int(0, rng.int(1, 5))]);
+      const a = word();
+      const b = word();
+      const pairs = alignSequences(a, b);
+      const both = pairs.filter((p): p is [number, number] => p[0] !== null && p[1] !== null);
+      for (const [x, y] of both) expect(a[x], `${a.join("")} / ${b.join("")}`).toBe(b[y]);
+      expect(both.length, `${a.join("")} / ${b.join("")}`).toBe(lcsLength(a, b));
+      expect(pairs.filter(([x]) => x !== null).map(([x]) => x)).toEqual(a.map((_v, i) => i));
+      expect(pairs.filter(([, y]) => y !== null).map(([, y]) => y)).toEqual(b.map((_v, i) => i));
+    }
+  });
+
+  it("aligns two long key sequences that share nothing but their length", () => {
+    const a = Array.from({ length: 3000 }, (_v, i) => `a${i % 5}`);
+    const b = Array.from({ length: 3000 }, (_v, i) => `b${i % 5}`);
+    const pairs = alignSequences(a, b);
+    expect(pairs.filter(([x, y]) => x !== null && y !== null)).toHaveLength(0);
     expect(pairs.filter(([x]) => x !== null).map(([x]) => x)).toEqual(a.map((_v, i) => i));
+    expect(pairs.filter(([, y]) => y !== null).map(([, y]) => y)).toEqual(b.map((_v, i) => i));
   });
 });

@@ -10,6 +10,7 @@ import { createAnalyzer, groupByRun, orderEvents } from "../../analyze";
 import { canonicalJson, useSha256Implementation } from "../../canonical";
 import { readJournal } from "../../journal/reader";
 import type { Finding, JournalEvent } from "../../journal/types";
+import type { CommandArgs } from "../args";
 
 export const summary = "Check journals against the format's 15 analysis rules";
 
@@ -105,16 +106,10 @@ function report(file: string, runs: string[], findings: FileFinding[]): string {
   return lines.join("\n");
 }
 
-export async function run(argv: string[]): Promise<number> {
-  let json = false;
-  const files: string[] = [];
-  for (const arg of argv) {
-    if (arg === "--json") json = true;
-    else if (arg.startsWith("-") && arg !== "-") {
-      console.error(`analyze: unknown option ${arg}\n\n${usage}`);
-      return 2;
-    } else files.push(arg);
-  }
+export const options = { json: { type: "boolean" } } as const;
+
+export async function run({ values, positionals: files }: CommandArgs<typeof options>): Promise<number> {
+  const json = values.json ?? false;
   if (files.length === 0) {
     console.error(`analyze: no journal file given\n\n${usage}`);
     return 2;

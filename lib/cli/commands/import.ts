@@ -4,6 +4,7 @@ import type { SingleBar } from "cli-progress";
 import { openDb } from "../../server/db";
 import type { IngestBytesResult } from "../../server/service";
 import { DETECT_HEAD_BYTES, detectFormat } from "../../importers/detect";
+import type { CommandArgs } from "../args";
 
 export const summary = "import journals (NDJSON, .gz) and trace exports into the configured database";
 export const usage = `Usage: npm run -s retrace -- import [--json] FILE…
@@ -31,9 +32,10 @@ function isJournal(file: string): boolean {
   }
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const json = argv.includes("--json");
-  const files = argv.filter((a) => a !== "--json");
+export const options = { json: { type: "boolean" } } as const;
+
+export async function run({ values, positionals: files }: CommandArgs<typeof options>): Promise<number> {
+  const json = values.json ?? false;
   if (files.length === 0) {
     console.error(usage);
     return 2;

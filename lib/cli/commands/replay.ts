@@ -5,8 +5,9 @@
 import { canonicalJson } from "../../canonical";
 import type { Fidelity } from "../../journal/types";
 import { parseJsonExact } from "../../journal/parse-line";
-import { createReplay, parseForkOverride, ReplayError, type ForkSpec, type ReplaySummary } from "../../replay";
+import { createReplay, parseForkOverride, ReplayError, type ForkOverride, type ForkSpec, type ReplaySummary } from "../../replay";
 import { groupByRun } from "../../analyze";
+import type { CommandArgs } from "../args";
 import { readJournalFile, useNativeSha256 } from "./analyze";
 
 export const summary = "Replay a run hermetically (reconstruct, or a what-if fork) and report divergences";
@@ -43,6 +44,15 @@ Options:
 Exit status: 0 when the replay ran (whatever it found), 2 when the file cannot be read,
 the run is not found, or an argument or the override is wrong.`;
 
+export const options = {
+  json: { type: "boolean" },
+  frames: { type: "boolean" },
+  run: { type: "string" },
+  fork: { type: "string" },
+  override: { type: "string" },
+  fidelity: { type: "string" },
+} as const;
+
 interface Args {
   json: boolean;
   frames: boolean;
@@ -53,34 +63,35 @@ interface Args {
   fidelity?: Fidelity;
 }
 
-function parseArgs(argv: string[]): Args | string {
-  const out: Partial<Args> = { json: false, frames: false };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const value = () => {
-      const v = argv[++i];
-      if (v === undefined) throw new ReplayError(`${arg} needs a value`);
-      return v;
-    };
-    if (arg === "--json") out.json = true;
-    else if (arg === "--frames") out.frames = true;
-    else if (arg === "--run") out.run = value();
-    else if (arg === "--fork") {
-      const v = value();
-      if (!/^\d+$/.test(v)) return `--fork needs a seq (a non-negative integer), not "${v}"`;
-      out.fork = Number(v);
-    } else if (arg === "--override") out.override = value();
-    else if (arg === "--fidelity") {
-      const v = value();
-      if (v !== "replayable" && v !== "trace" && v !== "partial") return `--fidelity must be replayable, trace or partial`;
-      out.fidelity = v;
-    } else if (arg.startsWith("-")) return `unknown option ${arg}`;
-    else if (out.file === undefined) out.file = arg;
-    else return `one journal file at a time (got ${out.file} and ${arg})`;
+/** What parseArgs cannot check: the values, one file, --fork with --override. */
+function checkArgs({ values, positionals }: CommandArgs<typeof options>): Args | string {
+  const { fork, fidelity } = values;
+  if (fork !== undefined && !/^\d+$/.test(fork)) return `--fork needs a seq (a non-negative integer), not "${fork}"`;
+  if (fidelity !== undefined && fidelity !== "replayable" && fidelity !== "trace" && fidelity !== "partial")
+    return `--fidelity must be replayable, trace or partial`;
+  if (positionals.length === 0) return "no journal file given";
+  if (positionals.length > 1) return `one journal file at a time (got ${positionals[0]} and ${positionals[1]})`;
+  if ((fork === undefined) !== (values.override === undefined)) return "--fork and --override go together";
+  return {
+    json: values.json ?? false,
+    frames: values.frames ?? false,
+    file: positionals[0],
+    run: values.run,
+    fork: fork === undefined ? undefined : Number(fork),
+    override: values.override,
+    fidelity,
+  };
+}
+
+/** `--override JSON`: big integers kept exact, checked by lib/replay's one override schema. */
+export function readOverrideArgument(text: string): ForkOverride {
+  let raw: unknown;
+  try {
+    raw = parseJsonExact(text);
+  } catch {
+    throw new ReplayError("--override is not valid JSON");
   }
-  if (out.file === undefined) return "no journal file given";
-  if ((out.fork === undefined) !== (out.override === undefined)) return "--fork and --override go together";
-  return out as Args;
+  return parseForkOverride(raw);
 }
 
 function human(file: string, s: ReplaySummary): string {
@@ -111,13 +122,8 @@ function human(file: string, s: ReplaySummary): string {
   return lines.join("\n");
 }
 
-export async function run(argv: string[]): Promise<number> {
-  let args: Args | string;
-  try {
-    args = parseArgs(argv);
-  } catch (e) {
-    args = e instanceof Error ? e.message : String(e);
-  }
+export async function run(parsed: CommandArgs<typeof options>): Promise<number> {
+  const args = checkArgs(parsed);
   if (typeof args === "string") {
     console.error(`replay: ${args}\n\n${usage}`);
     return 2;
@@ -134,13 +140,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     let fork: ForkSpec | undefined;
     if (args.fork !== undefined && args.override !== undefined) {
-      let raw: unknown;
-      try {
-        raw = parseJsonExact(args.override);
-      } catch {
-        throw new ReplayError("--override is not valid JSON");
-      }
-      fork = { seq: args.fork, override: parseForkOverride(raw) };
+      fork = { seq: args.fork, override: readOverrideArgument(args.override) };
     }
     const replay = createReplay(read.events, { run: args.run, fork, fidelity: args.fidelity });
     const s = replay.summary();
