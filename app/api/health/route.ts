@@ -1,5 +1,6 @@
 import { NextResponse } from "next/server";
 import { getDb } from "@/lib/server/db";
+import type { HealthAnswer } from "@/lib/view/api-types";
 
 export const dynamic = "force-dynamic";
 
@@ -7,5 +8,5 @@ export const dynamic = "force-dynamic";
 export async function GET() {
   const db = getDb();
   await db.sql.all(`SELECT 1 AS ok`);
-  return NextResponse.json({ ok: true, database: db.config.dialect });
+  return NextResponse.json({ ok: true, database: db.config.dialect } satisfies HealthAnswer);
 }
