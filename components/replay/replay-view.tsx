@@ -1,12 +1,11 @@
 "use client";
-import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { useCallback, useMemo, useRef, useState } from "react";
 import type { Fidelity } from "@/lib/journal/types";
 import type { ForkSpec } from "@/lib/replay";
 import type { RunDetail } from "@/lib/view/api-types";
-import { fetchJson } from "@/components/data/fetch-json";
+import { useRunDetail } from "@/components/data/use-run-detail";
 import { FrameGrid } from "./frame-grid";
 import { FramePanel } from "./frame-panel";
 import { ForkPanel } from "./fork-panel";
@@ -36,12 +35,7 @@ function asRecord(v: unknown): Record<string, unknown> | null {
 
 function ReplayBody({ runId, initialDetail }: { runId: string; initialDetail: RunDetail }) {
   const api = useReplayStoreApi();
-  const detail =
-    useQuery({
-      queryKey: ["run", runId],
-      queryFn: ({ signal }) => fetchJson<RunDetail>(`/api/runs/${encodeURIComponent(runId)}`, signal),
-      initialData: initialDetail,
-    }).data ?? initialDetail;
+  const detail = useRunDetail(runId, initialDetail).data ?? initialDetail;
   const fidelity = FIDELITIES.has(detail.fidelity) ? (detail.fidelity as Fidelity) : undefined;
   const searchParams = useSearchParams();
   const query = searchParams.toString();

@@ -3,6 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import type { Fidelity } from "@/lib/journal/types";
 import type { ForkSpec } from "@/lib/replay";
+import { runKeys } from "@/components/data/query-keys";
 import { fetchEventPages } from "./event-pages";
 import { forkKey, type ReplayResult, type WorkerRequest, type WorkerResponse } from "./protocol";
 import { useReplayStoreApi } from "./replay-store";
@@ -18,7 +19,7 @@ export type SessionPhase = "fetching" | "folding" | "ready" | "error";
 export function useReplaySession(run: string, fidelity: Fidelity | undefined, fork: ForkSpec | null, onResult: (r: ReplayResult) => void) {
   const api = useReplayStoreApi();
   const pages = useQuery({
-    queryKey: ["replay-events", run],
+    queryKey: runKeys.eventPages(run),
     queryFn: ({ signal }) => fetchEventPages(run, signal),
     staleTime: Infinity,
     gcTime: 30_000,
