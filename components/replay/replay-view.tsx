@@ -3,6 +3,7 @@ import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { useCallback, useMemo, useRef, useState } from "react";
 import type { Fidelity } from "@/lib/journal/types";
+import { obj } from "@/lib/journal/values";
 import type { ForkSpec } from "@/lib/replay";
 import type { RunDetail } from "@/lib/view/api-types";
 import { useRunDetail } from "@/components/data/use-run-detail";
@@ -27,10 +28,6 @@ export function ReplayView({ runId, initialDetail }: { runId: string; initialDet
       <ReplayBody runId={runId} initialDetail={initialDetail} />
     </ReplayStoreContext.Provider>
   );
-}
-
-function asRecord(v: unknown): Record<string, unknown> | null {
-  return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
 }
 
 function ReplayBody({ runId, initialDetail }: { runId: string; initialDetail: RunDetail }) {
@@ -81,7 +78,7 @@ function ReplayBody({ runId, initialDetail }: { runId: string; initialDetail: Ru
 
   const result = useReplayStore((s) => s.result);
   const tab = useReplayStore((s) => s.tab);
-  const policy = asRecord(detail.header.policy);
+  const policy = obj(detail.header.policy) ?? null;
   const forkError = urlError ?? result?.forkError ?? null;
   const tabs: Array<{ id: SideTab; label: string }> = [
     { id: "frame", label: "Frame" },

@@ -3,6 +3,7 @@
  * of prompts, policies, tools and models, the policy and the environment. Each entry
  * says whether the runs differ on it, so a reviewer sees the prompt change at once.
  */
+import { obj } from "../journal/values";
 
 export const VERSION_GROUPS = ["prompts", "policies", "tools", "models"] as const;
 
@@ -16,10 +17,6 @@ export interface VersionRow {
 }
 
 type Data = { [key: string]: unknown } | null | undefined;
-
-function obj(v: unknown): { [key: string]: unknown } | null {
-  return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as { [key: string]: unknown }) : null;
-}
 
 function text(v: unknown): string | null {
   if (v === undefined || v === null) return null;
