@@ -122,6 +122,10 @@ test("POST /v1/traces as JSON answers an OTLP export response; a wrong content t
     errorAnswerSchema,
     415,
   );
-  await answer(await request.post("/v1/traces", { data: "{", headers: { "content-type": "application/json" } }), errorAnswerSchema, 400);
+  await answer(
+    await request.post("/v1/traces", { data: Buffer.from("{"), headers: { "content-type": "application/json" } }),
+    errorAnswerSchema,
+    400,
+  );
   await answer(await request.post("/api/imports", { data: Buffer.alloc(0) }), errorAnswerSchema, 400);
 });
