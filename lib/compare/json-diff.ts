@@ -6,6 +6,7 @@
  * added by its index in the new one. Values are cut, and nothing is ever HTML.
  */
 import { create, type Delta } from "jsondiffpatch";
+import { bigintAsDigits } from "../journal/exact-json";
 
 export interface DiffLine {
   op: "add" | "remove" | "replace" | "move";
@@ -33,7 +34,7 @@ const differ = create({
 export function jsonText(v: unknown, limit = 300): string {
   let s: string;
   try {
-    s = JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x)) ?? "undefined";
+    s = JSON.stringify(v, bigintAsDigits) ?? "undefined";
   } catch {
     s = String(v);
   }

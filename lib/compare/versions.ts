@@ -3,6 +3,7 @@
  * of prompts, policies, tools and models, the policy and the environment. Each entry
  * says whether the runs differ on it, so a reviewer sees the prompt change at once.
  */
+import { bigintAsDigits } from "../journal/exact-json";
 import { obj } from "../journal/values";
 
 export const VERSION_GROUPS = ["prompts", "policies", "tools", "models"] as const;
@@ -24,7 +25,7 @@ function text(v: unknown): string | null {
   if (typeof v === "number" || typeof v === "boolean" || typeof v === "bigint") return String(v);
   if (Array.isArray(v) && v.every((x) => typeof x === "string")) return v.join(", ");
   try {
-    return JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x));
+    return JSON.stringify(v, bigintAsDigits);
   } catch {
     return String(v);
   }

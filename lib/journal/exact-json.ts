@@ -25,6 +25,15 @@ export function parseJsonExact(text: string): unknown {
   return hasUnsafeInteger(value) ? parseExactAlways(text) : value;
 }
 
+/**
+ * JSON.stringify replacer for display: a bigint as a string of its exact digits (JSON has
+ * no bigint, and JSON.stringify throws on one). Not for storage: the canonical form
+ * (lib/canonical) writes them as bare digits.
+ */
+export function bigintAsDigits(_key: string, v: unknown): unknown {
+  return typeof v === "bigint" ? v.toString() : v;
+}
+
 export function isUnsafeInteger(v: unknown): boolean {
   return typeof v === "number" && (v > Number.MAX_SAFE_INTEGER || v < -Number.MAX_SAFE_INTEGER) && Number.isInteger(v);
 }

@@ -6,6 +6,7 @@ import "server-only";
  */
 import { z } from "zod";
 import { encodeSummaryColumns, type SummaryColumns } from "../graph/summary";
+import { bigintAsDigits } from "../journal/exact-json";
 import { parseJsonExact } from "../journal/parse-line";
 import type { JournalEvent } from "../journal/types";
 import { EMPTY_STATE, nextState, replacesState, stateHash, type RunState } from "../state";
@@ -235,10 +236,6 @@ export async function stateAt(db: Db, runId: string, seq: number): Promise<State
     redacted,
   };
 }
-
-// Integers beyond 2^53 are held as bigint by the exact parser; JSON has no bigint, so
-// they travel as their decimal digits.
-const bigintAsDigits = (_k: string, v: unknown) => (typeof v === "bigint" ? v.toString() : v);
 
 /**
  * One event with what the inspector shows beside it, as JSON text. The run state is

@@ -7,7 +7,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { eventsFromPages, parsePage } from "@/components/replay/parse-events";
 import { JsonWalker, type StreamJson, type ValueVisitor } from "@/lib/importers/stream";
-import { exactNumber, parseJsonExact } from "@/lib/journal/exact-json";
+import { jsonText } from "@/lib/compare/json-diff";
+import { bigintAsDigits, exactNumber, parseJsonExact } from "@/lib/journal/exact-json";
 import { parseLine } from "@/lib/journal/parse-line";
 
 const BEYOND = 2n ** 53n;
@@ -70,5 +71,14 @@ describe("exact integers beyond 2^53", () => {
     expect(parseJsonExact(text)).toEqual(expected);
     expect(walk(text, false)).toEqual(expected);
     expect(parsePage(`{"events":[],"nextAfter":null,"x":${text}}`)).toMatchObject({ x: expected });
+  });
+
+  it("shown as text, a bigint is its exact digits (the diff lines and the inspector's state)", () => {
+    fc.assert(
+      fc.property(bigDigits, (n) => {
+        expect(JSON.stringify({ n }, bigintAsDigits)).toBe(`{"n":"${n}"}`);
+        expect(jsonText([n])).toBe(`["${n}"]`);
+      }),
+    );
   });
 });
