@@ -6,6 +6,8 @@ import { OTLPTraceExporter as ProtoExporter } from "@opentelemetry/exporter-trac
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
+import { errorAnswerSchema, eventsPageSchema, importsAnswerSchema, otlpAnswerSchema, runDetailSchema } from "../lib/view/api-types";
+import { answer, getAnswer } from "./api-answers";
 import { SERVERS } from "./servers";
 
 /**
@@ -70,16 +72,14 @@ for (const { name, base } of SERVERS) {
       const traceId = await runInstrumentedAgent(make());
       expect(traceId).toMatch(/^[0-9a-f]{32}$/);
       const runId = `otel-${traceId}`;
-      const run = await (await request.get(`${base}/api/runs/${runId}`)).json();
+      const run = await getAnswer(request, `${base}/api/runs/${runId}`, runDetailSchema);
       expect(run).toMatchObject({ id: runId, fidelity: "trace" });
-      const events = (await (await request.get(`${base}/api/runs/${runId}/events?limit=100`)).json()).events.map(
-        (e: { event: { type: string; data: Record<string, unknown> } }) => e.event,
-      );
-      const types = events.map((e: { type: string }) => e.type);
+      const events = (await getAnswer(request, `${base}/api/runs/${runId}/events?limit=100`, eventsPageSchema)).events.map((e) => e.event);
+      const types = events.map((e) => e.type);
       expect(types[0]).toBe("run.start");
-      expect(types.filter((t: string) => t === "step.start")).toHaveLength(3);
-      expect(events.find((e: { type: string }) => e.type === "model.response")?.data.usage).toEqual({ inputTokens: 120, outputTokens: 30 });
-      expect(events.find((e: { type: string }) => e.type === "tool.call")?.data).toMatchObject({
+      expect(types.filter((t) => t === "step.start")).toHaveLength(3);
+      expect(events.find((e) => e.type === "model.response")?.data.usage).toEqual({ inputTokens: 120, outputTokens: 30 });
+      expect(events.find((e) => e.type === "tool.call")?.data).toMatchObject({
         tool: "get_weather",
         args: { city: "Oslo" },
       });
@@ -91,10 +91,41 @@ for (const { name, base } of SERVERS) {
 test("POST /api/imports detects a trace export and stores it as a trace-fidelity run", async ({ request }) => {
   const body = fs.readFileSync("tests/fixtures/corpus/langfuse/langfuse-qa-chatbot-mcp-toolcall.json");
   const res = await request.post("/api/imports?name=langfuse.json", { data: body, headers: { "content-type": "application/json" } });
-  expect(res.status()).toBe(201);
-  const json = await res.json();
+  const json = await answer(res, importsAnswerSchema, 201);
   expect(json.format).toBe("langfuse");
   expect(json.runs[0]).toMatchObject({ status: "stored" });
-  const run = await (await request.get(`/api/runs/${json.runs[0].run}`)).json();
+  const run = await getAnswer(request, `/api/runs/${json.runs[0].run}`, runDetailSchema);
   expect(run.fidelity).toBe("trace");
+});
+
+test("POST /v1/traces as JSON answers an OTLP export response; a wrong content type or empty upload answers {error}", async ({
+  request,
+}) => {
+  const span = {
+    traceId: "5b8efff798038103d269b633813fc60c",
+    spanId: "eee19b7ec3c1b174",
+    name: "invoke_agent e2e",
+    kind: 1,
+    startTimeUnixNano: "1700000000000000000",
+    endTimeUnixNano: "1700000001000000000",
+    attributes: [{ key: "gen_ai.operation.name", value: { stringValue: "invoke_agent" } }],
+  };
+  const otlp = { resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: "e2e" }, spans: [span] }] }] };
+  const ok = await answer(
+    await request.post("/v1/traces", { data: otlp, headers: { "content-type": "application/json" } }),
+    otlpAnswerSchema,
+    200,
+  );
+  expect(ok.partialSuccess).toBeUndefined();
+  await answer(
+    await request.post("/v1/traces", { data: "<xml/>", headers: { "content-type": "application/xml" } }),
+    errorAnswerSchema,
+    415,
+  );
+  await answer(
+    await request.post("/v1/traces", { data: Buffer.from("{"), headers: { "content-type": "application/json" } }),
+    errorAnswerSchema,
+    400,
+  );
+  await answer(await request.post("/api/imports", { data: Buffer.alloc(0) }), errorAnswerSchema, 400);
 });

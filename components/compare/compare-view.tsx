@@ -5,7 +5,8 @@ import { alignRuns, compareVersions } from "@/lib/compare";
 import { AlignmentList, STATUS_TEXT } from "./alignment-list";
 import { PairDetail } from "./pair-detail";
 import { RunCard } from "./run-card";
-import { useRunDetail, useRunEvents } from "./use-compare-data";
+import { useRunDetail } from "@/components/data/use-run-detail";
+import { useRunEvents } from "./use-compare-data";
 import { VersionsTable } from "./versions-table";
 
 const ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -1,25 +1,19 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
 import type { CompareEvent } from "@/lib/compare";
-import type { RunDetail, RunListPage } from "@/lib/view/api-types";
+import type { RunListPage } from "@/lib/view/api-types";
 import { fetchJson } from "@/components/data/fetch-json";
+import { runKeys, runsKeys } from "@/components/data/query-keys";
 import { fetchEventPages } from "@/components/replay/event-pages";
 import { parsePage } from "@/components/replay/parse-events";
 
 const enc = encodeURIComponent;
-
-export function useRunDetail(run: string | null) {
-  return useQuery({
-    queryKey: ["run", run ?? ""],
-    queryFn: ({ signal }) => fetchJson<RunDetail>(`/api/runs/${enc(run ?? "")}`, signal),
-    enabled: run !== null && run !== "",
-  });
-}
+const CANDIDATES = 100;
 
 /** Every stored event of a run, parsed (the alignment needs both runs whole). */
 export function useRunEvents(run: string | null) {
   return useQuery({
-    queryKey: ["compare-events", run ?? ""],
+    queryKey: runKeys.events(run ?? ""),
     queryFn: async ({ signal }): Promise<CompareEvent[]> =>
       (await fetchEventPages(run ?? "", signal)).flatMap((p) => parsePage(p).events.map((e) => e.event)),
     enabled: run !== null && run !== "",
@@ -31,8 +25,8 @@ export function useRunEvents(run: string | null) {
 /** Runs of one workflow, newest first: the candidates for run b. */
 export function useWorkflowRuns(workflow: string | null) {
   return useQuery({
-    queryKey: ["runs", { workflow, limit: 100 }],
-    queryFn: ({ signal }) => fetchJson<RunListPage>(`/api/runs?workflow=${enc(workflow ?? "")}&limit=100&sort=-started`, signal),
+    queryKey: runsKeys.ofWorkflow(workflow ?? "", CANDIDATES),
+    queryFn: ({ signal }) => fetchJson<RunListPage>(`/api/runs?workflow=${enc(workflow ?? "")}&limit=${CANDIDATES}&sort=-started`, signal),
     enabled: workflow !== null && workflow !== "",
   });
 }

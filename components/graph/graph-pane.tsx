@@ -1,7 +1,8 @@
 "use client";
 import { Background, Controls, MiniMap, ReactFlow, ReactFlowProvider, useReactFlow, type Edge, type Node } from "@xyflow/react";
 import { useEffect, useMemo, useRef } from "react";
-import { buildStepGraph, EVENT_KINDS, graphWindow, KIND_BADGE, KIND_LABEL, type GraphNodeData, type RunIndex } from "@/lib/graph";
+import { buildStepGraph, EVENT_KINDS, graphWindow, type GraphNodeData, type RunIndex } from "@/lib/graph";
+import { KindBadge } from "@/components/ui/kind-badge";
 import { useIsDark } from "@/components/theme/theme-toggle";
 import { useRunStore, useRunStoreApi } from "@/components/run/run-store";
 import { EventNode, StepNode, type EventFlowNode, type StepFlowNode } from "./nodes";
@@ -176,9 +177,7 @@ function GraphPaneInner({ index, findings }: { index: RunIndex; findings: Readon
       </ReactFlow>
       <div className="graph-legend" aria-label="Kinds">
         {(["model", "tool-read", "tool-write", "approval", "state", "checkpoint", "decision", "error"] as const).map((k) => (
-          <span key={k} className={`kind-badge k-${k}`} title={KIND_LABEL[k]}>
-            {KIND_BADGE[k]}
-          </span>
+          <KindBadge key={k} kind={k} />
         ))}
       </div>
     </div>

@@ -1,7 +1,7 @@
 "use client";
 import { Handle, Position, type Node, type NodeProps } from "@xyflow/react";
 import { memo } from "react";
-import { EVENT_KINDS, type EventNodeData, type StepNodeData } from "@/lib/graph";
+import { EVENT_KINDS, KIND_LABEL, type EventNodeData, type StepNodeData } from "@/lib/graph";
 import { formatDuration } from "@/lib/view/format";
 import { KindBadge } from "@/components/ui/kind-badge";
 import { useRunStoreApi } from "@/components/run/run-store";
@@ -89,7 +89,7 @@ export const StepNode = memo(function StepNode({ data }: NodeProps<StepFlowNode>
         {kinds.slice(0, 4).map((k) => (
           <span
             key={k}
-            title={`${n.kindCounts[k]} × ${k}`}
+            title={`${n.kindCounts[k]} × ${KIND_LABEL[k]}`}
             style={{ display: "inline-flex", alignItems: "center", gap: 2, fontSize: 10.5 }}
           >
             <KindBadge kind={k} />×{n.kindCounts[k]}

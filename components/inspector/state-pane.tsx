@@ -1,7 +1,7 @@
 "use client";
 import { useMemo } from "react";
 import type { InspectAnswer } from "@/lib/view/api-types";
-import { diffLineText, stateDiff } from "@/lib/view/state-diff";
+import { diffLineText, jsonDiff } from "@/lib/compare/json-diff";
 import { JsonTree } from "@/components/ui/json-tree";
 import { Segments } from "@/components/ui/safe-text";
 import { Fields, Jump } from "./bits";
@@ -11,7 +11,7 @@ const MAX_LINES = 500;
 /** The run state at this event, its change from the state before, and the hash check. */
 export function StatePane({ answer }: { answer: InspectAnswer }) {
   const st = answer.state;
-  const lines = useMemo(() => (st ? stateDiff(st.before, st.after) : []), [st]);
+  const lines = useMemo(() => (st ? jsonDiff(st.before, st.after) : []), [st]);
   if (!st) return <div className="skeleton">Rebuilding the state…</div>;
   const own = st.changedAt === answer.seq;
   const hashOk = st.recordedHash === null || st.recordedHash === st.rebuiltHash;

@@ -4,14 +4,11 @@
  */
 import { kindOf } from "@/lib/graph/kind";
 import type { JournalEvent } from "@/lib/journal/types";
+import { str } from "@/lib/journal/values";
 import type { Replay } from "@/lib/replay";
 import type { FrameRow } from "./protocol";
 
 const cut = (s: string, n = 80) => (s.length > n ? `${s.slice(0, n)}…` : s);
-
-function str(v: unknown): string | undefined {
-  return typeof v === "string" ? v : undefined;
-}
 
 /** The fields of an event a label reads (a JournalEvent, or an event as the API sends it). */
 export interface LabelledEvent {

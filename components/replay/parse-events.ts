@@ -3,7 +3,7 @@
  * Parsed exactly: an integer beyond 2^53 stays a bigint, so state hashes and the chain
  * verify in the browser as they did at ingest.
  */
-import { isInteger, isSafeNumber, parse as losslessParse } from "lossless-json";
+import { parseJsonExact } from "@/lib/journal/exact-json";
 import type { JournalEvent } from "@/lib/journal/types";
 
 interface Page {
@@ -11,18 +11,8 @@ interface Page {
   nextAfter: number | null;
 }
 
-function parseNumberExact(value: string): number | bigint {
-  if (isInteger(value) && !isSafeNumber(value)) return BigInt(value);
-  return Number(value);
-}
-
-function hasUnsafeInteger(text: string): boolean {
-  // cheap test first: a run of 16+ digits is the only way to write such an integer
-  return /\d{16,}/.test(text);
-}
-
 export function parsePage(text: string): Page {
-  return (hasUnsafeInteger(text) ? losslessParse(text, null, parseNumberExact) : JSON.parse(text)) as Page;
+  return parseJsonExact(text) as Page;
 }
 
 /** Where the next page starts, read from the end of a page's text without parsing it. */

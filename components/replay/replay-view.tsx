@@ -1,12 +1,12 @@
 "use client";
-import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Fidelity } from "@/lib/journal/types";
+import { obj } from "@/lib/journal/values";
 import type { ForkSpec } from "@/lib/replay";
 import type { RunDetail } from "@/lib/view/api-types";
-import { fetchJson } from "@/components/data/fetch-json";
+import { useRunDetail } from "@/components/data/use-run-detail";
 import { FrameGrid } from "./frame-grid";
 import { FramePanel } from "./frame-panel";
 import { ForkPanel } from "./fork-panel";
@@ -30,18 +30,9 @@ export function ReplayView({ runId, initialDetail }: { runId: string; initialDet
   );
 }
 
-function asRecord(v: unknown): Record<string, unknown> | null {
-  return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-}
-
 function ReplayBody({ runId, initialDetail }: { runId: string; initialDetail: RunDetail }) {
   const api = useReplayStoreApi();
-  const detail =
-    useQuery({
-      queryKey: ["run", runId],
-      queryFn: ({ signal }) => fetchJson<RunDetail>(`/api/runs/${encodeURIComponent(runId)}`, signal),
-      initialData: initialDetail,
-    }).data ?? initialDetail;
+  const detail = useRunDetail(runId, initialDetail).data ?? initialDetail;
   const fidelity = FIDELITIES.has(detail.fidelity) ? (detail.fidelity as Fidelity) : undefined;
   const searchParams = useSearchParams();
   const query = searchParams.toString();
@@ -89,7 +80,7 @@ function ReplayBody({ runId, initialDetail }: { runId: string; initialDetail: Ru
 
   const result = useReplayStore((s) => s.result);
   const tab = useReplayStore((s) => s.tab);
-  const policy = asRecord(detail.header.policy);
+  const policy = obj(detail.header.policy) ?? null;
   const forkError = urlError ?? result?.forkError ?? null;
   const tabs: Array<{ id: SideTab; label: string }> = [
     { id: "frame", label: "Frame" },

@@ -4,6 +4,7 @@ import { releaseProxy, wrap, type Remote } from "comlink";
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { Fidelity } from "@/lib/journal/types";
 import type { ForkSpec } from "@/lib/replay";
+import { runKeys } from "@/components/data/query-keys";
 import { fetchEventPages } from "./event-pages";
 import { forkKey, type ReplayResult } from "./protocol";
 import type { ReplayWorkerApi } from "./replay.worker";
@@ -21,7 +22,7 @@ export type SessionPhase = "fetching" | "folding" | "ready" | "error";
 export function useReplaySession(run: string, fidelity: Fidelity | undefined, fork: ForkSpec | null, onResult: (r: ReplayResult) => void) {
   const api = useReplayStoreApi();
   const pages = useQuery({
-    queryKey: ["replay-events", run],
+    queryKey: runKeys.eventPages(run),
     queryFn: ({ signal }) => fetchEventPages(run, signal),
     staleTime: Infinity,
     gcTime: 30_000,

@@ -1,6 +1,7 @@
 "use client";
 import Link from "next/link";
 import type { RunIndex } from "@/lib/graph";
+import { obj } from "@/lib/journal/values";
 import type { RunDetail } from "@/lib/view/api-types";
 import { formatCount, formatDuration, formatTimestamp } from "@/lib/view/format";
 import { visibleText as vt } from "@/lib/view/text";
@@ -9,16 +10,12 @@ import { SearchBox } from "./search-box";
 
 const VERSION_GROUPS = ["prompts", "policies", "tools", "models"] as const;
 
-function asRecord(v: unknown): Record<string, unknown> | null {
-  return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-}
-
 /** Who ran what, where, with which versions, and whether the record can be trusted. */
 export function RunHeader({ detail, index, liveMode }: { detail: RunDetail; index: RunIndex | undefined; liveMode: string }) {
-  const versions = asRecord(detail.header.versions);
-  const policy = asRecord(detail.header.policy);
-  const resumeOf = asRecord(detail.header.resumeOf);
-  const forkOf = asRecord(detail.header.forkOf);
+  const versions = obj(detail.header.versions);
+  const policy = obj(detail.header.policy);
+  const resumeOf = obj(detail.header.resumeOf);
+  const forkOf = obj(detail.header.forkOf);
   return (
     <header className="run-header">
       <div className="title-row">
@@ -113,7 +110,7 @@ export function RunHeader({ detail, index, liveMode }: { detail: RunDetail; inde
           <summary>versions in force{policy ? " and policy" : ""}</summary>
           <div className="versions" aria-label="Versions in force">
             {VERSION_GROUPS.map((g) => {
-              const entries = Object.entries(asRecord(versions?.[g]) ?? {});
+              const entries = Object.entries(obj(versions?.[g]) ?? {});
               return (
                 <div key={g}>
                   <h3>{g}</h3>

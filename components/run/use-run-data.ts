@@ -1,58 +1,44 @@
 "use client";
-import { useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
+import { queryOptions, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { appendSummary, buildRunIndex, decodeSummary, type RunIndex, type SummaryDto } from "@/lib/graph";
 import type { InspectAnswer, RunChange, RunDetail, SearchAnswer } from "@/lib/view/api-types";
 import { revealSummaryText } from "@/lib/view/summary-text";
 import { fetchJson } from "@/components/data/fetch-json";
+import { runKeys } from "@/components/data/query-keys";
 
 const enc = encodeURIComponent;
-export const keys = {
-  run: (run: string) => ["run", run] as const,
-  summary: (run: string) => ["summary", run] as const,
-  inspect: (run: string, seq: number, state: boolean) => ["inspect", run, seq, state] as const,
-  search: (run: string, q: string) => ["search", run, q] as const,
-};
 export const summaryUrl = (run: string, after = -1) => `/api/runs/${enc(run)}/summary${after >= 0 ? `?after=${after}` : ""}`;
-
-export function useRunDetail(run: string, initial: RunDetail | undefined) {
-  return useQuery({
-    queryKey: keys.run(run),
-    queryFn: ({ signal }) => fetchJson<RunDetail>(`/api/runs/${enc(run)}`, signal),
-    initialData: initial,
-  });
-}
 
 /** The whole run's columns, decoded and indexed once; a live run appends to it. */
 export function useRunIndex(run: string) {
   return useQuery({
-    queryKey: keys.summary(run),
+    queryKey: runKeys.summary(run),
     queryFn: async ({ signal }) => buildRunIndex(decodeSummary(revealSummaryText(await fetchJson<SummaryDto>(summaryUrl(run), signal)))),
     staleTime: Infinity,
   });
 }
 
-export function useInspect(run: string, seq: number | null, withState: boolean) {
-  return useQuery({
-    queryKey: keys.inspect(run, seq ?? -1, withState),
+/** One event's inspect answer: the same key and fetch for the pane and the neighbours' prefetch. */
+const inspectQuery = (run: string, seq: number, withState: boolean) =>
+  queryOptions({
+    queryKey: runKeys.inspect(run, seq, withState),
     queryFn: ({ signal }) => fetchJson<InspectAnswer>(`/api/runs/${enc(run)}/inspect?seq=${seq}${withState ? "&state=1" : ""}`, signal),
-    enabled: seq !== null && seq >= 0,
     staleTime: 30_000,
   });
+
+export function useInspect(run: string, seq: number | null, withState: boolean) {
+  return useQuery({ ...inspectQuery(run, seq ?? -1, withState), enabled: seq !== null && seq >= 0 });
 }
 
 export function prefetchInspect(qc: QueryClient, run: string, seq: number) {
-  void qc.prefetchQuery({
-    queryKey: keys.inspect(run, seq, false),
-    queryFn: ({ signal }) => fetchJson<InspectAnswer>(`/api/runs/${enc(run)}/inspect?seq=${seq}`, signal),
-    staleTime: 30_000,
-  });
+  void qc.prefetchQuery(inspectQuery(run, seq, false));
 }
 
 /** Payload search on the server (the stored, redacted text). */
 export function usePayloadSearch(run: string, q: string) {
   return useQuery({
-    queryKey: keys.search(run, q),
+    queryKey: runKeys.search(run, q),
     queryFn: ({ signal }) => fetchJson<SearchAnswer>(`/api/runs/${enc(run)}/search?q=${enc(q)}`, signal),
     enabled: q.trim().length >= 2,
     staleTime: 30_000,
@@ -60,17 +46,17 @@ export function usePayloadSearch(run: string, q: string) {
 }
 
 async function catchUp(qc: QueryClient, run: string, change: RunChange) {
-  const index = qc.getQueryData<RunIndex>(keys.summary(run));
+  const index = qc.getQueryData<RunIndex>(runKeys.summary(run));
   if (!index) return;
   const last = index.n > 0 ? index.summary.seq[index.n - 1] : -1;
   if (change.maxSeq > last) {
     const more = decodeSummary(revealSummaryText(await fetchJson<SummaryDto>(summaryUrl(run, last))));
     const merged = appendSummary(index.summary, more);
-    if (merged !== index.summary) qc.setQueryData(keys.summary(run), buildRunIndex(merged));
+    if (merged !== index.summary) qc.setQueryData(runKeys.summary(run), buildRunIndex(merged));
   }
-  const now = qc.getQueryData<RunIndex>(keys.summary(run));
+  const now = qc.getQueryData<RunIndex>(runKeys.summary(run));
   // a gap was filled below the last seq held: take the whole summary again
-  if (now && now.n < change.eventCount) await qc.invalidateQueries({ queryKey: keys.summary(run) });
+  if (now && now.n < change.eventCount) await qc.invalidateQueries({ queryKey: runKeys.summary(run) });
 }
 
 /**
@@ -93,8 +79,8 @@ export function useLiveRun(run: string, enabled: boolean): "stream" | "polling" 
         while (pending) {
           const c: RunChange = pending;
           pending = null;
-          const known = qc.getQueryData<RunDetail>(keys.run(run));
-          const index = qc.getQueryData<RunIndex>(keys.summary(run));
+          const known = qc.getQueryData<RunDetail>(runKeys.detail(run));
+          const index = qc.getQueryData<RunIndex>(runKeys.summary(run));
           // the stream says where the run is on connect: nothing to do when we are there already
           if (
             known &&
@@ -106,10 +92,10 @@ export function useLiveRun(run: string, enabled: boolean): "stream" | "polling" 
             known.live === c.live
           )
             continue;
-          qc.setQueryData<RunDetail>(keys.run(run), (d) => (d ? { ...d, ...c } : d));
+          qc.setQueryData<RunDetail>(runKeys.detail(run), (d) => (d ? { ...d, ...c } : d));
           await catchUp(qc, run, c);
-          await qc.invalidateQueries({ queryKey: keys.run(run) });
-          await qc.invalidateQueries({ queryKey: ["inspect", run] });
+          await qc.invalidateQueries({ queryKey: runKeys.detail(run) });
+          await qc.invalidateQueries({ queryKey: runKeys.inspectAll(run) });
         }
       } catch {
         /* the next change tries again */

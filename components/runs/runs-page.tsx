@@ -3,6 +3,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { filtersFromParams, isFiltered, paramsFromFilters, type RunFilters } from "@/lib/view/run-filters";
+import { runsKeys } from "@/components/data/query-keys";
 import { EmptyState } from "./empty-state";
 import { RunFiltersBar } from "./run-filters-bar";
 import { RunsTable } from "./runs-table";
@@ -25,7 +26,7 @@ export function RunsPage({ origin }: { origin: string }) {
   );
   const runs = useRuns(filters);
   const qc = useQueryClient();
-  const onStored = useCallback(() => void qc.invalidateQueries({ queryKey: ["runs"] }), [qc]);
+  const onStored = useCallback(() => void qc.invalidateQueries({ queryKey: runsKeys.all }), [qc]);
   const { items, upload, clear } = useUpload(onStored);
   const fileInput = useRef<HTMLInputElement>(null);
   const dragging = useDropZone(upload);

@@ -14,6 +14,7 @@
  *    without ids, timestamps, hashes and latencies) is canonically equal, else `changed`.
  */
 import { canonicalJson } from "../canonical";
+import { obj, str } from "../journal/values";
 import { alignSequences, type Pair } from "./sequence-align";
 
 /** The part of a journal event the alignment reads (an API event or a JournalEvent). */
@@ -69,14 +70,6 @@ export interface Alignment {
 }
 
 const RUN_LABEL = "(run)";
-
-function str(v: unknown): string | undefined {
-  return typeof v === "string" ? v : undefined;
-}
-
-function obj(v: unknown): { [key: string]: unknown } | undefined {
-  return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as { [key: string]: unknown }) : undefined;
-}
 
 /** Cuts a run into its steps and the run-level stretches between them. */
 export function segmentsOf(events: readonly CompareEvent[]): Segment[] {

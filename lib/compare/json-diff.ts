@@ -1,10 +1,12 @@
 /**
- * The difference between two JSON values as lines of text, from a jsondiffpatch delta:
+ * The one jsondiffpatch wrapper: the difference between two JSON values (event payloads in
+ * compare and replay, run states in the inspector) as lines of text, from its delta:
  * `~ /args/amountCents: 23000 → 24000`, `+ /note: "x"`, `- /error: "boom"`. Paths are JSON
  * Pointers; an item removed from an array is named by its index in the old array, an item
  * added by its index in the new one. Values are cut, and nothing is ever HTML.
  */
 import { create, type Delta } from "jsondiffpatch";
+import { bigintAsDigits } from "../journal/exact-json";
 
 export interface DiffLine {
   op: "add" | "remove" | "replace" | "move";
@@ -32,7 +34,7 @@ const differ = create({
 export function jsonText(v: unknown, limit = 300): string {
   let s: string;
   try {
-    s = JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x)) ?? "undefined";
+    s = JSON.stringify(v, bigintAsDigits) ?? "undefined";
   } catch {
     s = String(v);
   }

@@ -3,6 +3,8 @@
  * of prompts, policies, tools and models, the policy and the environment. Each entry
  * says whether the runs differ on it, so a reviewer sees the prompt change at once.
  */
+import { bigintAsDigits } from "../journal/exact-json";
+import { obj } from "../journal/values";
 
 export const VERSION_GROUPS = ["prompts", "policies", "tools", "models"] as const;
 
@@ -17,17 +19,13 @@ export interface VersionRow {
 
 type Data = { [key: string]: unknown } | null | undefined;
 
-function obj(v: unknown): { [key: string]: unknown } | null {
-  return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as { [key: string]: unknown }) : null;
-}
-
 function text(v: unknown): string | null {
   if (v === undefined || v === null) return null;
   if (typeof v === "string") return v;
   if (typeof v === "number" || typeof v === "boolean" || typeof v === "bigint") return String(v);
   if (Array.isArray(v) && v.every((x) => typeof x === "string")) return v.join(", ");
   try {
-    return JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x));
+    return JSON.stringify(v, bigintAsDigits);
   } catch {
     return String(v);
   }

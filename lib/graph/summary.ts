@@ -8,40 +8,10 @@
  * into the dictionaries. Times are epoch milliseconds throughout (`EpochMs`).
  */
 import type { EventColumns } from "../journal/summary";
+import type { DictColumn, StrColumn, SummaryDto } from "../view/api-types";
 
-/** One column of dictionary indices (-1 for null) with its dictionary. */
-export interface DictColumn {
-  dict: string[];
-  idx: number[];
-}
-
-/** A string column: dictionary-encoded, or plain (the server's SQL aggregation sends these; gzip folds the repeats). */
-export type StrColumn = DictColumn | (string | null)[];
-
-export interface SummaryDto {
-  run: string;
-  count: number;
-  /** Epoch ms of the first row. */
-  t0: number;
-  /** Seqs when they are not simply `seqFrom`, `seqFrom + 1`, …; null when contiguous. */
-  seq: number[] | null;
-  seqFrom: number;
-  /** ms since the previous row (the first: since t0), so most entries are a few digits. */
-  t: number[];
-  type: StrColumn;
-  step: StrColumn;
-  /** Seq of the causing event; -1 or null for none. */
-  parent: (number | null)[];
-  call: StrColumn;
-  name: StrColumn;
-  status: StrColumn;
-  /** -1 or null for none. */
-  latencyMs: (number | null)[];
-  /** -1 or null for none. */
-  tokens: (number | null)[];
-  chain: StrColumn;
-  redactions: number[];
-}
+// The wire form is an API answer: its one definition is the zod schema in lib/view/api-types.ts.
+export type { DictColumn, StrColumn, SummaryDto } from "../view/api-types";
 
 export interface RunSummary {
   run: string;

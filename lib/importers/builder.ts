@@ -9,10 +9,8 @@
  */
 import type { EventType, JournalEvent, JsonObject, RunId, Seq } from "../journal/types";
 import { SYNTHETIC_TIMES } from "../journal/summary";
+import { obj } from "../journal/values";
 import { nanosToIso, toJson, toJsonObject } from "./json-utils";
-
-const asObject = (v: unknown): Record<string, unknown> =>
-  v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
 export interface ProtoEvent {
   /** Time in nanoseconds since the epoch (ignored when the builder is synthetic). */
@@ -121,7 +119,7 @@ export class JournalBuilder {
       return ev;
     };
     const startData = opts.synthetic
-      ? { ...opts.start.data, source: { ...asObject(opts.start.data.source), timestamps: SYNTHETIC_TIMES } }
+      ? { ...opts.start.data, source: { ...obj(opts.start.data.source), timestamps: SYNTHETIC_TIMES } }
       : opts.start.data;
     out.push(make(0, tStart, "run.start", startData));
     for (const it of ordered) {

@@ -5,6 +5,7 @@
 import { sha256Hex } from "../canonical";
 import { parseJsonExact } from "../journal/parse-line";
 import type { JsonObject, JsonValue } from "../journal/types";
+import { nonEmptyStr as str } from "../journal/values";
 
 export type UnknownRecord = Record<string, unknown>;
 
@@ -16,10 +17,8 @@ export function asArray(v: unknown): unknown[] {
   return Array.isArray(v) ? v : [];
 }
 
-/** A non-empty string, or undefined. */
-export function str(v: unknown): string | undefined {
-  return typeof v === "string" && v.length > 0 ? v : undefined;
-}
+// In the importers a missing and an empty string are alike: `str` is the non-empty one.
+export { str };
 
 /** First non-empty string among the candidates. */
 export function firstStr(...vs: unknown[]): string | undefined {

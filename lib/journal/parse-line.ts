@@ -2,8 +2,8 @@
  * One NDJSON line → a validated event, or an error that names the line and the field.
  * Errors never quote payload text (it may hold a secret); they name paths and types.
  */
-import { parse as losslessParse, isInteger, isSafeNumber } from "lossless-json";
 import type { z } from "zod";
+import { parseExactAlways, parseJsonExact } from "./exact-json";
 import { fastValidate } from "./fast-validate";
 import { dataSchemas, envelopeSchema } from "./schema";
 import { isSecretKey } from "../redact/patterns";
@@ -27,43 +27,8 @@ export type LineResult =
     }
   | { ok: false; message: string; run?: string; seq?: number };
 
-function parseNumberExact(value: string): number | bigint {
-  if (isInteger(value) && !isSafeNumber(value)) return BigInt(value);
-  return Number(value);
-}
-
-/**
- * JSON.parse, unless the text holds an integer beyond 2^53 (seen as an unsafe integer in
- * the parsed value): then the exact parser reads it again, keeping such integers as bigint.
- */
-export function parseJsonExact(text: string): unknown {
-  const value = JSON.parse(text) as unknown;
-  return hasUnsafeInteger(value) ? losslessParse(text, null, parseNumberExact) : value;
-}
-
-function isUnsafeInteger(v: unknown): boolean {
-  return typeof v === "number" && (v > Number.MAX_SAFE_INTEGER || v < -Number.MAX_SAFE_INTEGER) && Number.isInteger(v);
-}
-
-function hasUnsafeInteger(value: unknown): boolean {
-  if (value === null || typeof value !== "object") return isUnsafeInteger(value);
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (Array.isArray(v)) {
-      for (const c of v)
-        if (c !== null && typeof c === "object") stack.push(c);
-        else if (isUnsafeInteger(c)) return true;
-    } else if (v !== null && typeof v === "object") {
-      for (const k in v) {
-        const c = (v as Record<string, unknown>)[k];
-        if (c !== null && typeof c === "object") stack.push(c);
-        else if (isUnsafeInteger(c)) return true;
-      }
-    }
-  }
-  return false;
-}
+// Re-exported: importers, ingest and the CLI read exact JSON through here.
+export { parseJsonExact };
 
 interface Inspection {
   problem: string | null;
@@ -176,7 +141,7 @@ export function parseLine(text: string, limits: ParseLimits = DEFAULT_PARSE_LIMI
   // read before the exact parser's value is inspected: it holds bigints, not unsafe numbers
   const plainJson = !seen.unsafeInteger;
   if (seen.unsafeInteger) {
-    value = losslessParse(text, null, parseNumberExact);
+    value = parseExactAlways(text);
     seen = inspect(value, limits.maxDepth);
     if (seen.problem) return { ok: false, message: seen.problem, run, seq };
   }

@@ -9,6 +9,11 @@ export function str(v: unknown): string | undefined {
   return typeof v === "string" ? v : undefined;
 }
 
+/** A string with at least one character: foreign formats write "" where they mean "none". */
+export function nonEmptyStr(v: unknown): string | undefined {
+  return typeof v === "string" && v.length > 0 ? v : undefined;
+}
+
 /** A finite number (NaN, infinities and bigint are not). */
 export function num(v: unknown): number | undefined {
   return typeof v === "number" && Number.isFinite(v) ? v : undefined;

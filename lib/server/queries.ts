@@ -6,7 +6,7 @@ import "server-only";
 import { z } from "zod";
 import type { Db } from "./db";
 import { timesRecordedIn } from "../journal/summary";
-import type { FindingItem, RunDetail, RunListItem } from "../view/api-types";
+import type { ChainStatus, FindingItem, RunDetail, RunFidelity, RunListItem, RunStatus } from "../view/api-types";
 
 // The answer shapes live in lib/view/api-types.ts (pure), shared with the browser code.
 export type RunSummaryDto = RunListItem;
@@ -41,7 +41,8 @@ function toSummary(r: RunRecord, header: Record<string, unknown> = JSON.parse(r.
     agentVersion: r.agentVersion,
     environment: r.environment,
     initiator: r.initiator,
-    status: r.status,
+    // the Run columns hold only what ingest writes from these enums (the API tests parse every answer)
+    status: r.status as RunStatus,
     live: r.live,
     startedAt: !timesRecorded ? null : (r.startedAt ?? (r.startedMs !== null ? new Date(r.startedMs).toISOString() : null)),
     endedAt: timesRecorded ? r.endedAt : null,
@@ -50,13 +51,18 @@ function toSummary(r: RunRecord, header: Record<string, unknown> = JSON.parse(r.
     eventCount: r.eventCount,
     errorCount: r.errorCount,
     findingCount: r.findingCount,
-    fidelity: r.fidelity,
-    chainStatus: r.chainStatus,
+    fidelity: r.fidelity as RunFidelity,
+    chainStatus: r.chainStatus as ChainStatus,
     chainBrokenAt: r.chainBrokenAt,
     tags: r.tags.trim() ? r.tags.trim().split(" ") : [],
     source: r.source,
     updatedAt: r.updatedAt,
   };
+}
+
+/** A stored finding as the API sends it (the severity column holds the analyzer's). */
+export function findingItem(f: { rule: string; seq: number; severity: string; message: string }): FindingItem {
+  return { rule: f.rule, seq: f.seq, severity: f.severity as FindingItem["severity"], message: f.message };
 }
 
 const SORT_FIELD = {
@@ -138,7 +144,7 @@ export async function getRun(db: Db, id: string): Promise<RunDetailDto | null> {
     serverLastHash: r.serverLastHash,
     nextSeq: r.nextSeq,
     maxSeq: r.maxSeq,
-    findings: findings.map((f) => ({ rule: f.rule, seq: f.seq, severity: f.severity, message: f.message })),
+    findings: findings.map(findingItem),
   };
 }
 

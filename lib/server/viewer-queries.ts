@@ -6,12 +6,14 @@ import "server-only";
  */
 import { z } from "zod";
 import { encodeSummaryColumns, type SummaryColumns } from "../graph/summary";
+import { bigintAsDigits } from "../journal/exact-json";
 import { parseJsonExact } from "../journal/parse-line";
 import type { JournalEvent } from "../journal/types";
 import { EMPTY_STATE, nextState, replacesState, stateHash, type RunState } from "../state";
-import type { FindingItem, RunChange, SearchAnswer, StateAt } from "../view/api-types";
+import type { FindingItem, RunChange, RunStatus, SearchAnswer, StateAt } from "../view/api-types";
 import { subscribeRunChanges } from "./changes";
 import type { Db } from "./db";
+import { findingItem } from "./queries";
 
 export const summaryQuery = z.object({
   after: z.coerce.number().int().min(-1).default(-1),
@@ -117,8 +119,12 @@ interface BodyRow {
 
 const BODY_COLUMNS = `"seq", "type", "call", "name", "parent", "body", "hash", "recordedHash", "chain", "redactions"`;
 
-/** The stored-event JSON as the events route writes it: built as text, bodies never re-parsed. */
-function storedEventJson(r: BodyRow): string {
+/**
+ * One StoredEvent (lib/view/api-types.ts) as JSON text, for the events and inspect routes:
+ * stored bodies are exact JSON (integers beyond 2^53 included) and are never re-parsed
+ * here. The server chain hash is added as the event's `hash`.
+ */
+export function storedEventJson(r: Pick<BodyRow, "seq" | "body" | "hash" | "recordedHash" | "chain" | "redactions">): string {
   const body = r.hash ? `${r.body.slice(0, -1)},"hash":${JSON.stringify(r.hash)}}` : r.body;
   return `{"seq":${Number(r.seq)},"chain":${JSON.stringify(r.chain)},"recordedHash":${JSON.stringify(r.recordedHash)},"redactions":${Number(r.redactions)},"event":${body}}`;
 }
@@ -231,10 +237,6 @@ export async function stateAt(db: Db, runId: string, seq: number): Promise<State
   };
 }
 
-// Integers beyond 2^53 are held as bigint by the exact parser; JSON has no bigint, so
-// they travel as their decimal digits.
-const bigintAsDigits = (_k: string, v: unknown) => (typeof v === "bigint" ? v.toString() : v);
-
 /**
  * One event with what the inspector shows beside it, as JSON text. The run state is
  * rebuilt for state, checkpoint and approval events, and for any event when asked.
@@ -253,7 +255,7 @@ export async function inspectEvent(db: Db, runId: string, seq: number, withState
   const needsState = withState || row.type === "state" || row.type === "checkpoint" || row.type.startsWith("approval.");
   const state = needsState ? await stateAt(db, runId, seq) : null;
   const findings = await (await db.prisma()).finding.findMany({ where: { runId, seq }, orderBy: { rule: "asc" } });
-  const findingItems: FindingItem[] = findings.map((f) => ({ rule: f.rule, seq: f.seq, severity: f.severity, message: f.message }));
+  const findingItems: FindingItem[] = findings.map(findingItem);
   return `{"seq":${seq},"event":${storedEventJson(row)},"related":[${relatedRows.map(storedEventJson).join(",")}],"state":${state ? JSON.stringify(state, bigintAsDigits) : "null"},"findings":${JSON.stringify(findingItems)}}`;
 }
 
@@ -276,7 +278,14 @@ async function runChange(db: Db, runId: string): Promise<RunChange | null> {
     select: { eventCount: true, maxSeq: true, nextSeq: true, status: true, live: true, updatedAt: true },
   });
   return r
-    ? { eventCount: r.eventCount, maxSeq: r.maxSeq, nextSeq: r.nextSeq, status: r.status, live: r.live, updatedAt: r.updatedAt }
+    ? {
+        eventCount: r.eventCount,
+        maxSeq: r.maxSeq,
+        nextSeq: r.nextSeq,
+        status: r.status as RunStatus,
+        live: r.live,
+        updatedAt: r.updatedAt,
+      }
     : null;
 }
 

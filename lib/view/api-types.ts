@@ -1,127 +1,271 @@
 /**
- * The shapes of the API answers, as the browser sees them: the single definition, used by
- * lib/server/queries.ts to build them and by client code (which must not import lib/server)
- * to read them.
+ * The JSON answers of the API routes (app/api, app/v1), as zod schemas: the single
+ * definition. lib/server builds the answers to these types, client code (which must not
+ * import lib/server) reads them through the inferred types, and the API tests parse every
+ * response with the schema, so a route that drifts from it fails a test. docs/openapi.yaml
+ * describes the same shapes for people.
+ *
+ * The schemas are strict (an unknown key is an error) except where a payload is passed on
+ * as recorded: a stored event, a run's header, the state. Client code imports this file
+ * with `import type` only, so zod stays out of the browser bundle.
  */
+import { z } from "zod";
 import type { RunIdentity } from "../journal/summary";
 
-export interface RunListItem extends RunIdentity {
-  id: string;
-  status: string;
-  live: boolean;
+const int = z.int();
+const seq = z.int().min(0);
+
+/** Every failed request answers `{error}` (401, 403, 404, 400 for a bad query, 413, 415). */
+export const errorAnswerSchema = z.strictObject({ error: z.string() });
+export type ErrorAnswer = z.infer<typeof errorAnswerSchema>;
+
+export const runStatusSchema = z.enum(["running", "succeeded", "failed", "cancelled", "incomplete"]);
+export type RunStatus = z.infer<typeof runStatusSchema>;
+export const fidelitySchema = z.enum(["replayable", "trace", "partial"]);
+export type RunFidelity = z.infer<typeof fidelitySchema>;
+export const chainStatusSchema = z.enum(["verified", "unverified", "broken"]);
+export type ChainStatus = z.infer<typeof chainStatusSchema>;
+/** One event's chain verdict at ingest (lib/journal/chain.ts ChainVerdict). */
+export const chainVerdictSchema = z.enum(["ok", "fail", "none"]);
+
+/** RunIdentity of lib/journal/summary.ts: what the run says it is, from its run.start. */
+const runIdentity = {
+  workflow: z.string().nullable(),
+  workflowVersion: z.string().nullable(),
+  agent: z.string().nullable(),
+  agentVersion: z.string().nullable(),
+  environment: z.string().nullable(),
+  initiator: z.string().nullable(),
+} satisfies Record<keyof RunIdentity, z.ZodType>;
+
+const runListItemShape = {
+  id: z.string(),
+  ...runIdentity,
+  status: runStatusSchema,
+  live: z.boolean(),
   /** null when unknown, and when the source recorded no times (timesRecorded false). */
-  startedAt: string | null;
-  endedAt: string | null;
-  durationMs: number | null;
+  startedAt: z.string().nullable(),
+  endedAt: z.string().nullable(),
+  durationMs: z.number().nullable(),
   /** false: the source had no times; events carry synthetic ones that only keep their order. */
-  timesRecorded: boolean;
-  eventCount: number;
-  errorCount: number;
-  findingCount: number;
-  fidelity: string;
-  chainStatus: string;
-  chainBrokenAt: number | null;
-  tags: string[];
-  source: string;
-  updatedAt: number;
-}
+  timesRecorded: z.boolean(),
+  eventCount: int,
+  errorCount: int,
+  findingCount: int,
+  fidelity: fidelitySchema,
+  chainStatus: chainStatusSchema,
+  chainBrokenAt: seq.nullable(),
+  tags: z.array(z.string()),
+  source: z.string(),
+  updatedAt: z.number(),
+};
 
-export interface RunListPage {
-  runs: RunListItem[];
-  nextCursor: string | null;
-}
+/** One run of GET /api/runs. */
+export const runListItemSchema = z.strictObject(runListItemShape);
+export type RunListItem = z.infer<typeof runListItemSchema>;
 
-export interface FindingItem {
-  rule: string;
-  seq: number;
-  severity: string;
-  message: string;
-}
+/** GET /api/runs. */
+export const runListPageSchema = z.strictObject({ runs: z.array(runListItemSchema), nextCursor: z.string().nullable() });
+export type RunListPage = z.infer<typeof runListPageSchema>;
 
-export interface RunDetail extends RunListItem {
-  header: Record<string, unknown>;
-  recorderLastHash: string | null;
-  serverLastHash: string | null;
-  nextSeq: number;
-  maxSeq: number;
-  findings: FindingItem[];
-}
+export const findingItemSchema = z.strictObject({
+  rule: z.string(),
+  seq,
+  severity: z.enum(["error", "warning"]),
+  message: z.string(),
+});
+export type FindingItem = z.infer<typeof findingItemSchema>;
 
-/** One stored event as the events routes send it. */
-export interface StoredEvent {
-  seq: number;
-  chain: string;
-  recordedHash: string | null;
-  redactions: number;
+/** GET /api/runs/{run}. */
+export const runDetailSchema = z.strictObject({
+  ...runListItemShape,
+  header: z.record(z.string(), z.unknown()),
+  recorderLastHash: z.string().nullable(),
+  serverLastHash: z.string().nullable(),
+  nextSeq: seq,
+  maxSeq: int.min(-1),
+  findings: z.array(findingItemSchema),
+});
+export type RunDetail = z.infer<typeof runDetailSchema>;
+
+/** One stored event as the events and inspect routes send it. */
+export const storedEventSchema = z.strictObject({
+  seq,
+  chain: chainVerdictSchema,
+  recordedHash: z.string().nullable(),
+  redactions: int.min(0),
   /** The stored (redacted) event, with the server's chain hash as `hash` when known. */
-  event: {
-    run: string;
-    seq: number;
-    ts: string;
-    type: string;
-    step?: string;
-    parent?: number;
-    data: Record<string, unknown>;
-    hash?: string;
-    [k: string]: unknown;
-  };
-}
+  event: z.looseObject({
+    run: z.string(),
+    seq,
+    ts: z.string(),
+    type: z.string(),
+    step: z.string().optional(),
+    parent: seq.optional(),
+    data: z.record(z.string(), z.unknown()),
+    hash: z.string().optional(),
+  }),
+});
+export type StoredEvent = z.infer<typeof storedEventSchema>;
+
+/** GET /api/runs/{run}/events: a page of events in seq order; `nextAfter` null on the last. */
+export const eventsPageSchema = z.strictObject({ events: z.array(storedEventSchema), nextAfter: seq.nullable() });
+export type EventsPage = z.infer<typeof eventsPageSchema>;
 
 /** The run state around an event, rebuilt on the server from the state events. */
-export interface StateAt {
+export const stateAtSchema = z.strictObject({
   /** State before the last state-changing event at or before the seq. */
-  before: unknown;
+  before: z.unknown(),
   /** State after it: the run state at the seq. */
-  after: unknown;
+  after: z.unknown(),
   /** Seq of that last state-changing event (state or checkpoint), null when none. */
-  changedAt: number | null;
+  changedAt: seq.nullable(),
   /** The checkpoint the rebuild started from, null when it started from {}. */
-  fromCheckpoint: number | null;
+  fromCheckpoint: seq.nullable(),
   /** `data.hash` recorded on the changedAt event. */
-  recordedHash: string | null;
+  recordedHash: z.string().nullable(),
   /** Hash of the rebuilt state (sha256 of its canonical JSON). */
-  rebuiltHash: string;
+  rebuiltHash: z.string(),
   /** The state hash the analyzer holds at the seq: the recorded one, or the hash of {}. */
-  hashAtSeq: string;
+  hashAtSeq: z.string(),
   /** Why the last state event could not be applied, when it could not. */
-  error: string | null;
+  error: z.string().nullable(),
   /**
    * The rebuilt state holds secrets replaced at ingest (an event since the last whole
    * replacement was stored redacted): its hash cannot match the recorder's, and is not judged.
    */
-  redacted: boolean;
-}
+  redacted: z.boolean(),
+});
+export type StateAt = z.infer<typeof stateAtSchema>;
 
-export interface InspectAnswer {
-  seq: number;
-  event: StoredEvent;
+/** GET /api/runs/{run}/inspect. */
+export const inspectAnswerSchema = z.strictObject({
+  seq,
+  event: storedEventSchema,
   /** Events that belong with it: the call's answer, the approval's pair, the context sent, the parent. */
-  related: StoredEvent[];
-  state: StateAt | null;
-  findings: FindingItem[];
-}
+  related: z.array(storedEventSchema),
+  state: stateAtSchema.nullable(),
+  findings: z.array(findingItemSchema),
+});
+export type InspectAnswer = z.infer<typeof inspectAnswerSchema>;
 
-export interface RunChange {
-  eventCount: number;
-  maxSeq: number;
-  nextSeq: number;
-  status: string;
-  live: boolean;
-  updatedAt: number;
-}
+/** A `change` message of GET /api/runs/{run}/stream (Server-Sent Events). */
+export const runChangeSchema = z.strictObject({
+  eventCount: int,
+  maxSeq: int.min(-1),
+  nextSeq: seq,
+  status: runStatusSchema,
+  live: z.boolean(),
+  updatedAt: z.number(),
+});
+export type RunChange = z.infer<typeof runChangeSchema>;
 
-export interface SearchAnswer {
-  seqs: number[];
-  truncated: boolean;
-}
+/** GET /api/runs/{run}/search. */
+export const searchAnswerSchema = z.strictObject({ seqs: z.array(seq), truncated: z.boolean() });
+export type SearchAnswer = z.infer<typeof searchAnswerSchema>;
 
-/** POST /api/journals, as the upload form reports it. */
-export interface UploadAnswer {
-  runs?: { run: string; status: string; accepted: number; duplicates: number; nextSeq: number; findings: number }[];
-  errors?: { line: number; run?: string; seq?: number; message: string; kind?: string }[];
-  warnings?: unknown[];
-  error?: string;
-  /** Set by /api/imports: the format the file was detected as. */
-  format?: string;
-  formatLabel?: string;
-}
+/** A string column of the summary: dictionary-encoded (-1 for null), or plain. */
+export const dictColumnSchema = z.strictObject({ dict: z.array(z.string()), idx: z.array(int.min(-1)) });
+export type DictColumn = z.infer<typeof dictColumnSchema>;
+export const strColumnSchema = z.union([dictColumnSchema, z.array(z.string().nullable())]);
+export type StrColumn = z.infer<typeof strColumnSchema>;
+
+/** GET /api/runs/{run}/summary: every event's columns, no payloads (see lib/graph/summary.ts). */
+export const summaryAnswerSchema = z.strictObject({
+  run: z.string(),
+  count: int.min(0),
+  /** Epoch ms of the first row. */
+  t0: z.number(),
+  /** Seqs when they are not simply `seqFrom`, `seqFrom + 1`, …; null when contiguous. */
+  seq: z.array(seq).nullable(),
+  seqFrom: seq,
+  /** ms since the previous row (the first: since t0), so most entries are a few digits. */
+  t: z.array(z.number()),
+  type: strColumnSchema,
+  step: strColumnSchema,
+  /** Seq of the causing event; -1 or null for none. */
+  parent: z.array(int.min(-1).nullable()),
+  call: strColumnSchema,
+  name: strColumnSchema,
+  status: strColumnSchema,
+  /** -1 or null for none. */
+  latencyMs: z.array(z.number().nullable()),
+  /** -1 or null for none. */
+  tokens: z.array(z.number().nullable()),
+  chain: strColumnSchema,
+  redactions: z.array(int.min(0)),
+});
+export type SummaryDto = z.infer<typeof summaryAnswerSchema>;
+
+/** What ingest says about one run of an upload. */
+export const runOutcomeSchema = z.strictObject({
+  run: z.string(),
+  status: z.enum(["stored", "rejected"]),
+  accepted: int.min(0),
+  duplicates: int.min(0),
+  nextSeq: seq,
+  findings: int.min(0),
+});
+export type RunOutcome = z.infer<typeof runOutcomeSchema>;
+
+const ingestKind = z.enum(["invalid", "conflict", "limit"]);
+
+/** An error of an upload: the 1-based line of the body, and the run and seq when known. */
+export const lineErrorSchema = z.strictObject({
+  line: int.min(1).optional(),
+  run: z.string().optional(),
+  seq: seq.optional(),
+  message: z.string(),
+  kind: ingestKind,
+});
+export type LineError = z.infer<typeof lineErrorSchema>;
+
+/** A warning: a line error that did not reject anything, or an importer's note (message only). */
+export const ingestMessageSchema = lineErrorSchema.extend({ kind: ingestKind.optional() });
+
+/** POST /api/runs/{run}/events, stored. */
+export const appendAnswerSchema = z.strictObject({
+  accepted: int.min(0),
+  duplicates: int.min(0),
+  /** The first missing seq. */
+  nextSeq: seq,
+  warnings: z.array(ingestMessageSchema),
+});
+export type AppendAnswer = z.infer<typeof appendAnswerSchema>;
+
+/** POST /api/journals (201, 207, 200, 400, 413 and 415 after reading the body). */
+export const journalsAnswerSchema = z.strictObject({
+  runs: z.array(runOutcomeSchema),
+  errors: z.array(lineErrorSchema),
+  warnings: z.array(ingestMessageSchema),
+  error: z.string().optional(),
+  /** The trace format the body looks like, when it is not a journal (415). */
+  format: z.string().optional(),
+});
+export type JournalsAnswer = z.infer<typeof journalsAnswerSchema>;
+
+/** POST /api/imports: the upload answer, with the format the file was detected as. */
+export const importsAnswerSchema = journalsAnswerSchema.extend({ formatLabel: z.string().optional() });
+export type ImportsAnswer = z.infer<typeof importsAnswerSchema>;
+
+/** POST /api/journals or /api/imports as the upload form reads it: a full answer or just `{error}`. */
+export const uploadAnswerSchema = importsAnswerSchema.partial();
+export type UploadAnswer = z.infer<typeof uploadAnswerSchema>;
+
+/** POST /api/runs/{run}/events, rejected (400, 409 naming the seq, 413). */
+export const appendRejectedSchema = z.strictObject({
+  error: z.string(),
+  errors: z.array(lineErrorSchema),
+  seq: seq.optional(),
+});
+export type AppendRejected = z.infer<typeof appendRejectedSchema>;
+
+/** GET /api/health. */
+export const healthAnswerSchema = z.strictObject({ ok: z.literal(true), database: z.enum(["sqlite", "postgres"]) });
+export type HealthAnswer = z.infer<typeof healthAnswerSchema>;
+
+/** POST /v1/traces as JSON (OTLP ExportTraceServiceResponse): empty, or what was refused. */
+export const otlpAnswerSchema = z.strictObject({
+  partialSuccess: z.strictObject({ rejectedSpans: int.min(1), errorMessage: z.string() }).optional(),
+});
+export type OtlpAnswer = z.infer<typeof otlpAnswerSchema>;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { diffLineText, stateDiff } from "@/lib/view/state-diff";
+import { diffLineText, jsonDiff as stateDiff } from "@/lib/compare/json-diff";
 
+// The inspector's state pane diffs states with the one jsondiffpatch wrapper (lib/compare/json-diff.ts).
 describe("state diff as text", () => {
   it("lists additions, removals and replacements as JSON Patch paths", () => {
     const lines = stateDiff({ status: "triage", order: null, n: 1 }, { status: "refund", order: { id: "A-1" }, extra: true });

@@ -1,13 +1,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { decodeSummary, encodeSummary, summaryRowsFromEvents, type SummaryDto } from "@/lib/graph";
+import { decodeSummary, encodeSummary, summaryRowsFromEvents } from "@/lib/graph";
 import type { JournalEvent } from "@/lib/journal/types";
 import { hashOf } from "@/lib/canonical";
 import type { Db } from "@/lib/server/db";
 import { ingestBytes } from "@/lib/server/service";
 import { getRunSummaryCached, getRunSummaryText, inspectEvent, searchEvents, stateAt } from "@/lib/server/viewer-queries";
-import type { InspectAnswer } from "@/lib/view/api-types";
+import { getRun, listRuns, runListQuery } from "@/lib/server/queries";
+import { inspectAnswerSchema, runDetailSchema, runListPageSchema, searchAnswerSchema, summaryAnswerSchema } from "@/lib/view/api-types";
 import { bytesOf, DIALECTS, freshDb, type TestDb } from "../helpers/db";
 
 const EXAMPLES = path.resolve("tests/fixtures/examples");
@@ -32,7 +33,7 @@ describe.each(DIALECTS)("viewer queries on %s", (dialect) => {
       .filter(Boolean)
       .map((l) => JSON.parse(l) as JournalEvent);
     const expected = decodeSummary(encodeSummary("demo-refund-4185", summaryRowsFromEvents(events)));
-    const got = decodeSummary(JSON.parse((await getRunSummaryText(db, "demo-refund-4185", -1))!) as SummaryDto);
+    const got = decodeSummary(summaryAnswerSchema.parse(JSON.parse((await getRunSummaryText(db, "demo-refund-4185", -1))!)));
     expect(got.n).toBe(33);
     for (const col of ["seq", "tsMs", "type", "step", "parent", "call", "name", "status", "latencyMs", "tokens"] as const) {
       expect(Array.from(got[col] as ArrayLike<unknown>), col).toEqual(Array.from(expected[col] as ArrayLike<unknown>));
@@ -40,9 +41,9 @@ describe.each(DIALECTS)("viewer queries on %s", (dialect) => {
   });
 
   it("sends explicit seqs for a run with a gap, and only later rows with after=", async () => {
-    const s = JSON.parse((await getRunSummaryText(db, "demo-codefix-6718", -1))!) as SummaryDto;
+    const s = summaryAnswerSchema.parse(JSON.parse((await getRunSummaryText(db, "demo-codefix-6718", -1))!));
     expect(s.seq).not.toBeNull();
-    const later = decodeSummary(JSON.parse((await getRunSummaryText(db, "demo-refund-4185", 29))!) as SummaryDto);
+    const later = decodeSummary(summaryAnswerSchema.parse(JSON.parse((await getRunSummaryText(db, "demo-refund-4185", 29))!)));
     expect(Array.from(later.seq)).toEqual([30, 31, 32]);
     expect(await getRunSummaryText(db, "no-such-run", -1)).toBeNull();
   });
@@ -64,11 +65,11 @@ describe.each(DIALECTS)("viewer queries on %s", (dialect) => {
     await append(db, run, `${ev(2)}\n`);
     const b = await getRunSummaryCached(db, run, -1);
     expect(b).not.toBe(a);
-    expect((JSON.parse(b!) as SummaryDto).count).toBe(3);
+    expect(summaryAnswerSchema.parse(JSON.parse(b!)).count).toBe(3);
   });
 
   it("inspect pairs a tool call with its result, its approval, and rebuilds the state", async () => {
-    const a = JSON.parse((await inspectEvent(db, "demo-refund-4185", 18, false))!) as InspectAnswer;
+    const a = inspectAnswerSchema.parse(JSON.parse((await inspectEvent(db, "demo-refund-4185", 18, false))!));
     expect(a.event.event.type).toBe("tool.call");
     expect(a.related.map((r) => [r.seq, r.event.type])).toEqual([
       [16, "approval.request"],
@@ -76,7 +77,7 @@ describe.each(DIALECTS)("viewer queries on %s", (dialect) => {
       [19, "tool.result"],
     ]);
     expect(a.state).toBeNull();
-    const m = JSON.parse((await inspectEvent(db, "demo-refund-4185", 7, false))!) as InspectAnswer;
+    const m = inspectAnswerSchema.parse(JSON.parse((await inspectEvent(db, "demo-refund-4185", 7, false))!));
     expect(m.related.map((r) => r.seq)).toEqual([5, 6]); // its context and its request
     const s = await stateAt(db, "demo-refund-4185", 10);
     expect(s.changedAt).toBe(10);
@@ -106,6 +107,20 @@ describe.each(DIALECTS)("viewer queries on %s", (dialect) => {
     const after = await stateAt(db, run, 3);
     expect(after).toMatchObject({ redacted: false, after: { n: 2 } });
     expect(after.rebuiltHash).toBe(after.recordedHash);
+  });
+
+  it("every answer the read queries build parses with its API schema", async () => {
+    const page = runListPageSchema.parse(await listRuns(db, runListQuery.parse({})));
+    expect(page.runs.length).toBeGreaterThanOrEqual(3);
+    for (const { id } of page.runs) {
+      const detail = runDetailSchema.parse(await getRun(db, id));
+      summaryAnswerSchema.parse(JSON.parse((await getRunSummaryText(db, id, -1))!));
+      for (let seq = 0; seq <= detail.maxSeq; seq++) {
+        const text = await inspectEvent(db, id, seq, true);
+        if (text !== null) expect(inspectAnswerSchema.parse(JSON.parse(text)).state).not.toBeNull();
+      }
+    }
+    searchAnswerSchema.parse(await searchEvents(db, "demo-refund-4185", "refund", 2));
   });
 
   it("searches stored payload text case-insensitively, with LIKE wildcards taken literally", async () => {

@@ -1,6 +1,7 @@
 import { NextResponse } from "next/server";
 import { getDb } from "@/lib/server/db";
 import { pingDatabase } from "@/lib/server/queries";
+import type { HealthAnswer } from "@/lib/view/api-types";
 
 export const dynamic = "force-dynamic";
 
@@ -8,5 +9,5 @@ export const dynamic = "force-dynamic";
 export async function GET() {
   const db = getDb();
   await pingDatabase(db);
-  return NextResponse.json({ ok: true, database: db.config.dialect });
+  return NextResponse.json({ ok: true, database: db.config.dialect } satisfies HealthAnswer);
 }

@@ -11,8 +11,7 @@
  * duplicate keys, own `__proto__` keys), and the bulk of the bytes goes through native
  * JSON.parse: @streamparser/json's tokenizer alone took 2.5x JSON.parse's time on the bench file.
  */
-import { isInteger, isSafeNumber } from "lossless-json";
-import { parseJsonExact } from "../../journal/parse-line";
+import { exactNumber, parseJsonExact } from "../../journal/exact-json";
 
 export type StreamJson = null | boolean | number | bigint | string | StreamJson[] | { [key: string]: StreamJson };
 
@@ -41,10 +40,8 @@ export class JsonSyntaxError extends Error {
   }
 }
 
-/** parseJsonExact's reading of one number: integers beyond 2^53 become bigint. */
-export function exactNumber(text: string): number | bigint {
-  return isInteger(text) && !isSafeNumber(text) ? BigInt(text) : Number(text);
-}
+// parseJsonExact's reading of one number (integers beyond 2^53 become bigint), re-exported for the stream readers
+export { exactNumber };
 
 // What the innermost open container accepts next.
 const FIRST_KEY_OR_END = 0;

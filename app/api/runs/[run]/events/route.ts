@@ -4,6 +4,8 @@ import { jsonError, parseQuery, requireNdjson, requireRole } from "@/lib/server/
 import { ingestStatus } from "@/lib/server/ingest-status";
 import { eventsQuery, listEventBodies, runHasEvents } from "@/lib/server/queries";
 import { ingestBytes } from "@/lib/server/service";
+import { storedEventJson } from "@/lib/server/viewer-queries";
+import type { AppendAnswer, AppendRejected } from "@/lib/view/api-types";
 import { RUN_ID_PATTERN } from "@/lib/journal/schema";
 
 export const dynamic = "force-dynamic";
@@ -37,12 +39,17 @@ export async function POST(req: Request, ctx: Ctx) {
           (conflict ? conflict.message : "the batch was rejected; nothing was stored"),
         errors: result.errors,
         ...(conflict ? { seq: conflict.seq } : {}),
-      },
+      } satisfies AppendRejected,
       { status },
     );
   }
   return NextResponse.json(
-    { accepted: outcome?.accepted ?? 0, duplicates: outcome?.duplicates ?? 0, nextSeq: outcome?.nextSeq ?? 0, warnings: result.warnings },
+    {
+      accepted: outcome?.accepted ?? 0,
+      duplicates: outcome?.duplicates ?? 0,
+      nextSeq: outcome?.nextSeq ?? 0,
+      warnings: result.warnings,
+    } satisfies AppendAnswer,
     { status: 200 },
   );
 }
@@ -57,12 +64,7 @@ export async function GET(req: Request, ctx: Ctx) {
   const db = getDb();
   const rows = await listEventBodies(db, run, q.data.after, q.data.limit);
   if (rows.length === 0 && !(await runHasEvents(db, run))) return jsonError(404, `no run "${run}"`);
-  // Built as text: stored bodies are exact JSON (integers beyond 2^53 included) and are
-  // never re-parsed here. The server chain hash is added as the event's `hash`.
-  const parts = rows.map((r) => {
-    const body = r.hash ? `${r.body.slice(0, -1)},"hash":${JSON.stringify(r.hash)}}` : r.body;
-    return `{"seq":${Number(r.seq)},"chain":${JSON.stringify(r.chain)},"recordedHash":${JSON.stringify(r.recordedHash)},"redactions":${Number(r.redactions)},"event":${body}}`;
-  });
+  const parts = rows.map(storedEventJson);
   const last = rows[rows.length - 1];
   const nextAfter = rows.length === q.data.limit && last ? Number(last.seq) : null;
   return new Response(`{"events":[${parts.join(",")}],"nextAfter":${nextAfter}}`, {
