@@ -1,77 +1,19 @@
 /**
  * Importers: foreign trace files → Retrace journal runs. Pure TypeScript (browser, server,
- * CLI, tests). `importTrace` detects the format and converts the whole text; the pieces
+ * CLI, tests). `importTrace` detects the format and converts the whole text (`convert.ts`); the pieces
  * (`detectFormat`, the OTLP functions the `/v1/traces` receiver uses) are exported too.
  */
-import { parseJsonExact } from "../journal/parse-line";
-import { detectFormat } from "./detect";
-import { importInspect } from "./inspect-ai";
-import { importJaeger } from "./jaeger";
-import { importLangfuse } from "./langfuse";
-import { importOpenHands } from "./openhands";
-import { importAnyAgent, importJsSpans } from "./otel-dumps";
-import { spansFromOtlpJson, spansToRuns } from "./otlp";
-import { importJournal } from "./retrace-journal";
-import { importSweAgent } from "./swe-agent";
-import { importTauBench } from "./tau-bench";
-import type { ImportOptions, ImportResult } from "./types";
-
-export { detectFormat, DETECT_HEAD_BYTES, type Detection } from "./detect";
+export { convertDocument, ImportError, importTrace } from "./convert";
+export { detectBytes, detectFormat, DETECT_HEAD_BYTES, STREAM_HEAD_BYTES, UNKNOWN_FORMAT, type Detection } from "./detect";
 export { spansFromOtlpJson, spansFromOtlpProtobuf, spansToRuns, type SpansToRunsOptions } from "./otlp";
 export type { Attributes, AttrValue, NormalizedSpan, NormalizedSpanEvent } from "./span";
 export {
+  convertTraceStream,
   importTraceStream,
   importTraceStreamWhole,
   peekBytes,
-  STREAM_HEAD_BYTES,
   STREAMABLE_FORMATS,
   type SpanSpill,
   type StreamedImport,
 } from "./stream";
 export { FORMAT_LABELS, SOURCE_FORMATS, type ImportedRun, type ImportOptions, type ImportResult, type SourceFormat } from "./types";
-
-export class ImportError extends Error {}
-
-/** Converts a whole trace file into journal runs. Throws `ImportError` when it cannot. */
-export function importTrace(text: string, opts: ImportOptions = {}): ImportResult {
-  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const { format, label } = detectFormat(body, opts.fileName);
-  if (format === "unknown")
-    throw new ImportError(
-      "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, any-agent, OTel JS span dumps, SWE-agent, OpenHands, Inspect AI, tau-bench, Retrace journals)",
-    );
-  if (format === "retrace-journal") return importJournal(body);
-  let value: unknown;
-  try {
-    value = parseJsonExact(body);
-  } catch (e) {
-    throw new ImportError(
-      `the file looks like ${label} but is not valid JSON${e instanceof Error && /end/i.test(e.message) ? " (truncated?)" : ""}`,
-    );
-  }
-  switch (format) {
-    case "otlp-json":
-    case "otlp-json-array":
-    case "tempo-otlp": {
-      const warnings: string[] = [];
-      const spans = spansFromOtlpJson(value, warnings);
-      return { format, runs: spansToRuns(spans, { format, fileName: opts.fileName, warnings }), warnings };
-    }
-    case "otel-sdk-spans":
-      return importAnyAgent(value, opts);
-    case "otel-js-spans":
-      return importJsSpans(value, body, opts);
-    case "jaeger":
-      return importJaeger(value, opts);
-    case "langfuse":
-      return importLangfuse(value, body, opts);
-    case "swe-agent":
-      return importSweAgent(value, body, opts);
-    case "openhands":
-      return importOpenHands(value, body, opts);
-    case "inspect-ai":
-      return importInspect(value, body, opts);
-    case "tau-bench":
-      return importTauBench(value, opts);
-  }
-}

@@ -1,0 +1,65 @@
+/**
+ * Whole-document conversion: `importTrace` detects the format of a text and converts it;
+ * `convertDocument` converts a text whose format was already detected (the server's one
+ * detection on the first bytes, lib/server/service.ts).
+ */
+import { parseJsonExact } from "../journal/parse-line";
+import { detectFormat, UNKNOWN_FORMAT } from "./detect";
+import { importInspect } from "./inspect-ai";
+import { importJaeger } from "./jaeger";
+import { importLangfuse } from "./langfuse";
+import { importOpenHands } from "./openhands";
+import { importAnyAgent, importJsSpans } from "./otel-dumps";
+import { spansFromOtlpJson, spansToRuns } from "./otlp";
+import { importJournal } from "./retrace-journal";
+import { importSweAgent } from "./swe-agent";
+import { importTauBench } from "./tau-bench";
+import { FORMAT_LABELS, type ImportOptions, type ImportResult, type SourceFormat } from "./types";
+
+export class ImportError extends Error {}
+
+/** Converts a whole trace file into journal runs. Throws `ImportError` when it cannot. */
+export function importTrace(text: string, opts: ImportOptions = {}): ImportResult {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  return convertDocument(detectFormat(body, opts.fileName).format, body, opts);
+}
+
+/** Converts a text (BOM already dropped) known to be in `format`. Throws `ImportError` when it cannot. */
+export function convertDocument(format: SourceFormat, body: string, opts: ImportOptions = {}): ImportResult {
+  const label = FORMAT_LABELS[format];
+  if (format === "unknown") throw new ImportError(UNKNOWN_FORMAT);
+  if (format === "retrace-journal") return importJournal(body);
+  let value: unknown;
+  try {
+    value = parseJsonExact(body);
+  } catch (e) {
+    throw new ImportError(
+      `the file looks like ${label} but is not valid JSON${e instanceof Error && /end/i.test(e.message) ? " (truncated?)" : ""}`,
+    );
+  }
+  switch (format) {
+    case "otlp-json":
+    case "otlp-json-array":
+    case "tempo-otlp": {
+      const warnings: string[] = [];
+      const spans = spansFromOtlpJson(value, warnings);
+      return { format, runs: spansToRuns(spans, { format, fileName: opts.fileName, warnings }), warnings };
+    }
+    case "otel-sdk-spans":
+      return importAnyAgent(value, opts);
+    case "otel-js-spans":
+      return importJsSpans(value, body, opts);
+    case "jaeger":
+      return importJaeger(value, opts);
+    case "langfuse":
+      return importLangfuse(value, body, opts);
+    case "swe-agent":
+      return importSweAgent(value, body, opts);
+    case "openhands":
+      return importOpenHands(value, body, opts);
+    case "inspect-ai":
+      return importInspect(value, body, opts);
+    case "tau-bench":
+      return importTauBench(value, opts);
+  }
+}
