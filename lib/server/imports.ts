@@ -13,9 +13,36 @@ import { DEFAULT_READER_LIMITS } from "../journal/reader";
 import type { Db } from "./db";
 import { ingest } from "./ingest";
 import { publishRunChanges } from "./changes";
-import { redactorFor } from "./service";
+import { BodyTooLarge, limitBytes, redactorFor } from "./service";
 
 export class OtlpBadRequest extends Error {}
+
+/**
+ * An OTLP request's body (a protobuf message is decoded whole), or null when it is over
+ * `max` bytes: a declared length over it is refused unread, a longer body when it passes it.
+ */
+export async function readLimitedBody(req: Request, max: number): Promise<Uint8Array | null> {
+  if (Number(req.headers.get("content-length") ?? "0") > max) return null;
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  try {
+    if (!req.body) return new Uint8Array(0);
+    for await (const chunk of limitBytes(req.body, max)) {
+      parts.push(chunk);
+      size += chunk.length;
+    }
+  } catch (e) {
+    if (e instanceof BodyTooLarge) return null;
+    throw e;
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
 
 /** Decodes an OTLP/HTTP export request body (JSON or protobuf) into spans. */
 export function decodeOtlp(bytes: Uint8Array, contentType: string): NormalizedSpan[] {

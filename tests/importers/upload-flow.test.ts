@@ -16,6 +16,7 @@ import { detectFormat, importTrace } from "@/lib/importers";
 import { readJournalBatches } from "@/lib/journal/reader";
 import type { Db } from "@/lib/server/db";
 import { ingest } from "@/lib/server/ingest";
+import { readLimitedBody } from "@/lib/server/imports";
 import { redactorFor } from "@/lib/server/service";
 import { answerUpload } from "@/lib/server/upload";
 import { freshDb, type TestDb } from "../helpers/db";
@@ -301,6 +302,15 @@ describe("a body over the limit is refused while it streams, nothing stored", ()
     expect(answer.body.error).toMatch(/not valid JSON \(truncated\?/);
     expect(await count(db, "Run")).toBe(0);
     expect(fs.readdirSync(tmp)).toEqual([]);
+  });
+
+  it("an OTLP/HTTP request body over the limit is refused at the limit, not read whole first", async () => {
+    const bytes = otlp(4 * LIMIT);
+    const pulled = { n: 0 };
+    expect(await readLimitedBody(post("imports", bytes, { pulled, chunk: 8192 }), LIMIT)).toBeNull();
+    expect(pulled.n).toBeLessThan(Math.ceil(LIMIT / 8192) + 4);
+    const small = otlp(LIMIT / 2);
+    expect(await readLimitedBody(post("imports", small), LIMIT)).toEqual(small);
   });
 
   it("a declared length over the limit is refused before reading", async () => {
