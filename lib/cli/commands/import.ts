@@ -8,10 +8,11 @@ export const summary = "import journals (NDJSON, .gz) and trace exports into the
 export const usage = `Usage: npm run -s retrace -- import [--json] FILE…
 
 Imports each file into the database named by DATABASE_URL (default file:./data/retrace.db).
-The format is detected from the content: Retrace journals (NDJSON, gzip too) stream in;
-OTLP JSON (and Tempo exports), Jaeger JSON, Langfuse exports, any-agent and OTel JS span
-dumps, SWE-agent .traj, OpenHands trajectories, Inspect AI eval logs and tau-bench results
-are converted into runs of fidelity "trace".
+The format is detected once from the content (gzip is opened first): Retrace journals
+(NDJSON) stream in; OTLP JSON (and Tempo exports), Jaeger JSON, Langfuse exports, any-agent
+and OTel JS span dumps, SWE-agent .traj, OpenHands trajectories, Inspect AI eval logs and
+tau-bench results are converted into runs of fidelity "trace". The same path as the UI's
+upload button (POST /api/imports).
 Each run is stored atomically; errors are printed with their line numbers.
   --json   print one JSON object per file instead of a report
 Exit code: 0 when every file was stored, 1 when any file had errors, 2 for unreadable input.`;
