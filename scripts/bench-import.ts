@@ -1,33 +1,27 @@
 /**
- * npx tsx --conditions=react-server scripts/bench-import.ts — whole-document vs streaming
- * import of a large OTLP JSON file. Generates ~50 MB (BENCH_MB) of realistic GenAI spans
- * into .bench/, then imports it into a fresh SQLite database twice, each in its own child
- * process so neither run inherits the other's heap: once through `importBytes` (the file read
- * whole, decoded, parsed, converted) and once through `importFileStreaming`. Prints wall time,
- * spans/s and peak memory (RSS sampled every 10 ms, and the kernel's maxRSS, which also sees
- * the peaks of synchronous stretches where no sampling timer can fire), then checks that both
- * databases hold the same events.
+ * npx tsx --conditions=react-server scripts/bench-import.ts — one large trace export (a
+ * ~50 MB OTLP JSON file of realistic GenAI spans, BENCH_MB, generated into .bench/) imported
+ * the two ways a user imports it, each into a fresh SQLite database:
  *
- * Three more children split the figure: each path's conversion alone (up to the NDJSON the
- * ingest reads, no database), and the ingest alone of that NDJSON as a journal, which is the
- * floor under both imports. Each child runs BENCH_REPEAT times (default 3, round-robin);
- * medians are printed, since wall times on a shared machine vary a lot, and written to
- * docs/benchmarks.json (section "import").
+ * - the CLI: `node scripts/retrace.mjs import FILE`, its own process;
+ * - the UI route: the file POSTed, with its length, as the browser's upload button sends it,
+ *   to /api/imports of a running production server (`next start` of this checkout's build,
+ *   on BENCH_PORT; run `node_modules/.bin/next build` first, or the route is skipped).
+ *
+ * Both go through one streaming path (importStream, lib/server/service.ts), so their peak
+ * memory should be close: printed side by side are wall time, spans/s, the kernel's peak RSS
+ * of the importing process (the CLI's maxRSS; the server's VmHWM, reset just before the
+ * upload) and that peak above the process's idle RSS (the CLI's at start-up, before it loads
+ * its code; the server's just before the upload). Each runs BENCH_REPEAT times (default 3,
+ * round-robin); medians are printed. Then both databases must hold the same events.
  * The generated file is reused while it exists; delete .bench/otlp-genai-*.json* to regenerate.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
+import http from "node:http";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { canonicalJson } from "../lib/canonical";
-import { importTrace, importTraceStream } from "../lib/importers";
-import { loadConfig } from "../lib/server/config";
-import { openDb, type Db } from "../lib/server/db";
-import { importFileStreaming, ndjsonOfRuns } from "../lib/server/import-stream";
-import { importBytes } from "../lib/server/imports";
-import { migrate } from "../lib/server/migrate";
-import { ingestBytes } from "../lib/server/service";
 import { writeBenchSection, type BenchFigure } from "./bench-report";
 
 const dir = path.resolve(".bench");
@@ -245,114 +239,169 @@ function generate(): { spans: number; traces: number; bytes: number } {
 }
 
 // ---------------------------------------------------------------------------------------
-// One measurement per child process.
+// Measurements.
 
-type Mode = "whole" | "stream" | "convert-whole" | "convert-stream" | "ingest-ndjson";
-const LABELS: Record<Mode, string> = {
-  whole: "import, whole document (importBytes)",
-  stream: "import, streaming (importFileStreaming)",
-  "convert-whole": "  convert only, whole document",
-  "convert-stream": "  convert only, streaming",
-  "ingest-ndjson": "  ingest only (same NDJSON, as a journal)",
-};
-const ndjsonFile = path.join(dir, "otlp-genai.ndjson");
+const PORT = Number(process.env.BENCH_PORT ?? 3190);
+const CLI = path.resolve("scripts/retrace.mjs");
+// Loaded into the CLI's process before it starts: its RSS at start-up and its peak at exit.
+const preload = path.join(dir, "maxrss-preload.cjs");
 
-interface ChildResult {
-  mode: Mode;
+interface Measured {
   ms: number;
   runs: number;
   events: number;
   errors: number;
-  baselineRss: number;
-  sampledPeakRss: number;
-  maxRss: number;
+  /** The kernel's peak RSS of the importing process. */
+  peakRss: number;
+  /** RSS of that process idle: the CLI at start-up, the server just before the upload. */
+  idleRss: number;
 }
 
-/** What importBytes does before the ingest: decode, parse, convert, serialise, encode. */
-function convertWhole(): { runs: number; events: number } {
-  const converted = importTrace(new TextDecoder().decode(fs.readFileSync(file)), { fileName: path.basename(file) });
-  const ndjson = new TextEncoder().encode(converted.runs.flatMap((r) => r.events.map((e) => canonicalJson(e))).join("\n") + "\n");
-  // Counted from the NDJSON, so the encoded bytes are what the measurement ends with, as in importBytes.
-  let events = 0;
-  for (const b of ndjson) if (b === 0x0a) events++;
-  return { runs: converted.runs.length, events };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function freshDb(name: string): string {
+  const dbFile = path.join(dir, `${name}.db`);
+  for (const f of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`]) fs.rmSync(f, { force: true });
+  const r = spawnSync(process.execPath, [CLI, "migrate"], { env: { ...process.env, DATABASE_URL: `file:${dbFile}` }, encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`migrate failed: ${r.stderr}`);
+  return dbFile;
 }
 
-/** What importFileStreaming does before the ingest; the NDJSON is kept for `ingest-ndjson`. */
-async function convertStream(): Promise<{ runs: number; events: number }> {
-  const converted = await importTraceStream(fs.createReadStream(file, { highWaterMark: 1 << 20 }), { fileName: path.basename(file) });
+function summarise(answers: Array<{ runs?: Array<{ status: string; accepted: number }>; errors?: unknown[]; error?: string }>) {
+  let runs = 0;
   let events = 0;
-  const runs = (function* () {
-    for (const r of converted.runs()) {
-      events += r.events.length;
-      yield r;
+  let errors = 0;
+  for (const a of answers) {
+    for (const r of a.runs ?? []) {
+      runs++;
+      if (r.status === "stored") events += r.accepted;
     }
-  })();
-  const fd = fs.openSync(ndjsonFile, "w");
-  for await (const chunk of ndjsonOfRuns(runs)) fs.writeSync(fd, chunk);
-  fs.closeSync(fd);
-  return { runs: converted.runCount, events };
+    errors += (a.errors?.length ?? 0) + (a.error ? 1 : 0);
+  }
+  return { runs, events, errors };
 }
 
-async function child(mode: Mode, dbFile: string): Promise<void> {
-  const withDb = mode === "whole" || mode === "stream" || mode === "ingest-ndjson";
-  let db: Db | undefined;
-  if (withDb) {
-    for (const f of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`]) fs.rmSync(f, { force: true });
-    const config = loadConfig({ DATABASE_URL: `file:${dbFile}` });
-    await migrate(config, { quiet: true });
-    db = openDb(config);
-  }
-  const baselineRss = process.memoryUsage().rss;
-  let peak = baselineRss;
-  const timer = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss);
-  }, 10);
+async function measureCli(): Promise<Measured & { dbFile: string }> {
+  const dbFile = freshDb("import-cli");
+  fs.writeFileSync(
+    preload,
+    `const rss0 = process.memoryUsage().rss;
+process.on("exit", () => process.stderr.write("BENCH_RSS " + JSON.stringify({ idle: rss0, peak: process.resourceUsage().maxRSS * 1024 }) + "\\n"));\n`,
+  );
   const t0 = performance.now();
-  const name = path.basename(file);
-  let summary: { runs: number; events: number; errors: number };
-  if (db) {
-    const r =
-      mode === "whole"
-        ? await importBytes(db, fs.readFileSync(file), name)
-        : mode === "stream"
-          ? await importFileStreaming(db, file, name)
-          : await ingestBytes(db, fs.createReadStream(ndjsonFile, { highWaterMark: 1 << 20 }), {
-              mode: "upload",
-              source: "import",
-              fidelity: "trace",
-            });
-    if (r.unreadable || r.tooLarge) console.error(r.unreadable ?? r.tooLarge);
-    summary = {
-      runs: r.runs.length,
-      events: r.runs.reduce((n, x) => n + x.accepted, 0),
-      errors: r.errors.length + (r.unreadable ? 1 : 0) + (r.tooLarge ? 1 : 0),
-    };
-  } else {
-    summary = { ...(mode === "convert-whole" ? convertWhole() : await convertStream()), errors: 0 };
-  }
-  const ms = performance.now() - t0;
-  clearInterval(timer);
-  peak = Math.max(peak, process.memoryUsage().rss);
-  await db?.close();
-  // ru_maxrss is in KiB on Linux.
-  const out: ChildResult = { mode, ms, ...summary, baselineRss, sampledPeakRss: peak, maxRss: process.resourceUsage().maxRSS * 1024 };
-  console.log(`RESULT ${JSON.stringify(out)}`);
-}
-
-function runChild(mode: Mode, dbFile: string): ChildResult {
-  const tsx = path.resolve("node_modules/.bin/tsx");
-  const r = spawnSync(tsx, ["--conditions=react-server", path.resolve("scripts/bench-import.ts"), "--child", mode, dbFile], {
+  const r = spawnSync(process.execPath, ["-r", preload, CLI, "import", "--json", file], {
+    env: { ...process.env, DATABASE_URL: `file:${dbFile}` },
     encoding: "utf8",
-    env: { ...process.env, BENCH_MB: String(TARGET_MB) },
-    maxBuffer: 16 << 20,
+    maxBuffer: 64 << 20,
   });
-  const line = r.stdout.split("\n").find((l) => l.startsWith("RESULT "));
-  if (r.status !== 0 || !line) throw new Error(`${mode} failed (exit ${r.status}):\n${r.stdout}\n${r.stderr}`);
-  return JSON.parse(line.slice("RESULT ".length)) as ChildResult;
+  const ms = performance.now() - t0;
+  const rss = r.stderr.split("\n").find((l) => l.startsWith("BENCH_RSS "));
+  if (!rss || r.status === null) throw new Error(`the CLI failed (exit ${r.status}):\n${r.stderr}`);
+  const { idle, peak } = JSON.parse(rss.slice("BENCH_RSS ".length)) as { idle: number; peak: number };
+  const answers = r.stdout
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as Parameters<typeof summarise>[0][number]);
+  return { ms, ...summarise(answers), peakRss: peak, idleRss: idle, dbFile };
 }
 
-function digest(dbFile: string): { events: number; sha: string } {
+/** The server's processes: `next start` and any it forks. */
+function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      let list = children.get(ppid);
+      if (!list) children.set(ppid, (list = []));
+      list.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out: number[] = [];
+  for (const todo = [root]; todo.length > 0;) {
+    const p = todo.pop()!;
+    out.push(p);
+    todo.push(...(children.get(p) ?? []));
+  }
+  return out;
+}
+
+function statusKb(pid: number, field: "VmRSS" | "VmHWM"): number {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) * 1024 : 0;
+}
+
+function request(pathname: string, body: { file: string } | string | null): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const size = body === null ? 0 : typeof body === "string" ? Buffer.byteLength(body) : fs.statSync(body.file).size;
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port: PORT,
+        path: pathname,
+        method: body === null ? "GET" : "POST",
+        // as XMLHttpRequest sends a File: its length declared, then the bytes
+        headers: body === null ? {} : { "content-type": "application/octet-stream", "content-length": size },
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on("data", (c: Buffer) => parts.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(parts).toString("utf8") }));
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    if (body === null) req.end();
+    else if (typeof body === "string") req.end(body);
+    else fs.createReadStream(body.file, { highWaterMark: 1 << 16 }).pipe(req);
+  });
+}
+
+async function measureUi(): Promise<(Measured & { dbFile: string; processes: number }) | null> {
+  if (!fs.existsSync(path.resolve(".next/BUILD_ID"))) return null;
+  const dbFile = freshDb("import-ui");
+  const server: ChildProcess = spawn(path.resolve("node_modules/.bin/next"), ["start", "-H", "127.0.0.1", "-p", String(PORT)], {
+    env: { ...process.env, DATABASE_URL: `file:${dbFile}`, NODE_ENV: "production" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  server.stderr?.on("data", (c: Buffer) => (stderr += c.toString()));
+  try {
+    for (let i = 0; ; i++) {
+      if (server.exitCode !== null) throw new Error(`next start exited (${server.exitCode}):\n${stderr}`);
+      const ok = await request("/api/health", null).then(
+        (r) => r.status === 200,
+        () => false,
+      );
+      if (ok) break;
+      if (i > 600) throw new Error(`next start did not answer on port ${PORT}:\n${stderr}`);
+      await sleep(100);
+    }
+    // The route's code loaded and the database opened, as for any upload after the first.
+    const warm = `{"run":"bench-warm-up","seq":0,"ts":"2026-11-07T11:00:00.000Z","type":"run.start","data":{}}\n`;
+    if ((await request("/api/imports?name=warm.jsonl", warm)).status !== 201) throw new Error("the warm-up upload failed");
+    await sleep(500);
+    const pids = processTree(server.pid!);
+    // Reset each process's peak RSS to its current RSS (Linux clear_refs 5), so VmHWM is the upload's peak.
+    for (const p of pids) fs.writeFileSync(`/proc/${p}/clear_refs`, "5");
+    const idle = pids.reduce((n, p) => n + statusKb(p, "VmRSS"), 0);
+    const t0 = performance.now();
+    const res = await request(`/api/imports?name=${encodeURIComponent(path.basename(file))}`, { file });
+    const ms = performance.now() - t0;
+    const peak = pids.reduce((n, p) => n + statusKb(p, "VmHWM"), 0);
+    if (res.status >= 300) throw new Error(`the upload answered ${res.status}: ${res.text.slice(0, 500)}`);
+    const answer = JSON.parse(res.text) as Parameters<typeof summarise>[0][number];
+    return { ms, ...summarise([answer]), peakRss: peak, idleRss: idle, dbFile, processes: pids.length };
+  } finally {
+    server.kill("SIGTERM");
+    await new Promise((r) => (server.exitCode !== null ? r(null) : server.once("exit", r)));
+  }
+}
+
+function digest(dbFile: string, skipRun?: string): { events: number; sha: string } {
   const db = new Database(dbFile, { readonly: true });
   const hash = createHash("sha256");
   let events = 0;
@@ -361,6 +410,7 @@ function digest(dbFile: string): { events: number; sha: string } {
     seq: number;
     body: string;
   }>) {
+    if (row.runId === skipRun) continue;
     hash.update(`${row.runId}\t${row.seq}\t${row.body}\n`);
     events++;
   }
@@ -372,79 +422,85 @@ const mb = (n: number) => `${Math.round(n / 1024 / 1024)} MB`;
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  if (argv[0] === "--child") return child(argv[1] as Mode, argv[2]);
-
   const t = performance.now();
   const meta = generate();
   console.log(
     `${path.relative(process.cwd(), file)}: ${mb(meta.bytes)}, ${fmt(meta.traces)} traces, ${fmt(meta.spans)} spans (ready in ${((performance.now() - t) / 1000).toFixed(1)} s)`,
   );
-  console.log(
-    `${"".padEnd(44)}${"time".padStart(8)}${"spans/s".padStart(10)}${"maxRSS".padStart(9)}${"sampled".padStart(9)}${"at start".padStart(10)}`,
-  );
+  // the CLI's bundle is built once, outside the measurement
+  spawnSync(process.execPath, [CLI, "--help"], { stdio: "ignore" });
 
-  // Round-robin repetitions spread the noise of a shared machine over every mode; medians are shown.
-  const MODES = ["whole", "stream", "convert-whole", "convert-stream", "ingest-ndjson"] as const;
-  const runsOf = Object.fromEntries(MODES.map((m) => [m, [] as ChildResult[]])) as Record<Mode, ChildResult[]>;
+  const cli: Array<Awaited<ReturnType<typeof measureCli>>> = [];
+  const ui: Array<NonNullable<Awaited<ReturnType<typeof measureUi>>>> = [];
+  let uiSkipped = false;
   for (let i = 0; i < REPEAT; i++) {
-    // convert-stream writes the NDJSON that ingest-ndjson reads.
-    for (const mode of MODES) runsOf[mode].push(runChild(mode, path.join(dir, `import-${mode}.db`)));
+    cli.push(await measureCli());
+    const u = await measureUi();
+    if (u) ui.push(u);
+    else uiSkipped = true;
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const results = {} as Record<Mode, ChildResult>;
-  for (const mode of MODES) {
-    const all = runsOf[mode];
-    const r: ChildResult = {
-      ...all[0],
-      ms: median(all.map((x) => x.ms)),
-      maxRss: median(all.map((x) => x.maxRss)),
-      sampledPeakRss: median(all.map((x) => x.sampledPeakRss)),
-      baselineRss: median(all.map((x) => x.baselineRss)),
-    };
-    results[mode] = r;
+  const med = (all: Measured[]): Measured => ({
+    ...all[0],
+    ms: median(all.map((x) => x.ms)),
+    peakRss: median(all.map((x) => x.peakRss)),
+    idleRss: median(all.map((x) => x.idleRss)),
+  });
+  console.log(`${"".padEnd(52)}${"time".padStart(9)}${"spans/s".padStart(10)}${"peak RSS".padStart(10)}${"above idle".padStart(12)}`);
+  const line = (label: string, all: Measured[]) => {
+    const r = med(all);
     const range =
       all.length > 1
-        ? `  (time ${(Math.min(...all.map((x) => x.ms)) / 1000).toFixed(1)}–${(Math.max(...all.map((x) => x.ms)) / 1000).toFixed(1)} s)`
+        ? `  (peak ${mb(Math.min(...all.map((x) => x.peakRss)))}–${mb(Math.max(...all.map((x) => x.peakRss)))}, time ${(Math.min(...all.map((x) => x.ms)) / 1000).toFixed(1)}–${(Math.max(...all.map((x) => x.ms)) / 1000).toFixed(1)} s)`
         : "";
     console.log(
-      `${LABELS[mode].padEnd(44)}${`${(r.ms / 1000).toFixed(2)} s`.padStart(8)}${fmt((meta.spans / r.ms) * 1000).padStart(10)}` +
-        `${mb(r.maxRss).padStart(9)}${mb(r.sampledPeakRss).padStart(9)}${mb(r.baselineRss).padStart(10)}` +
+      `${label.padEnd(52)}${`${(r.ms / 1000).toFixed(2)} s`.padStart(9)}${fmt((meta.spans / r.ms) * 1000).padStart(10)}` +
+        `${mb(r.peakRss).padStart(10)}${mb(r.peakRss - r.idleRss).padStart(12)}` +
         `   ${r.runs} runs, ${fmt(r.events)} events${all.some((x) => x.errors) ? ", ERRORS" : ""}${range}`,
     );
+    return r;
+  };
+  const c = line("import, CLI (retrace import FILE)", cli);
+  if (uiSkipped || ui.length === 0) {
+    console.log("import, UI route: skipped (no production build: run node_modules/.bin/next build first)");
+    return;
   }
-  const ratio = (a: ChildResult, b: ChildResult) =>
-    `time ${(a.ms / b.ms).toFixed(2)}, maxRSS ${(a.maxRss / b.maxRss).toFixed(2)}, maxRSS above start ${((a.maxRss - a.baselineRss) / (b.maxRss - b.baselineRss)).toFixed(2)}`;
-  console.log(`streaming / whole, import:       ${ratio(results.stream, results.whole)}`);
-  console.log(`streaming / whole, convert only: ${ratio(results["convert-stream"], results["convert-whole"])}`);
-  const a = digest(path.join(dir, "import-whole.db"));
-  const b = digest(path.join(dir, "import-stream.db"));
+  const u = line("import, UI route (POST /api/imports, next start)", ui);
+  if (ui[0].processes > 1) console.log(`  (the server ran as ${ui[0].processes} processes; their peaks are summed)`);
   console.log(
-    `stored events identical: ${a.sha === b.sha && a.events === b.events ? "yes" : "NO"} (${fmt(a.events)} events, sha256 ${a.sha})`,
+    `UI route / CLI: peak RSS ${(u.peakRss / c.peakRss).toFixed(2)}, above idle ${((u.peakRss - u.idleRss) / (c.peakRss - c.idleRss)).toFixed(2)}, time ${(u.ms / c.ms).toFixed(2)}`,
   );
-  if (a.sha !== b.sha) process.exitCode = 1;
-  const figures: BenchFigure[] = [];
-  for (const mode of MODES) {
-    const r = results[mode];
-    // each streaming figure beside its whole-document counterpart
-    const against = mode === "stream" ? "whole" : mode === "convert-stream" ? "convert-whole" : undefined;
-    const vs = against ? results[against] : undefined;
-    const base = (pick: (x: ChildResult) => number) => (against && vs ? { baseline: { label: LABELS[against], value: pick(vs) } } : {});
-    figures.push(
-      { label: `${LABELS[mode]}: time`, value: r.ms, unit: "ms", ...base((x) => x.ms) },
-      { label: `${LABELS[mode]}: spans/s`, value: (meta.spans / r.ms) * 1000, unit: "spans/s" },
-      { label: `${LABELS[mode]}: peak RSS (maxRSS)`, value: r.maxRss / 2 ** 20, unit: "MB", ...base((x) => x.maxRss / 2 ** 20) },
-      { label: `${LABELS[mode]}: RSS at start`, value: r.baselineRss / 2 ** 20, unit: "MB" },
-    );
-  }
+  const a = digest(cli[cli.length - 1].dbFile);
+  const b = digest(ui[ui.length - 1].dbFile, "bench-warm-up");
+  const same = a.sha === b.sha && a.events === b.events;
+  console.log(`stored events identical: ${same ? "yes" : "NO"} (${fmt(a.events)} events, sha256 ${a.sha})`);
+  const MiB = 1024 * 1024;
+  const figures: BenchFigure[] = [
+    { label: "CLI import, wall time", value: Math.round(c.ms), unit: "ms" },
+    { label: "UI route import, wall time", value: Math.round(u.ms), unit: "ms", baseline: { label: "CLI", value: Math.round(c.ms) } },
+    { label: "CLI import, peak RSS", value: Math.round(c.peakRss / MiB), unit: "MB" },
+    {
+      label: "UI route import, peak server RSS",
+      value: Math.round(u.peakRss / MiB),
+      unit: "MB",
+      baseline: { label: "CLI", value: Math.round(c.peakRss / MiB) },
+    },
+    {
+      label: "UI route import, peak above idle",
+      value: Math.round((u.peakRss - u.idleRss) / MiB),
+      unit: "MB",
+      baseline: { label: "CLI", value: Math.round((c.peakRss - c.idleRss) / MiB) },
+    },
+  ];
   writeBenchSection("import", {
-    title: `Trace import, ${mb(meta.bytes)} of OTLP JSON (whole document vs streaming)`,
+    title: `Trace import, ${mb(meta.bytes)} of OTLP JSON: CLI vs the UI's upload route`,
     command: "npm run bench:import",
     figures,
     notes: [
-      `${fmt(meta.spans)} spans in ${fmt(meta.traces)} traces; medians of ${REPEAT} runs, each in its own process. Stored events identical: ${a.sha === b.sha && a.events === b.events ? "yes" : "NO"}.`,
+      `${fmt(meta.spans)} spans in ${fmt(meta.traces)} traces; medians of ${REPEAT} runs. Stored events identical: ${same ? "yes" : "NO"}.`,
     ],
   });
+  if (!same || c.errors || u.errors) process.exitCode = 1;
 }
 
 await main();

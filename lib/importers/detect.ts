@@ -8,6 +8,16 @@ import { FORMAT_LABELS, type SourceFormat } from "./types";
 
 export const DETECT_HEAD_BYTES = 64 * 1024;
 
+/** What an import of a file in no known format says. */
+export const UNKNOWN_FORMAT =
+  "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, any-agent, OTel JS span dumps, SWE-agent, OpenHands, Inspect AI, tau-bench, Retrace journals)";
+
+/**
+ * Bytes read ahead for detection. `detectFormat` looks at 64 K UTF-16 code units; a code unit
+ * takes up to 3 UTF-8 bytes, so 4 × 64 KB always covers the head `importTrace` sees.
+ */
+export const STREAM_HEAD_BYTES = 4 * DETECT_HEAD_BYTES;
+
 interface Shape {
   /** `object`, `array` or `other` for the first JSON value of the text. */
   root: "object" | "array" | "other";
@@ -131,4 +141,14 @@ export function detectFormat(head: string, fileName?: string): Detection {
   if (lower.endsWith(".traj")) return result("swe-agent");
   if (/\.(jsonl|ndjson)(\.gz)?$/.test(lower) && line.startsWith("{") && /"run"\s*:/.test(line)) return result("retrace-journal");
   return result("unknown");
+}
+
+/**
+ * `detectFormat` on a stream's first bytes (at least STREAM_HEAD_BYTES, or the whole
+ * stream), decoded as a whole file is: replacement characters, a BOM dropped (and a
+ * second one, as importTrace drops it).
+ */
+export function detectBytes(head: Uint8Array, fileName?: string): Detection {
+  const text = new TextDecoder().decode(head.subarray(0, STREAM_HEAD_BYTES), { stream: true });
+  return detectFormat(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, fileName);
 }

@@ -133,7 +133,7 @@ export function parseLine(text: string, limits: ParseLimits = DEFAULT_PARSE_LIMI
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     return { ok: false, message: "each line must be one JSON object (an event)" };
   }
-  let rec = value as Record<string, unknown>;
+  const rec = value as Record<string, unknown>;
   const run = typeof rec.run === "string" ? rec.run : undefined;
   const seq = typeof rec.seq === "number" && Number.isSafeInteger(rec.seq) ? rec.seq : undefined;
   let seen = inspect(value, limits.maxDepth);
@@ -145,13 +145,33 @@ export function parseLine(text: string, limits: ParseLimits = DEFAULT_PARSE_LIMI
     seen = inspect(value, limits.maxDepth);
     if (seen.problem) return { ok: false, message: seen.problem, run, seq };
   }
+  return validated(value as Record<string, unknown>, seen, plainJson, run, seq);
+}
+
+/**
+ * parseLine's checks for an event built in memory rather than parsed (a converted trace
+ * import): the value must be what JSON.parse would give for its canonical text (plain
+ * objects, no undefined, integers beyond 2^53 as bigint; `plainJson` false when any is).
+ */
+export function checkEvent(value: unknown, limits: ParseLimits, plainJson: boolean): LineResult {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return { ok: false, message: "each line must be one JSON object (an event)" };
+  }
+  const rec = value as Record<string, unknown>;
+  const run = typeof rec.run === "string" ? rec.run : undefined;
+  const seq = typeof rec.seq === "number" && Number.isSafeInteger(rec.seq) ? rec.seq : undefined;
+  const seen = inspect(value, limits.maxDepth);
+  if (seen.problem) return { ok: false, message: seen.problem, run, seq };
+  return validated(rec, seen, plainJson, run, seq);
+}
+
+function validated(rec: Record<string, unknown>, seen: Inspection, plainJson: boolean, run?: string, seq?: number): LineResult {
   const secretKey = seen.secretKey;
   const keysSorted = seen.keysSorted && plainJson;
-  rec = value as Record<string, unknown>;
   const big = describeBig(rec.seq) ?? (typeof rec.parent === "bigint" ? `parent ${rec.parent} is beyond 2^53` : null);
   if (big) return { ok: false, message: big, run };
-  if (fastValidate(rec) === true) return { ok: true, event: value as JournalEvent, secretKey, keysSorted, plainJson };
-  const env = envelopeSchema.safeParse(value);
+  if (fastValidate(rec) === true) return { ok: true, event: rec as JournalEvent, secretKey, keysSorted, plainJson };
+  const env = envelopeSchema.safeParse(rec);
   if (!env.success) return { ok: false, message: formatIssues(env.error.issues), run, seq };
   const type = env.data.type as string;
   const dataSchema = (dataSchemas as Record<string, z.ZodType>)[type as KnownEventType];
@@ -161,7 +181,7 @@ export function parseLine(text: string, limits: ParseLimits = DEFAULT_PARSE_LIMI
     if (!d.success) return { ok: false, message: `${type}: ${formatIssues(d.error.issues, "data")}`, run, seq };
   }
   // The parsed value itself is returned (not zod's copy) so unknown fields and key order survive.
-  return { ok: true, event: value as JournalEvent, secretKey, keysSorted, plainJson };
+  return { ok: true, event: rec as JournalEvent, secretKey, keysSorted, plainJson };
 }
 
 export type { JsonValue };

@@ -1,72 +1,48 @@
 import "server-only";
 /**
- * Auto-detecting import (UI upload, CLI, POST /api/imports) and the OTLP/HTTP receiver.
- * Journals go through the streaming ingest as they are; other trace formats are converted
- * by lib/importers and then ingested through the same validated path with fidelity
- * "trace". Spans received over OTLP are kept (redacted) per trace, and the trace's run is
- * re-derived from all of them on every request, since a trace arrives in many pieces.
+ * The OTLP/HTTP receiver. Spans received over OTLP are kept (redacted) per trace, and the
+ * trace's run is re-derived from all of them on every request, since a trace arrives in
+ * many pieces; its events go to ingest as reader items (lib/journal/event-items.ts).
+ * Files (journals and trace exports) are imported by `importStream` in service.ts.
  */
 import { canonicalJson } from "../canonical";
-import { readJournalBatches } from "../journal/reader";
-import {
-  detectFormat,
-  DETECT_HEAD_BYTES,
-  FORMAT_LABELS,
-  ImportError,
-  importTrace,
-  spansFromOtlpJson,
-  spansFromOtlpProtobuf,
-  spansToRuns,
-  type ImportedRun,
-  type NormalizedSpan,
-  type SourceFormat,
-} from "../importers";
+import { spansFromOtlpJson, spansFromOtlpProtobuf, spansToRuns, type NormalizedSpan } from "../importers";
+import { eventBatches } from "../journal/event-items";
 import { parseJsonExact } from "../journal/parse-line";
+import { DEFAULT_READER_LIMITS } from "../journal/reader";
 import type { Db } from "./db";
 import { ingest } from "./ingest";
 import { publishRunChanges } from "./changes";
-import { ingestBytes, redactorFor, type IngestBytesResult } from "./service";
-
-export type ImportBytesResult = IngestBytesResult & { detected?: { format: SourceFormat; label: string }; importWarnings?: string[] };
-
-async function* one<T>(value: T): AsyncGenerator<T> {
-  yield value;
-}
-
-function ndjsonOf(runs: ImportedRun[]): Uint8Array {
-  return new TextEncoder().encode(runs.flatMap((r) => r.events.map((e) => canonicalJson(e))).join("\n") + "\n");
-}
-
-/**
- * Imports one file's bytes of any supported format. Journals stream; other formats are
- * JSON documents and are read whole (the importer needs the document), up to the body limit.
- */
-export async function importBytes(db: Db, bytes: Uint8Array, fileName?: string): Promise<ImportBytesResult> {
-  const head = new TextDecoder().decode(bytes.subarray(0, DETECT_HEAD_BYTES));
-  const isGzip = bytes[0] === 0x1f && bytes[1] === 0x8b;
-  const detected = isGzip ? { format: "retrace-journal" as const, label: FORMAT_LABELS["retrace-journal"] } : detectFormat(head, fileName);
-  if (detected.format === "retrace-journal" || detected.format === "unknown") {
-    const r = await ingestBytes(db, one(bytes), { mode: "upload", source: "import", warmViewer: true });
-    return { ...r, detected };
-  }
-  let converted;
-  try {
-    converted = importTrace(new TextDecoder().decode(bytes), { fileName });
-  } catch (e) {
-    if (e instanceof ImportError) return { runs: [], errors: [], warnings: [], committed: false, unreadable: e.message, detected };
-    throw e;
-  }
-  const r = await ingestBytes(db, one(ndjsonOf(converted.runs)), {
-    mode: "upload",
-    source: "import",
-    fidelity: "trace",
-    contiguousRuns: true,
-    warmViewer: true,
-  });
-  return { ...r, detected, importWarnings: converted.warnings };
-}
+import { BodyTooLarge, limitBytes, redactorFor } from "./service";
 
 export class OtlpBadRequest extends Error {}
+
+/**
+ * An OTLP request's body (a protobuf message is decoded whole), or null when it is over
+ * `max` bytes: a declared length over it is refused unread, a longer body when it passes it.
+ */
+export async function readLimitedBody(req: Request, max: number): Promise<Uint8Array | null> {
+  if (Number(req.headers.get("content-length") ?? "0") > max) return null;
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  try {
+    if (!req.body) return new Uint8Array(0);
+    for await (const chunk of limitBytes(req.body, max)) {
+      parts.push(chunk);
+      size += chunk.length;
+    }
+  } catch (e) {
+    if (e instanceof BodyTooLarge) return null;
+    throw e;
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
 
 /** Decodes an OTLP/HTTP export request body (JSON or protobuf) into spans. */
 export function decodeOtlp(bytes: Uint8Array, contentType: string): NormalizedSpan[] {
@@ -107,7 +83,7 @@ export async function receiveSpans(db: Db, spans: NormalizedSpan[]): Promise<{ r
         for (const r of rows) all.push(JSON.parse(r.body) as NormalizedSpan);
       }
       const runs = spansToRuns(all, { format: "otlp-json" });
-      return readJournalBatches(one(ndjsonOf(runs)));
+      return eventBatches(runs, DEFAULT_READER_LIMITS);
     },
     {
       mode: "upload",

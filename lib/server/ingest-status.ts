@@ -1,12 +1,12 @@
 import "server-only";
-import type { IngestBytesResult } from "./service";
+import type { ImportStreamResult } from "./service";
 
 /**
  * The HTTP status an ingest result means: 201 all stored, 207 some runs stored and some
  * rejected, 200 nothing new (only duplicates); when nothing was stored: 413 for a limit,
  * 409 for a conflict at a taken seq, 415 for another format, 400 otherwise.
  */
-export function ingestStatus(r: IngestBytesResult, mode: "upload" | "stream"): number {
+export function ingestStatus(r: ImportStreamResult, mode: "upload" | "stream"): number {
   if (r.tooLarge) return 413;
   if (r.format) return 415;
   if (r.unreadable) return 400;

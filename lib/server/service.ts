@@ -1,12 +1,12 @@
 import "server-only";
 /**
- * What route handlers and the CLI call: bytes in, an ingest result out. Keeps the
- * redactor per database and applies the configured limits.
+ * What route handlers and the CLI call: bytes in, an ingest result out (`importStream`).
+ * Keeps the redactor per database and applies the configured limits.
  */
 import { byteChunks, JournalReadError, maybeGunzip, readJournalBatches, type ByteSource } from "../journal/reader";
-import { detectFormat, DETECT_HEAD_BYTES } from "../importers/detect";
+import { detectBytes, STREAM_HEAD_BYTES, UNKNOWN_FORMAT, type Detection } from "../importers/detect";
 import { peekBytes } from "../importers/stream/peek-bytes";
-import type { Fidelity } from "../journal/types";
+import type { SourceFormat } from "../importers/types";
 import type { Redactor } from "../redact";
 import type { Db } from "./db";
 import { ingest, type IngestOptions, type IngestResult } from "./ingest";
@@ -38,14 +38,23 @@ export async function* limitBytes(source: ByteSource, max: number): AsyncGenerat
   }
 }
 
-export interface IngestBytesOptions {
-  mode: IngestOptions["mode"];
+export interface ImportStreamOptions {
+  /**
+   * `journal`: Retrace journals only; another trace format is refused, named (`format`,
+   * HTTP 415). `any`: trace exports are converted into runs of fidelity "trace", and a body
+   * in no known format is refused the same way.
+   */
+  accept: "journal" | "any";
+  /** The file's name (some formats derive run ids from it). */
+  fileName?: string;
+  /** `upload` (default): whole journals; `stream`: live append to `onlyRun`. */
+  mode?: IngestOptions["mode"];
   onlyRun?: string;
   source: IngestOptions["source"];
-  fidelity?: Fidelity;
+  /** Bytes of the body read so far (before gunzip). */
+  onBytes?: (total: number) => void;
+  /** Events stored so far. */
   onProgress?: (events: number) => void;
-  /** Each run's events come together (converted imports); see IngestOptions. */
-  contiguousRuns?: boolean;
   /**
    * A server upload: build big runs' viewer summaries in this process's cache right
    * after, since the run is usually opened next. Pointless (and only slower) in the CLI.
@@ -53,33 +62,85 @@ export interface IngestBytesOptions {
   warmViewer?: boolean;
 }
 
-export type IngestBytesResult = IngestResult & {
+export type ImportStreamResult = IngestResult & {
   tooLarge?: string;
   unreadable?: string;
-  /** Set when the body is another trace format (nothing is stored). */
-  format?: { format: string; message: string };
+  /** Set when the body is in a format this call does not accept (nothing is stored). */
+  format?: { format: SourceFormat; message: string };
+  /** The format detected on the first bytes. */
+  detected?: Detection;
+  /** What converting a trace export noticed (missing parents, synthetic times…). */
+  importWarnings?: string[];
 };
 
 const WARM_SUMMARY_EVENTS = 5000;
 
-export async function ingestBytes(db: Db, body: ByteSource, opts: IngestBytesOptions): Promise<IngestBytesResult> {
+async function* counted(source: ByteSource, onBytes: (total: number) => void): AsyncGenerator<Uint8Array> {
+  let total = 0;
+  for await (const chunk of byteChunks(source)) {
+    total += chunk.length;
+    onBytes(total);
+    yield chunk;
+  }
+}
+
+const nothing = (extra: Partial<ImportStreamResult>): ImportStreamResult => ({
+  runs: [],
+  errors: [],
+  warnings: [],
+  committed: false,
+  ...extra,
+});
+
+/**
+ * The one way bytes become runs: the UI upload, POST /api/imports, POST /api/journals, live
+ * append and the CLI all come here. The body is read once, as a stream: the limit is
+ * counted before and after gunzip, the format is detected once on the first bytes, and
+ * those bytes are replayed into the same stream. Journals go to ingest line by line; a
+ * trace export is converted (lib/server/import-stream.ts) into events that go to ingest as
+ * reader items, with no NDJSON text in between.
+ */
+export async function importStream(db: Db, body: ByteSource, opts: ImportStreamOptions): Promise<ImportStreamResult> {
   const { limits } = db.config;
   const redactor = await redactorFor(db);
+  let close: (() => void) | undefined;
   try {
-    const limited = limitBytes(body, limits.maxBodyBytes);
+    const raw = opts.onBytes ? counted(body, opts.onBytes) : body;
     // Gunzip before the second count so the limit also applies to what a body expands to.
-    const peeked = await peekBytes(limitBytes(maybeGunzip(limited), limits.maxBodyBytes), DETECT_HEAD_BYTES);
-    const stream = peeked.stream;
-    const foreign = detectFormat(new TextDecoder().decode(peeked.head.subarray(0, DETECT_HEAD_BYTES)));
-    if (foreign.format !== "retrace-journal" && foreign.format !== "unknown") {
-      const message = `this looks like ${foreign.label}, not a Retrace journal (NDJSON, one event per line; see /schema/journal-v1.json). Import trace formats with \`npm run -s retrace -- import FILE\` or the upload button.`;
-      return { runs: [], errors: [], warnings: [], committed: false, format: { format: foreign.format, message } };
+    const { head, stream } = await peekBytes(
+      limitBytes(maybeGunzip(limitBytes(raw, limits.maxBodyBytes)), limits.maxBodyBytes),
+      STREAM_HEAD_BYTES,
+    );
+    if (head.length === 0) return nothing({ unreadable: "the body is empty" });
+    const detected = detectBytes(head, opts.fileName);
+    const isJournal = detected.format === "retrace-journal" || (detected.format === "unknown" && opts.accept === "journal");
+    if (!isJournal && opts.accept === "journal") {
+      const message = `this looks like ${detected.label}, not a Retrace journal (NDJSON, one event per line; see /schema/journal-v1.json). Import trace formats with \`npm run -s retrace -- import FILE\` or the upload button.`;
+      return nothing({ format: { format: detected.format, message }, detected });
     }
-    const items = readJournalBatches(stream, {
-      maxDepth: limits.maxDepth,
-      maxLineBytes: limits.maxLineBytes,
-    });
-    const result = await ingest(db.sql, redactor, items, { ...opts, maxEventsPerRun: limits.maxEventsPerRun });
+    if (!isJournal && detected.format === "unknown") return nothing({ format: { format: "unknown", message: UNKNOWN_FORMAT }, detected });
+
+    const common: IngestOptions = {
+      mode: opts.mode ?? "upload",
+      onlyRun: opts.onlyRun,
+      source: opts.source,
+      maxEventsPerRun: limits.maxEventsPerRun,
+      onProgress: opts.onProgress,
+    };
+    let result: ImportStreamResult;
+    if (isJournal) {
+      const items = readJournalBatches(stream, { maxDepth: limits.maxDepth, maxLineBytes: limits.maxLineBytes });
+      result = { ...(await ingest(db.sql, redactor, items, common)), detected };
+    } else {
+      // loaded on first use: journal uploads and CLI starts never pay for the importers
+      const { openTrace } = await import("./import-stream");
+      const trace = await openTrace(detected.format, stream, { fileName: opts.fileName, limits });
+      if ("unreadable" in trace) return nothing({ unreadable: trace.unreadable, detected });
+      close = trace.close;
+      const r = await ingest(db.sql, redactor, trace.items, { ...common, fidelity: "trace", contiguousRuns: true });
+      // read after the ingest: deriving the runs added its warnings
+      result = { ...r, detected, importWarnings: trace.warnings };
+    }
     if (result.committed) {
       const stored = result.runs.filter((r) => r.status === "stored");
       await publishRunChanges(
@@ -88,14 +149,29 @@ export async function ingestBytes(db: Db, body: ByteSource, opts: IngestBytesOpt
       ).catch(() => undefined);
       // A big upload is usually opened next: build its viewer summary now, off the
       // request, so the first screen does not wait for 100,000 rows to be aggregated.
-      if (opts.mode === "upload" && opts.warmViewer) {
+      if (common.mode === "upload" && opts.warmViewer) {
         for (const r of stored) if (r.accepted >= WARM_SUMMARY_EVENTS) void getRunSummaryCached(db, r.run, -1).catch(() => undefined);
       }
     }
     return result;
   } catch (e) {
-    if (e instanceof BodyTooLarge) return { runs: [], errors: [], warnings: [], committed: false, tooLarge: e.message };
-    if (e instanceof JournalReadError) return { runs: [], errors: [], warnings: [], committed: false, unreadable: e.message };
+    if (e instanceof BodyTooLarge) return nothing({ tooLarge: e.message });
+    if (e instanceof JournalReadError) return nothing({ unreadable: e.message });
     throw e;
+  } finally {
+    close?.();
   }
+}
+
+export interface IngestBytesOptions {
+  mode: IngestOptions["mode"];
+  onlyRun?: string;
+  source: IngestOptions["source"];
+  onProgress?: (events: number) => void;
+  warmViewer?: boolean;
+}
+
+/** A journal's bytes (upload or live append): `importStream` accepting journals only. */
+export function ingestBytes(db: Db, body: ByteSource, opts: IngestBytesOptions): Promise<ImportStreamResult> {
+  return importStream(db, body, { ...opts, accept: "journal" });
 }

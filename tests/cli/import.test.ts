@@ -94,4 +94,21 @@ describe("retrace CLI", () => {
     expect((await cli(["import", "no/such/file.jsonl"], { DATABASE_URL: t.url })).code).toBe(2);
     await t.cleanup();
   });
+
+  it("opens a gzip trace export, and names a file in no known format once instead of erring on every line", async () => {
+    const t = await freshDb("sqlite");
+    const dir = inject("tmpDir");
+    const gz = path.join(dir, "kagent.tempo.json.gz");
+    fs.writeFileSync(gz, gzipSync(fs.readFileSync("tests/fixtures/corpus/otel-genai/kagent-helm-agent.tempo-otlp.json")));
+    const ok = await cli(["import", gz], { DATABASE_URL: t.url });
+    expect(ok.stderr).toBe("");
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/\(Grafana Tempo export \(OTLP JSON, batches\)\): run otel-\S+ stored/);
+    const csv = path.join(dir, "table.csv");
+    fs.writeFileSync(csv, "a,b,c\n1,2,3\n4,5,6\n");
+    const bad = await cli(["import", csv], { DATABASE_URL: t.url });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr.trim().split("\n")).toEqual([expect.stringMatching(/table\.csv: the file's format was not recognised/)]);
+    await t.cleanup();
+  });
 });

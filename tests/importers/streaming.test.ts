@@ -1,12 +1,12 @@
 /**
  * The streaming importer (lib/importers/stream) against the whole-document one: identical
  * results on every OTel-family corpus file however the bytes are chunked, exact 64-bit
- * numbers, traces split across export requests, clear errors on cut files, and the same
- * rows in the database through importFileStreaming as through importBytes.
+ * numbers, traces split across export requests, clear errors on cut files. (What the
+ * upload stores is compared with the whole-document path in upload-flow.test.ts.)
  */
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { canonicalJson } from "@/lib/canonical";
 import {
   ImportError,
@@ -20,10 +20,6 @@ import { detectFormat } from "@/lib/importers/detect";
 import { JsonSyntaxError, JsonWalker, type StreamJson, type ValueVisitor } from "@/lib/importers/stream";
 import { parseJsonExact } from "@/lib/journal/parse-line";
 import type { JournalEvent } from "@/lib/journal/types";
-import type { Db } from "@/lib/server/db";
-import { importFileStreaming } from "@/lib/server/import-stream";
-import { importBytes } from "@/lib/server/imports";
-import { freshDb, type TestDb } from "../helpers/db";
 import { CORPUS } from "./helpers";
 
 const encoder = new TextEncoder();
@@ -353,52 +349,6 @@ describe("JsonWalker reads exactly what parseJsonExact reads", () => {
       expect(r.error, t).toBeInstanceOf(JsonSyntaxError);
       expect((r.error as JsonSyntaxError).truncated, t).toBe(false);
       expect(() => JSON.parse(t), t).toThrow();
-    }
-  });
-});
-
-describe("importFileStreaming stores what importBytes stores", () => {
-  let t: TestDb | undefined;
-  afterAll(async () => {
-    await t?.cleanup();
-  });
-
-  async function stored(db: Db) {
-    const rows = await db.sql.all<{ runId: string; seq: number; body: string }>(
-      `SELECT "runId", "seq", "body" FROM "Event" ORDER BY "runId", "seq"`,
-      [],
-    );
-    return rows.map((r) => `${r.runId} ${r.seq} ${r.body}`);
-  }
-
-  it("for every streamable corpus file, a truncated one and a non-streamed format", async () => {
-    t = await freshDb("sqlite");
-    const t2 = await freshDb("sqlite");
-    try {
-      const a = t.open();
-      const b = t2.open();
-      const cut = path.join(inject("tmpDir"), "cut.json");
-      writeFileSync(cut, STREAM_FILES[0].bytes.subarray(0, 5000));
-      const files = [
-        ...STREAM_FILES.map((f) => path.join(CORPUS, f.rel)),
-        path.join(CORPUS, "langfuse/langfuse-qa-chatbot-mcp-toolcall.json"),
-        cut,
-      ];
-      for (const file of files) {
-        const name = path.basename(file);
-        const viaBytes = await importBytes(a, new Uint8Array(readFileSync(file)), name);
-        let read = 0;
-        const viaStream = await importFileStreaming(b, file, name, { onBytes: (n) => (read = n) });
-        expect(read).toBe(readFileSync(file).length);
-        // Only the wording of a parse error differs: the streaming one says where the text ends.
-        expect(viaStream.unreadable === undefined).toBe(viaBytes.unreadable === undefined);
-        if (viaBytes.unreadable) expect(viaStream.unreadable).toMatch(/truncated\?/);
-        expect(canonicalJson({ ...viaStream, unreadable: undefined })).toBe(canonicalJson({ ...viaBytes, unreadable: undefined }));
-      }
-      expect(await stored(b)).toEqual(await stored(a));
-      expect((await stored(b)).length).toBeGreaterThan(100);
-    } finally {
-      await t2.cleanup();
     }
   });
 });

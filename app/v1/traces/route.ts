@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
 import { getDb } from "@/lib/server/db";
 import { requireRole } from "@/lib/server/http";
-import { decodeOtlp, OtlpBadRequest, receiveSpans } from "@/lib/server/imports";
+import { decodeOtlp, OtlpBadRequest, readLimitedBody, receiveSpans } from "@/lib/server/imports";
 
 export const dynamic = "force-dynamic";
 
@@ -18,8 +18,8 @@ export async function POST(req: Request) {
     return NextResponse.json({ error: "send application/json or application/x-protobuf (OTLP/HTTP)" }, { status: 415 });
   }
   const db = getDb();
-  const bytes = new Uint8Array(await req.arrayBuffer());
-  if (bytes.length > db.config.limits.maxBodyBytes) return NextResponse.json({ error: "request body over the limit" }, { status: 413 });
+  const bytes = await readLimitedBody(req, db.config.limits.maxBodyBytes);
+  if (bytes === null) return NextResponse.json({ error: "request body over the limit" }, { status: 413 });
   let spans;
   try {
     spans = decodeOtlp(bytes, type);

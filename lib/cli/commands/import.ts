@@ -2,35 +2,21 @@ import fs from "node:fs";
 import path from "node:path";
 import type { SingleBar } from "cli-progress";
 import { openDb } from "../../server/db";
-import type { IngestBytesResult } from "../../server/service";
-import { DETECT_HEAD_BYTES, detectFormat } from "../../importers/detect";
+import type { ImportStreamResult } from "../../server/service";
 import type { CommandArgs } from "../args";
 
 export const summary = "import journals (NDJSON, .gz) and trace exports into the configured database";
 export const usage = `Usage: npm run -s retrace -- import [--json] FILE…
 
 Imports each file into the database named by DATABASE_URL (default file:./data/retrace.db).
-The format is detected from the content: Retrace journals (NDJSON, gzip too) stream in;
-OTLP JSON (and Tempo exports), Jaeger JSON, Langfuse exports, any-agent and OTel JS span
-dumps, SWE-agent .traj, OpenHands trajectories, Inspect AI eval logs and tau-bench results
-are converted into runs of fidelity "trace".
+The format is detected once from the content (gzip is opened first): Retrace journals
+(NDJSON) stream in; OTLP JSON (and Tempo exports), Jaeger JSON, Langfuse exports, any-agent
+and OTel JS span dumps, SWE-agent .traj, OpenHands trajectories, Inspect AI eval logs and
+tau-bench results are converted into runs of fidelity "trace". The same path as the UI's
+upload button (POST /api/imports).
 Each run is stored atomically; errors are printed with their line numbers.
   --json   print one JSON object per file instead of a report
 Exit code: 0 when every file was stored, 1 when any file had errors, 2 for unreadable input.`;
-
-/** Journals (and gzip) stream through ingestBytes; trace exports through importFileStreaming. */
-function isJournal(file: string): boolean {
-  const fd = fs.openSync(file, "r");
-  try {
-    const head = Buffer.alloc(DETECT_HEAD_BYTES);
-    const n = fs.readSync(fd, head, 0, head.length, 0);
-    if (n >= 2 && head[0] === 0x1f && head[1] === 0x8b) return true;
-    const format = detectFormat(head.subarray(0, n).toString("utf8"), path.basename(file)).format;
-    return format === "retrace-journal" || format === "unknown";
-  } finally {
-    fs.closeSync(fd);
-  }
-}
 
 export const options = { json: { type: "boolean" } } as const;
 
@@ -48,7 +34,7 @@ export async function run({ values, positionals: files }: CommandArgs<typeof opt
   }
   const db = openDb();
   // openDb starts the SQLite writer thread; the ingest code loads while it boots
-  const { ingestBytes } = await import("../../server/service");
+  const { importStream } = await import("../../server/service");
   let worst = 0;
   try {
     for (const file of files) {
@@ -66,48 +52,35 @@ export async function run({ values, positionals: files }: CommandArgs<typeof opt
       let read = 0;
       let events = 0;
       bar?.start(size, 0, { events: 0 });
-      let result: IngestBytesResult;
-      let formatNote = "";
-      if (isJournal(file)) {
-        // 64 KB reads, as a server's socket gives them: with 1 MB ones a batch of ~2,300
-        // parsed events lived through garbage collections (a 100,000-event import 1.94 → 1.83 s).
-        // Read on this thread: a file stream hands every read to libuv's thread pool and
-        // back, and on a two-core machine that thread took a core from ingest or the writer
-        // each time (100,000 events: 1.64 → 1.60 s, 16 runs A/B). Bytes are counted as ingest
-        // takes them, so the progress bar shows what was read into ingest, not ahead of it.
-        const counted = async function* () {
-          const fd = fs.openSync(file, "r");
-          try {
-            for (;;) {
-              const chunk = Buffer.allocUnsafe(1 << 16);
-              const n = fs.readSync(fd, chunk, 0, chunk.length, null);
-              if (n === 0) break;
-              read += n;
-              bar?.update(read, { events });
-              yield n === chunk.length ? chunk : chunk.subarray(0, n);
-            }
-          } finally {
-            fs.closeSync(fd);
+      // 64 KB reads, as a server's socket gives them: with 1 MB ones a batch of ~2,300
+      // parsed events lived through garbage collections (a 100,000-event import 1.94 → 1.83 s).
+      // Read on this thread: a file stream hands every read to libuv's thread pool and
+      // back, and on a two-core machine that thread took a core from ingest or the writer
+      // each time (100,000 events: 1.64 → 1.60 s, 16 runs A/B). Bytes are counted as the
+      // import takes them, so the progress bar shows what was read into it, not ahead of it.
+      const chunks = async function* () {
+        const fd = fs.openSync(file, "r");
+        try {
+          for (;;) {
+            const chunk = Buffer.allocUnsafe(1 << 16);
+            const n = fs.readSync(fd, chunk, 0, chunk.length, null);
+            if (n === 0) break;
+            yield n === chunk.length ? chunk : chunk.subarray(0, n);
           }
-        };
-        result = await ingestBytes(db, counted(), {
-          mode: "upload",
-          source: "import",
-          onProgress: (n) => {
-            events = n;
-            bar?.update(read, { events });
-          },
-        });
-      } else {
-        const { importFileStreaming } = await import("../../server/import-stream");
-        const imported = await importFileStreaming(db, file, path.basename(file), {
-          onBytes: (n) => bar?.update((read = n), { events }),
-          onProgress: (n) => bar?.update(read, { events: (events = n) }),
-        });
-        formatNote = imported.detected ? ` (${imported.detected.label})` : "";
-        for (const w of imported.importWarnings ?? []) imported.warnings.push({ message: w, kind: "invalid" });
-        result = imported;
-      }
+        } finally {
+          fs.closeSync(fd);
+        }
+      };
+      const result: ImportStreamResult = await importStream(db, chunks(), {
+        accept: "any",
+        fileName: path.basename(file),
+        source: "import",
+        onBytes: (n) => bar?.update((read = n), { events }),
+        onProgress: (n) => bar?.update(read, { events: (events = n) }),
+      });
+      const isTrace = result.detected && result.detected.format !== "retrace-journal";
+      const formatNote = isTrace ? ` (${result.detected?.label})` : "";
+      for (const w of result.importWarnings ?? []) result.warnings.push({ message: w, kind: "invalid" });
       bar?.update(size, { events });
       bar?.stop();
       const failed = result.errors.length > 0 || result.tooLarge || result.unreadable || result.format;

@@ -7,14 +7,14 @@
  *
  * Output is identical to `importTrace` on the same bytes (tests/importers/streaming.test.ts).
  * Other formats are single documents without a span stream (Langfuse, SWE-agent, OpenHands,
- * Inspect, tau-bench, SDK span dumps): they are read whole and handed to `importTrace`.
+ * Inspect, tau-bench, SDK span dumps): they are read whole and handed to `convertDocument`.
  */
-import { DETECT_HEAD_BYTES, detectFormat } from "../detect";
+import { convertDocument, ImportError } from "../convert";
+import { detectBytes, STREAM_HEAD_BYTES } from "../detect";
 import { peekBytes } from "./peek-bytes";
-import { ImportError, importTrace } from "../import-trace";
 import { spansToRuns, type SpansToRunsOptions } from "../otlp";
 import type { NormalizedSpan } from "../span";
-import type { ImportedRun, ImportOptions, ImportResult, SourceFormat } from "../types";
+import { FORMAT_LABELS, type ImportedRun, type ImportOptions, type ImportResult, type SourceFormat } from "../types";
 import { jaegerDocument } from "./jaeger-stream";
 import { JsonSyntaxError, JsonWalker, type ValueVisitor } from "./json-walker";
 import { appendAll, otlpDocument } from "./otlp-stream";
@@ -30,12 +30,6 @@ export const STREAMABLE_FORMATS: ReadonlySet<SourceFormat> = new Set<SourceForma
   "jaeger",
 ]);
 
-/**
- * Bytes read ahead for detection. `detectFormat` looks at 64 K UTF-16 code units; a code unit
- * takes up to 3 UTF-8 bytes, so 4 × 64 KB always covers the same head `importTrace` sees.
- */
-export const STREAM_HEAD_BYTES = 4 * DETECT_HEAD_BYTES;
-
 export interface StreamedImport {
   format: SourceFormat;
   /** Complete once `runs()` has been consumed (deriving runs adds warnings). */
@@ -48,12 +42,14 @@ export interface StreamedImport {
   runs(): Generator<ImportedRun>;
 }
 
+/** The text of a whole document, decoded as importTrace's callers decode it (one BOM dropped by the decoder, one more here). */
 async function readAllText(source: AsyncIterable<Uint8Array>): Promise<string> {
   const decoder = new TextDecoder();
   const parts: string[] = [];
   for await (const chunk of source) parts.push(decoder.decode(chunk, { stream: true }));
   parts.push(decoder.decode());
-  return parts.join("");
+  const text = parts.join("");
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 function wholeDocument(result: ImportResult): StreamedImport {
@@ -89,10 +85,20 @@ export async function importTraceStream(
   opts: ImportOptions & { spill?: SpanSpill } = {},
 ): Promise<StreamedImport> {
   const { head, stream } = await peekBytes(source, STREAM_HEAD_BYTES);
-  // Decoded as importBytes decodes the whole file: replacement characters, BOM dropped.
-  const headText = new TextDecoder().decode(head, { stream: true });
-  const { format, label } = detectFormat(headText.charCodeAt(0) === 0xfeff ? headText.slice(1) : headText, opts.fileName);
-  if (!STREAMABLE_FORMATS.has(format)) return wholeDocument(importTrace(await readAllText(stream), opts));
+  return convertTraceStream(detectBytes(head, opts.fileName).format, stream, opts);
+}
+
+/**
+ * `importTraceStream` for bytes whose format is already known (detected once, on the
+ * stream's first bytes, by the caller): the span formats stream, the others are read whole.
+ */
+export async function convertTraceStream(
+  format: SourceFormat,
+  stream: AsyncIterable<Uint8Array>,
+  opts: ImportOptions & { spill?: SpanSpill } = {},
+): Promise<StreamedImport> {
+  if (!STREAMABLE_FORMATS.has(format)) return wholeDocument(convertDocument(format, await readAllText(stream), opts));
+  const label = FORMAT_LABELS[format];
 
   const warnings: string[] = [];
   const traces = new Map<string, NormalizedSpan[]>();

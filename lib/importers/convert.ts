@@ -1,9 +1,10 @@
 /**
- * `importTrace`: a whole trace file → journal runs. Its own module so the streaming importer
- * (./stream) can fall back to it without importing the folder's index, which re-exports it.
+ * Whole-document conversion: `importTrace` detects the format of a text and converts it;
+ * `convertDocument` converts a text whose format was already detected (the server's one
+ * detection on the first bytes, lib/server/service.ts).
  */
 import { parseJsonExact } from "../journal/parse-line";
-import { detectFormat } from "./detect";
+import { detectFormat, UNKNOWN_FORMAT } from "./detect";
 import { importInspect } from "./inspect-ai";
 import { importJaeger } from "./jaeger";
 import { importLangfuse } from "./langfuse";
@@ -13,18 +14,20 @@ import { spansFromOtlpJson, spansToRuns } from "./otlp";
 import { importJournal } from "./retrace-journal";
 import { importSweAgent } from "./swe-agent";
 import { importTauBench } from "./tau-bench";
-import type { ImportOptions, ImportResult } from "./types";
+import { FORMAT_LABELS, type ImportOptions, type ImportResult, type SourceFormat } from "./types";
 
 export class ImportError extends Error {}
 
 /** Converts a whole trace file into journal runs. Throws `ImportError` when it cannot. */
 export function importTrace(text: string, opts: ImportOptions = {}): ImportResult {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const { format, label } = detectFormat(body, opts.fileName);
-  if (format === "unknown")
-    throw new ImportError(
-      "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, any-agent, OTel JS span dumps, SWE-agent, OpenHands, Inspect AI, tau-bench, Retrace journals)",
-    );
+  return convertDocument(detectFormat(body, opts.fileName).format, body, opts);
+}
+
+/** Converts a text (BOM already dropped) known to be in `format`. Throws `ImportError` when it cannot. */
+export function convertDocument(format: SourceFormat, body: string, opts: ImportOptions = {}): ImportResult {
+  const label = FORMAT_LABELS[format];
+  if (format === "unknown") throw new ImportError(UNKNOWN_FORMAT);
   if (format === "retrace-journal") return importJournal(body);
   let value: unknown;
   try {

@@ -1,0 +1,50 @@
+import "server-only";
+/**
+ * POST /api/journals and POST /api/imports (the UI's upload button) as one function: the
+ * request body streams into `importStream`, which accepts journals only or any supported
+ * format; the answer is the same shape and status for both, /api/imports adding the
+ * detected format. The routes stay thin (authorisation, then this).
+ */
+import type { Db } from "./db";
+import { requireNdjson } from "./http";
+import { ingestStatus } from "./ingest-status";
+import { importStream } from "./service";
+
+export interface UploadAnswer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+const error = (status: number, message: string): UploadAnswer => ({ status, body: { error: message } });
+
+export async function answerUpload(db: Db, req: Request, accept: "journal" | "any"): Promise<UploadAnswer> {
+  if (accept === "journal") {
+    const wrongType = requireNdjson(req);
+    if (wrongType) return { status: wrongType.status, body: (await wrongType.json()) as Record<string, unknown> };
+  }
+  const max = db.config.limits.maxBodyBytes;
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > max) return error(413, `request body is ${declared} bytes, over the ${max}-byte limit (RETRACE_MAX_BODY_BYTES)`);
+  if (!req.body) return error(400, accept === "journal" ? "empty body: send one NDJSON event per line" : "empty body");
+  const name = new URL(req.url).searchParams.get("name")?.slice(0, 200) || undefined;
+  const result = await importStream(db, req.body, {
+    accept,
+    fileName: name,
+    source: accept === "journal" ? "upload" : "import",
+    warmViewer: true,
+  });
+  const problem = result.tooLarge ?? result.unreadable ?? result.format?.message;
+  const refused = result.format ? { format: result.format.format } : {};
+  const body =
+    accept === "journal"
+      ? { runs: result.runs, errors: result.errors, warnings: result.warnings, ...(problem ? { error: problem } : {}), ...refused }
+      : {
+          format: result.detected?.format,
+          formatLabel: result.detected?.label,
+          runs: result.runs,
+          errors: result.errors,
+          warnings: [...result.warnings, ...(result.importWarnings ?? []).map((message) => ({ message }))],
+          ...(problem ? { error: problem } : {}),
+        };
+  return { status: ingestStatus(result, "upload"), body };
+}
