@@ -261,7 +261,6 @@ class RunAnalyzer implements Analyzer {
 
   snapshot(): AnalyzerSnapshot {
     const f = this.fold;
-    const sf = f.sf;
     const decisions: Array<[string, string]> = [];
     const decisionSeqs: Array<[string, number]> = [];
     for (const [id, d] of f.book.decisions.entries()) {
@@ -274,11 +273,11 @@ class RunAnalyzer implements Analyzer {
       lastSeq: this.order.lastSeq,
       lastHash: this.order.lastHash,
       policy: f.policy === null ? null : { ...f.policy },
-      state: sf.state,
-      ...(sf.redacted ? { stateRedacted: true } : {}),
-      recordedStateHash: sf.hashInForce === UNKNOWN_HASH ? UNKNOWN_STATE_HASH : sf.hashInForce,
-      mismatchPending: sf.mismatchAt !== null,
-      ...(sf.mismatchAt !== null ? { mismatchAt: sf.mismatchAt } : {}),
+      state: f.state,
+      ...(f.redacted ? { stateRedacted: true } : {}),
+      recordedStateHash: f.hashInForce === UNKNOWN_HASH ? UNKNOWN_STATE_HASH : f.hashInForce,
+      mismatchPending: f.mismatchAt !== null,
+      ...(f.mismatchAt !== null ? { mismatchAt: f.mismatchAt } : {}),
       stepStarts: f.steps,
       stopSeen: f.stopped,
       pastStopReported: f.pastStop,
@@ -318,13 +317,11 @@ class RunAnalyzer implements Analyzer {
     }
     this.fold = {
       policy: s.policy === null ? null : { ...s.policy },
-      sf: {
-        state: s.state,
-        stateHash: redacted ? hashInForce : safeHash(s.state),
-        hashInForce,
-        mismatchAt: s.mismatchPending ? (s.mismatchAt ?? s.lastSeq) : null,
-        redacted,
-      },
+      state: s.state,
+      stateHash: redacted ? hashInForce : safeHash(s.state),
+      hashInForce,
+      mismatchAt: s.mismatchPending ? (s.mismatchAt ?? s.lastSeq) : null,
+      redacted,
       steps: s.stepStarts,
       stopped: s.stopSeen,
       pastStop: s.pastStopReported,

@@ -50,6 +50,8 @@ export interface CallApproval {
   /** A request names the call. */
   requested: boolean;
   approved: boolean;
+  /** Requested, and every request naming the call was decided, none approved (also when the status is `missing`). */
+  denied: boolean;
   /** For `reused`: seq of the call that used the decision first. */
   usedBy: number | null;
 }
@@ -107,5 +109,8 @@ export function callApproval(
     }
     next = { ...book, used };
   }
-  return { book: next, verdict: { status, requested, approved, usedBy: status === "reused" ? usedBy : null } };
+  return {
+    book: next,
+    verdict: { status, requested, approved, denied: requested && !approved && !undecided, usedBy: status === "reused" ? usedBy : null },
+  };
 }

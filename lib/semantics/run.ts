@@ -60,10 +60,10 @@ export function stepOrder(o: OrderFold, event: JournalEvent, chain?: ChainVerdic
 
 const REJECTED: OrderVerdict = Object.freeze({ accepted: false, gap: null, chain: "none" as const });
 
-export interface RunFold {
+/** The run's meaning so far; the state fields are the state fold's (flat, so a step copies one object). */
+export interface RunFold extends StateFold {
   /** The policy of the run's run.start (null before one is seen: no policy rule applies). */
   readonly policy: RunPolicy | null;
-  readonly sf: StateFold;
   readonly steps: number;
   /** A decision to stop has been seen. */
   readonly stopped: boolean;
@@ -73,8 +73,8 @@ export interface RunFold {
 }
 
 export const INITIAL_RUN: RunFold = Object.freeze({
+  ...INITIAL_STATE_FOLD,
   policy: null,
-  sf: INITIAL_STATE_FOLD,
   steps: 0,
   stopped: false,
   pastStop: false,
@@ -99,7 +99,7 @@ export type Verdict =
   | { kind: "model.request"; firstPastStop: boolean }
   | { kind: "decision"; stops: boolean; condition: JsonValue; evaluated: boolean | null; recordedMet: boolean | null }
   | StateVerdict
-  | { kind: "approval.request"; approval: string; call: string }
+  | { kind: "approval.request"; approval: string; call: string; stateHash: string | null; rebuilt: string }
   | {
       kind: "approval.decision";
       approval: string;
@@ -179,18 +179,23 @@ export function stepRun(f: RunFold, event: JournalEvent, override: RunPolicy | n
       const book = call !== undefined && approval !== undefined ? requestApproval(f.book, call, approval) : f.book;
       return {
         next: book === f.book ? f : { ...f, book },
-        verdict: { kind: "approval.request", approval: approval ?? "", call: call ?? "" },
+        verdict: {
+          kind: "approval.request",
+          approval: approval ?? "",
+          call: call ?? "",
+          stateHash: str(data.stateHash) ?? null,
+          rebuilt: f.stateHash,
+        },
       };
     }
     case "approval.decision": {
       const approval = str(data.approval);
       const decision = str(data.decision);
       const stateHash = str(data.stateHash) ?? null;
-      const sf = f.sf;
       let problem: "stale" | "follows" | null = null;
-      if (stateHash !== null && sf.hashInForce !== UNKNOWN_HASH) {
-        if (stateHash !== sf.hashInForce) problem = "stale";
-        else if (sf.mismatchAt !== null && !sf.redacted && stateHash !== sf.stateHash) problem = "follows";
+      if (stateHash !== null && f.hashInForce !== UNKNOWN_HASH) {
+        if (stateHash !== f.hashInForce) problem = "stale";
+        else if (f.mismatchAt !== null && !f.redacted && stateHash !== f.stateHash) problem = "follows";
       }
       const book = approval !== undefined && decision !== undefined ? decideApproval(f.book, approval, decision, event.seq) : f.book;
       return {
@@ -199,10 +204,10 @@ export function stepRun(f: RunFold, event: JournalEvent, override: RunPolicy | n
           kind: "approval.decision",
           approval: approval ?? "",
           stateHash,
-          hashInForce: sf.hashInForce,
-          rebuilt: sf.stateHash,
+          hashInForce: f.hashInForce,
+          rebuilt: f.stateHash,
           problem,
-          causedBy: problem === "follows" ? sf.mismatchAt : null,
+          causedBy: problem === "follows" ? f.mismatchAt : null,
         },
       };
     }
@@ -211,7 +216,7 @@ export function stepRun(f: RunFold, event: JournalEvent, override: RunPolicy | n
       const recordedMet = typeof stop?.met === "boolean" ? stop.met : null;
       const stops = data.action === "stop" || recordedMet === true;
       const condition = stop?.condition ?? null;
-      const evaluated = stop ? evaluateCondition(condition, f.sf.state) : null;
+      const evaluated = stop ? evaluateCondition(condition, f.state) : null;
       return {
         next: stops && !f.stopped ? { ...f, stopped: true } : f,
         verdict: { kind: "decision", stops, condition, evaluated, recordedMet },
@@ -219,8 +224,8 @@ export function stepRun(f: RunFold, event: JournalEvent, override: RunPolicy | n
     }
     case "state":
     case "checkpoint": {
-      const { next, verdict } = stepState(f.sf, event, redacted);
-      return { next: { ...f, sf: next }, verdict };
+      const { next, verdict } = stepState(f, event, redacted);
+      return { next: { ...f, ...next }, verdict };
     }
     default:
       return { next: f, verdict: OTHER };

@@ -131,7 +131,7 @@ export function stepState(sf: StateFold, event: JournalEvent, redacted = false):
 }
 
 /** The state fold with its state replaced (a fork's state override). */
-export function withState(sf: StateFold, state: RunState): StateFold {
+export function withState<F extends StateFold>(sf: F, state: RunState): F {
   const hash = safeHash(state);
   return { ...sf, state, stateHash: hash, hashInForce: hash === UNHASHABLE ? UNKNOWN_HASH : hash, redacted: false };
 }
