@@ -8,6 +8,7 @@ import { z } from "zod";
 import { encodeSummaryColumns, type SummaryColumns } from "../graph/summary";
 import { parseJsonExact } from "../journal/parse-line";
 import type { JournalEvent } from "../journal/types";
+import { compareFindings } from "../semantics/findings";
 import { INITIAL_STATE_FOLD, stepState, UNKNOWN_HASH, type StateFold } from "../semantics/state";
 import { EMPTY_STATE, stateHash, type RunState } from "../state";
 import type { FindingItem, RunChange, SearchAnswer, StateAt } from "../view/api-types";
@@ -255,7 +256,7 @@ export async function inspectEvent(db: Db, runId: string, seq: number, withState
     : [];
   const needsState = withState || row.type === "state" || row.type === "checkpoint" || row.type.startsWith("approval.");
   const state = needsState ? await stateAt(db, runId, seq) : null;
-  const findings = await (await db.prisma()).finding.findMany({ where: { runId, seq }, orderBy: { rule: "asc" } });
+  const findings = (await (await db.prisma()).finding.findMany({ where: { runId, seq } })).sort(compareFindings);
   const findingItems: FindingItem[] = findings.map((f) => ({ rule: f.rule, seq: f.seq, severity: f.severity, message: f.message }));
   return `{"seq":${seq},"event":${storedEventJson(row)},"related":[${relatedRows.map(storedEventJson).join(",")}],"state":${state ? JSON.stringify(state, bigintAsDigits) : "null"},"findings":${JSON.stringify(findingItems)}}`;
 }
