@@ -12,6 +12,7 @@ const PURE_CORE = [
   "lib/journal/**",
   "lib/canonical/**",
   "lib/state/**",
+  "lib/semantics/**",
   "lib/redact/**",
   "lib/analyze/**",
   "lib/replay/**",

@@ -98,7 +98,7 @@ test("POST /api/imports detects a trace export and stores it as a trace-fidelity
   expect(run.fidelity).toBe("trace");
 });
 
-test("POST /v1/traces as JSON answers an OTLP export response; a wrong content type or empty upload answers {error}", async ({
+test("POST /v1/traces as JSON answers an OTLP export response; a wrong content type answers {error}, an empty upload a report saying so", async ({
   request,
 }) => {
   const span = {
@@ -127,5 +127,7 @@ test("POST /v1/traces as JSON answers an OTLP export response; a wrong content t
     errorAnswerSchema,
     400,
   );
-  await answer(await request.post("/api/imports", { data: Buffer.alloc(0) }), errorAnswerSchema, 400);
+  const empty = await answer(await request.post("/api/imports", { data: Buffer.alloc(0) }), importsAnswerSchema, 400);
+  expect(empty.error).toMatch(/empty/);
+  expect(empty.runs).toEqual([]);
 });

@@ -19,6 +19,8 @@ export function ApprovalPane({ answer, all }: { answer: InspectAnswer; all: Stor
   const rq = dataOf(request);
   const policy = asObj(rq.policy);
   const requestHash = asStr(rq.stateHash);
+  // The hash in force at this event, as analysis reads it (lib/semantics): the last recorded
+  // state hash, or the rebuilt state's when that event recorded none.
   const runHash = answer.state?.hashAtSeq ?? null;
   return (
     <div className="pane">
@@ -73,12 +75,18 @@ export function ApprovalPane({ answer, all }: { answer: InspectAnswer; all: Stor
                   ? "✓ Request and decision saw the same state."
                   : "✗ The decision was made on a different state than the request."}
             </p>
-            {answer.state && self.seq === dEv.seq ? (
-              <p className={runHash === decisionHash ? "ok" : "bad"}>
-                {runHash === decisionHash
-                  ? "✓ The approver's state hash matches the run state at the decision."
-                  : `✗ The run state at the decision was ${runHash}: the approver looked at a stale state.`}
-              </p>
+            {answer.state && self.seq === dEv.seq && decisionHash !== null ? (
+              answer.state.redacted && answer.state.recordedHash === null ? (
+                <p>
+                  The run state holds secrets replaced at ingest and recorded no hash here, so the approver&apos;s state cannot be checked.
+                </p>
+              ) : (
+                <p className={runHash === decisionHash ? "ok" : "bad"}>
+                  {runHash === decisionHash
+                    ? "✓ The approver's state hash matches the run state at the decision."
+                    : `✗ The run state at the decision was ${runHash}: the approver looked at a stale state.`}
+                </p>
+              )
             ) : null}
             {d.reason !== undefined ? (
               <div>

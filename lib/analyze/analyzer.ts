@@ -1,19 +1,24 @@
 /**
- * The 15 analysis rules of journal format v1 as one incremental fold over a run's events.
+ * The analysis rules of journal format v1, reported over the run semantics' verdicts.
  *
- * Every rule is decided by what came before the event (in seq order), so the fold keeps
- * only the little each rule needs: the previous hash, the rebuilt state, open approvals,
- * and the write calls that a later call could retry or duplicate. The whole of that
+ * What events mean (order, chain links, state and its hashes, approvals, steps, stops) is
+ * decided once, by the fold in lib/semantics; this file turns its verdicts into findings
+ * and adds the rules that need nothing but the event and the policy (context, retrieval,
+ * partial results, secrets) and the write-call bookkeeping of the effect rules. The whole
  * state can be written out (`snapshot`) and picked up in another process, so a live run
  * is analysed as it streams in without re-reading what was already seen.
  */
-import { canonicalJson, hashOf, sha256Hex } from "../canonical";
-import type { Finding, JournalEvent, JsonObject, JsonValue, RuleId, RunPolicy, Seq } from "../journal/types";
+import { canonicalJson, sha256Hex } from "../canonical";
+import type { ChainVerdict } from "../journal/chain";
+import type { Finding, JournalEvent, JsonValue, RuleId, RunPolicy, Seq } from "../journal/types";
+import { obj, str } from "../journal/values";
 import { findSecrets, hasSecret, type SecretHit } from "../redact/patterns";
-import { EMPTY_STATE, EMPTY_STATE_HASH, nextState, replacesState, type RunState } from "../state";
-import { verifyEvent, type ChainVerdict } from "../journal/chain";
+import { PMap } from "../semantics/pmap";
+import { compareFindings } from "../semantics/findings";
+import { INITIAL_ORDER, INITIAL_RUN, stepOrder, stepRun, type OrderFold, type RunFold } from "../semantics/run";
+import { safeHash, UNKNOWN_HASH, type StateVerdict } from "../semantics/state";
+import type { DecisionRecord, UseRecord } from "../semantics/approvals";
 import { quote, RULE_SEVERITY, safePath, secretName } from "./describe";
-import { readPolicy } from "./policy";
 import { epochNanos, secondsToNanos } from "./time";
 
 export interface PushHints {
@@ -88,9 +93,11 @@ export interface AnalyzerSnapshot {
    * checks none until a checkpoint or a `set` replaces the state whole. Absent: false.
    */
   stateRedacted?: boolean;
-  /** Recorded hash of the last state or checkpoint event (approval.stale-state compares to it). */
+  /** The hash in force (approval.stale-state compares to it); "" when it cannot be known. */
   recordedStateHash: string;
   mismatchPending: boolean;
+  /** seq of the pending mismatch (absent in older snapshots: lastSeq stands in). */
+  mismatchAt?: number;
   stepStarts: number;
   stopSeen: boolean;
   pastStopReported: boolean;
@@ -98,6 +105,10 @@ export interface AnalyzerSnapshot {
   requests: Array<[string, string[]]>;
   /** approval id → its last decision. */
   decisions: Array<[string, string]>;
+  /** approval id → seq of its last decision (absent in older snapshots). */
+  decisionSeqs?: Array<[string, number]>;
+  /** approval id → the call that used its last decision (absent in older snapshots: derived from callIds). */
+  used?: Array<[string, UseRecord]>;
   writeCalls: WriteCallRecord[];
   /** call id → seq of the latest tool.call with that id. */
   callIds: Array<[string, number]>;
@@ -106,21 +117,10 @@ export interface AnalyzerSnapshot {
   findings: Finding[];
 }
 
-/** Seq, then rule id in code-unit order (locale-independent, so every process sorts alike). */
-export function compareFindings(a: Finding, b: Finding): number {
-  return a.seq - b.seq || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0);
-}
+export { compareFindings };
 
-/** recordedStateHash when the state's hash cannot be known (see AnalyzerSnapshot.stateRedacted). */
+/** recordedStateHash in a snapshot when the state's hash cannot be known (see AnalyzerSnapshot.stateRedacted). */
 const UNKNOWN_STATE_HASH = "";
-
-function str(v: JsonValue | undefined): string | undefined {
-  return typeof v === "string" ? v : undefined;
-}
-
-function obj(v: JsonValue | undefined): JsonObject | undefined {
-  return v !== null && typeof v === "object" && !Array.isArray(v) ? v : undefined;
-}
 
 function isToolStatus(v: JsonValue | undefined): v is ToolStatus {
   return v === "ok" || v === "error" || v === "timeout" || v === "unknown";
@@ -143,31 +143,9 @@ function groupOf(tool: string, args: JsonValue | undefined): string {
   return `${tool}\u0000${sha256Hex(safeCanonical(args))}`;
 }
 
-function safeHash(state: RunState): string | null {
-  try {
-    return hashOf(state);
-  } catch {
-    return null;
-  }
-}
-
 class RunAnalyzer implements Analyzer {
-  private run: string | null = null;
-  private lastSeq = -1;
-  private lastHash: string | null = null;
-  private policy: RunPolicy | null = null;
-  private state: RunState = EMPTY_STATE;
-  /** Hash of `state`, computed when first needed (null: not yet). */
-  private stateHashCache: string | null = EMPTY_STATE_HASH;
-  /** See AnalyzerSnapshot.stateRedacted. */
-  private stateRedacted = false;
-  private recordedStateHash = EMPTY_STATE_HASH;
-  private mismatchPending = false;
-  private stepStarts = 0;
-  private stopSeen = false;
-  private pastStopReported = false;
-  private requests = new Map<string, string[]>();
-  private decisions = new Map<string, string>();
+  private order: OrderFold = INITIAL_ORDER;
+  private fold: RunFold = INITIAL_RUN;
   private writeCalls = new Map<number, WriteCallRecord>();
   private groups = new Map<string, WriteCallRecord[]>();
   private callIds = new Map<string, number>();
@@ -178,44 +156,39 @@ class RunAnalyzer implements Analyzer {
     if (snapshot) this.restore(snapshot);
   }
 
-  push(event: JournalEvent, hints?: PushHints): void {
-    if (this.run === null) this.run = event.run;
-    else if (event.run !== this.run) return; // one analyzer per run; analyzeJournal groups
-    const seq = event.seq;
-    // The caller sorts; a seq at or below the last one is a duplicate (or too late to fold).
-    if (seq <= this.lastSeq) return;
+  private get policy(): RunPolicy | null {
+    return this.fold.policy;
+  }
 
-    if (seq > this.lastSeq + 1) {
-      const missing = seq - this.lastSeq - 1;
+  push(event: JournalEvent, hints?: PushHints): void {
+    const { next: order, verdict: ov } = stepOrder(this.order, event, hints?.chain);
+    if (!ov.accepted) return; // another run's event (analyzeJournal groups), a duplicate or a late seq
+    const seq = event.seq;
+    if (ov.gap !== null) {
+      const { from, to } = ov.gap;
+      const missing = to - from + 1;
       this.report(
         "journal.gap",
         seq,
-        this.lastSeq < 0
+        from === 0
           ? `the run starts at seq ${seq}: seq 0–${seq - 1} are missing`
-          : `${missing} event${missing === 1 ? "" : "s"} missing before this one (seq ${this.lastSeq + 1}${missing > 1 ? `–${seq - 1}` : ""})`,
+          : `${missing} event${missing === 1 ? "" : "s"} missing before this one (seq ${from}${missing > 1 ? `–${to}` : ""})`,
       );
     }
-    const prevHash = this.lastSeq === seq - 1 && this.lastHash !== null ? this.lastHash : undefined;
-    const chain = hints?.chain ?? verifyChainLink(prevHash, event);
-    if (chain === "fail") this.chainFailed(seq);
-    this.lastSeq = seq;
-    this.lastHash = typeof event.hash === "string" ? event.hash : null;
-
+    if (ov.chain === "fail") this.chainFailed(seq);
+    this.order = order;
     this.checkSecrets(event, hints?.secrets);
+
+    const { next, verdict: v } = stepRun(this.fold, event, null, hints?.redacted === true);
+    this.fold = next;
     const data = event.data;
-    switch (event.type) {
-      case "run.start":
-        if (this.policy === null) this.policy = readPolicy(data.policy);
-        break;
+    switch (v.kind) {
       case "step.start":
-        this.stepStarts++;
-        this.checkPastStop(event);
-        if (this.policy?.maxSteps !== undefined && this.stepStarts === this.policy.maxSteps + 1) {
-          this.report("loop.max-steps", seq, `step.start number ${this.stepStarts} exceeds policy.maxSteps = ${this.policy.maxSteps}`);
-        }
+        if (v.firstPastStop) this.pastStop(event);
+        if (v.firstOverLimit) this.report("loop.max-steps", seq, `step.start number ${v.ordinal} exceeds policy.maxSteps = ${v.maxSteps}`);
         break;
       case "model.request":
-        this.checkPastStop(event);
+        if (v.firstPastStop) this.pastStop(event);
         if (data.context === undefined && data.messages === undefined) {
           this.report(
             "context.missing",
@@ -224,15 +197,50 @@ class RunAnalyzer implements Analyzer {
           );
         }
         break;
+      case "tool.call": {
+        if (v.firstPastStop) this.pastStop(event);
+        const a = v.approval;
+        if (a.status === "missing")
+          this.report(
+            "approval.missing",
+            seq,
+            `${quote(v.tool)} requires approval (policy.requireApproval) and call ${quote(v.call)} ${a.requested ? "had no approved decision before it" : "was never submitted for approval"}`,
+          );
+        else if (a.status === "undecided")
+          this.report("approval.undecided", seq, `call ${quote(v.call)} was made while an approval requested for it had no decision`);
+        else if (a.status === "denied")
+          this.report("approval.denied", seq, `call ${quote(v.call)} was made although its approval was denied`);
+        else if (a.status === "reused")
+          this.report(
+            "approval.reused",
+            seq,
+            `call ${quote(v.call)} is made again on the approval its call at seq ${a.usedBy ?? "?"} already used: one approval covers two calls`,
+          );
+        this.onToolCall(event);
+        break;
+      }
+      case "approval.decision":
+        if (v.problem === "stale" && v.stateHash !== null) {
+          this.report(
+            "approval.stale-state",
+            seq,
+            `approval ${quote(data.approval)} was decided on state ${v.stateHash.slice(0, 19)}…, but the run state at this point is ${v.hashInForce.slice(0, 19)}…`,
+          );
+        }
+        break;
+      case "state":
+      case "checkpoint":
+        this.onStateVerdict(seq, v);
+        break;
+      default:
+        break;
+    }
+    switch (event.type) {
       case "context":
         this.checkInstructions(event);
         break;
       case "retrieval":
         this.checkRetrieval(event);
-        break;
-      case "tool.call":
-        this.checkPastStop(event);
-        this.onToolCall(event);
         break;
       case "tool.result":
         this.onToolResult(event);
@@ -240,38 +248,6 @@ class RunAnalyzer implements Analyzer {
       case "reconcile": {
         const rec = this.recordFor(str(data.call));
         if (rec && rec.status !== null) rec.reconciled = true;
-        break;
-      }
-      case "approval.request": {
-        const call = str(data.call);
-        const approval = str(data.approval);
-        if (call !== undefined && approval !== undefined) {
-          const ids = this.requests.get(call) ?? [];
-          if (!ids.includes(approval)) ids.push(approval);
-          this.requests.set(call, ids);
-        }
-        break;
-      }
-      case "approval.decision": {
-        const stateHash = str(data.stateHash);
-        if (stateHash !== undefined && this.recordedStateHash !== UNKNOWN_STATE_HASH && stateHash !== this.recordedStateHash) {
-          this.report(
-            "approval.stale-state",
-            seq,
-            `approval ${quote(data.approval)} was decided on state ${stateHash.slice(0, 19)}…, but the run state at this point is ${this.recordedStateHash.slice(0, 19)}…`,
-          );
-        }
-        const approval = str(data.approval);
-        const decision = str(data.decision);
-        if (approval !== undefined && decision !== undefined) this.decisions.set(approval, decision);
-        break;
-      }
-      case "state":
-      case "checkpoint":
-        this.onState(event, hints?.redacted === true);
-        break;
-      case "decision": {
-        if (data.action === "stop" || obj(data.stop)?.met === true) this.stopSeen = true;
         break;
       }
       default:
@@ -284,21 +260,31 @@ class RunAnalyzer implements Analyzer {
   }
 
   snapshot(): AnalyzerSnapshot {
+    const f = this.fold;
+    const decisions: Array<[string, string]> = [];
+    const decisionSeqs: Array<[string, number]> = [];
+    for (const [id, d] of f.book.decisions.entries()) {
+      decisions.push([id, d.decision]);
+      decisionSeqs.push([id, d.seq]);
+    }
     return {
       version: 2,
-      run: this.run,
-      lastSeq: this.lastSeq,
-      lastHash: this.lastHash,
-      policy: this.policy === null ? null : { ...this.policy },
-      state: this.state,
-      ...(this.stateRedacted ? { stateRedacted: true } : {}),
-      recordedStateHash: this.recordedStateHash,
-      mismatchPending: this.mismatchPending,
-      stepStarts: this.stepStarts,
-      stopSeen: this.stopSeen,
-      pastStopReported: this.pastStopReported,
-      requests: [...this.requests].map(([k, v]) => [k, [...v]]),
-      decisions: [...this.decisions],
+      run: this.order.run,
+      lastSeq: this.order.lastSeq,
+      lastHash: this.order.lastHash,
+      policy: f.policy === null ? null : { ...f.policy },
+      state: f.state,
+      ...(f.redacted ? { stateRedacted: true } : {}),
+      recordedStateHash: f.hashInForce === UNKNOWN_HASH ? UNKNOWN_STATE_HASH : f.hashInForce,
+      mismatchPending: f.mismatchAt !== null,
+      ...(f.mismatchAt !== null ? { mismatchAt: f.mismatchAt } : {}),
+      stepStarts: f.steps,
+      stopSeen: f.stopped,
+      pastStopReported: f.pastStop,
+      requests: [...f.book.requests.entries()].map(([k, v]) => [k, [...v]]),
+      decisions,
+      decisionSeqs,
+      used: [...f.book.used.entries()].map(([k, v]) => [k, { ...v }]),
       writeCalls: [...this.writeCalls.values()].map((r) => ({ ...r })),
       callIds: [...this.callIds],
       earlyResults: [...this.earlyResults].map(([k, v]) => [k, { ...v }]),
@@ -308,20 +294,39 @@ class RunAnalyzer implements Analyzer {
 
   private restore(s: AnalyzerSnapshot): void {
     if (s.version !== 1 && s.version !== 2) throw new Error(`unsupported analyzer snapshot version ${String(s.version)}`);
-    this.run = s.run;
-    this.lastSeq = s.lastSeq;
-    this.lastHash = s.lastHash;
-    this.policy = s.policy === null ? null : { ...s.policy };
-    this.state = s.state;
-    this.stateHashCache = null;
-    this.stateRedacted = s.stateRedacted === true;
-    this.recordedStateHash = s.recordedStateHash;
-    this.mismatchPending = s.mismatchPending;
-    this.stepStarts = s.stepStarts;
-    this.stopSeen = s.stopSeen;
-    this.pastStopReported = s.pastStopReported;
-    this.requests = new Map(s.requests.map(([k, v]) => [k, [...v]]));
-    this.decisions = new Map(s.decisions);
+    this.order = { run: s.run, lastSeq: s.lastSeq, lastHash: s.lastHash };
+    const redacted = s.stateRedacted === true;
+    const hashInForce = s.recordedStateHash === UNKNOWN_STATE_HASH ? UNKNOWN_HASH : s.recordedStateHash;
+    const seqs = new Map(s.decisionSeqs ?? []);
+    const decisions = PMap.from<DecisionRecord>(s.decisions.map(([id, d]) => [id, { decision: d, seq: seqs.get(id) ?? -1 }]));
+    const requests = PMap.from<readonly string[]>(s.requests.map(([k, v]) => [k, [...v]]));
+    let used: PMap<UseRecord>;
+    if (s.used) used = PMap.from(s.used.map(([k, v]) => [k, { ...v }]));
+    else {
+      // Older snapshots did not say: an approved request whose call was already made was used by it.
+      used = PMap.empty();
+      const callIds = new Map(s.callIds);
+      for (const [call, ids] of s.requests) {
+        const at = callIds.get(call);
+        if (at === undefined) continue;
+        for (const id of ids) {
+          const d = decisions.get(id);
+          if (d?.decision === "approved") used = used.set(id, { decision: d.seq, call: at });
+        }
+      }
+    }
+    this.fold = {
+      policy: s.policy === null ? null : { ...s.policy },
+      state: s.state,
+      stateHash: redacted ? hashInForce : safeHash(s.state),
+      hashInForce,
+      mismatchAt: s.mismatchPending ? (s.mismatchAt ?? s.lastSeq) : null,
+      redacted,
+      steps: s.stepStarts,
+      stopped: s.stopSeen,
+      pastStop: s.pastStopReported,
+      book: { requests, decisions, used },
+    };
     for (const r of s.writeCalls) {
       // Version 1 keyed groups by the canonical args themselves; version 2 by their hash.
       const group = s.version === 1 ? `${r.tool}\u0000${sha256Hex(r.group.slice(r.group.indexOf("\u0000") + 1))}` : r.group;
@@ -358,9 +363,7 @@ class RunAnalyzer implements Analyzer {
     this.report("secret.exposed", event.seq, `${shown}`);
   }
 
-  private checkPastStop(event: JournalEvent): void {
-    if (!this.stopSeen || this.pastStopReported) return;
-    this.pastStopReported = true;
+  private pastStop(event: JournalEvent): void {
     this.report("loop.past-stop", event.seq, `${event.type} after a decision to stop: the run kept going`);
   }
 
@@ -402,11 +405,6 @@ class RunAnalyzer implements Analyzer {
     }
   }
 
-  private isApproved(call: string): boolean {
-    for (const id of this.requests.get(call) ?? []) if (this.decisions.get(id) === "approved") return true;
-    return false;
-  }
-
   private recordFor(call: string | undefined): WriteCallRecord | undefined {
     if (call === undefined) return undefined;
     const seq = this.callIds.get(call);
@@ -426,14 +424,6 @@ class RunAnalyzer implements Analyzer {
     const call = str(data.call) ?? "";
     const tool = str(data.tool) ?? "";
     this.callIds.set(call, seq);
-    if (this.policy?.requireApproval?.includes(tool) && !this.isApproved(call)) {
-      const asked = (this.requests.get(call) ?? []).length > 0;
-      this.report(
-        "approval.missing",
-        seq,
-        `${quote(tool)} requires approval (policy.requireApproval) and call ${quote(call)} ${asked ? "had no approved decision before it" : "was never submitted for approval"}`,
-      );
-    }
     if (data.effect !== "write") return;
     const key = str(data.idempotencyKey) ?? "";
     if (key === "")
@@ -505,69 +495,15 @@ class RunAnalyzer implements Analyzer {
     }
   }
 
-  private rebuiltHash(): string | null {
-    if (this.stateHashCache === null) this.stateHashCache = safeHash(this.state);
-    return this.stateHashCache;
-  }
-
-  private onState(event: JournalEvent, redacted: boolean): void {
-    const data = event.data;
-    const recorded = str(data.hash);
-    if (redacted) this.stateRedacted = true;
-    if (this.stateRedacted) {
-      const replaced = !redacted && replacesState(event);
-      if (!replaced) {
-        // Continued from a redacted snapshot: the state is not the recorder's, so neither its
-        // hash nor (without a recorded one) the hash approvals are compared with is known.
-        this.state = nextState(this.state, event).state;
-        this.stateHashCache = null;
-        this.recordedStateHash = recorded ?? UNKNOWN_STATE_HASH;
-        return;
-      }
-      // replaced whole: the recorder's state again, checked from here on; the state a
-      // checkpoint was taken from is the one not known, so its own check is skipped
-      this.stateRedacted = false;
-      if (event.type === "checkpoint") this.mismatchPending = true;
-    }
-    if (event.type === "checkpoint") {
-      if (this.mismatchPending) {
-        this.mismatchPending = false;
-      } else if (recorded !== undefined && this.rebuiltHash() !== recorded) {
-        this.report(
-          "state.hash-mismatch",
-          event.seq,
-          `the state rebuilt from the events before this checkpoint does not have its recorded hash`,
-        );
-      }
-    }
-    const step = nextState(this.state, event);
-    if (step.state !== this.state) {
-      this.state = step.state;
-      this.stateHashCache = null;
-    }
-    if (event.type === "state" && !this.mismatchPending) {
-      if (!step.ok) {
-        this.mismatchPending = true;
-        this.report(
-          "state.hash-mismatch",
-          event.seq,
-          `the state change cannot be applied to the rebuilt state (${step.error.slice(0, 120)})`,
-        );
-      } else if (recorded !== undefined && this.rebuiltHash() !== recorded) {
-        this.mismatchPending = true;
-        this.report("state.hash-mismatch", event.seq, `the state rebuilt from the events does not have the recorded hash`);
-      }
-    }
-    this.recordedStateHash = recorded ?? this.rebuiltHash() ?? this.recordedStateHash;
-  }
-}
-
-/** The chain verdict of one event; an event with no canonical form cannot verify. */
-function verifyChainLink(prevHash: string | undefined, event: JournalEvent): ChainVerdict {
-  try {
-    return verifyEvent(prevHash, event);
-  } catch {
-    return typeof event.hash === "string" && (event.seq === 0 || prevHash !== undefined) ? "fail" : "none";
+  private onStateVerdict(seq: number, v: StateVerdict): void {
+    if (v.problem === null || v.causedBy !== null) return; // nothing wrong, or it follows from a pending mismatch
+    const message =
+      v.problem === "patch"
+        ? `the state change cannot be applied to the rebuilt state (${(v.error ?? "").slice(0, 120)})`
+        : v.problem === "hash"
+          ? "the state rebuilt from the events does not have the recorded hash"
+          : "the state rebuilt from the events before this checkpoint does not have its recorded hash";
+    this.report("state.hash-mismatch", seq, message);
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * `analyze`: the journal format's 15 rules as an incremental fold (see README.md).
+ * `analyze`: the journal format's rules, reported over the run semantics fold (see README.md).
  * Pure TypeScript: runs in the browser, the CLI, the server and tests alike.
  */
 export {

@@ -106,22 +106,5 @@ export function kindOf(type: string, effect: string | null): EventKind {
   }
 }
 
-/** Did this event fail? Mirrors lib/journal/summary `isErrorEvent` on the columns. */
-export function isFailure(type: string, status: string | null): boolean {
-  switch (type) {
-    case "error":
-      return true;
-    case "tool.result":
-      return status === "error" || status === "timeout" || status === "unknown";
-    case "model.response":
-      return status === "error";
-    case "step.end":
-      return status === "error";
-    case "run.end":
-      return status === "failed";
-    case "approval.decision":
-      return status === "denied";
-    default:
-      return false;
-  }
-}
+/** Did this event fail? The one failure predicate of the run semantics (the runs list counts the same). */
+export { isFailure } from "../semantics/failure";

@@ -2,7 +2,9 @@
  * What the list, the graph and the timeline need of an event and a run, derived once at
  * ingest and stored as columns so those views never read payloads.
  */
+import { isFailure } from "../semantics/failure";
 import type { JournalEvent, JsonObject, JsonValue } from "./types";
+import { num as numOrUndefined, obj as objOrUndefined, str as strOrUndefined } from "./values";
 
 export interface EventColumns {
   call: string | null;
@@ -12,10 +14,10 @@ export interface EventColumns {
   tokens: number | null;
 }
 
-const str = (v: JsonValue | undefined): string | null => (typeof v === "string" ? v : null);
-const num = (v: JsonValue | undefined): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
-const obj = (v: JsonValue | undefined): JsonObject | null =>
-  v !== null && typeof v === "object" && !Array.isArray(v) ? (v as JsonObject) : null;
+// Columns are null where a field is absent (lib/journal/values reads undefined).
+const str = (v: unknown): string | null => strOrUndefined(v) ?? null;
+const num = (v: unknown): number | null => numOrUndefined(v) ?? null;
+const obj = (v: unknown): JsonObject | null => objOrUndefined(v) ?? null;
 
 export function eventColumns(event: JournalEvent, toolOfCall?: (call: string) => string | undefined): EventColumns {
   const d = event.data;
@@ -43,7 +45,7 @@ export function eventColumns(event: JournalEvent, toolOfCall?: (call: string) =>
       const o = num(usage?.outputTokens);
       tokens = i === null && o === null ? null : (i ?? 0) + (o ?? 0);
       latencyMs = num(d.latencyMs);
-      status = d.error !== undefined ? "error" : str(d.finishReason);
+      status = d.error !== undefined && d.error !== null ? "error" : str(d.finishReason);
       break;
     }
     case "step.start":
@@ -82,21 +84,9 @@ export function eventColumns(event: JournalEvent, toolOfCall?: (call: string) =>
   return { call, name, status, latencyMs, tokens };
 }
 
-/** Does this event count as an error in the runs list? */
+/** Does this event count as an error in the runs list? The timeline's failure predicate, on the same columns. */
 export function isErrorEvent(event: JournalEvent): boolean {
-  const d = event.data;
-  switch (event.type) {
-    case "error":
-      return true;
-    case "tool.result":
-      return d.status === "error" || d.status === "timeout" || d.status === "unknown";
-    case "model.response":
-      return d.error !== undefined && d.error !== null;
-    case "step.end":
-      return d.status === "error";
-    default:
-      return false;
-  }
+  return isFailure(event.type, eventColumns(event).status);
 }
 
 /** Who ran what where: the run.start fields the runs list shows and filters on. */

@@ -8,11 +8,12 @@
  * disagreements with the journal are divergences); `fork`, from the fork seq on,
  * evaluates the what-if (its disagreements with `base` are changes).
  */
-import { computeEventHash, type ChainVerdict } from "../journal/chain";
+import type { ChainVerdict } from "../journal/chain";
+import { stepOrder } from "../semantics/run";
 import { quote } from "../analyze/describe";
 import type { JournalEvent, JsonValue, RunPolicy, Seq } from "../journal/types";
 import { applyPatch, type RunState } from "../state";
-import { evaluate, INITIAL_EVAL, UNKNOWN_HASH, withState, type EvalState, type Verdict } from "./evaluate";
+import { evaluate, INITIAL_EVAL, withState, type EvalState, type Verdict } from "./evaluate";
 import type { ForkPlan } from "./plan";
 import type { ChangeKind, Divergence, DivergenceKind, ForkChange, Provenance, ReplayFrame } from "./types";
 
@@ -97,14 +98,23 @@ function short(hash: string): string {
   return hash.startsWith("sha256:") ? hash.slice(0, 19) + "…" : hash;
 }
 
-/** What the recorded run's evaluation disagrees with in the journal. */
+const APPROVAL_WHY: Record<"missing" | "undecided" | "denied", (tool: string) => string> = {
+  missing: (tool) => `${quote(tool)} requires approval (policy.requireApproval) and it was not approved before the call`,
+  undecided: () => "its approval was not yet decided",
+  denied: () => "its approval was denied",
+};
+
+/**
+ * What the recorded run's evaluation disagrees with in the journal. Each kind with an
+ * analysis rule is meaningful exactly where that rule reports (lib/semantics decides
+ * both); one that follows from a pending state mismatch carries it as `causedBy`.
+ */
 function baseDivergences(event: JournalEvent, v: Verdict, before: EvalState, gapAt: number | null): Divergence[] {
   const seq = event.seq;
-  const cause = before.mismatchAt ?? gapAt;
   const out: Divergence[] = [];
   switch (v.kind) {
     case "state":
-      if (!v.ok)
+      if (v.problem === "patch")
         out.push(
           divergence(
             seq,
@@ -112,14 +122,14 @@ function baseDivergences(event: JournalEvent, v: Verdict, before: EvalState, gap
             `the patch cannot be applied to the rebuilt state (${(v.error ?? "").slice(0, 120)})`,
             v.after,
             v.recorded,
-            cause,
+            v.causedBy,
           ),
         );
-      else if (v.recorded !== null && v.recorded !== v.after)
-        out.push(divergence(seq, "state-hash", "the rebuilt state does not have the recorded hash", v.after, v.recorded, cause));
+      else if (v.problem === "hash")
+        out.push(divergence(seq, "state-hash", "the rebuilt state does not have the recorded hash", v.after, v.recorded, v.causedBy));
       break;
     case "checkpoint":
-      if (v.recorded !== null && v.before !== UNKNOWN_HASH && v.before !== v.recorded) {
+      if (v.problem === "checkpoint")
         out.push(
           divergence(
             seq,
@@ -127,36 +137,41 @@ function baseDivergences(event: JournalEvent, v: Verdict, before: EvalState, gap
             "the state rebuilt before this checkpoint does not have the checkpoint's recorded hash",
             v.before,
             v.recorded,
-            cause,
+            v.causedBy,
           ),
         );
-      } else if (v.recorded !== null && v.snapshotHash !== v.recorded) {
-        out.push(
-          divergence(seq, "state-hash", "the checkpoint's snapshot does not have its own recorded hash", v.snapshotHash, v.recorded),
-        );
-      }
       break;
-    case "approval":
-      if (v.stateHash !== null && v.rebuilt !== UNKNOWN_HASH && v.stateHash !== v.rebuilt) {
+    case "approval.decision":
+      if (v.problem !== null && v.stateHash !== null) {
+        const against = v.problem === "stale" ? v.hashInForce : v.rebuilt;
         out.push(
           divergence(
             seq,
             "approval-state",
-            `approval ${quote(v.approval)} names state ${short(v.stateHash)}, but the rebuilt state is ${short(v.rebuilt)}`,
-            v.rebuilt,
+            v.problem === "stale"
+              ? `approval ${quote(v.approval)} names state ${short(v.stateHash)}, but the run's state at this point is ${short(against)}`
+              : `approval ${quote(v.approval)} names the recorded state ${short(v.stateHash)}, but the rebuilt state is ${short(against)}`,
+            against,
             v.stateHash,
-            cause,
+            v.causedBy,
           ),
         );
       }
       break;
     case "tool.call": {
-      if (!v.allowed) {
-        const why = v.denied
-          ? "its approval was denied"
-          : v.gated
-            ? "its approval was not yet decided"
-            : `${quote(v.tool)} requires approval (policy.requireApproval) and none was requested`;
+      const status = v.approval.status;
+      if (status === "reused")
+        out.push(
+          divergence(
+            seq,
+            "approval",
+            `the run made call ${quote(v.call)} again on the approval its call at seq ${v.approval.usedBy ?? "?"} already used`,
+            "not allowed",
+            "called",
+          ),
+        );
+      else if (status !== "ok") {
+        const why = v.approval.denied ? APPROVAL_WHY.denied(v.tool) : APPROVAL_WHY[status](v.tool);
         out.push(divergence(seq, "approval", `the run made call ${quote(v.call)} although ${why}`, "not allowed", "called"));
       }
       if (v.firstPastStop) out.push(divergence(seq, "past-stop", "the run kept acting after a decision to stop", "stopped", event.type));
@@ -173,6 +188,7 @@ function baseDivergences(event: JournalEvent, v: Verdict, before: EvalState, gap
       if (v.firstPastStop) out.push(divergence(seq, "past-stop", "the run kept acting after a decision to stop", "stopped", event.type));
       break;
     case "decision":
+      // No analysis rule: a gap before it may explain a state it was evaluated on.
       if (v.evaluated !== null && v.recordedMet !== null && v.evaluated !== v.recordedMet) {
         out.push(
           divergence(
@@ -181,7 +197,7 @@ function baseDivergences(event: JournalEvent, v: Verdict, before: EvalState, gap
             `the stop condition ${quote(v.condition)} is ${v.evaluated} on the rebuilt state, but the run recorded met = ${v.recordedMet}`,
             v.evaluated,
             v.recordedMet,
-            cause,
+            before.mismatchAt ?? gapAt,
           ),
         );
       }
@@ -216,11 +232,15 @@ function compare(event: JournalEvent, vb: Verdict, vf: Verdict): ForkOutcome {
   const seq = event.seq;
   if (vb.kind === "tool.call" && vf.kind === "tool.call") {
     if (vb.allowed && !vf.allowed) {
-      const why = vf.denied
-        ? "its approval is denied in the fork"
-        : vf.gated
-          ? "its approval is not decided in the fork"
-          : `the fork's policy requires approval for ${quote(vf.tool)} and none was given`;
+      const status = vf.approval.status;
+      const why =
+        status === "denied" || vf.approval.denied
+          ? "its approval is denied in the fork"
+          : status === "undecided"
+            ? "its approval is not decided in the fork"
+            : status === "reused"
+              ? "its approval was already used by an earlier call"
+              : `the fork's policy requires approval for ${quote(vf.tool)} and none was given`;
       out.disallowed = `not allowed in the fork: ${why}`;
       out.diverges = true;
       out.changes.push(change(seq, "approval", `call ${quote(vf.call)} would not be made: ${why}`, "allowed", "not allowed"));
@@ -292,7 +312,7 @@ function compare(event: JournalEvent, vb: Verdict, vf: Verdict): ForkOutcome {
       out.changes.push(change(seq, "state", "the state after this event differs from the recorded run's", vb.after, vf.after));
   } else if (vb.kind === "checkpoint" && vf.kind === "checkpoint") {
     if (vf.after !== vb.after) out.changes.push(change(seq, "state", "the fork checkpoints a different state", vb.after, vf.after));
-  } else if (vb.kind === "approval" && vf.kind === "approval" && vf.stateHash !== null) {
+  } else if ((vb.kind === "approval.decision" || vb.kind === "approval.request") && vf.kind === vb.kind && vf.stateHash !== null) {
     const okB = vb.stateHash === vb.rebuilt;
     const okF = vf.stateHash === vf.rebuilt;
     if (okB !== okF) {
@@ -371,51 +391,34 @@ export function replayStep(fold: FoldState, event: JournalEvent, ctx: ReplayCont
   const eventIndex = fold.events;
   const divergences: Divergence[] = [];
 
-  // Integrity: gaps and the chain.
+  // Integrity: gaps and the chain (decided by the semantics' order fold).
+  const hint = ctx.verifyChain === false ? null : typeof event.hash === "string" ? ctx.chainVerdict?.(seq) : undefined;
+  const { verdict: ov } = stepOrder({ run: null, lastSeq: fold.lastSeq, lastHash: fold.lastHash }, event, hint);
   let gapAt = fold.gapAt;
-  if (seq > fold.lastSeq + 1) {
+  if (ov.gap !== null) {
     gapAt = seq;
     divergences.push(
       divergence(
         seq,
         "gap",
-        `seq ${fold.lastSeq + 1}${seq - fold.lastSeq > 2 ? `–${seq - 1}` : ""} missing: the replay cannot know what happened there`,
-        fold.lastSeq + 1,
+        `seq ${ov.gap.from}${ov.gap.to > ov.gap.from ? `–${ov.gap.to}` : ""} missing: the replay cannot know what happened there`,
+        ov.gap.from,
         seq,
       ),
     );
   }
-  const known = typeof event.hash === "string" && ctx.verifyChain !== false ? ctx.chainVerdict?.(seq) : undefined;
-  if (known === "fail") {
+  if (ov.chain === "fail") {
     divergences.push(
       divergence(
         seq,
         "chain",
-        "the recorded hash does not verify: this event, or the hash of the one before, was changed (verdict from ingest)",
+        hint === "fail"
+          ? "the recorded hash does not verify: this event, or the hash of the one before, was changed (verdict from ingest)"
+          : "the recorded hash does not verify: this event, or the hash of the one before, was changed",
         null,
         event.hash ?? null,
       ),
     );
-  } else if (known === undefined && typeof event.hash === "string" && ctx.verifyChain !== false) {
-    const prev = seq === 0 ? "" : fold.lastSeq === seq - 1 ? fold.lastHash : null;
-    if (prev !== null) {
-      let computed: string | null;
-      try {
-        computed = computeEventHash(prev, event);
-      } catch {
-        computed = null; // no canonical form: it cannot match any recorder's hash
-      }
-      if (computed !== event.hash)
-        divergences.push(
-          divergence(
-            seq,
-            "chain",
-            "the recorded hash does not verify: this event, or the hash of the one before, was changed",
-            computed,
-            event.hash,
-          ),
-        );
-    }
   }
 
   // The run as recorded.
@@ -615,8 +618,11 @@ function evalToJson(ev: EvalState): JsonValue {
     steps: ev.steps,
     stopped: ev.stopped,
     pastStop: ev.pastStop,
-    requests: [...ev.requests].map(([k, v]) => [k, [...v]]),
-    decisions: [...ev.decisions].map(([k, v]) => [k, v]),
+    hashInForce: ev.hashInForce,
+    redacted: ev.redacted,
+    requests: [...ev.book.requests.entries()].map(([k, v]) => [k, [...v]]),
+    decisions: [...ev.book.decisions.entries()].map(([k, v]) => [k, [v.decision, v.seq]]),
+    used: [...ev.book.used.entries()].map(([k, v]) => [k, [v.decision, v.call]]),
   };
 }
 

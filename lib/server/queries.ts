@@ -6,6 +6,7 @@ import "server-only";
 import { z } from "zod";
 import type { Db } from "./db";
 import { timesRecordedIn } from "../journal/summary";
+import { compareFindings } from "../semantics/findings";
 import type { ChainStatus, FindingItem, RunDetail, RunFidelity, RunListItem, RunStatus } from "../view/api-types";
 
 // The answer shapes live in lib/view/api-types.ts (pure), shared with the browser code.
@@ -135,7 +136,8 @@ export async function getRun(db: Db, id: string): Promise<RunDetailDto | null> {
   const prisma = await db.prisma();
   const r = await prisma.run.findUnique({ where: { id } });
   if (!r || r.eventCount === 0) return null;
-  const findings = await prisma.finding.findMany({ where: { runId: id }, orderBy: [{ seq: "asc" }, { rule: "asc" }] });
+  // the one finding order (the database's collation need not be code-unit order)
+  const findings = (await prisma.finding.findMany({ where: { runId: id } })).sort(compareFindings);
   const header = JSON.parse(r.header) as Record<string, unknown>;
   return {
     ...toSummary(r, header),

@@ -9,7 +9,9 @@ import { encodeSummaryColumns, type SummaryColumns } from "../graph/summary";
 import { bigintAsDigits } from "../journal/exact-json";
 import { parseJsonExact } from "../journal/parse-line";
 import type { JournalEvent } from "../journal/types";
-import { EMPTY_STATE, nextState, replacesState, stateHash, type RunState } from "../state";
+import { compareFindings } from "../semantics/findings";
+import { INITIAL_STATE_FOLD, stepState, UNKNOWN_HASH, type StateFold } from "../semantics/state";
+import { EMPTY_STATE, stateHash, type RunState } from "../state";
 import type { FindingItem, RunChange, RunStatus, SearchAnswer, StateAt } from "../view/api-types";
 import { subscribeRunChanges } from "./changes";
 import type { Db } from "./db";
@@ -193,7 +195,12 @@ async function relatedSeqs(db: Db, runId: string, row: BodyRow): Promise<number[
   return [...seqs].sort((a, b) => a - b).slice(0, MAX_RELATED);
 }
 
-/** Rebuilds the run state at `seq` from the last checkpoint at or before it. */
+/**
+ * Rebuilds the run state at `seq` from the last checkpoint at or before it, with the run
+ * semantics' state fold (lib/semantics/state.ts), so `hashAtSeq` is the hash in force that
+ * analysis compares an approver's state with (for a `state` event without a recorded hash,
+ * the rebuilt state's hash).
+ */
 export async function stateAt(db: Db, runId: string, seq: number): Promise<StateAt> {
   const cp = await db.sql.all<{ seq: number | null }>(
     `SELECT MAX("seq") AS "seq" FROM "Event" WHERE "runId" = ? AND "type" = 'checkpoint' AND "seq" <= ?`,
@@ -204,36 +211,33 @@ export async function stateAt(db: Db, runId: string, seq: number): Promise<State
     `SELECT "seq", "body", "redactions" FROM "Event" WHERE "runId" = ? AND "type" IN ('state', 'checkpoint') AND "seq" >= ? AND "seq" <= ? ORDER BY "seq"`,
     [runId, fromCheckpoint ?? -1, seq],
   );
-  let state: RunState = EMPTY_STATE;
+  let fold: StateFold = INITIAL_STATE_FOLD;
   let before: RunState = EMPTY_STATE;
   let changedAt: number | null = null;
   let recordedHash: string | null = null;
   let error: string | null = null;
-  let redacted = false;
   for (const r of rows) {
     const event = parseJsonExact(r.body) as JournalEvent;
     // a secret replaced at ingest: the state is not the one the recorder hashed until an
     // unredacted set or checkpoint replaces it whole
-    if (Number(r.redactions) > 0) redacted = true;
-    else if (replacesState(event)) redacted = false;
-    const step = nextState(state, event);
-    before = state;
-    state = step.state;
+    const { next, verdict } = stepState(fold, event, Number(r.redactions) > 0);
+    before = fold.state;
+    fold = next;
     changedAt = Number(r.seq);
-    recordedHash = typeof event.data?.hash === "string" ? event.data.hash : null;
-    error = step.ok ? null : step.error;
+    recordedHash = verdict.recorded;
+    error = verdict.error;
   }
-  const rebuiltHash = stateHash(state);
+  const rebuiltHash = stateHash(fold.state);
   return {
     before,
-    after: state,
+    after: fold.state,
     changedAt,
     fromCheckpoint,
     recordedHash,
     rebuiltHash,
-    hashAtSeq: recordedHash ?? stateHash({}),
+    hashAtSeq: fold.hashInForce === UNKNOWN_HASH ? (recordedHash ?? rebuiltHash) : fold.hashInForce,
     error,
-    redacted,
+    redacted: fold.redacted,
   };
 }
 
@@ -254,7 +258,7 @@ export async function inspectEvent(db: Db, runId: string, seq: number, withState
     : [];
   const needsState = withState || row.type === "state" || row.type === "checkpoint" || row.type.startsWith("approval.");
   const state = needsState ? await stateAt(db, runId, seq) : null;
-  const findings = await (await db.prisma()).finding.findMany({ where: { runId, seq }, orderBy: { rule: "asc" } });
+  const findings = (await (await db.prisma()).finding.findMany({ where: { runId, seq } })).sort(compareFindings);
   const findingItems: FindingItem[] = findings.map(findingItem);
   return `{"seq":${seq},"event":${storedEventJson(row)},"related":[${relatedRows.map(storedEventJson).join(",")}],"state":${state ? JSON.stringify(state, bigintAsDigits) : "null"},"findings":${JSON.stringify(findingItems)}}`;
 }

@@ -15,7 +15,8 @@ import type { JournalEvent } from "../../lib/journal/types";
 import { hasSecret } from "../../lib/redact/patterns";
 import { createRng, generateRun } from "../../lib/replay/testing/journal-generator";
 import { testRuns, testSeed } from "../replay/seeds";
-import { journal, result, writeCall } from "./journal-builder";
+import { EMPTY_STATE_HASH } from "../../lib/state";
+import { journal, result, start, writeCall } from "./journal-builder";
 import { oracle } from "./oracle";
 
 const keys = (fs: Array<{ rule: string; seq: number }>) => fs.map((f) => `${f.rule}@${f.seq}`).sort();
@@ -88,6 +89,33 @@ describe("analyzer fold properties (seeded generated journals)", () => {
     );
   });
 
+  it("agrees with the naive oracle with undecided, denied and reused approvals and hash-less states too", () => {
+    const seed = testSeed("analyzer vs oracle, edge cases");
+    fc.assert(
+      fc.property(genSeed, fc.double({ min: 0, max: 0.5, noNaN: true }), (s, faults) => {
+        const events = generateRun({ seed: s, faults, edges: true });
+        expect(keys(analyzeEvents(events)), `seed ${s}`).toEqual(keys(oracle(events)));
+      }),
+      { seed, numRuns: testRuns(200) },
+    );
+  });
+
+  it("snapshot → restore → continue equals one fold with the edge cases too", () => {
+    const seed = testSeed("analyzer snapshot/restore, edge cases");
+    fc.assert(
+      fc.property(genSeed, fc.array(fc.nat(400), { maxLength: 4 }), (s, splits) => {
+        const events = orderEvents(generateRun({ seed: s, faults: 0.2, edges: true }));
+        expect(
+          foldWithRestarts(
+            events,
+            splits.map((x) => x % (events.length + 1)),
+          ),
+        ).toEqual(analyzeEvents(events));
+      }),
+      { seed, numRuns: testRuns(80) },
+    );
+  });
+
   it("gives the same findings whatever order the events arrive in", () => {
     const seed = testSeed("analyzer arrival order");
     fc.assert(
@@ -134,6 +162,24 @@ describe("analyzer snapshot", () => {
       { type: "state", data: { patch: [{ op: "add", path: "/n", value: 1 }], hash: hashOf({ id: big, n: 1 }) } },
     ]);
     expect(analyzeEvents(events)).toEqual([]);
+  });
+
+  it("reads a version 2 snapshot stored before approvals were tracked by decision (databases written by older releases)", () => {
+    const events = journal([
+      start({ requireApproval: ["pay"] }),
+      { type: "approval.request", data: { approval: "a1", call: "c1", stateHash: EMPTY_STATE_HASH } },
+      { type: "approval.decision", data: { approval: "a1", decision: "approved", by: "r", stateHash: EMPTY_STATE_HASH } },
+      writeCall("c1", "pay", { n: 1 }, "k1"),
+      writeCall("c1", "pay", { n: 1 }, "k1"),
+      writeCall("c2", "pay", { n: 2 }, "k2"),
+    ]);
+    const first = createAnalyzer();
+    for (const e of events.slice(0, 4)) first.push(e);
+    const { decisionSeqs: _d, used: _u, mismatchAt: _m, ...old } = first.snapshot();
+    const restored = createAnalyzer(parseJsonExact(canonicalJson(old)) as AnalyzerSnapshot);
+    for (const e of events.slice(4)) restored.push(e);
+    expect(restored.findings().map((f) => `${f.rule}@${f.seq}`)).toEqual(analyzeEvents(events).map((f) => `${f.rule}@${f.seq}`));
+    expect(restored.findings().map((f) => `${f.rule}@${f.seq}`)).toEqual(["approval.reused@4", "approval.missing@5"]);
   });
 
   it("refuses a snapshot of an unknown version", () => {

@@ -109,21 +109,26 @@ export function oracle(input: JournalEvent[]): OracleFinding[] {
           .slice(0, i)
           .filter((x) => x.type === "state" || x.type === "checkpoint")
           .pop();
-        const expected = before ? s(before.data.hash) : hashOf({});
+        // the hash in force: recorded, or (none recorded) the state rebuilt after that event
+        const expected = before ? (s(before.data.hash) ?? hashOf(rebuilt)) : hashOf({});
         if (typeof d.stateHash === "string" && expected !== undefined && d.stateHash !== expected) add("approval.stale-state", e.seq);
         break;
       }
       case "tool.call": {
         const call = s(d.call) ?? "";
         const prior = ev.slice(0, i);
+        const ids = [...new Set(prior.filter((r) => r.type === "approval.request" && r.data.call === call).map((r) => s(r.data.approval)))];
+        const lastOf = (id: string | undefined) => prior.filter((x) => x.type === "approval.decision" && x.data.approval === id).pop();
+        const approving = ids.filter((id) => lastOf(id)?.data.decision === "approved");
         if (policy && requireApproval.includes(s(d.tool) ?? "")) {
-          const approved = prior.some((r) => {
-            if (r.type !== "approval.request" || r.data.call !== call) return false;
-            const last = prior.filter((x) => x.type === "approval.decision" && x.data.approval === r.data.approval).pop();
-            return last?.data.decision === "approved";
-          });
-          if (!approved) add("approval.missing", e.seq);
+          if (approving.length === 0) add("approval.missing", e.seq);
+        } else if (ids.length > 0 && approving.length === 0) {
+          const undecided = ids.some((id) => !["approved", "denied"].includes(s(lastOf(id)?.data.decision) ?? ""));
+          add(undecided ? "approval.undecided" : "approval.denied", e.seq);
         }
+        const earlierCalls = prior.filter((x) => x.type === "tool.call" && x.data.call === call);
+        if (approving.length > 0 && approving.every((id) => earlierCalls.some((x) => (lastOf(id)?.seq ?? Infinity) < x.seq)))
+          add("approval.reused", e.seq);
         if (d.effect !== "write") break;
         if (!s(d.idempotencyKey)) add("effect.no-idempotency", e.seq);
         for (const earlier of prior.filter((x) => x.type === "tool.call" && sameWrite(x, e))) {

@@ -10,7 +10,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { analyzeEvents, analyzeJournal } from "../../lib/analyze";
 import { readJournalText } from "../../lib/journal/reader";
-import { EVENT_TYPES } from "../../lib/journal/types";
+import { EVENT_TYPES, RULE_IDS } from "../../lib/journal/types";
 import { createReplay } from "../../lib/replay";
 import { generateJournal, generateRun, toJsonl } from "../../lib/replay/testing/journal-generator";
 import { testRuns, testSeed } from "./seeds";
@@ -54,6 +54,18 @@ describe("journal generator", () => {
     for (let s = 1; s <= 300 && rules.size < 15; s++)
       for (const f of analyzeEvents(generateRun({ seed: s, faults: 0.3 }))) rules.add(f.rule);
     expect(rules.size).toBe(15);
+  });
+
+  it("with edges, also fires the approval rules the first fifteen do not cover, and records hash-less states", () => {
+    const rules = new Set<string>();
+    let hashless = 0;
+    for (let s = 1; s <= 300 && rules.size < RULE_IDS.length; s++) {
+      const events = generateRun({ seed: s, faults: 0.3, edges: true });
+      hashless += events.filter((e) => e.type === "state" && !("hash" in e.data)).length;
+      for (const f of analyzeEvents(events)) rules.add(f.rule);
+    }
+    expect([...rules].sort()).toEqual([...RULE_IDS].sort());
+    expect(hashless).toBeGreaterThan(0);
   });
 
   it("reaches the requested size for the benchmark", () => {

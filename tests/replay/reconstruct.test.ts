@@ -34,7 +34,7 @@ const EXPECTED: Record<string, string[]> = {
   "13-refund-effect.no-idempotency.jsonl": [],
   "14-booking-effect.retry-after-unknown.jsonl": [],
   "15-codefix-effect.duplicate.jsonl": [],
-  "16-refund-state.hash-mismatch.jsonl": ["state-hash@10", "~approval-state@16", "~approval-state@17", "~state-hash@20", "~state-hash@21"],
+  "16-refund-state.hash-mismatch.jsonl": ["state-hash@10", "~approval-state@17", "~state-hash@20", "~state-hash@21"],
   "17-booking-secret.exposed.jsonl": [],
 };
 

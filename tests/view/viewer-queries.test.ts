@@ -3,7 +3,9 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeSummary, encodeSummary, summaryRowsFromEvents } from "@/lib/graph";
 import type { JournalEvent } from "@/lib/journal/types";
+import { analyzeEvents } from "@/lib/analyze";
 import { hashOf } from "@/lib/canonical";
+import { createReplay } from "@/lib/replay";
 import type { Db } from "@/lib/server/db";
 import { ingestBytes } from "@/lib/server/service";
 import { getRunSummaryCached, getRunSummaryText, inspectEvent, searchEvents, stateAt } from "@/lib/server/viewer-queries";
@@ -121,6 +123,36 @@ describe.each(DIALECTS)("viewer queries on %s", (dialect) => {
       }
     }
     searchAnswerSchema.parse(await searchEvents(db, "demo-refund-4185", "refund", 2));
+  });
+
+  // Regression (issue 12): after a `state` event with no recorded hash, the approval pane
+  // took the hash of {} and said "stale state" where analysis and replay find nothing.
+  it("after a state event without a hash, the hash at a decision is the rebuilt state's, as analysis reads it", async () => {
+    const run = "hashless-state";
+    const rebuilt = hashOf({ order: "A-1", n: 1 });
+    const events = [
+      { run, seq: 0, ts: "2026-11-07T11:00:00.000Z", type: "run.start", data: {} },
+      { run, seq: 1, ts: "2026-11-07T11:00:01.000Z", type: "state", data: { set: { order: "A-1" }, hash: hashOf({ order: "A-1" }) } },
+      { run, seq: 2, ts: "2026-11-07T11:00:02.000Z", type: "state", data: { patch: [{ op: "add", path: "/n", value: 1 }] } },
+      { run, seq: 3, ts: "2026-11-07T11:00:03.000Z", type: "approval.request", data: { approval: "a1", call: "c1", stateHash: rebuilt } },
+      {
+        run,
+        seq: 4,
+        ts: "2026-11-07T11:00:04.000Z",
+        type: "approval.decision",
+        data: { approval: "a1", decision: "approved", by: "r", stateHash: rebuilt },
+      },
+    ] as JournalEvent[];
+    expect((await upload(db, events.map((e) => JSON.stringify(e)).join("\n") + "\n")).errors).toEqual([]);
+    const s = await stateAt(db, run, 4);
+    expect(s.recordedHash).toBeNull();
+    expect(s.hashAtSeq).toBe(rebuilt);
+    // the three readings agree: no stale state anywhere
+    expect(analyzeEvents(events).filter((f) => f.rule === "approval.stale-state")).toEqual([]);
+    expect(createReplay(events).divergences.filter((d) => d.kind === "approval-state")).toEqual([]);
+    const answer = inspectAnswerSchema.parse(JSON.parse((await inspectEvent(db, run, 4, false))!));
+    expect(answer.state?.hashAtSeq).toBe(rebuilt);
+    expect(answer.findings).toEqual([]);
   });
 
   it("searches stored payload text case-insensitively, with LIKE wildcards taken literally", async () => {

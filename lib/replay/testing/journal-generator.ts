@@ -52,6 +52,13 @@ export interface GeneratorOptions {
   faults?: number;
   /** Hash chain on every event (default true). */
   chain?: boolean;
+  /**
+   * Also make the approval and state cases no analysis rule of the first fifteen covers
+   * (drawn from a second random stream, so a seed's journal without them is unchanged):
+   * requests for tools outside requireApproval left undecided, denied or approved, a call
+   * id used by two tool.calls, and `state` events that record no hash.
+   */
+  edges?: boolean;
   /** Epoch ms of the first event. */
   startMs?: number;
 }
@@ -123,17 +130,24 @@ export function generateRun(options: GeneratorOptions): JournalEvent[] {
     events.push(e);
     return e;
   };
+  // The edge cases' own stream: drawing from it never shifts the main one.
+  const edge = options.edges ? createRng(options.seed ^ 0x2f6a3b1d) : null;
+  const hashless = () => edge !== null && edge.chance(0.25);
   const setState = (next: RunState, step?: string) => {
     state = next;
     recordedHash = hashOf(state);
-    emit("state", { set: state, hash: recordedHash }, step ? { step } : {});
+    emit("state", hashless() ? { set: state } : { set: state, hash: recordedHash }, step ? { step } : {});
   };
   const patchState = (patch: JsonValue[], step?: string) => {
     const r = applyPatch(state, patch);
     if (r.ok) state = r.state;
     // A recorder that mis-hashes: the journal says one thing, the state is another.
     recordedHash = fault(0.3) ? hashOf({ tampered: rng.int(0, 1e6) }) : hashOf(state);
-    emit("state", { patch, hash: recordedHash }, step ? { step } : {});
+    if (hashless()) {
+      // No hash recorded: the hash in force is the rebuilt state's.
+      recordedHash = hashOf(state);
+      emit("state", { patch }, step ? { step } : {});
+    } else emit("state", { patch, hash: recordedHash }, step ? { step } : {});
   };
 
   const requireApproval = ["issue_refund", "charge_card"].filter(() => rng.chance(0.8));
@@ -282,7 +296,24 @@ export function generateRun(options: GeneratorOptions): JournalEvent[] {
         const secret = fakeSecret(rng);
         data.args = { ...args, headers: { [secret.key === "header" ? "Authorization" : secret.key]: secret.value } };
       }
+      if (edge !== null && pendingDecision === null && !requireApproval.includes(tool.name) && edge.chance(0.3)) {
+        // A request for a tool the policy does not gate: undecided, denied or approved.
+        const approval = `ape_${callCounter}`;
+        emit("approval.request", { approval, call, policy: { id: "default", version: "v1" }, stateHash: recordedHash }, inStep);
+        const shape = edge.int(0, 2);
+        if (shape > 0)
+          emit(
+            "approval.decision",
+            { approval, decision: shape === 1 ? "denied" : "approved", by: "reviewer@example.com", stateHash: recordedHash },
+            inStep,
+          );
+      }
       emit("tool.call", data, inStep);
+      if (edge !== null && edge.chance(0.1)) {
+        // The same call id again: a second call on one approval (or none).
+        emit("tool.result", { call, status: "ok", latencyMs: edge.int(5, 4000) }, inStep);
+        emit("tool.call", { ...data, effect: "read" }, inStep);
+      }
       pendingDecision?.();
       const status =
         tool.effect === "write" && fault(2) ? rng.pick(["timeout", "unknown", "error"] as const) : rng.chance(0.05) ? "error" : "ok";

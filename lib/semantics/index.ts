@@ -1,0 +1,44 @@
+/**
+ * Run semantics: the one definition of what a run's events mean (see README.md). Pure
+ * TypeScript; the analyzer, the replay, the inspector, the graph and the runs list read it.
+ */
+export {
+  callApproval,
+  decideApproval,
+  EMPTY_BOOK,
+  requestApproval,
+  type ApprovalBook,
+  type ApprovalStatus,
+  type CallApproval,
+  type DecisionRecord,
+  type UseRecord,
+} from "./approvals";
+export { evaluateCondition } from "./condition";
+export { isFailure } from "./failure";
+export { compareFindings } from "./findings";
+export { PMap } from "./pmap";
+export { readPolicy } from "./policy";
+export {
+  chainLink,
+  effectivePolicy,
+  INITIAL_ORDER,
+  INITIAL_RUN,
+  stepOrder,
+  stepRun,
+  type OrderFold,
+  type OrderVerdict,
+  type RunFold,
+  type RunStep,
+  type Verdict,
+} from "./run";
+export {
+  INITIAL_STATE_FOLD,
+  safeHash,
+  stepState,
+  UNHASHABLE,
+  UNKNOWN_HASH,
+  withState,
+  type StateFold,
+  type StateStepOut,
+  type StateVerdict,
+} from "./state";
