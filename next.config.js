@@ -1,3 +1,6 @@
+import { PHASE_DEVELOPMENT_SERVER, PHASE_PRODUCTION_BUILD } from "next/constants.js";
+import { buildSqliteWriter } from "./scripts/build-sqlite-writer.mjs";
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // Native drivers and Prisma's generated client load at run time on the server.
@@ -38,4 +41,9 @@ const nextConfig = {
   },
 };
 
-export default nextConfig;
+export default async function config(phase) {
+  // The SQLite writer thread's bundle (sql.ts starts it; Next bundles it in turn from there)
+  // is made from the sources before Next reads them; `next start` runs what was built.
+  if (phase === PHASE_PRODUCTION_BUILD || phase === PHASE_DEVELOPMENT_SERVER) await buildSqliteWriter();
+  return nextConfig;
+}

@@ -118,6 +118,8 @@ function freshUrl(dialect: "sqlite" | "postgres", tag: string): string {
 const cli = path.resolve("scripts/retrace.mjs");
 
 const REPEATS = 3;
+// helpers benchmarking side by side on one machine each take their own ports
+const PORT = Number(process.env.BENCH_PORT ?? 3211);
 const runs = new Map<string, number[]>();
 
 /** Events/s of the best of REPEATS runs of `once` (events/s each), every run's kept for printing. */
@@ -240,10 +242,10 @@ async function main() {
   const sqliteBase = await best("SQLite baseline", baselineSqlite);
   const pgBase = await best("Postgres baseline", baselinePostgres);
   rows.push(["SQLite  raw baseline (JSON.parse + prepared INSERT)", sqliteBase, sqliteBase]);
-  rows.push(["SQLite  POST /api/journals", await viaHttp("sqlite", 3211), sqliteBase]);
+  rows.push(["SQLite  POST /api/journals", await viaHttp("sqlite", PORT), sqliteBase]);
   rows.push(["SQLite  CLI import (process start included)", await best("SQLite CLI", () => viaCli("sqlite")), sqliteBase]);
   rows.push(["Postgres raw baseline (JSON.parse + COPY)", pgBase, pgBase]);
-  rows.push(["Postgres POST /api/journals", await viaHttp("postgres", 3212), pgBase]);
+  rows.push(["Postgres POST /api/journals", await viaHttp("postgres", PORT + 1), pgBase]);
   rows.push(["Postgres CLI import (process start included)", await best("Postgres CLI", () => viaCli("postgres")), pgBase]);
   console.log("");
   for (const [name, eps, base] of rows)

@@ -3,7 +3,9 @@
  * call/result → state patch, with payloads of the sizes seen in the example journals
  * (a few hundred bytes to a few KB), a valid recorder chain, and a secret now and then.
  */
-import { canonicalJson, sha256Hex } from "../lib/canonical";
+import { hashOf } from "../lib/canonical";
+import { computeEventHash } from "../lib/journal/chain";
+import type { JournalEvent } from "../lib/journal/types";
 
 export function generateJournal(n: number, runId = "bench-run-1"): string {
   const lines: string[] = [];
@@ -89,13 +91,13 @@ export function generateJournal(n: number, runId = "bench-run-1"): string {
       type = "state";
       const patch = [{ op: "add", path: `/last`, value: `A-${seq}` }];
       state = { last: `A-${seq}` };
-      data = { patch, hash: "sha256:" + sha256Hex(canonicalJson({ last: `A-${seq}` })) };
+      data = { patch, hash: hashOf({ last: `A-${seq}` }) };
     } else {
       type = "step.end";
       data = { status: "ok" };
     }
     const event: Record<string, unknown> = { run: runId, seq, ts, type, ...(seq > 0 ? { step } : {}), data };
-    const hash = "sha256:" + sha256Hex(prev + "\n" + canonicalJson(event));
+    const hash = computeEventHash(prev, event as unknown as JournalEvent);
     prev = hash;
     lines.push(JSON.stringify({ ...event, hash }));
   }

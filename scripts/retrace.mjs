@@ -10,12 +10,18 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
+import { NODE_BUNDLE_OPTIONS, SQLITE_WRITER_ENTRY, SQLITE_WRITER_OUT } from "./build-sqlite-writer.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const cacheDir = path.join(root, "node_modules", ".cache", "retrace-cli");
-// Files next to sql.ts that it loads by URL at run time: they must sit next to the bundle.
-const RUNTIME_FILES = ["lib/server/sqlite-writer.worker.mjs"];
-const SOURCES = ["lib", "prisma/adapters.ts", "tsconfig.json", "package-lock.json", "scripts/retrace.mjs"];
+const SOURCES = [
+  "lib",
+  "prisma/adapters.ts",
+  "tsconfig.json",
+  "package-lock.json",
+  "scripts/retrace.mjs",
+  "scripts/build-sqlite-writer.mjs",
+];
 
 /** Every source file's path and mtime, as one string: the bundle's key. */
 function sourceStamp(p, out) {
@@ -29,7 +35,9 @@ function sourceStamp(p, out) {
     out.push(`${path.relative(root, p)}:${st.mtimeMs}:${st.size}`);
     return;
   }
-  for (const name of fs.readdirSync(p).sort()) if (name !== "node_modules") sourceStamp(path.join(p, name), out);
+  // the generated writer is not the bundle's (it bundles its own from the same sources)
+  for (const name of fs.readdirSync(p).sort())
+    if (name !== "node_modules" && !name.startsWith("sqlite-writer.worker.mjs")) sourceStamp(path.join(p, name), out);
 }
 
 async function build(dir) {
@@ -38,25 +46,16 @@ async function build(dir) {
   const tmp = `${dir}.${process.pid}.tmp`;
   fs.rmSync(tmp, { recursive: true, force: true });
   await esbuild.build({
-    entryPoints: [path.join(root, "lib/cli/main.ts")],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    // lib/server imports `server-only`, which is importable under this condition only
-    conditions: ["react-server"],
-    // native and engine packages load from node_modules as they are
-    external: ["better-sqlite3", "@prisma/*", "pg-native"],
-    banner: { js: 'import { createRequire as __retraceRequire } from "node:module"; const require = __retraceRequire(import.meta.url);' },
-    tsconfig: path.join(root, "tsconfig.json"),
+    ...NODE_BUNDLE_OPTIONS,
+    // The SQLite writer thread is an entry of its own, where sql.ts (in a chunk beside
+    // main.mjs) looks for it; the code both threads use lands in shared chunks.
+    entryPoints: { main: path.join(root, "lib/cli/main.ts"), [SQLITE_WRITER_OUT]: SQLITE_WRITER_ENTRY },
     // each command (and what only it needs) in its own chunk, loaded when it runs
     splitting: true,
     chunkNames: "chunk-[hash]",
     outExtension: { ".js": ".mjs" },
     outdir: tmp,
-    logLevel: "error",
   });
-  for (const f of RUNTIME_FILES) fs.copyFileSync(path.join(root, f), path.join(tmp, path.basename(f)));
   // Each set of sources gets its own directory, never changed once renamed into place, so
   // CLIs running in parallel (the test suite) never see half a bundle or lose a chunk.
   try {

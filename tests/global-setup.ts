@@ -9,11 +9,14 @@ import path from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
 import { migrate } from "../lib/server/migrate";
+import { buildSqliteWriter } from "../scripts/build-sqlite-writer.mjs";
 import { loadConfig } from "../lib/server/config";
 
 export const PG_BASE = process.env.TEST_PG_BASE ?? "postgresql://postgres@127.0.0.1:5432";
 
 export default async function setup(project: TestProject) {
+  // the SQLite writer thread runs from its bundle: made from the sources under test
+  await buildSqliteWriter();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "retrace-test-"));
   const sqliteTemplate = path.join(dir, "template.db");
   const pgTemplate = `retrace_tpl_${process.pid}`;

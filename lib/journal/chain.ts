@@ -32,7 +32,28 @@ export function computeEventHash(prevHash: string, event: JournalEvent): string 
   return chainHashOf(prevHash, canonicalWithoutHash(event));
 }
 
+/**
+ * The canonical text the chain hashes, from a line of JSON whose JSON.parse is exact (no
+ * integer beyond 2^53): what the SQLite writer thread derives the stored text with.
+ */
+export function canonicalOfLine(line: string, keysSorted: boolean): string {
+  return canonicalWithoutHash(JSON.parse(line) as JournalEvent, keysSorted);
+}
+
 export type ChainVerdict = "ok" | "fail" | "none";
+
+/**
+ * The one link check: an event's recorded hash against its predecessor's recorded hash
+ * (`""` before seq 0; null or undefined when absent or unhashed) and its canonical text.
+ */
+export function verifyLink(
+  prevRecordedHash: string | null | undefined,
+  canonicalText: string,
+  recordedHash: string | null | undefined,
+): ChainVerdict {
+  if (typeof recordedHash !== "string" || prevRecordedHash === null || prevRecordedHash === undefined) return "none";
+  return chainHashOf(prevRecordedHash, canonicalText) === recordedHash ? "ok" : "fail";
+}
 
 /**
  * Verifies one event given its predecessor's recorded hash (`undefined` when the
@@ -42,7 +63,23 @@ export function verifyEvent(prevRecordedHash: string | undefined, event: Journal
   if (typeof event.hash !== "string") return "none";
   const prev = event.seq === 0 ? "" : prevRecordedHash;
   if (prev === undefined) return "none";
-  return chainHashOf(prev, canonical ?? canonicalWithoutHash(event)) === event.hash ? "ok" : "fail";
+  return verifyLink(prev, canonical ?? canonicalWithoutHash(event), event.hash);
+}
+
+/**
+ * The next link of Retrace's own chain over what it stores, after `tail`. Both chains
+ * have one construction, so where the stored text is what arrived (`storedIsRaw`), its
+ * link verified (`verdict` ok) and the chains agree so far (`tail` is the predecessor's
+ * recorded hash), the server's link is the recorder's hash and costs no SHA-256.
+ */
+export function nextServerHash(
+  tail: string,
+  storedText: string,
+  link: { verdict: ChainVerdict | null; storedIsRaw: boolean; prevRecordedHash: string | null | undefined; recordedHash: string | null },
+): string {
+  return link.verdict === "ok" && link.storedIsRaw && tail === link.prevRecordedHash && link.recordedHash !== null
+    ? link.recordedHash
+    : chainHashOf(tail, storedText);
 }
 
 /** Verifies a run's events (sorted by seq): the verdict of each, and where it first broke. */

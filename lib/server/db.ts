@@ -5,14 +5,13 @@ import "server-only";
  * DATABASE_URL. Kept on globalThis so Next's module reloading does not open a new pool
  * per request in development.
  */
-import { hash } from "node:crypto";
-import { useSha256Implementation } from "../canonical";
 import type { PrismaClient as SqlitePrismaClient } from "./generated/sqlite/client";
 import { loadConfig, type RetraceConfig } from "./config";
 import { lazySqlExec, openSqlite, type SqlExec } from "./sql";
 import { stopRunChanges } from "./changes";
+import { useNativeSha256 } from "./native-sha256";
 
-useSha256Implementation((text) => hash("sha256", text, "hex"));
+useNativeSha256();
 
 // Both generated clients have the same model API; the SQLite one's type stands for both.
 export type Prisma = SqlitePrismaClient;

@@ -7,48 +7,11 @@ import "server-only";
 import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { sqliteFileFromUrl } from "../../prisma/urls";
-import type { SummaryRow } from "../graph/summary";
+import { packRows, type IngestRow, type PackedRows } from "./sqlite-rows";
+
+export { EVENT_COLUMNS, ROW_WORK, type EventRow, type IngestRow } from "./sqlite-rows";
 
 export type SqlParam = string | number | bigint | boolean | null;
-
-/** An Event table row: the summary columns the viewer reads, plus what only storage needs. */
-export interface EventRow extends SummaryRow {
-  runId: string;
-  ts: string;
-  bytes: number;
-  body: string;
-  recordedHash: string | null;
-  hash: string | null;
-}
-
-/**
- * A row as ingest hands it over. On SQLite the writer thread may finish it (`work`, see
- * sqlite-writer.worker.mjs): derive the stored text from the raw line, verify the
- * recorder's link (`chain` null) and extend the server's chain (`hash`), which balances
- * the per-event work across the two threads of a two-core machine. PostgreSQL gets rows
- * finished on the request's thread (`work` 0).
- */
-export interface IngestRow extends Omit<EventRow, "chain"> {
-  /** null: the writer verifies the recorder's link against `prevHash` (the stored text is what arrived). */
-  chain: string | null;
-  /** ROW_WORK flags. */
-  work: number;
-  /** The recorded hash of seq − 1 ("" at seq 0, null when unknown), for verifying and the shared link. */
-  prevHash: string | null;
-  /** Where the server's chain starts in this transaction (set on a run's first row that extends it). */
-  chainSeed: string | null;
-}
-
-export const ROW_WORK = {
-  /** `body` is the raw line: the stored text is the canonical JSON of its event without `hash`. */
-  rawLine: 1,
-  /** ...whose keys are already in canonical order (JSON.stringify writes it). */
-  sortedKeys: 2,
-  /** The row extends the server's chain: the writer computes its `hash`. */
-  extendsChain: 4,
-  /** Nothing was redacted: the stored text is the one the recorder hashed. */
-  storedIsRaw: 8,
-} as const;
 
 /** The server chain the writer extended in this transaction, per run (SqlTx.chainResults). */
 export interface WriterChain {
@@ -59,29 +22,6 @@ export interface WriterChain {
   /** Whether every link the writer verified was ok. */
   allOk: boolean;
 }
-
-// Packing order for the writer thread (packRows): every string column, then every number
-// column, each followed by what only the writer reads. Column order means nothing to
-// INSERT or COPY, so the stored columns' order is the table's too.
-const STRING_COLUMNS = [
-  "runId",
-  "ts",
-  "type",
-  "step",
-  "call",
-  "name",
-  "status",
-  "body",
-  "recordedHash",
-  "chain",
-  "hash",
-] as const satisfies ReadonlyArray<keyof EventRow>;
-const NUMBER_COLUMNS = ["seq", "tsMs", "parent", "latencyMs", "tokens", "bytes", "redactions"] as const satisfies ReadonlyArray<
-  keyof EventRow
->;
-export const EVENT_COLUMNS = [...STRING_COLUMNS, ...NUMBER_COLUMNS];
-const WORK_STRINGS = ["prevHash", "chainSeed"] as const satisfies ReadonlyArray<keyof IngestRow>;
-const WORK_NUMBERS = ["work"] as const satisfies ReadonlyArray<keyof IngestRow>;
 
 export interface SqlTx {
   all<T>(sql: string, params?: SqlParam[]): Promise<T[]>;
@@ -170,84 +110,20 @@ export function openSqlite(url: string): SqlExec {
   };
 }
 
-type WriterRequest =
+export type WriterRequest =
   | { op: "begin" | "commit" | "rollback" | "close" }
   | { op: "all" | "run"; sql: string; params: SqlParam[] }
   | { op: "chain"; runId: string }
   | PackedRows;
 
-/**
- * Rows for the writer thread in a form that is cheap to post: structured clone costs per
- * value, so every string of the batch travels as one string (with lengths) and every
- * number in one Float64Array (NaN for null), instead of 18 values a row. Two strings that
- * almost every row repeats are not sent again: the run id (the batch's) and the
- * predecessor's recorded hash when it is the previous row's (lengths from PACKED).
- */
-interface PackedRows {
-  op: "insert";
-  n: number;
-  runId: string;
-  text: string;
-  lengths: Int32Array<ArrayBuffer>;
-  numbers: Float64Array<ArrayBuffer>;
+/** What the writer thread is started with. */
+export interface WriterData {
+  file: string;
+  /** [0]: row batches the writer has taken (inserted or failed). */
+  taken: Int32Array<SharedArrayBuffer>;
 }
 
-// string lengths that stand for a string not sent (the worker reads them from workerData)
-const PACKED = { nullString: -1, sameRun: -2, previousHash: -3 } as const;
-
-function packRows(rows: IngestRow[]): PackedRows {
-  const n = rows.length;
-  const runId = rows[0].runId;
-  const lengths = new Int32Array(n * (STRING_COLUMNS.length + WORK_STRINGS.length));
-  const numbers = new Float64Array(n * (NUMBER_COLUMNS.length + WORK_NUMBERS.length));
-  // joined once at the end: `+=` would make a rope of a million pieces per 100,000 rows
-  const parts: string[] = [];
-  let li = 0;
-  let ni = 0;
-  const str = (v: string | null) => {
-    if (v === null) lengths[li++] = PACKED.nullString;
-    else {
-      lengths[li++] = v.length;
-      parts.push(v);
-    }
-  };
-  const num = (v: number | null) => {
-    numbers[ni++] = v === null ? NaN : v;
-  };
-  // Field by field in the order of STRING_COLUMNS + WORK_STRINGS and NUMBER_COLUMNS +
-  // WORK_NUMBERS (the stored-columns test fails on a mismatch): a loop over column names
-  // would make every access keyed.
-  let previous: IngestRow | null = null;
-  for (const r of rows) {
-    if (r.runId === runId) lengths[li++] = PACKED.sameRun;
-    else str(r.runId);
-    str(r.ts);
-    str(r.type);
-    str(r.step);
-    str(r.call);
-    str(r.name);
-    str(r.status);
-    str(r.body);
-    str(r.recordedHash);
-    str(r.chain);
-    str(r.hash);
-    if (r.prevHash !== null && previous !== null && r.prevHash === previous.recordedHash) lengths[li++] = PACKED.previousHash;
-    else str(r.prevHash);
-    str(r.chainSeed);
-    num(r.seq);
-    num(r.tsMs);
-    num(r.parent);
-    num(r.latencyMs);
-    num(r.tokens);
-    num(r.bytes);
-    num(r.redactions);
-    num(r.work);
-    previous = r;
-  }
-  return { op: "insert", n, runId, text: parts.join(""), lengths, numbers };
-}
-
-/** The main-thread side of lib/server/sqlite-writer.worker.mjs. */
+/** The main-thread side of sqlite-writer.worker.ts. */
 class SqliteWriter {
   private readonly worker: Worker;
   private nextId = 1;
@@ -257,18 +133,11 @@ class SqliteWriter {
   private readonly taken = new Int32Array(new SharedArrayBuffer(4));
 
   constructor(file: string) {
-    this.worker = new Worker(new URL("./sqlite-writer.worker.mjs", import.meta.url), {
-      workerData: {
-        file,
-        eventColumns: EVENT_COLUMNS,
-        stringCount: STRING_COLUMNS.length,
-        workStrings: WORK_STRINGS.length,
-        workNumbers: WORK_NUMBERS.length,
-        rowWork: ROW_WORK,
-        packed: PACKED,
-        taken: this.taken,
-      },
-    });
+    const workerData: WriterData = { file, taken: this.taken };
+    // sqlite-writer.worker.ts bundled (scripts/build-sqlite-writer.mjs: run by postinstall,
+    // next.config.js and the test setup; the CLI bundles it beside itself). Written inline:
+    // Next's bundler follows `new Worker(new URL(…))` and bundles the thread's code.
+    this.worker = new Worker(new URL("./generated/sqlite-writer.worker.mjs", import.meta.url), { workerData });
     this.worker.unref();
     this.worker.on("message", (m: { id: number; ok: boolean; result?: unknown; error?: { message: string; code?: string } }) => {
       const w = this.waiting.get(m.id);

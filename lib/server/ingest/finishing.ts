@@ -1,0 +1,136 @@
+import "server-only";
+/**
+ * Row finishing: an event's stored text, the recorder's link verified on what arrived and
+ * the server's chain extended over what is stored. One interface, two implementations:
+ * on the request's thread (finish-in-thread.ts, PostgreSQL) and on the SQLite writer
+ * thread (finish-on-writer.ts). Which one runs is the transaction's (SqlTx.finishesRows);
+ * tests/storage/row-finishing.test.ts stores one journal every way and compares every column.
+ */
+import { chainHashOf, verifyLink, type ChainVerdict } from "../../journal/chain";
+import type { SeqMap } from "../../journal/seq-map";
+import type { SqlTx } from "../sql";
+import type { IngestRow } from "../sqlite-rows";
+import { createInThreadFinisher } from "./finish-in-thread";
+import { createWriterFinisher } from "./finish-on-writer";
+import type { Pending } from "./pending";
+import type { RunRow } from "./run-row";
+
+/** A run's two chains within one request. */
+export interface RunChain {
+  runId: string;
+  /** The highest seq the server chain covers; a row past it extends the chain. */
+  tailSeq: number;
+  /** The server chain's last hash ("" before seq 0). */
+  tailServerHash: string;
+  /** The writer has been given where this run's server chain starts (ROW_WORK.extendsChain). */
+  seeded: boolean;
+  /** The lowest seq stored behind the tail in this request (a gap filled late): rechained at the end. */
+  rechainFrom: number | null;
+  /** The first seq whose recorder link broke in this request. */
+  newFail: number | null;
+  /** Whether every link verified in this request was ok. */
+  allNewOk: boolean;
+}
+
+export function runChainOf(row: RunRow): RunChain {
+  return {
+    runId: row.id,
+    tailSeq: row.maxSeq,
+    tailServerHash: row.serverLastHash ?? "",
+    seeded: false,
+    rechainFrom: null,
+    newFail: null,
+    allNewOk: true,
+  };
+}
+
+/** What finishing gives a row; `chain` null: the writer verifies, and settle reports failures. */
+export type FinishedFields = Pick<IngestRow, "body" | "hash" | "work" | "prevHash" | "chainSeed"> & { chain: ChainVerdict | null };
+
+export interface RowFinisher {
+  /**
+   * The finished fields of the event at seq `s` (in seq order within the run's new seqs);
+   * `prevRecorded` is the recorded hash of s − 1 when stored, `extendsChain` whether s is
+   * past the server chain's tail.
+   */
+  finish(chain: RunChain, p: Pending, s: number, prevRecorded: string | undefined, extendsChain: boolean): FinishedFields;
+  /** After each batch of rows went to the database. */
+  flushed(tx: SqlTx): void;
+  /** Once a run's rows are all handed over: the seqs whose link broke where rows were finished. */
+  settle(tx: SqlTx, chain: RunChain): Promise<number[]>;
+}
+
+export function finisherFor(tx: SqlTx, writerBacklog: number): RowFinisher {
+  return tx.finishesRows ? createWriterFinisher(tx, writerBacklog) : createInThreadFinisher();
+}
+
+/** Finishes the row of `p` and keeps the run's chain bookkeeping (whichever finisher). */
+export function finishRow(finisher: RowFinisher, chain: RunChain, p: Pending, s: number, prevRecorded: string | undefined): FinishedFields {
+  const extendsChain = s > chain.tailSeq;
+  const f = finisher.finish(chain, p, s, prevRecorded, extendsChain);
+  // A gap filled late: the chain after it is recomputed at the end of the request.
+  if (extendsChain) chain.tailSeq = s;
+  else chain.rechainFrom = Math.min(chain.rechainFrom ?? s, s);
+  if (f.chain === "fail") chain.newFail = Math.min(chain.newFail ?? s, s);
+  if (f.chain !== null && f.chain !== "ok") chain.allNewOk = false;
+  return f;
+}
+
+/**
+ * The run row's chain columns once every row is stored: the recorder's tail, the server's
+ * (recomputed after a gap filled late) and the verdict.
+ */
+export async function concludeChain(tx: SqlTx, row: RunRow, chain: RunChain, stored: SeqMap<string | null>, isNew: boolean) {
+  const next = row.nextSeq;
+  if (chain.rechainFrom !== null) row.serverLastHash = await rechain(tx, row.id, chain.rechainFrom);
+  else row.serverLastHash = chain.tailServerHash || row.serverLastHash;
+  row.recorderLastHash = stored.get(row.maxSeq) ?? row.recorderLastHash;
+
+  if (chain.rechainFrom !== null) {
+    const agg = await tx.all<{ ok: number | string | null; broken: number | string | null }>(
+      `SELECT SUM(CASE WHEN "chain" = 'ok' THEN 1 ELSE 0 END) AS ok, MIN(CASE WHEN "chain" = 'fail' THEN "seq" END) AS broken FROM "Event" WHERE "runId" = ?`,
+      [row.id],
+    );
+    const ok = Number(agg[0]?.ok ?? 0);
+    const broken = agg[0]?.broken === null || agg[0]?.broken === undefined ? null : Number(agg[0].broken);
+    row.chainBrokenAt = broken;
+    row.chainStatus = broken !== null ? "broken" : ok === row.eventCount && next === row.maxSeq + 1 ? "verified" : "unverified";
+  } else {
+    const wasVerifiedOrNew = isNew || row.chainStatus === "verified";
+    if (chain.newFail !== null) {
+      row.chainBrokenAt = row.chainBrokenAt === null ? chain.newFail : Math.min(row.chainBrokenAt, chain.newFail);
+    }
+    row.chainStatus =
+      row.chainBrokenAt !== null ? "broken" : wasVerifiedOrNew && chain.allNewOk && next === row.maxSeq + 1 ? "verified" : "unverified";
+  }
+}
+
+/** Recomputes the server chain (and the recorder verdicts it can) from `from` on; the new tail. */
+async function rechain(tx: SqlTx, runId: string, from: number): Promise<string> {
+  const prev = await tx.all<{ hash: string | null; recordedHash: string | null; seq: number }>(
+    `SELECT "hash", "recordedHash", "seq" FROM "Event" WHERE "runId" = ? AND "seq" < ? ORDER BY "seq" DESC LIMIT 1`,
+    [runId, from],
+  );
+  let hash = prev[0]?.hash ?? "";
+  let prevSeq = prev.length > 0 ? Number(prev[0].seq) : -1;
+  let prevRecorded: string | null = prev[0]?.recordedHash ?? null;
+  const rows = await tx.all<{ seq: number; body: string; recordedHash: string | null; chain: string; redactions: number }>(
+    `SELECT "seq", "body", "recordedHash", "chain", "redactions" FROM "Event" WHERE "runId" = ? AND "seq" >= ? ORDER BY "seq"`,
+    [runId, from],
+  );
+  for (const r of rows) {
+    const seq = Number(r.seq);
+    const storedIsRaw = Number(r.redactions) === 0;
+    let chain = r.chain;
+    // A verdict of "none" for want of a predecessor can be given now, if the stored body
+    // is what arrived (nothing was redacted from it).
+    if (chain === "none" && storedIsRaw) {
+      chain = verifyLink(seq === 0 ? "" : prevSeq === seq - 1 ? prevRecorded : null, r.body, r.recordedHash);
+    }
+    hash = chainHashOf(hash, r.body);
+    await tx.run(`UPDATE "Event" SET "hash" = ?, "chain" = ? WHERE "runId" = ? AND "seq" = ?`, [hash, chain, runId, seq]);
+    prevSeq = seq;
+    prevRecorded = r.recordedHash;
+  }
+  return hash;
+}

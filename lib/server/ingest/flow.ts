@@ -1,0 +1,342 @@
+import "server-only";
+/**
+ * The ingest flow: validated events in, durable runs out (see lib/server/README.md). It
+ * ties the modules of this folder together and owns only the request: one transaction,
+ * the runs it opens, batching rows across runs, and which errors reject a run or the whole
+ * request. A run with any error is rejected whole (its rows from this request are removed
+ * before commit); an error that names no run rejects the whole request.
+ */
+import { msOf } from "../../journal/epoch-ms";
+import type { SeqMap } from "../../journal/seq-map";
+import { eventColumns } from "../../journal/summary";
+import { hasSecret, type Redactor } from "../../redact";
+import type { SqlExec, SqlTx } from "../sql";
+import type { IngestRow } from "../sqlite-rows";
+import { RunAnalysis } from "./analysis";
+import { WRITER_BACKLOG } from "./finish-on-writer";
+import { concludeChain, finisherFor, finishRow, runChainOf, type RowFinisher, type RunChain } from "./finishing";
+import { pendingOf, storedText, type Pending } from "./pending";
+import { redactArrival } from "./redaction";
+import { ReorderBuffer } from "./reorder";
+import { prefetchResends, RunResends, storedTextOfRow } from "./resend";
+import { deleteSeqs, loadRun, lockRun, RunSummary, writeRunRow } from "./run-row";
+import type { IngestError, IngestOptions, IngestResult, IngestSource, RunOutcome } from "./types";
+
+/** One run's part of the request. */
+interface RunCtx {
+  id: string;
+  summary: RunSummary;
+  isNew: boolean;
+  /** Every seq stored (before or in this request) → its recorder hash. */
+  stored: SeqMap<string | null>;
+  resends: RunResends;
+  reorder: ReorderBuffer<Pending>;
+  chain: RunChain;
+  analysis: RunAnalysis;
+  /** Seqs this request added to a run that existed before (removed on rejection). */
+  inserted: number[];
+  /** Rows not yet handed to the database. */
+  rows: IngestRow[];
+  accepted: number;
+  duplicates: number;
+  rejected: boolean;
+  toolOfCall: Map<string, string>;
+  /** Processes a pending event of this run (bound once: the reorder buffer calls it per event). */
+  emit: (p: Pending) => void;
+  /** The stored text of an event taken in this request and not yet handed over (resends compare with it). */
+  inRequest: (seq: number) => string | undefined;
+}
+
+class FatalIngest extends Error {}
+
+export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSource, opts: IngestOptions): Promise<IngestResult> {
+  const errors: IngestError[] = [];
+  const warnings: IngestError[] = [];
+  try {
+    const outcomes = await sql.transaction((tx) => new Request(sql, tx, redactor, opts, errors, warnings).run(source));
+    return { runs: outcomes, errors, warnings, committed: outcomes.some((r) => r.status === "stored") };
+  } catch (e) {
+    if (e instanceof FatalIngest) return { runs: [], errors, warnings, committed: false };
+    throw e;
+  }
+}
+
+class Request {
+  private readonly runs = new Map<string, RunCtx>();
+  private readonly closed = new Set<string>();
+  private readonly results: RunOutcome[] = [];
+  private readonly now = Date.now();
+  private readonly finisher: RowFinisher;
+  private total = 0;
+  /** An error that names no run (or breaks the request's terms): nothing is committed. */
+  private fatal = false;
+  // Rows waiting for the database, across runs: a file of many small runs must not hold
+  // every row until the end.
+  private pendingRows = 0;
+
+  constructor(
+    private readonly sql: SqlExec,
+    private readonly tx: SqlTx,
+    private readonly redactor: Redactor,
+    private readonly opts: IngestOptions,
+    private readonly errors: IngestError[],
+    private readonly warnings: IngestError[],
+  ) {
+    this.finisher = finisherFor(tx, opts.writerBacklog ?? WRITER_BACKLOG);
+  }
+
+  async run(source: IngestSource): Promise<RunOutcome[]> {
+    const { tx, opts } = this;
+    for (const id of opts.lockRuns ?? []) await lockRun(tx, this.sql.dialect, id, opts, this.now);
+    const items = typeof source === "function" ? await source(tx) : source;
+    for await (const batch of items) {
+      if (this.runs.size > 0) {
+        await prefetchResends(
+          tx,
+          batch,
+          (id) => {
+            const ctx = this.runs.get(id);
+            return ctx && !ctx.rejected ? ctx.resends : undefined;
+          },
+          [...this.runs.values()].map((c) => c.resends),
+        );
+      }
+      for (const item of batch) {
+        if (item.kind === "error") {
+          const ctx = item.run
+            ? (this.runs.get(item.run) ?? (opts.onlyRun === item.run || !opts.onlyRun ? await this.openRunSafe(item.run) : undefined))
+            : undefined;
+          if (!item.run) this.fatal = true;
+          this.reject(ctx, { line: item.line, run: item.run, seq: item.seq, message: item.message, kind: "invalid" });
+          continue;
+        }
+        const ev = item.event;
+        if (opts.onlyRun !== undefined && ev.run !== opts.onlyRun) {
+          this.fail({
+            line: item.line,
+            run: ev.run,
+            seq: ev.seq,
+            message: `event belongs to run "${safeId(ev.run)}", not to "${opts.onlyRun}" named in the URL`,
+          });
+          continue;
+        }
+        let ctx = this.runs.get(ev.run);
+        if (!ctx && opts.contiguousRuns) {
+          // Runs come one after another: the previous one is complete, so finish it now and
+          // let its maps go (memory stays that of one run, whatever the file holds).
+          if (this.closed.has(ev.run)) {
+            this.fail({ line: item.line, run: ev.run, seq: ev.seq, message: `run "${safeId(ev.run)}" appears again after other runs` });
+            continue;
+          }
+          for (const prev of this.runs.values()) {
+            await this.closeRun(prev);
+            this.closed.add(prev.id);
+          }
+          this.runs.clear();
+        }
+        if (!ctx) {
+          if (hasSecret(ev.run)) {
+            this.fail({ line: item.line, seq: ev.seq, message: "the run id looks like a secret; choose an id that is not one" });
+            continue;
+          }
+          ctx = await this.openRun(ev.run);
+        }
+        if (ctx.rejected) continue;
+        this.total++;
+        if (opts.onProgress && this.total % 5000 === 0) opts.onProgress(this.total);
+
+        const p = pendingOf(item);
+        redactArrival(p, item.mayHoldSecret, this.redactor, opts.redactedBefore === true);
+        const s = ev.seq as number;
+        // awaited only for a resend: an await per event costs more than the work it waits for
+        if (!ctx.resends.take(s, item.line)) {
+          const resend = await ctx.resends.classify(tx, s, storedText(p), item.line, ctx.inRequest);
+          if (resend === "duplicate") ctx.duplicates++;
+          else this.reject(ctx, resend);
+          continue;
+        }
+        if (ctx.summary.row.eventCount + ctx.reorder.size + 1 > opts.maxEventsPerRun) {
+          this.reject(ctx, {
+            line: item.line,
+            run: ctx.id,
+            seq: s,
+            kind: "limit",
+            message: `run "${ctx.id}" would hold more than ${opts.maxEventsPerRun} events (RETRACE_MAX_EVENTS_PER_RUN)`,
+          });
+          continue;
+        }
+        ctx.reorder.offer(s, p, ctx.emit);
+        if (this.pendingRows >= tx.batchRows) await this.flushAll();
+      }
+    }
+
+    if (this.fatal || (opts.replaceRuns && this.errors.length > 0)) throw new FatalIngest();
+    for (const ctx of this.runs.values()) await this.closeRun(ctx);
+    if (this.results.length > 0 && this.results.every((r) => r.status === "rejected")) throw new FatalIngest();
+    return this.results;
+  }
+
+  /** An error that rejects the whole request. */
+  private fail(e: Omit<IngestError, "kind">) {
+    this.fatal = true;
+    this.errors.push({ ...e, kind: "invalid" });
+  }
+
+  private reject(ctx: RunCtx | undefined, e: IngestError) {
+    this.errors.push(e);
+    if (ctx) {
+      ctx.rejected = true;
+      ctx.reorder.clear();
+      this.pendingRows -= ctx.rows.length;
+      ctx.rows = [];
+    }
+  }
+
+  private async openRun(id: string): Promise<RunCtx> {
+    const existing = this.runs.get(id);
+    if (existing) return existing;
+    const { row, isNew, stored } = await loadRun(this.tx, this.sql.dialect, id, this.opts, this.now);
+    const ctx: RunCtx = {
+      id,
+      summary: new RunSummary(row),
+      isNew,
+      stored,
+      resends: new RunResends(id, stored),
+      reorder: new ReorderBuffer<Pending>(row.nextSeq, (seq) => stored.has(seq)),
+      chain: runChainOf(row),
+      analysis: new RunAnalysis(row),
+      inserted: [],
+      rows: [],
+      accepted: 0,
+      duplicates: 0,
+      rejected: false,
+      toolOfCall: new Map(),
+      emit: (p) => this.process(ctx, p),
+      inRequest: (seq) => earlierInRequest(ctx, seq),
+    };
+    this.runs.set(id, ctx);
+    return ctx;
+  }
+
+  private async openRunSafe(id: string): Promise<RunCtx | undefined> {
+    try {
+      return /^[A-Za-z0-9._:-]{1,128}$/.test(id) && !hasSecret(id) ? await this.openRun(id) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  // Synchronous on purpose: an await per event costs more than the work it waits for.
+  private process(ctx: RunCtx, p: Pending) {
+    const s = p.raw.seq as number;
+    const prevRecorded = ctx.stored.get(s - 1) ?? undefined;
+    const recordedHash = typeof p.raw.hash === "string" ? p.raw.hash : null;
+    const f = finishRow(this.finisher, ctx.chain, p, s, prevRecorded);
+    ctx.analysis.push(p.raw, s, f.chain, p.secrets);
+
+    const ev = p.raw;
+    if (ev.type === "tool.call" && typeof ev.data.call === "string" && typeof ev.data.tool === "string") {
+      ctx.toolOfCall.set(ev.data.call, ev.data.tool);
+    }
+    const cols = eventColumns(p.stored, (c) => ctx.toolOfCall.get(c));
+    const tsMs = msOf(ev.ts);
+    this.pendingRows++;
+    ctx.rows.push({
+      runId: ctx.id,
+      seq: s,
+      ts: ev.ts,
+      tsMs,
+      type: ev.type,
+      step: typeof p.stored.step === "string" ? p.stored.step : null,
+      parent: typeof ev.parent === "number" ? ev.parent : null,
+      ...cols,
+      bytes: p.bytes,
+      body: f.body,
+      recordedHash,
+      chain: f.chain,
+      hash: f.hash,
+      redactions: p.redactions,
+      work: f.work,
+      prevHash: f.prevHash,
+      chainSeed: f.chainSeed,
+    });
+    // a new run is removed whole on rejection; an existing one loses what was added
+    if (!ctx.isNew) ctx.inserted.push(s);
+    ctx.stored.set(s, recordedHash);
+    ctx.accepted++;
+    ctx.summary.add(p.stored, s, tsMs, cols.name);
+  }
+
+  private async flushRows(ctx: RunCtx) {
+    if (ctx.rows.length === 0) return;
+    await this.tx.insertEvents(ctx.rows);
+    this.pendingRows -= ctx.rows.length;
+    ctx.rows = [];
+    this.finisher.flushed(this.tx);
+  }
+
+  private async flushAll() {
+    for (const c of this.runs.values()) await this.flushRows(c);
+  }
+
+  /** Ends a run's part of the request: what follows a gap, then stored or rejected. */
+  private async closeRun(ctx: RunCtx) {
+    const { tx } = this;
+    if (!ctx.rejected && ctx.reorder.size > 0) {
+      // What is left follows a gap: process it in seq order; the gap is reported.
+      let prev = ctx.reorder.expected - 1;
+      for (const { seq: s, item: p } of ctx.reorder.takeRest()) {
+        if (s > prev + 1) {
+          this.warnings.push({
+            line: p.line,
+            run: ctx.id,
+            seq: s,
+            kind: "invalid",
+            message: `seq jumps from ${prev} to ${s}: ${s - prev - 1} event(s) missing (stored; reported as journal.gap)`,
+          });
+        }
+        this.process(ctx, p);
+        if (this.pendingRows >= tx.batchRows) await this.flushAll();
+        prev = s;
+      }
+    }
+    const row = ctx.summary.row;
+    if (ctx.rejected) {
+      if (ctx.isNew) await tx.run(`DELETE FROM "Run" WHERE "id" = ?`, [ctx.id]);
+      else await deleteSeqs(tx, ctx.id, ctx.inserted);
+      this.results.push({ run: ctx.id, status: "rejected", accepted: 0, duplicates: 0, nextSeq: row.nextSeq, findings: row.findingCount });
+      return;
+    }
+    await this.flushRows(ctx);
+    // links the writer thread found broken become journal.chain findings
+    for (const seq of await this.finisher.settle(tx, ctx.chain)) ctx.analysis.chainFailed(seq);
+    // the first missing seq from 0
+    let next = row.nextSeq;
+    while (ctx.stored.has(next)) next++;
+    row.nextSeq = next;
+    await concludeChain(tx, row, ctx.chain, ctx.stored, ctx.isNew);
+    ctx.summary.conclude();
+    await ctx.analysis.store(tx, this.redactor);
+    await writeRunRow(tx, row);
+    this.results.push({
+      run: ctx.id,
+      status: "stored",
+      accepted: ctx.accepted,
+      duplicates: ctx.duplicates,
+      nextSeq: row.nextSeq,
+      findings: row.findingCount,
+    });
+  }
+}
+
+/** The stored text of the event this request took at `seq` and has not handed to the database yet. */
+function earlierInRequest(ctx: RunCtx, seq: number): string | undefined {
+  const waiting = ctx.reorder.get(seq);
+  if (waiting) return storedText(waiting);
+  for (const r of ctx.rows) if (r.seq === seq) return storedTextOfRow(r);
+  return undefined;
+}
+
+function safeId(id: string): string {
+  return id.length > 128 ? id.slice(0, 128) + "…" : id;
+}

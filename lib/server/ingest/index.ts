@@ -1,0 +1,7 @@
+import "server-only";
+/**
+ * Ingest: validated events in, durable runs out. The public door; the modules of this
+ * folder and how they fit are described in lib/server/README.md ("Ingest, one request").
+ */
+export { ingest } from "./flow";
+export type { IngestError, IngestOptions, IngestResult, IngestSource, RunOutcome } from "./types";

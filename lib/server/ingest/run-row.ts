@@ -1,0 +1,247 @@
+import "server-only";
+/**
+ * The Run table's row as ingest keeps it: its type is Prisma's model (prisma/models.prisma),
+ * and tests/storage/run-row.test.ts checks RUN_COLUMNS against the generated clients' field
+ * lists, so a column added to the schema and not written here fails tsc or that test.
+ */
+import { canonicalJson } from "../../canonical";
+import { isErrorEvent, runHeaderFromStart } from "../../journal/summary";
+import type { JournalEvent, JsonObject } from "../../journal/types";
+import type { RunModel } from "../generated/sqlite/models/Run.ts";
+import { SeqMap } from "../../journal/seq-map";
+import type { SqlExec, SqlTx } from "../sql";
+import type { IngestOptions } from "./types";
+
+export type RunRow = RunModel;
+
+/** Every column of the Run table, in the order written (writeRunRow). */
+export const RUN_COLUMNS = [
+  "id",
+  "workflow",
+  "workflowVersion",
+  "agent",
+  "agentVersion",
+  "environment",
+  "initiator",
+  "status",
+  "live",
+  "startedAt",
+  "startedMs",
+  "endedAt",
+  "endedMs",
+  "lastEventMs",
+  "eventCount",
+  "errorCount",
+  "findingCount",
+  "fidelity",
+  "chainStatus",
+  "chainBrokenAt",
+  "recorderLastHash",
+  "serverLastHash",
+  "nextSeq",
+  "maxSeq",
+  "header",
+  "searchText",
+  "tags",
+  "source",
+  "analysis",
+  "analyzedSeq",
+  "createdAt",
+  "updatedAt",
+] as const satisfies ReadonlyArray<keyof RunRow>;
+// tsc names a field of the model missing from RUN_COLUMNS here
+type Unlisted = Exclude<keyof RunRow, (typeof RUN_COLUMNS)[number]>;
+const _everyFieldListed: [Unlisted] extends [never] ? true : Unlisted = true;
+
+/** A run's row before its first event is stored. */
+export function emptyRunRow(id: string, opts: Pick<IngestOptions, "mode" | "source" | "fidelity">, now: number): RunRow {
+  return {
+    id,
+    workflow: null,
+    workflowVersion: null,
+    agent: null,
+    agentVersion: null,
+    environment: null,
+    initiator: null,
+    status: "incomplete",
+    live: opts.mode === "stream",
+    startedAt: null,
+    startedMs: null,
+    endedAt: null,
+    endedMs: null,
+    lastEventMs: null,
+    eventCount: 0,
+    errorCount: 0,
+    findingCount: 0,
+    fidelity: opts.fidelity ?? "partial",
+    chainStatus: "unverified",
+    chainBrokenAt: null,
+    recorderLastHash: null,
+    serverLastHash: null,
+    nextSeq: 0,
+    maxSeq: -1,
+    header: "{}",
+    searchText: "",
+    tags: "",
+    source: opts.source,
+    analysis: null,
+    analyzedSeq: -1,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** A row as the driver read it (PostgreSQL: bigint columns as text, booleans as booleans; SQLite: 0/1). */
+export function normaliseRunRow(r: RunRow): RunRow {
+  const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  return {
+    ...r,
+    live: Boolean(r.live),
+    startedMs: n(r.startedMs),
+    endedMs: n(r.endedMs),
+    lastEventMs: n(r.lastEventMs),
+    eventCount: Number(r.eventCount),
+    errorCount: Number(r.errorCount),
+    findingCount: Number(r.findingCount),
+    chainBrokenAt: n(r.chainBrokenAt),
+    nextSeq: Number(r.nextSeq),
+    maxSeq: Number(r.maxSeq),
+    analyzedSeq: Number(r.analyzedSeq),
+    createdAt: Number(r.createdAt),
+    updatedAt: Number(r.updatedAt),
+  };
+}
+
+/** The run-level columns folded from its stored events (counts, times, header, status, search terms, fidelity). */
+export class RunSummary {
+  private readonly terms: Set<string>;
+  private hasStateEvents: boolean;
+  private hasVersions: boolean;
+
+  constructor(readonly row: RunRow) {
+    this.terms = new Set(row.searchText ? row.searchText.split(" ") : []);
+    this.hasStateEvents = row.fidelity === "replayable";
+    this.hasVersions = row.fidelity === "replayable";
+  }
+
+  /** A stored event at seq `s`; `name` its tool or model name (eventColumns). */
+  add(ev: JournalEvent, s: number, tsMs: number, name: string | null): void {
+    const row = this.row;
+    row.eventCount++;
+    if (isErrorEvent(ev)) row.errorCount++;
+    if (s > row.maxSeq) row.maxSeq = s;
+    if (row.lastEventMs === null || tsMs > row.lastEventMs) row.lastEventMs = tsMs;
+    if (ev.type === "run.start") {
+      const h = runHeaderFromStart(ev);
+      row.workflow = h.workflow;
+      row.workflowVersion = h.workflowVersion;
+      row.agent = h.agent;
+      row.agentVersion = h.agentVersion;
+      row.environment = h.environment;
+      row.initiator = h.initiator;
+      row.tags = h.tags.length > 0 ? ` ${h.tags.join(" ")} ` : "";
+      row.header = canonicalJson(h.header);
+      row.startedAt = ev.ts;
+      row.startedMs = tsMs;
+      const versions = (ev.data as JsonObject).versions;
+      this.hasVersions = versions !== undefined && versions !== null && typeof versions === "object";
+      if (row.status === "incomplete" && row.live) row.status = "running";
+    } else if (row.startedMs === null || (row.startedAt === null && tsMs < row.startedMs)) {
+      row.startedMs = tsMs;
+    }
+    if (ev.type === "run.end") {
+      row.status = typeof ev.data.status === "string" ? ev.data.status : "incomplete";
+      row.endedAt = ev.ts;
+      row.endedMs = tsMs;
+      row.live = false;
+    } else if (row.live && row.status === "incomplete") {
+      row.status = "running";
+    }
+    if (ev.type === "state") this.hasStateEvents = true;
+    if (name && (ev.type === "tool.call" || ev.type === "model.request")) this.terms.add(name);
+  }
+
+  /** The columns settled once a request's events are in: fidelity and the search terms. */
+  conclude(): void {
+    const row = this.row;
+    if (row.fidelity !== "trace") row.fidelity = this.hasVersions && this.hasStateEvents ? "replayable" : "partial";
+    row.searchText = [...this.terms].filter(Boolean).join(" ");
+  }
+}
+
+/** Writes every column of the row but its id. */
+export async function writeRunRow(tx: SqlTx, row: RunRow): Promise<void> {
+  row.updatedAt = Date.now();
+  const cols = RUN_COLUMNS.filter((c) => c !== "id");
+  await tx.run(`UPDATE "Run" SET ${cols.map((c) => `"${c}" = ?`).join(", ")} WHERE "id" = ?`, [...cols.map((c) => row[c]), row.id]);
+}
+
+/** A run's row as this request found it, locked, and the seqs already stored (→ their recorded hashes). */
+export interface LoadedRun {
+  row: RunRow;
+  /** No event of the run was stored before: a rejection removes the run whole. */
+  isNew: boolean;
+  stored: SeqMap<string | null>;
+}
+
+/**
+ * Reads and locks a run's row (PostgreSQL: `SELECT … FOR UPDATE`, so concurrent writers of
+ * one run take turns across instances; SQLite has one writer), creating it when new.
+ */
+export async function loadRun(
+  tx: SqlTx,
+  dialect: SqlExec["dialect"],
+  id: string,
+  opts: Pick<IngestOptions, "mode" | "source" | "fidelity" | "replaceRuns">,
+  now: number,
+): Promise<LoadedRun> {
+  if (opts.replaceRuns) {
+    await tx.run(`DELETE FROM "Event" WHERE "runId" = ?`, [id]);
+    await tx.run(`DELETE FROM "Finding" WHERE "runId" = ?`, [id]);
+    await tx.run(`UPDATE "Run" SET "eventCount" = 0, "analysis" = NULL, "analyzedSeq" = -1, "nextSeq" = 0, "maxSeq" = -1 WHERE "id" = ?`, [
+      id,
+    ]);
+  }
+  if (dialect === "postgres") await insertRunRow(tx, id, opts, now);
+  const lock = dialect === "postgres" ? " FOR UPDATE" : "";
+  const existing = await tx.all<RunRow>(`SELECT * FROM "Run" WHERE "id" = ?${lock}`, [id]);
+  const stored = new SeqMap<string | null>();
+  if (existing.length > 0 && Number(existing[0].eventCount) > 0) {
+    const rows = await tx.all<{ seq: number; recordedHash: string | null }>(`SELECT "seq", "recordedHash" FROM "Event" WHERE "runId" = ?`, [
+      id,
+    ]);
+    for (const r of rows) stored.set(Number(r.seq), r.recordedHash);
+    return { row: normaliseRunRow(existing[0]), isNew: false, stored };
+  }
+  const row = emptyRunRow(id, opts, now);
+  if (existing.length > 0) row.createdAt = Number(existing[0].createdAt);
+  if (dialect === "sqlite") await insertRunRow(tx, id, opts, now);
+  return { row, isNew: true, stored };
+}
+
+/** Locks a run before the source is read (IngestOptions.lockRuns). */
+export async function lockRun(
+  tx: SqlTx,
+  dialect: SqlExec["dialect"],
+  id: string,
+  opts: Pick<IngestOptions, "mode" | "source">,
+  now: number,
+) {
+  await insertRunRow(tx, id, opts, now);
+  if (dialect === "postgres") await tx.all(`SELECT "id" FROM "Run" WHERE "id" = ? FOR UPDATE`, [id]);
+}
+
+function insertRunRow(tx: SqlTx, id: string, opts: Pick<IngestOptions, "mode" | "source">, now: number) {
+  return tx.run(
+    `INSERT INTO "Run" ("id", "createdAt", "updatedAt", "source", "live") VALUES (?, ?, ?, ?, ?) ON CONFLICT ("id") DO NOTHING`,
+    [id, now, now, opts.source, opts.mode === "stream"],
+  );
+}
+
+/** Removes what this request added to a run that existed before (a rejection). */
+export async function deleteSeqs(tx: SqlTx, runId: string, seqs: number[]) {
+  for (let i = 0; i < seqs.length; i += 500) {
+    const chunk = seqs.slice(i, i + 500);
+    await tx.run(`DELETE FROM "Event" WHERE "runId" = ? AND "seq" IN (${chunk.map(() => "?").join(", ")})`, [runId, ...chunk]);
+  }
+}

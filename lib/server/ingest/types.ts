@@ -1,0 +1,62 @@
+import "server-only";
+/** The public door's types (lib/server/ingest/index.ts re-exports them). */
+import type { ReaderItem } from "../../journal/reader";
+import type { Fidelity } from "../../journal/types";
+import type { SqlTx } from "../sql";
+
+export interface IngestOptions {
+  /** `upload`: whole journals; `stream`: live append to one run. */
+  mode: "upload" | "stream";
+  /** Live append: every event must belong to this run. */
+  onlyRun?: string;
+  source: "upload" | "stream" | "import" | "otlp";
+  /** Forced fidelity (imports from trace formats are `trace`). */
+  fidelity?: Fidelity;
+  maxEventsPerRun: number;
+  onProgress?: (events: number) => void;
+  /** Runs to lock before reading the source (a source that reads the database inside the transaction). */
+  lockRuns?: string[];
+  /** Replace these runs' stored events with what the source gives (runs derived from spans). */
+  replaceRuns?: boolean;
+  /** The source gives each run's events together (converted imports): a run is finished as soon as the next begins. */
+  contiguousRuns?: boolean;
+  /**
+   * The source was redacted on an earlier arrival (spans received over OTLP): its
+   * placeholders stand for secrets found then, and are reported as such.
+   */
+  redactedBefore?: boolean;
+  /**
+   * Row batches the SQLite writer may have queued and still be handed raw lines to derive
+   * stored texts from (default WRITER_BACKLOG in finish-on-writer.ts; -1: this thread derives every one).
+   */
+  writerBacklog?: number;
+}
+
+export interface IngestError {
+  line?: number;
+  run?: string;
+  seq?: number;
+  message: string;
+  kind: "invalid" | "conflict" | "limit";
+}
+
+export interface RunOutcome {
+  run: string;
+  status: "stored" | "rejected";
+  accepted: number;
+  duplicates: number;
+  nextSeq: number;
+  findings: number;
+}
+
+export interface IngestResult {
+  runs: RunOutcome[];
+  errors: IngestError[];
+  warnings: IngestError[];
+  /** Whether anything was committed. */
+  committed: boolean;
+}
+
+/** Batches of reader items, or a function giving them once the transaction has begun. */
+export type IngestSource =
+  AsyncIterable<ReaderItem[]> | ((tx: SqlTx) => AsyncIterable<ReaderItem[]> | Promise<AsyncIterable<ReaderItem[]>>);

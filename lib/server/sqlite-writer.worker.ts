@@ -1,0 +1,118 @@
+// The SQLite write connection, on its own thread (started by sql.ts). Bundled by esbuild
+// into generated/sqlite-writer.worker.mjs (scripts/build-sqlite-writer.mjs), because a
+// worker thread loads JavaScript files as they are. The main thread sends operations in
+// order; each is answered in order. Inserts are sent without waiting for their answer, so
+// parsing, hashing and analysis on the main thread overlap with the B-tree writes here; an
+// insert that fails poisons the transaction until its rollback.
+import { setImmediate } from "node:timers";
+import { parentPort, workerData } from "node:worker_threads";
+import Database from "better-sqlite3";
+import { createWriterChains } from "./ingest/finish-on-writer";
+import { useNativeSha256 } from "./native-sha256";
+import { EVENT_COLUMNS, unpackRows, type FlatValue } from "./sqlite-rows";
+import type { WriterData, WriterRequest } from "./sql";
+
+useNativeSha256();
+const data = workerData as WriterData;
+const port = parentPort!;
+
+const db = new Database(data.file);
+db.pragma("journal_mode = WAL");
+db.pragma("synchronous = NORMAL");
+// Blocking here blocks only this thread, never the server's event loop.
+db.pragma("busy_timeout = 30000");
+db.pragma("foreign_keys = ON");
+// 64 MiB: a 100,000-event transaction does not spill pages to the WAL before its commit.
+db.pragma("cache_size = -65536");
+// Checkpoints (copying the WAL into the database file) run after a commit is answered,
+// not inside it, so an upload's response does not wait for them. The next operation on
+// this thread waits instead, which it would anyway. Like SQLite's own auto-checkpoint, it
+// waits for about 1000 pages of WAL (estimated from what was written) so that small live
+// appends do not each pay for one.
+db.pragma("wal_autocheckpoint = 0");
+const CHECKPOINT_BYTES = 4 * 1024 * 1024;
+let writtenSinceCheckpoint = 0;
+function checkpointSoon() {
+  if (writtenSinceCheckpoint < CHECKPOINT_BYTES) return;
+  setImmediate(() => {
+    if (!db.open || db.inTransaction) return; // the next commit asks again
+    try {
+      db.pragma("wal_checkpoint(PASSIVE)");
+      writtenSinceCheckpoint = 0;
+    } catch {
+      // a failed checkpoint loses nothing (the WAL keeps the data); the next commit retries
+    }
+  });
+}
+
+const MULTI = 64;
+const insertSql = (n: number) =>
+  `INSERT INTO "Event" (${EVENT_COLUMNS.map((c) => `"${c}"`).join(", ")}) VALUES ${Array.from({ length: n }, () => `(${EVENT_COLUMNS.map(() => "?").join(", ")})`).join(", ")}`;
+const insertOne = db.prepare(insertSql(1));
+const insertMany = db.prepare(insertSql(MULTI));
+const cache = new Map<string, Database.Statement>();
+const prep = (sql: string) => {
+  let st = cache.get(sql);
+  if (!st) {
+    st = db.prepare(sql);
+    cache.set(sql, st);
+  }
+  return st;
+};
+
+let failed: Error | null = null;
+// Finishing rows (ingest/finish-on-writer.ts): per run, in the open transaction.
+const chains = createWriterChains();
+
+function insert(flat: FlatValue[], n: number) {
+  const width = EVENT_COLUMNS.length;
+  let i = 0;
+  for (; i + MULTI <= n; i += MULTI) insertMany.run(flat.slice(i * width, (i + MULTI) * width));
+  for (; i < n; i++) insertOne.run(flat.slice(i * width, (i + 1) * width));
+}
+
+port.on("message", (msg: WriterRequest & { id: number }) => {
+  const { id, op } = msg;
+  try {
+    let result: unknown = null;
+    if (op === "begin") {
+      failed = null;
+      chains.reset();
+      db.exec("BEGIN IMMEDIATE");
+    } else if (op === "rollback") {
+      failed = null;
+      chains.reset();
+      if (db.inTransaction) db.exec("ROLLBACK");
+    } else if (failed) {
+      throw failed;
+    } else if (msg.op === "chain") {
+      result = chains.results(msg.runId);
+    } else if (op === "commit") {
+      db.exec("COMMIT");
+      chains.reset();
+      writtenSinceCheckpoint += 4096;
+      checkpointSoon();
+    } else if (msg.op === "insert") {
+      insert(unpackRows(msg, chains.finish), msg.n);
+      writtenSinceCheckpoint += msg.text.length * 2;
+    } else if (msg.op === "all") {
+      const st = prep(msg.sql);
+      result = st.reader ? st.all(...msg.params) : (st.run(...msg.params), []);
+    } else if (msg.op === "run") {
+      result = prep(msg.sql).run(...msg.params).changes;
+    } else if (op === "close") {
+      db.close();
+    }
+    port.postMessage({ id, ok: true, result });
+  } catch (e) {
+    const error = {
+      message: e instanceof Error ? e.message : String(e),
+      code: e && typeof e === "object" && "code" in e ? (e as { code: unknown }).code : undefined,
+    };
+    if (op === "insert" || op === "run" || op === "all") failed = Object.assign(new Error(error.message), { code: error.code });
+    port.postMessage({ id, ok: false, error });
+  } finally {
+    // every batch taken counts, failed or not (SqliteWriter.backlog in sql.ts reads this)
+    if (op === "insert") Atomics.add(data.taken, 0, 1);
+  }
+});
