@@ -264,7 +264,7 @@ class Request {
     if (!ctx.isNew) ctx.inserted.push(s);
     ctx.stored.set(s, recordedHash);
     ctx.accepted++;
-    ctx.summary.add(p.stored, s, tsMs, cols.name);
+    ctx.summary.add(p.stored, s, tsMs, cols);
   }
 
   private async flushRows(ctx: RunCtx) {

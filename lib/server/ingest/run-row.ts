@@ -5,7 +5,8 @@ import "server-only";
  * lists, so a column added to the schema and not written here fails tsc or that test.
  */
 import { canonicalJson } from "../../canonical";
-import { isErrorEvent, runHeaderFromStart } from "../../journal/summary";
+import { runHeaderFromStart, type EventColumns } from "../../journal/summary";
+import { isFailure } from "../../semantics/failure";
 import type { JournalEvent, JsonObject } from "../../journal/types";
 import type { RunModel } from "../generated/sqlite/models/Run.ts";
 import { SeqMap } from "../../journal/seq-map";
@@ -124,11 +125,12 @@ export class RunSummary {
     this.hasVersions = row.fidelity === "replayable";
   }
 
-  /** A stored event at seq `s`; `name` its tool or model name (eventColumns). */
-  add(ev: JournalEvent, s: number, tsMs: number, name: string | null): void {
+  /** A stored event at seq `s`; `cols` its summary columns (eventColumns), computed once by the caller. */
+  add(ev: JournalEvent, s: number, tsMs: number, cols: Pick<EventColumns, "name" | "status">): void {
+    const name = cols.name;
     const row = this.row;
     row.eventCount++;
-    if (isErrorEvent(ev)) row.errorCount++;
+    if (isFailure(ev.type, cols.status)) row.errorCount++;
     if (s > row.maxSeq) row.maxSeq = s;
     if (row.lastEventMs === null || tsMs > row.lastEventMs) row.lastEventMs = tsMs;
     if (ev.type === "run.start") {
