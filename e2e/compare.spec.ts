@@ -23,6 +23,53 @@ function promptChanged(runId: string): Ev[] {
   return rechain(events);
 }
 
+/**
+ * A long step-less run of notes; `changed` makes every other one say what another note of
+ * the run says elsewhere, so nearly every event still matches something in the other run.
+ */
+function longRun(runId: string, n: number, changed: boolean): Ev[] {
+  const start = example("00-refund-clean.jsonl", runId)[0];
+  const events: Ev[] = [{ ...start, seq: 0 }];
+  for (let i = 1; i < n - 1; i++)
+    events.push({
+      run: runId,
+      seq: i,
+      ts: new Date(Date.parse(start.ts) + i).toISOString(),
+      type: "note",
+      data: { text: `note ${changed && i % 2 ? (i + 1) % 35 : i % 35}` },
+    });
+  events.push({
+    run: runId,
+    seq: n - 1,
+    ts: new Date(Date.parse(start.ts) + n).toISOString(),
+    type: "run.end",
+    data: { status: "succeeded" },
+  });
+  return rechain(events);
+}
+
+/**
+ * Holds what the page posts to the alignment worker (named "compare-align") until the test
+ * calls window.__releaseAlignment(), so the page can be looked at while it aligns.
+ */
+function holdAlignment() {
+  const held: Array<() => void> = [];
+  let holding = true;
+  const Native = window.Worker;
+  window.Worker = class extends Native {
+    constructor(url: string | URL, options?: WorkerOptions) {
+      super(url, options);
+      if (options?.name !== "compare-align") return;
+      const post = this.postMessage.bind(this) as (...args: unknown[]) => void;
+      this.postMessage = ((...args: unknown[]) => (holding ? held.push(() => post(...args)) : post(...args))) as Worker["postMessage"];
+    }
+  };
+  (window as unknown as { __releaseAlignment: () => void }).__releaseAlignment = () => {
+    holding = false;
+    for (const send of held.splice(0)) send();
+  };
+}
+
 async function ready(page: Page, a: string, b: string) {
   const view = page.getByTestId("compare-view");
   await expect(view).toHaveAttribute("data-a", a);
@@ -112,5 +159,42 @@ test.describe("compare page", () => {
       "No divergence: every event of both runs pairs with an equal one.",
     );
     await expect(page.getByRole("region", { name: "Versions" })).toContainText("Versions that differ: 0");
+  });
+  test("two long, very different runs: run cards at once, the page answers input while aligning, then the alignment", async ({
+    page,
+    request,
+    guard,
+  }) => {
+    const n = 10_000;
+    const a = uniqueId("e2e-cmp-long-a");
+    const b = uniqueId("e2e-cmp-long-b");
+    guard.allowNavigation("/compare?");
+    await postJournal(request, BASE, longRun(a, n, false));
+    await postJournal(request, BASE, longRun(b, n, true));
+    await page.addInitScript(holdAlignment);
+    await page.goto(`${BASE}/compare?a=${a}&b=${b}`);
+
+    const view = page.getByTestId("compare-view");
+    await expect(view).toHaveAttribute("data-alignment", "aligning", { timeout: 30_000 });
+    await expect(page.getByTestId("aligning")).toHaveText("Aligning…");
+    await expect(page.getByRole("region", { name: "Versions" })).toContainText("Versions that differ: 0");
+    await expect(page.getByText(a).first()).toBeVisible();
+    await expect(page.getByText(b).first()).toBeVisible();
+    // input is handled while the alignment is pending: Tab moves the focus to the swap button
+    const swap = page.getByRole("button", { name: "Swap a ↔ b" });
+    await swap.focus();
+    await page.keyboard.press("Shift+Tab");
+    await expect(swap).not.toBeFocused();
+    await page.keyboard.press("Tab");
+    await expect(swap).toBeFocused();
+    await expect(page.getByTestId("aligning")).toBeVisible();
+
+    await page.evaluate(() => (window as unknown as { __releaseAlignment: () => void }).__releaseAlignment());
+    await ready(page, a, b);
+    await expect(page.getByTestId("aligning")).toHaveCount(0);
+    const counts = page.getByRole("region", { name: "First divergence" }).getByLabel("Row counts");
+    // a longest common subsequence: the even notes, run.start and run.end (which of several
+    // equally long ones is the alignment's choice, so the changed/only rows are not pinned)
+    await expect(counts).toContainText(`${(n / 2 + 1).toLocaleString("en-US")} same`);
   });
 });

@@ -1,11 +1,12 @@
 "use client";
 import { useSearchParams } from "next/navigation";
 import { useMemo, useState } from "react";
-import { alignRuns, compareVersions } from "@/lib/compare";
+import { compareVersions } from "@/lib/compare";
 import { AlignmentList, STATUS_TEXT } from "./alignment-list";
 import { PairDetail } from "./pair-detail";
 import { RunCard } from "./run-card";
 import { useRunDetail } from "@/components/data/use-run-detail";
+import { useAlignment } from "./use-alignment";
 import { useRunEvents } from "./use-compare-data";
 import { VersionsTable } from "./versions-table";
 
@@ -42,10 +43,8 @@ export function CompareView() {
   const detailB = useRunDetail(b);
   const eventsA = useRunEvents(a);
   const eventsB = useRunEvents(b);
-  const alignment = useMemo(
-    () => (eventsA.data && eventsB.data ? alignRuns(eventsA.data, eventsB.data) : null),
-    [eventsA.data, eventsB.data],
-  );
+  const aligned = useAlignment(eventsA.data, eventsB.data);
+  const alignment = aligned.alignment;
   const versions = useMemo(
     () => (detailA.data && detailB.data ? compareVersions(detailA.data.header, detailB.data.header) : null),
     [detailA.data, detailB.data],
@@ -62,7 +61,14 @@ export function CompareView() {
   const [inputB, setInputB] = useState(b ?? "");
 
   return (
-    <div className="cmp-page" data-testid="compare-view" data-ready={ready ? "true" : "false"} data-a={a ?? ""} data-b={b ?? ""}>
+    <div
+      className="cmp-page"
+      data-testid="compare-view"
+      data-ready={ready ? "true" : "false"}
+      data-alignment={aligned.phase}
+      data-a={a ?? ""}
+      data-b={b ?? ""}
+    >
       <div className="cmp-head">
         <h1>Compare two runs</h1>
         <span style={{ color: "var(--muted)", fontSize: 13 }}>
@@ -108,9 +114,19 @@ export function CompareView() {
           onPick={(id) => navigate(a, id)}
         />
       </div>
-      {a !== null && b !== null && !ready && !detailA.error && !detailB.error ? (
+      {a !== null && b !== null && aligned.phase === "idle" && !detailA.error && !detailB.error && !eventsA.error && !eventsB.error ? (
         <div role="status" style={{ color: "var(--muted)" }}>
-          Loading and aligning both runs…
+          Loading both runs…
+        </div>
+      ) : null}
+      {aligned.phase === "aligning" ? (
+        <div role="status" data-testid="aligning" style={{ color: "var(--muted)" }}>
+          Aligning…
+        </div>
+      ) : null}
+      {aligned.phase === "error" ? (
+        <div className="warnc" role="alert">
+          The runs could not be aligned: {aligned.error}
         </div>
       ) : null}
       {detailA.data && detailB.data && detailA.data.workflow !== detailB.data.workflow ? (

@@ -1,11 +1,10 @@
 /**
- * Aligns two sequences of keys: a shortest edit script (Myers' diff, from jsdiff) pairs
- * equal keys, and what lies between two pairs is offered to `pairGap` (which may pair
- * unequal items, e.g. two tool calls of the same type whose tool changed). Myers' cost
- * grows with the number of differences, not with the product of the lengths, so two long
- * runs that differ in a few places are aligned exactly, whatever their length.
+ * Aligns two sequences of keys: a longest common subsequence (`lcs.ts`: Myers' diff where
+ * the sequences differ little, a bit-parallel LCS where they differ much) pairs equal
+ * keys, and what lies between two pairs is offered to `pairGap` (which may pair unequal
+ * items, e.g. two tool calls of the same type whose tool changed). Exact at any length.
  */
-import { diffArrays } from "diff";
+import { longestCommonSubsequence } from "./lcs";
 
 export type Pair = readonly [number | null, number | null];
 
@@ -18,7 +17,7 @@ export interface AlignOptions {
 export function alignSequences(a: readonly string[], b: readonly string[], options: AlignOptions = {}): Pair[] {
   // A key the other side does not have is never paired, so it is left out of the diff
   // (as GNU diff discards unmatchable lines): the pairs are those of a longest common
-  // subsequence either way, and Myers' cost falls with the differences it no longer sees.
+  // subsequence either way, and the search gets cheaper by what it no longer sees.
   const inA = new Set(a);
   const inB = new Set(b);
   const idxA = matchable(a, inB);
@@ -33,22 +32,14 @@ export function alignSequences(a: readonly string[], b: readonly string[], optio
     for (; j < toB; j++) gapB.push(j);
     if (gapA.length > 0 || gapB.length > 0) out.push(...completeGap(gapA, gapB, options.pairGap));
   };
-  let x = 0;
-  let y = 0;
-  // no maxEditLength or timeout: with either, jsdiff gives up and returns no alignment at all
-  for (const change of diffArrays(
+  for (const [x, y] of longestCommonSubsequence(
     idxA.map((k) => a[k]),
     idxB.map((k) => b[k]),
   )) {
-    if (change.removed) x += change.count;
-    else if (change.added) y += change.count;
-    else
-      for (let k = 0; k < change.count; k++, x++, y++) {
-        flushGap(idxA[x], idxB[y]);
-        out.push([idxA[x], idxB[y]]);
-        i++;
-        j++;
-      }
+    flushGap(idxA[x], idxB[y]);
+    out.push([idxA[x], idxB[y]]);
+    i++;
+    j++;
   }
   flushGap(a.length, b.length);
   return out;

@@ -214,6 +214,22 @@ describe("alignSequences", () => {
     for (const r of al.rows) if (r.status === "same") expect(b[r.b!].data.call).toBe(a[r.a!].data.call);
   });
 
+  // Myers' diff alone needs about length × differences steps here; the bit-parallel LCS
+  // takes over past its edit budget, and the alignment must stay exact.
+  it("aligns two 20,000-event runs where every other event changed: unchanged ones same, changed ones changed", () => {
+    const n = 20_000;
+    const call = (i: number, arg: number): CompareEvent => ({
+      seq: i,
+      type: "tool.call",
+      data: { call: `c${i}`, tool: `tool_${i % 5}`, args: { n: arg } },
+    });
+    const a = Array.from({ length: n }, (_v, i) => call(i, i % 7));
+    const b = Array.from({ length: n }, (_v, i) => call(i, i % 2 ? 1000 + i : i % 7));
+    const al = alignRuns(a, b);
+    expect(al.counts).toEqual({ same: n / 2, changed: n / 2, "only-a": 0, "only-b": 0 });
+    for (const r of al.rows) expect(r.a).toBe(r.b);
+  });
+
   /** Length of a longest common subsequence, by the textbook table (the oracle). */
   const lcsLength = (a: string[], b: string[]) => {
     const t = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
