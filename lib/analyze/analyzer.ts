@@ -1,14 +1,14 @@
 /**
  * The analysis rules of journal format v1, reported over the run semantics' verdicts.
  *
- * What events mean (order, chain links, state and its hashes, approvals, steps, stops) is
- * decided once, by the fold in lib/semantics; this file turns its verdicts into findings
- * and adds the rules that need nothing but the event and the policy (context, retrieval,
- * partial results, secrets) and the write-call bookkeeping of the effect rules. The whole
- * state can be written out (`snapshot`) and picked up in another process, so a live run
- * is analysed as it streams in without re-reading what was already seen.
+ * What events mean (order, chain links, state and its hashes, approvals, steps, stops,
+ * effects and outcomes) is decided once, by the fold in lib/semantics; this file turns its
+ * verdicts into findings and adds the rules that need nothing but the event and the policy
+ * (context, retrieval, partial results, secrets). The whole state can be written out
+ * (`snapshot`) and picked up in another process, so a live run is analysed as it streams
+ * in without re-reading what was already seen.
  */
-import { canonicalJson, sha256Hex } from "../canonical";
+import { sha256Hex } from "../canonical";
 import type { ChainVerdict } from "../journal/chain";
 import type { Finding, JournalEvent, JsonValue, RuleId, RunPolicy, Seq } from "../journal/types";
 import { obj, str } from "../journal/values";
@@ -18,6 +18,7 @@ import { compareFindings } from "../semantics/findings";
 import { INITIAL_ORDER, INITIAL_RUN, stepOrder, stepRun, type OrderFold, type RunFold } from "../semantics/run";
 import { safeHash, UNKNOWN_HASH, type StateVerdict } from "../semantics/state";
 import type { DecisionRecord, UseRecord } from "../semantics/approvals";
+import { type Duplicate, type EarlyResult, type EffectFold, type ToolStatus, type WriteCall } from "../semantics/effects";
 import { quote, RULE_SEVERITY, safePath, secretName } from "./describe";
 import { epochNanos, secondsToNanos } from "./time";
 
@@ -47,14 +48,12 @@ export interface Analyzer {
   chainFailed(seq: number): void;
 }
 
-type ToolStatus = "ok" | "error" | "timeout" | "unknown";
-
-/** A `write` tool.call, kept for the retry and duplicate rules. */
+/** A `write` tool.call in a snapshot (lib/semantics/effects WriteCall, the verdicts optional). */
 export interface WriteCallRecord {
   seq: number;
   call: string;
   tool: string;
-  /** tool + SHA-256 of the canonical args: calls in one group are "the same call" for the effect rules. */
+  /** tool + SHA-256 of the canonical args (version 1: tool + the canonical args themselves). */
   group: string;
   /** The idempotency key, "" when missing. */
   key: string;
@@ -66,13 +65,13 @@ export interface WriteCallRecord {
   ok: boolean;
   /** externalId of the first ok result, null when it had none. */
   externalId: string | null;
+  /** seq of the call it retries (absent: none, or a snapshot older than the field). */
+  retryOf?: number;
+  /** seq of the call it duplicates (absent: none, or a snapshot older than the field). */
+  duplicateOf?: number;
 }
 
-/** A tool.result that arrived before any tool.call with its call id. */
-export interface EarlyResult {
-  status: ToolStatus;
-  externalId: string | null;
-}
+export type { EarlyResult };
 
 /** Everything the fold knows, as plain JSON (arrays of entries instead of Maps). */
 export interface AnalyzerSnapshot {
@@ -122,34 +121,9 @@ export { compareFindings };
 /** recordedStateHash in a snapshot when the state's hash cannot be known (see AnalyzerSnapshot.stateRedacted). */
 const UNKNOWN_STATE_HASH = "";
 
-function isToolStatus(v: JsonValue | undefined): v is ToolStatus {
-  return v === "ok" || v === "error" || v === "timeout" || v === "unknown";
-}
-
-function safeCanonical(v: JsonValue | undefined): string {
-  try {
-    return canonicalJson(v ?? null);
-  } catch {
-    // No canonical form (lone surrogate): such args can only equal themselves textually.
-    return "\u0000" + JSON.stringify(v ?? null, (_k, x: unknown) => (typeof x === "bigint" ? `${x}n` : x));
-  }
-}
-
-/**
- * "Same tool, canonically equal args", as a short key: the SHA-256 of the canonical args
- * rather than the args themselves, so a live run's snapshot does not carry every payload.
- */
-function groupOf(tool: string, args: JsonValue | undefined): string {
-  return `${tool}\u0000${sha256Hex(safeCanonical(args))}`;
-}
-
 class RunAnalyzer implements Analyzer {
   private order: OrderFold = INITIAL_ORDER;
   private fold: RunFold = INITIAL_RUN;
-  private writeCalls = new Map<number, WriteCallRecord>();
-  private groups = new Map<string, WriteCallRecord[]>();
-  private callIds = new Map<string, number>();
-  private earlyResults = new Map<string, EarlyResult>();
   private found = new Map<string, Finding>();
 
   constructor(snapshot: AnalyzerSnapshot | undefined) {
@@ -216,9 +190,30 @@ class RunAnalyzer implements Analyzer {
             seq,
             `call ${quote(v.call)} is made again on the approval its call at seq ${a.usedBy ?? "?"} already used: one approval covers two calls`,
           );
-        this.onToolCall(event);
+        const fx = v.effect;
+        if (fx !== null) {
+          if (fx.noIdempotencyKey)
+            this.report(
+              "effect.no-idempotency",
+              seq,
+              `write call ${quote(v.call)} to ${quote(v.tool)} has no idempotency key: a retry could repeat the effect`,
+            );
+          const earlier = fx.retryOf;
+          if (earlier !== null)
+            this.report(
+              "effect.retry-after-unknown",
+              seq,
+              `retries write call ${quote(earlier.call)} (seq ${earlier.seq}, outcome ${earlier.status ?? "?"}, never reconciled) with ${fx.noIdempotencyKey ? "no idempotency key" : "a different idempotency key"}: the effect may now have happened twice`,
+            );
+          this.duplicates(fx.duplicates);
+        }
         break;
       }
+      case "tool.result":
+        if (data.partial === true)
+          this.report("tool.partial", seq, `the result of call ${quote(data.call)} is partial: later steps worked on incomplete data`);
+        this.duplicates(v.effect.duplicates);
+        break;
       case "approval.decision":
         if (v.problem === "stale" && v.stateHash !== null) {
           this.report(
@@ -242,14 +237,6 @@ class RunAnalyzer implements Analyzer {
       case "retrieval":
         this.checkRetrieval(event);
         break;
-      case "tool.result":
-        this.onToolResult(event);
-        break;
-      case "reconcile": {
-        const rec = this.recordFor(str(data.call));
-        if (rec && rec.status !== null) rec.reconciled = true;
-        break;
-      }
       default:
         break;
     }
@@ -285,9 +272,7 @@ class RunAnalyzer implements Analyzer {
       decisions,
       decisionSeqs,
       used: [...f.book.used.entries()].map(([k, v]) => [k, { ...v }]),
-      writeCalls: [...this.writeCalls.values()].map((r) => ({ ...r })),
-      callIds: [...this.callIds],
-      earlyResults: [...this.earlyResults].map(([k, v]) => [k, { ...v }]),
+      ...effectsToSnapshot(f.effects),
       findings: this.findings().map((f) => ({ ...f })),
     };
   }
@@ -326,14 +311,8 @@ class RunAnalyzer implements Analyzer {
       stopped: s.stopSeen,
       pastStop: s.pastStopReported,
       book: { requests, decisions, used },
+      effects: effectsFromSnapshot(s),
     };
-    for (const r of s.writeCalls) {
-      // Version 1 keyed groups by the canonical args themselves; version 2 by their hash.
-      const group = s.version === 1 ? `${r.tool}\u0000${sha256Hex(r.group.slice(r.group.indexOf("\u0000") + 1))}` : r.group;
-      this.addWriteCall({ ...r, group });
-    }
-    this.callIds = new Map(s.callIds);
-    this.earlyResults = new Map(s.earlyResults.map(([k, v]) => [k, { ...v }]));
     for (const f of s.findings) this.found.set(`${f.seq}\u0000${f.rule}`, { ...f });
   }
 
@@ -405,94 +384,13 @@ class RunAnalyzer implements Analyzer {
     }
   }
 
-  private recordFor(call: string | undefined): WriteCallRecord | undefined {
-    if (call === undefined) return undefined;
-    const seq = this.callIds.get(call);
-    return seq === undefined ? undefined : this.writeCalls.get(seq);
-  }
-
-  private addWriteCall(rec: WriteCallRecord): void {
-    this.writeCalls.set(rec.seq, rec);
-    const group = this.groups.get(rec.group);
-    if (group) group.push(rec);
-    else this.groups.set(rec.group, [rec]);
-  }
-
-  private onToolCall(event: JournalEvent): void {
-    const data = event.data;
-    const seq = event.seq;
-    const call = str(data.call) ?? "";
-    const tool = str(data.tool) ?? "";
-    this.callIds.set(call, seq);
-    if (data.effect !== "write") return;
-    const key = str(data.idempotencyKey) ?? "";
-    if (key === "")
-      this.report(
-        "effect.no-idempotency",
-        seq,
-        `write call ${quote(call)} to ${quote(tool)} has no idempotency key: a retry could repeat the effect`,
-      );
-    const rec: WriteCallRecord = {
-      seq,
-      call,
-      tool,
-      group: groupOf(tool, data.args),
-      key,
-      status: null,
-      reconciled: false,
-      ok: false,
-      externalId: null,
-    };
-    for (const earlier of this.groups.get(rec.group) ?? []) {
-      if ((earlier.status === "unknown" || earlier.status === "timeout") && !earlier.reconciled && (key === "" || key !== earlier.key)) {
-        this.report(
-          "effect.retry-after-unknown",
-          seq,
-          `retries write call ${quote(earlier.call)} (seq ${earlier.seq}, outcome ${earlier.status}, never reconciled) with ${key === "" ? "no idempotency key" : "a different idempotency key"}: the effect may now have happened twice`,
-        );
-        break;
-      }
-    }
-    this.addWriteCall(rec);
-    const early = this.earlyResults.get(call);
-    if (early) {
-      this.earlyResults.delete(call);
-      this.applyResult(rec, early.status, early.externalId);
-    }
-  }
-
-  private onToolResult(event: JournalEvent): void {
-    const data = event.data;
-    if (data.partial === true)
-      this.report("tool.partial", event.seq, `the result of call ${quote(data.call)} is partial: later steps worked on incomplete data`);
-    const call = str(data.call);
-    if (call === undefined || !isToolStatus(data.status)) return;
-    const externalId = str(data.externalId) ?? null;
-    if (!this.callIds.has(call)) {
-      if (!this.earlyResults.has(call)) this.earlyResults.set(call, { status: data.status, externalId });
-      return;
-    }
-    const rec = this.recordFor(call);
-    if (rec) this.applyResult(rec, data.status, externalId);
-  }
-
-  private applyResult(rec: WriteCallRecord, status: ToolStatus, externalId: string | null): void {
-    rec.status = status;
-    rec.reconciled = false;
-    if (status !== "ok" || rec.ok) return;
-    rec.ok = true;
-    rec.externalId = externalId;
-    for (const other of this.groups.get(rec.group) ?? []) {
-      if (other === rec || !other.ok) continue;
-      const sameOperation = rec.key !== "" && rec.key === other.key && rec.externalId !== null && rec.externalId === other.externalId;
-      if (sameOperation) continue;
-      const [first, later] = other.seq < rec.seq ? [other, rec] : [rec, other];
+  private duplicates(found: readonly Duplicate[]): void {
+    for (const { later, first } of found)
       this.report(
         "effect.duplicate",
         later.seq,
-        `repeats write call ${quote(first.call)} (seq ${first.seq}) to ${quote(rec.tool)} with the same arguments, and both succeeded: the effect happened twice`,
+        `repeats write call ${quote(first.call)} (seq ${first.seq}) to ${quote(later.tool)} with the same arguments, and both succeeded: the effect happened twice`,
       );
-    }
   }
 
   private onStateVerdict(seq: number, v: StateVerdict): void {
@@ -505,6 +403,40 @@ class RunAnalyzer implements Analyzer {
           : "the state rebuilt from the events before this checkpoint does not have its recorded hash";
     this.report("state.hash-mismatch", seq, message);
   }
+}
+
+function effectsToSnapshot(fx: EffectFold): Pick<AnalyzerSnapshot, "writeCalls" | "callIds" | "earlyResults"> {
+  const writeCalls: WriteCallRecord[] = [];
+  for (const [, c] of fx.calls.entries()) {
+    const { retryOf, duplicateOf, ...rest } = c;
+    writeCalls.push({ ...rest, ...(retryOf !== null ? { retryOf } : {}), ...(duplicateOf !== null ? { duplicateOf } : {}) });
+  }
+  // Seq order: the order the calls were made, which is the order of their groups.
+  writeCalls.sort((a, b) => a.seq - b.seq);
+  return {
+    writeCalls,
+    callIds: [...fx.callIds.entries()],
+    earlyResults: [...fx.early.entries()].map(([k, v]) => [k, { ...v }]),
+  };
+}
+
+function effectsFromSnapshot(s: AnalyzerSnapshot): EffectFold {
+  const calls: Array<[string, WriteCall]> = [];
+  const groups = new Map<string, number[]>();
+  for (const r of [...s.writeCalls].sort((a, b) => a.seq - b.seq)) {
+    // Version 1 keyed groups by the canonical args themselves; version 2 by their hash.
+    const group = s.version === 1 ? `${r.tool}\u0000${sha256Hex(r.group.slice(r.group.indexOf("\u0000") + 1))}` : r.group;
+    calls.push([String(r.seq), { ...r, group, retryOf: r.retryOf ?? null, duplicateOf: r.duplicateOf ?? null }]);
+    const list = groups.get(group);
+    if (list) list.push(r.seq);
+    else groups.set(group, [r.seq]);
+  }
+  return {
+    calls: PMap.from(calls),
+    groups: PMap.from(groups),
+    callIds: PMap.from(s.callIds),
+    early: PMap.from(s.earlyResults.map(([k, v]) => [k, { ...v }])),
+  };
 }
 
 /** A fold over one run's events. Restore a saved fold by passing its snapshot. */

@@ -8,8 +8,13 @@ import type { JournalEvent, RunPolicy } from "../journal/types";
 import { effectivePolicy, INITIAL_RUN, stepRun, type RunFold, type RunStep, type Verdict } from "../semantics/run";
 import { safeHash, UNHASHABLE, UNKNOWN_HASH, withState as stateWithState } from "../semantics/state";
 import type { RunState } from "../state";
+import { writeCallAt, type WriteCall } from "../semantics/effects";
 
-export { effectivePolicy, safeHash, UNHASHABLE, UNKNOWN_HASH, type Verdict };
+/**
+ * `writeCallAt(view.fold.base.effects, seq)`: the effect verdicts of the write call at a
+ * seq as recorded (the call it retries, the call it duplicates, a missing key).
+ */
+export { effectivePolicy, safeHash, UNHASHABLE, UNKNOWN_HASH, writeCallAt, type Verdict, type WriteCall };
 
 export type EvalState = RunFold;
 export type EvalStep = RunStep;

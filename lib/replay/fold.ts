@@ -623,6 +623,19 @@ function evalToJson(ev: EvalState): JsonValue {
     requests: [...ev.book.requests.entries()].map(([k, v]) => [k, [...v]]),
     decisions: [...ev.book.decisions.entries()].map(([k, v]) => [k, [v.decision, v.seq]]),
     used: [...ev.book.used.entries()].map(([k, v]) => [k, [v.decision, v.call]]),
+    writeCalls: [...ev.effects.calls.entries()].map(([, c]) => [
+      c.seq,
+      c.group,
+      c.key,
+      c.status,
+      c.reconciled,
+      c.ok,
+      c.externalId,
+      c.retryOf,
+      c.duplicateOf,
+    ]),
+    callIds: [...ev.effects.callIds.entries()],
+    earlyResults: [...ev.effects.early.entries()].map(([k, v]) => [k, v.status, v.externalId]),
   };
 }
 

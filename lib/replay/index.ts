@@ -17,5 +17,5 @@ export { buildForkPlan, ReplayError, type ForkPlan, type Replacement } from "./p
 export { checkForkOverride, forkOverrideSchema, parseForkOverride, type ForkOverrideCheck } from "./fork-override";
 export { assessFidelity, type FidelityVerdict } from "./fidelity";
 export { evaluateCondition } from "./condition";
-export { evaluate, INITIAL_EVAL, type EvalState, type Verdict } from "./evaluate";
+export { evaluate, INITIAL_EVAL, writeCallAt, type EvalState, type Verdict, type WriteCall } from "./evaluate";
 export * from "./types";

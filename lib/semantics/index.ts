@@ -14,6 +14,21 @@ export {
   type UseRecord,
 } from "./approvals";
 export { evaluateCondition } from "./condition";
+export {
+  effectCall,
+  effectReconcile,
+  effectResult,
+  EMPTY_EFFECTS,
+  groupOf,
+  writeCallAt,
+  type CallEffect,
+  type Duplicate,
+  type EarlyResult,
+  type EffectFold,
+  type ResultEffect,
+  type ToolStatus,
+  type WriteCall,
+} from "./effects";
 export { isFailure } from "./failure";
 export { compareFindings } from "./findings";
 export { PMap } from "./pmap";

@@ -1,6 +1,7 @@
 /**
  * The one fold of a run's meaning: ordering and the chain link (`stepOrder`), and what
- * each accepted event means (`stepRun`): policy, steps, stops, approvals and state. Both
+ * each accepted event means (`stepRun`): policy, steps, stops, approvals, state, effects
+ * and outcomes. Both
  * are pure: nothing passed in is changed and whatever did not change is shared, so the
  * replay keeps any fold as a snapshot, while the analyzer (on the ingest hot path) pays
  * one small object per event. The analyzer turns the verdicts into findings; the replay
@@ -11,6 +12,7 @@ import type { JournalEvent, JsonValue, RunPolicy } from "../journal/types";
 import { obj, str } from "../journal/values";
 import { callApproval, decideApproval, EMPTY_BOOK, requestApproval, type ApprovalBook, type CallApproval } from "./approvals";
 import { evaluateCondition } from "./condition";
+import { EMPTY_EFFECTS, effectCall, effectReconcile, effectResult, type CallEffect, type EffectFold, type ResultEffect } from "./effects";
 import { readPolicy } from "./policy";
 import { INITIAL_STATE_FOLD, stepState, UNKNOWN_HASH, type StateFold, type StateVerdict } from "./state";
 
@@ -70,6 +72,8 @@ export interface RunFold extends StateFold {
   /** An action after the stop has been seen. */
   readonly pastStop: boolean;
   readonly book: ApprovalBook;
+  /** Write calls, their outcomes and the call ids seen (effects.ts). */
+  readonly effects: EffectFold;
 }
 
 export const INITIAL_RUN: RunFold = Object.freeze({
@@ -79,6 +83,7 @@ export const INITIAL_RUN: RunFold = Object.freeze({
   stopped: false,
   pastStop: false,
   book: EMPTY_BOOK,
+  effects: EMPTY_EFFECTS,
 });
 
 export type Verdict =
@@ -94,7 +99,11 @@ export type Verdict =
       /** The approval status is ok: the runtime may make this call. */
       allowed: boolean;
       firstPastStop: boolean;
+      /** For a `write` call: effect.no-idempotency, the call it retries, duplicates found here. */
+      effect: CallEffect | null;
     }
+  | { kind: "tool.result"; call: string; effect: ResultEffect }
+  | { kind: "reconcile"; call: string; /** seq of the write call whose outcome it clears (null: none). */ of: number | null }
   | { kind: "step.start"; ordinal: number; maxSteps: number | null; firstOverLimit: boolean; firstPastStop: boolean }
   | { kind: "model.request"; firstPastStop: boolean }
   | { kind: "decision"; stops: boolean; condition: JsonValue; evaluated: boolean | null; recordedMet: boolean | null }
@@ -158,7 +167,9 @@ export function stepRun(f: RunFold, event: JournalEvent, override: RunPolicy | n
       const required = effectivePolicy(f.policy, override)?.requireApproval?.includes(tool) ?? false;
       const { book, verdict: approval } = callApproval(f.book, call, required, event.seq);
       const firstPastStop = f.stopped && !f.pastStop;
-      const next = book === f.book && !firstPastStop ? f : { ...f, book, pastStop: f.pastStop || firstPastStop };
+      const { fx: effects, effect } = effectCall(f.effects, event);
+      const next =
+        book === f.book && !firstPastStop && effects === f.effects ? f : { ...f, book, effects, pastStop: f.pastStop || firstPastStop };
       return {
         next,
         verdict: {
@@ -170,8 +181,17 @@ export function stepRun(f: RunFold, event: JournalEvent, override: RunPolicy | n
           approval,
           allowed: approval.status === "ok",
           firstPastStop,
+          effect,
         },
       };
+    }
+    case "tool.result": {
+      const { fx: effects, effect } = effectResult(f.effects, event);
+      return { next: effects === f.effects ? f : { ...f, effects }, verdict: { kind: "tool.result", call: str(data.call) ?? "", effect } };
+    }
+    case "reconcile": {
+      const { fx: effects, of } = effectReconcile(f.effects, event);
+      return { next: effects === f.effects ? f : { ...f, effects }, verdict: { kind: "reconcile", call: str(data.call) ?? "", of } };
     }
     case "approval.request": {
       const call = str(data.call);

@@ -182,6 +182,39 @@ describe("analyzer snapshot", () => {
     expect(restored.findings().map((f) => `${f.rule}@${f.seq}`)).toEqual(["approval.reused@4", "approval.missing@5"]);
   });
 
+  it("reads a version 2 snapshot written before write calls kept their verdicts (retryOf, duplicateOf) and continues the effect rules", () => {
+    const events = journal([
+      writeCall("c1", "pay", { n: 1 }, "k1"),
+      result("c1", "timeout"),
+      writeCall("c2", "pay", { n: 1 }, "k2"),
+      result("c2", "ok"),
+      writeCall("c3", "pay", { n: 1 }, "k3"),
+      result("c3", "ok"),
+      result("c1", "ok"),
+    ]);
+    const first = createAnalyzer();
+    for (const e of events.slice(0, 4)) first.push(e);
+    const saved = first.snapshot();
+    expect(saved.writeCalls.find((r) => r.seq === 2)?.retryOf).toBe(0);
+    const old: AnalyzerSnapshot = { ...saved, writeCalls: saved.writeCalls.map(({ retryOf: _r, duplicateOf: _d, ...r }) => r) };
+    const restored = createAnalyzer(parseJsonExact(canonicalJson(old)) as AnalyzerSnapshot);
+    for (const e of events.slice(4)) restored.push(e);
+    expect(keys(restored.findings())).toEqual(keys(analyzeEvents(events)));
+    // c2 and c3 retry c1 (timed out, never reconciled); c3 duplicates c2, and c1's late ok makes c2 a duplicate of c1.
+    expect(keys(restored.findings())).toEqual([
+      "effect.duplicate@2",
+      "effect.duplicate@4",
+      "effect.retry-after-unknown@2",
+      "effect.retry-after-unknown@4",
+    ]);
+    const after = restored.snapshot().writeCalls;
+    expect(after.map((r) => [r.seq, r.retryOf ?? null, r.duplicateOf ?? null])).toEqual([
+      [0, null, null],
+      [2, null, 0],
+      [4, 0, 2],
+    ]);
+  });
+
   it("refuses a snapshot of an unknown version", () => {
     expect(() => createAnalyzer({ version: 3 } as unknown as AnalyzerSnapshot)).toThrow(/version/);
   });
