@@ -48,6 +48,16 @@ test.describe("runs list", () => {
     await expect(errors.getByRole("row").nth(1).getByRole("cell").first()).toHaveText("2");
     await expect(errors.getByRole("row").nth(2).getByRole("cell").first()).toHaveText("3");
 
+    // a file in no known format: one error that says so, and nothing claims it was imported
+    guard.allowConsoleError(/status of 415/);
+    const chooser3 = page.waitForEvent("filechooser");
+    await page.getByRole("button", { name: "Upload journal" }).click();
+    await (await chooser3).setFiles({ name: "notes.json", mimeType: "application/json", buffer: Buffer.from('[{"foo":1},{"foo":2}]') });
+    const notes = report.getByRole("status").filter({ hasText: "HTTP 415" });
+    await expect(notes).toContainText("the file's format was not recognised");
+    await expect(report).not.toContainText("Imported as");
+    await expect(report.getByRole("table", { name: "Errors in notes.json" })).toHaveCount(0);
+
     // the list shows it; the free-text filter goes into the URL
     await page
       .getByRole("searchbox", { name: /Search/ })

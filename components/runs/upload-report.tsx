@@ -34,8 +34,11 @@ export function UploadReport({ items, onClear }: { items: UploadItem[]; onClear:
             </span>
           </div>
           <progress aria-label={`Upload of ${it.file}`} max={1} value={it.progress} />
-          {it.answer?.formatLabel && it.answer.format !== "retrace-journal" ? (
-            <p className="muted">Imported as {vt(it.answer.formatLabel)}</p>
+          {it.answer?.formatLabel && it.answer.format !== "retrace-journal" && it.answer.format !== "unknown" ? (
+            // "Imported" only when something was stored: a rejected trace file was read, not imported
+            <p className="muted">
+              {it.phase === "done" ? "Imported as" : "Read as"} {vt(it.answer.formatLabel)}
+            </p>
           ) : null}
           {it.answer?.runs && it.answer.runs.length > 0 ? (
             <table aria-label={`Runs in ${it.file}`}>
