@@ -95,7 +95,8 @@ function round(n: number): number {
   return Number(n.toFixed(digits));
 }
 
-const num = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 4 });
+// Figures as people read them: whole numbers from 100 up, two decimals from 1, four below (ratios).
+const num = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: Math.abs(n) >= 100 ? 0 : Math.abs(n) >= 1 ? 2 : 4 });
 
 export function renderBenchReport(report: BenchReport): string {
   const out = [
