@@ -20,7 +20,7 @@ const PURE_CORE = [
   "lib/importers/**",
   "lib/compare/**",
   "lib/view/**",
-  "lib/semantics/**",
+  "lib/access/**",
 ];
 
 export default tseslint.config(
@@ -96,8 +96,83 @@ export default tseslint.config(
       "no-restricted-syntax": [
         "error",
         {
-          selector: "MemberExpression[property.name=/^(sql|prisma)$/]:matches([object.name='db'], [object.callee.name='getDb'])",
+          selector: "MemberExpression[property.name=/^(sql|prisma)$/]",
           message: "no db.sql / db.prisma under app/: put the query in a lib/server function.",
+        },
+      ],
+      // the database reaches app/ only as the `db` the edge hands an authorized handler
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["@/lib/server/db", "**/lib/server/db"],
+              message: "app/ gets the database from lib/server/edge (route, page, action), which authorizes first.",
+            },
+            {
+              group: ["@/lib/server/access/*"],
+              importNames: ["userPrincipal", "authenticate"],
+              message: "authenticate through lib/server/edge.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // every route handler is wrapped in the edge's route()
+    files: ["app/**/route.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "ExportNamedDeclaration > FunctionDeclaration",
+          message:
+            "export route handlers as `export const GET = route({...}, handler)` (lib/server/edge): it authenticates and authorizes.",
+        },
+        {
+          selector:
+            "ExportNamedDeclaration > VariableDeclaration > VariableDeclarator[id.name=/^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)$/]:not([init.callee.name='route'])",
+          message: "route handlers are `route({...}, handler)` calls (lib/server/edge).",
+        },
+        {
+          selector: "MemberExpression[property.name=/^(sql|prisma)$/]",
+          message: "no db.sql / db.prisma under app/: put the query in a lib/server function.",
+        },
+      ],
+    },
+  },
+  {
+    // every page is wrapped in the edge's page(), but the two that read nothing
+    files: ["app/**/page.tsx"],
+    ignores: ["app/login/page.tsx", "app/setup/page.tsx"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "ExportDefaultDeclaration > :not(CallExpression[callee.name='page'])",
+          message: "pages are `export default page({...}, render)` (lib/server/edge): it authenticates and authorizes.",
+        },
+        {
+          selector: "MemberExpression[property.name=/^(sql|prisma)$/]",
+          message: "no db.sql / db.prisma under app/: put the query in a lib/server function.",
+        },
+      ],
+    },
+  },
+  {
+    // every server action is wrapped in the edge's action()
+    files: ["app/actions/**"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "ExportNamedDeclaration > FunctionDeclaration",
+          message: "server actions are `export const x = action({...}, schema, fn)` (lib/server/edge).",
+        },
+        {
+          selector: "ExportNamedDeclaration > VariableDeclaration > VariableDeclarator:not([init.callee.name='action'])",
+          message: "server actions are `action({...}, schema, fn)` calls (lib/server/edge).",
         },
       ],
     },

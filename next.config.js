@@ -13,6 +13,8 @@ const nextConfig = {
     "@prisma/adapter-pg",
   ],
   poweredByHeader: false,
+  // forbidden() renders app/forbidden.tsx with a 403 (lib/server/edge.ts pages)
+  experimental: { authInterrupts: true },
   // `npm test` runs tsc over the whole project first; the build does not check types again.
   typescript: { ignoreBuildErrors: true },
   async headers() {

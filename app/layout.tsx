@@ -2,6 +2,8 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { cookies } from "next/headers";
 import { ThemeToggle } from "@/components/theme/theme-toggle";
+import { UserMenu } from "@/components/access/user-menu";
+import { viewerInfo } from "@/lib/server/edge";
 import { Providers } from "./providers";
 import "@xyflow/react/dist/style.css";
 import "./globals.css";
@@ -19,6 +21,7 @@ export default async function RootLayout({ children }: { children: React.ReactNo
   // the chosen theme travels in a cookie so the server renders it: no flash, no inline script
   const chosen = (await cookies()).get("retrace-theme")?.value;
   const theme = chosen === "light" || chosen === "dark" ? chosen : undefined;
+  const viewer = await viewerInfo();
   return (
     <html lang="en" data-theme={theme}>
       <body>
@@ -32,8 +35,17 @@ export default async function RootLayout({ children }: { children: React.ReactNo
                 Runs
               </Link>
             </nav>
+            {viewer.user ? (
+              <UserMenu name={viewer.user.name} projects={viewer.user.projects} project={viewer.project} admin={viewer.admin} />
+            ) : null}
             <ThemeToggle initial={theme ?? "system"} />
           </header>
+          {viewer.mode === "open" ? (
+            <p className="open-mode-banner" role="status">
+              Open mode: no accounts or keys exist, so anyone who can reach this loopback address can read and upload runs. Add an admin
+              with <code>npm run -s retrace -- user add NAME --role admin</code> to require sign-in.
+            </p>
+          ) : null}
           <main className="app-main">{children}</main>
         </Providers>
       </body>

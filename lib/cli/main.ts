@@ -6,7 +6,7 @@
  */
 import { asksForHelp, parseCommandArgs, type CommandOptions } from "./args";
 
-const COMMANDS = ["import", "migrate", "analyze", "replay", "export", "verify"] as const;
+const COMMANDS = ["import", "migrate", "analyze", "replay", "export", "verify", "user", "project", "key", "log"] as const;
 type CommandName = (typeof COMMANDS)[number];
 
 export interface CliCommand {

@@ -2,18 +2,10 @@ import "server-only";
 /** Small helpers so route handlers stay thin and answer with consistent JSON errors. */
 import { NextResponse } from "next/server";
 import type { z } from "zod";
-import { authorize, type Role } from "./auth";
 import { formatIssues } from "../journal/parse-line";
 
 export function jsonError(status: number, message: string, extra: Record<string, unknown> = {}) {
   return NextResponse.json({ error: message, ...extra }, { status });
-}
-
-/** Returns an error response when the caller lacks the role, else null. */
-export function requireRole(req: Request, role: Role): NextResponse | null {
-  const r = authorize(req.headers, role);
-  if (r.ok) return null;
-  return jsonError(r.status, r.message, r.status === 401 ? {} : {});
 }
 
 export function parseQuery<T extends z.ZodType>(

@@ -13,6 +13,7 @@ import { DEFAULT_READER_LIMITS } from "../journal/reader";
 import type { Db } from "./db";
 import { ingest } from "./ingest";
 import { publishRunChanges } from "./changes";
+import { runProjectOf } from "./queries";
 import { BodyTooLarge, limitBytes, redactorFor } from "./service";
 
 export class OtlpBadRequest extends Error {}
@@ -55,10 +56,21 @@ export function decodeOtlp(bytes: Uint8Array, contentType: string): NormalizedSp
   }
 }
 
-/** Stores spans (redacted) and re-derives the run of every trace they belong to. */
-export async function receiveSpans(db: Db, spans: NormalizedSpan[]): Promise<{ runs: string[]; rejected: number }> {
-  if (spans.length === 0) return { runs: [], rejected: 0 };
+/**
+ * Stores spans (redacted) and re-derives the run of every trace they belong to, in
+ * `project`. A trace whose run belongs to another project is refused whole: its spans are
+ * neither stored nor mixed into that project's run.
+ */
+export async function receiveSpans(db: Db, all: NormalizedSpan[], project: string): Promise<{ runs: string[]; rejected: number }> {
+  if (all.length === 0) return { runs: [], rejected: 0 };
   const redactor = await redactorFor(db);
+  const foreign = new Set<string>();
+  for (const trace of new Set(all.map((s) => s.traceId))) {
+    const owner = await runProjectOf(db, `otel-${trace}`);
+    if (owner !== null && owner !== project) foreign.add(trace);
+  }
+  const spans = foreign.size > 0 ? all.filter((s) => !foreign.has(s.traceId)) : all;
+  if (spans.length === 0) return { runs: [], rejected: all.length };
   const traces = [...new Set(spans.map((s) => s.traceId))];
   const runIds = traces.map((t) => `otel-${t}`);
   await db.sql.transaction(async (tx) => {
@@ -88,6 +100,7 @@ export async function receiveSpans(db: Db, spans: NormalizedSpan[]): Promise<{ r
     {
       mode: "upload",
       source: "otlp",
+      project,
       fidelity: "trace",
       maxEventsPerRun: db.config.limits.maxEventsPerRun,
       lockRuns: runIds,
@@ -97,5 +110,5 @@ export async function receiveSpans(db: Db, spans: NormalizedSpan[]): Promise<{ r
   );
   const stored = result.runs.filter((r) => r.status === "stored").map((r) => r.run);
   await publishRunChanges(db, stored).catch(() => undefined);
-  return { runs: stored, rejected: result.errors.length };
+  return { runs: stored, rejected: result.errors.length + (all.length - spans.length) };
 }

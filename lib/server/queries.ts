@@ -4,6 +4,7 @@ import "server-only";
  * payloads: every column it needs is on the Run row); event windows use the raw driver.
  */
 import { z } from "zod";
+import { PROJECT_ID } from "../access/roles";
 import type { Db } from "./db";
 import { timesRecordedIn } from "../journal/summary";
 import { compareFindings } from "../semantics/findings";
@@ -27,6 +28,7 @@ export const runListQuery = z.object({
   sort: z.enum(SORTS).default("-started"),
   cursor: z.string().max(500).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
+  project: z.string().regex(PROJECT_ID, "project must be a project id").optional(),
 });
 export type RunListQuery = z.infer<typeof runListQuery>;
 
@@ -36,6 +38,7 @@ function toSummary(r: RunRecord, header: Record<string, unknown> = JSON.parse(r.
   const timesRecorded = timesRecordedIn(header);
   return {
     id: r.id,
+    project: r.projectId,
     workflow: r.workflow,
     workflowVersion: r.workflowVersion,
     agent: r.agent,
@@ -96,10 +99,20 @@ function parseDate(s: string | undefined, name: string): number | undefined {
   return ms;
 }
 
-export async function listRuns(db: Db, q: RunListQuery): Promise<{ runs: RunSummaryDto[]; nextCursor: string | null }> {
+/**
+ * Runs of the projects in `readable` (the edge's answer for the caller), newest first by
+ * default, filtered and paged.
+ */
+export async function listRuns(
+  db: Db,
+  q: RunListQuery,
+  readable: "all" | readonly string[],
+): Promise<{ runs: RunSummaryDto[]; nextCursor: string | null }> {
   const desc = q.sort.startsWith("-");
   const field = SORT_FIELD[q.sort.replace(/^-/, "") as keyof typeof SORT_FIELD];
   const and: Record<string, unknown>[] = [{ eventCount: { gt: 0 } }];
+  if (readable !== "all") and.push({ projectId: { in: [...readable] } });
+  if (q.project) and.push({ projectId: q.project });
   if (q.status) and.push({ status: q.status });
   if (q.workflow) and.push({ workflow: q.workflow });
   if (q.environment) and.push({ environment: q.environment });
@@ -170,6 +183,12 @@ export async function listEventBodies(db: Db, runId: string, after: number, limi
     `SELECT "seq", "body", "hash", "recordedHash", "chain", "redactions" FROM "Event" WHERE "runId" = ? AND "seq" > ? ORDER BY "seq" LIMIT ?`,
     [runId, after, limit],
   );
+}
+
+/** The project a run belongs to, or null when there is no such run. */
+export async function runProjectOf(db: Db, runId: string): Promise<string | null> {
+  const rows = await db.sql.all<{ projectId: string }>(`SELECT "projectId" FROM "Run" WHERE "id" = ?`, [runId]);
+  return rows.length > 0 ? rows[0].projectId : null;
 }
 
 /** Whether a run with at least one stored event exists. */

@@ -51,6 +51,8 @@ export interface ImportStreamOptions {
   mode?: IngestOptions["mode"];
   onlyRun?: string;
   source: IngestOptions["source"];
+  /** The project new runs go to (the edge authorized it; default "default"); a run id of another project is refused. */
+  project?: string;
   /** Bytes of the body read so far (before gunzip). */
   onBytes?: (total: number) => void;
   /** Events stored so far. */
@@ -124,6 +126,7 @@ export async function importStream(db: Db, body: ByteSource, opts: ImportStreamO
       mode: opts.mode ?? "upload",
       onlyRun: opts.onlyRun,
       source: opts.source,
+      project: opts.project,
       maxEventsPerRun: limits.maxEventsPerRun,
       onProgress: opts.onProgress,
     };
@@ -165,6 +168,7 @@ export async function importStream(db: Db, body: ByteSource, opts: ImportStreamO
 
 export interface IngestBytesOptions {
   mode: IngestOptions["mode"];
+  project?: string;
   onlyRun?: string;
   source: IngestOptions["source"];
   onProgress?: (events: number) => void;

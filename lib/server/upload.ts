@@ -17,7 +17,8 @@ export interface UploadAnswer {
 
 const error = (status: number, message: string): UploadAnswer => ({ status, body: { error: message } });
 
-export async function answerUpload(db: Db, req: Request, accept: "journal" | "any"): Promise<UploadAnswer> {
+/** `project`: where new runs go, as the edge authorized it. */
+export async function answerUpload(db: Db, req: Request, accept: "journal" | "any", project: string): Promise<UploadAnswer> {
   if (accept === "journal") {
     const wrongType = requireNdjson(req);
     if (wrongType) return { status: wrongType.status, body: (await wrongType.json()) as Record<string, unknown> };
@@ -31,6 +32,7 @@ export async function answerUpload(db: Db, req: Request, accept: "journal" | "an
     accept,
     fileName: name,
     source: accept === "journal" ? "upload" : "import",
+    project,
     warmViewer: true,
   });
   const problem = result.tooLarge ?? result.unreadable ?? result.format?.message;

@@ -40,6 +40,8 @@ const runIdentity = {
 
 const runListItemShape = {
   id: z.string(),
+  /** the project the run belongs to */
+  project: z.string(),
   ...runIdentity,
   status: runStatusSchema,
   live: z.boolean(),

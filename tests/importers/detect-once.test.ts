@@ -43,7 +43,7 @@ describe("one format detection per upload", () => {
       const bytes = fs.readFileSync(path.join(CORPUS, rel));
       const req = new Request(`http://localhost/api/imports?name=${path.basename(rel)}`, { method: "POST", body: bytes });
       calls.n = 0;
-      const answer = await answerUpload(db, req, "any");
+      const answer = await answerUpload(db, req, "any", "default");
       expect(answer.status).toBe(201);
       expect(calls.n).toBe(1);
     });

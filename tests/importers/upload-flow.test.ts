@@ -104,7 +104,7 @@ describe("a trace export stores the same rows through /api/imports, the CLI and 
       const bytes = new Uint8Array(fs.readFileSync(path.join(CORPUS, rel)));
       const name = path.basename(rel);
       const expected = await viaNdjsonDetour(refDb, bytes, name);
-      const answer = await answerUpload(routeDb, post("imports", bytes, { name }), "any");
+      const answer = await answerUpload(routeDb, post("imports", bytes, { name }), "any", "default");
       expect(answer.body.format, rel).toBe(detectFormat(new TextDecoder().decode(bytes), name).format);
       expect(answer.body.runs, rel).toEqual(expected.runs);
       expect(answer.body.errors, rel).toEqual(expected.errors);
@@ -127,7 +127,7 @@ describe("a trace export stores the same rows through /api/imports, the CLI and 
     const t = await fresh();
     const db = t.open();
     const bytes = fs.readFileSync(path.join(CORPUS, "jaeger/kagent-helm-agent.jaeger.json"));
-    const answer = await answerUpload(db, post("imports", gzipSync(bytes), { name: "kagent.json.gz" }), "any");
+    const answer = await answerUpload(db, post("imports", gzipSync(bytes), { name: "kagent.json.gz" }), "any", "default");
     expect(answer.status).toBe(201);
     expect(answer.body.format).toBe("jaeger");
     expect(await count(db, "Event")).toBeGreaterThan(10);
@@ -147,7 +147,7 @@ describe("one format detection decides the route", () => {
 
   it("a journal to /api/imports is stored as a journal (format named)", async () => {
     const db = (await fresh()).open();
-    const answer = await answerUpload(db, post("imports", journal("j-imports"), { name: "run.jsonl" }), "any");
+    const answer = await answerUpload(db, post("imports", journal("j-imports"), { name: "run.jsonl" }), "any", "default");
     expect(answer.status).toBe(201);
     expect(answer.body.format).toBe("retrace-journal");
     expect(answer.body.runs).toMatchObject([{ run: "j-imports", status: "stored", accepted: 2 }]);
@@ -158,7 +158,7 @@ describe("one format detection decides the route", () => {
   it("a trace export to /api/journals is refused with 415 naming its format, nothing stored", async () => {
     const db = (await fresh()).open();
     const bytes = fs.readFileSync(path.join(CORPUS, "langfuse/langfuse-qa-chatbot-mcp-toolcall.json"));
-    const answer = await answerUpload(db, post("journals", bytes, { type: "application/json" }), "journal");
+    const answer = await answerUpload(db, post("journals", bytes, { type: "application/json" }), "journal", "default");
     expect(answer.status).toBe(415);
     expect(answer.body.format).toBe("langfuse");
     expect(answer.body.error).toMatch(/^this looks like Langfuse trace export, not a Retrace journal/);
@@ -168,12 +168,12 @@ describe("one format detection decides the route", () => {
   it("a file in no known format gets one error (415) from /api/imports, not an error per line", async () => {
     const db = (await fresh()).open();
     const text = "name,seq,type\n" + Array.from({ length: 50 }, (_, i) => `row${i},${i},note`).join("\n") + "\n";
-    const answer = await answerUpload(db, post("imports", new TextEncoder().encode(text), { name: "data.csv" }), "any");
+    const answer = await answerUpload(db, post("imports", new TextEncoder().encode(text), { name: "data.csv" }), "any", "default");
     expect(answer.status).toBe(415);
     expect(answer.body).toMatchObject({ format: "unknown", errors: [], runs: [] });
     expect(answer.body.error).toMatch(/format was not recognised/);
     // the journals route reads the same bytes as a journal: every line is an error of its own
-    const asJournal = await answerUpload(db, post("journals", new TextEncoder().encode(text)), "journal");
+    const asJournal = await answerUpload(db, post("journals", new TextEncoder().encode(text)), "journal", "default");
     expect(asJournal.status).toBe(400);
     expect((asJournal.body.errors as unknown[]).length).toBe(51);
     expect(await count(db, "Run")).toBe(0);
@@ -185,7 +185,7 @@ describe("one format detection decides the route", () => {
       ["imports", "any"],
       ["journals", "journal"],
     ] as const) {
-      const answer = await answerUpload(db, post(route, new Uint8Array(0)), accept);
+      const answer = await answerUpload(db, post(route, new Uint8Array(0)), accept, "default");
       expect(answer.status, route).toBe(400);
       expect(answer.body.error, route).toMatch(/empty/);
     }
@@ -278,7 +278,7 @@ describe("a body over the limit is refused while it streams, nothing stored", ()
       const bytes = c.bytes();
       const pulled = { n: 0 };
       const chunk = 8192;
-      const answer = await answerUpload(db, post(c.route, bytes, { pulled, chunk }), c.accept);
+      const answer = await answerUpload(db, post(c.route, bytes, { pulled, chunk }), c.accept, "default");
       expect(answer.status).toBe(413);
       expect(answer.body.error).toMatch(/over 200000 bytes/);
       expect(await count(db, "Run")).toBe(0);
@@ -296,7 +296,7 @@ describe("a body over the limit is refused while it streams, nothing stored", ()
   it("a trace export cut midway: a 400 that says so, nothing stored, no spill file left", async () => {
     const db = (await fresh()).open();
     const bytes = fs.readFileSync(path.join(CORPUS, "otel-genai/kagent-helm-agent.tempo-otlp.json"));
-    const answer = await answerUpload(db, post("imports", bytes.subarray(0, Math.floor(bytes.length * 0.6)), { name: "cut.json" }), "any");
+    const answer = await answerUpload(db, post("imports", bytes.subarray(0, Math.floor(bytes.length * 0.6)), { name: "cut.json" }), "any", "default");
     expect(answer.status).toBe(400);
     expect(answer.body.format).toBe("tempo-otlp");
     expect(answer.body.error).toMatch(/not valid JSON \(truncated\?/);
@@ -317,7 +317,7 @@ describe("a body over the limit is refused while it streams, nothing stored", ()
     const db = (await fresh()).open({ RETRACE_MAX_BODY_BYTES: String(LIMIT) });
     const req = post("imports", otlp(2 * LIMIT));
     req.headers.set("content-length", String(2 * LIMIT));
-    const answer = await answerUpload(db, req, "any");
+    const answer = await answerUpload(db, req, "any", "default");
     expect(answer.status).toBe(413);
     expect(answer.body.error).toMatch(/is 400000 bytes, over the 200000-byte limit/);
     expect(req.bodyUsed).toBe(false);

@@ -54,8 +54,8 @@ describe.each(DIALECTS)("secrets in spans received over OTLP, on %s", (dialect) 
       "00000000000000a1",
     );
     // the trace arrives over two requests; the second re-derives the run from stored spans
-    await receiveSpans(db, request([tool]));
-    const second = await receiveSpans(db, request([root]));
+    await receiveSpans(db, request([tool]), "default");
+    const second = await receiveSpans(db, request([root]), "default");
     const runId = `otel-${TRACE}`;
     expect(second.runs).toEqual([runId]);
 

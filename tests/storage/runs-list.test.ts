@@ -47,13 +47,13 @@ describe.each(DIALECTS)("runs list on %s", (dialect) => {
   });
   afterAll(async () => t.cleanup());
 
-  const ids = async (q: Record<string, string>) => (await listRuns(db, runListQuery.parse(q))).runs.map((r) => r.id);
+  const ids = async (q: Record<string, string>) => (await listRuns(db, runListQuery.parse(q), "all")).runs.map((r) => r.id);
 
   it("sorts newest first and pages with a cursor without gaps or repeats", async () => {
     const seen: string[] = [];
     let cursor: string | undefined;
     for (;;) {
-      const page = await listRuns(db, runListQuery.parse({ limit: "5", ...(cursor ? { cursor } : {}) }));
+      const page = await listRuns(db, runListQuery.parse({ limit: "5", ...(cursor ? { cursor } : {}) }), "all");
       seen.push(...page.runs.map((r) => r.id));
       if (!page.nextCursor) break;
       cursor = page.nextCursor;
@@ -73,7 +73,7 @@ describe.each(DIALECTS)("runs list on %s", (dialect) => {
 
   it("sorts by events and carries the summary the list shows", async () => {
     expect(await ids({ sort: "-events", limit: "2" })).toEqual(["run-11", "run-10"]);
-    const [top] = (await listRuns(db, runListQuery.parse({ limit: "1" }))).runs;
+    const [top] = (await listRuns(db, runListQuery.parse({ limit: "1" }), "all")).runs;
     expect(top).toMatchObject({
       id: "run-11",
       workflow: "refund",
@@ -103,7 +103,7 @@ describe.each(DIALECTS)("runs list on %s", (dialect) => {
       .map((l) => JSON.stringify(l))
       .join("\n");
     expect((await ingestBytes(db, bytesOf(text + "\n"), { mode: "upload", source: "import" })).errors).toEqual([]);
-    const listed = (await listRuns(db, runListQuery.parse({ q: id }))).runs;
+    const listed = (await listRuns(db, runListQuery.parse({ q: id }), "all")).runs;
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatchObject({ id, timesRecorded: false, startedAt: null, endedAt: null, durationMs: null });
     expect(await getRun(db, id)).toMatchObject({ timesRecorded: false, startedAt: null, durationMs: null });

@@ -112,7 +112,7 @@ describe.each(DIALECTS)("viewer queries on %s", (dialect) => {
   });
 
   it("every answer the read queries build parses with its API schema", async () => {
-    const page = runListPageSchema.parse(await listRuns(db, runListQuery.parse({})));
+    const page = runListPageSchema.parse(await listRuns(db, runListQuery.parse({}), "all"));
     expect(page.runs.length).toBeGreaterThanOrEqual(3);
     for (const { id } of page.runs) {
       const detail = runDetailSchema.parse(await getRun(db, id));

@@ -1,14 +1,11 @@
 import { NextResponse } from "next/server";
-import { getDb } from "@/lib/server/db";
-import { requireRole } from "@/lib/server/http";
+import { route } from "@/lib/server/edge";
 import { answerUpload } from "@/lib/server/upload";
 
 export const dynamic = "force-dynamic";
 
-/** POST an NDJSON journal (optionally gzip): one or many runs, each stored atomically. */
-export async function POST(req: Request) {
-  const denied = requireRole(req, "ingest");
-  if (denied) return denied;
-  const { status, body } = await answerUpload(getDb(), req, "journal");
+/** POST an NDJSON journal (optionally gzip): one or many runs, each stored atomically, in the caller's project (or `?project=`). */
+export const POST = route({ need: "runs.write", project: "write" }, async ({ db, req, project }) => {
+  const { status, body } = await answerUpload(db, req, "journal", project);
   return NextResponse.json(body, { status });
-}
+});

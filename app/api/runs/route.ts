@@ -1,20 +1,10 @@
 import { NextResponse } from "next/server";
-import { getDb } from "@/lib/server/db";
-import { jsonError, parseQuery, requireRole } from "@/lib/server/http";
-import { BadQuery, listRuns, runListQuery } from "@/lib/server/queries";
+import { route } from "@/lib/server/edge";
+import { listRuns, runListQuery } from "@/lib/server/queries";
 
 export const dynamic = "force-dynamic";
 
-/** Runs, newest first by default; filters and `cursor` pagination (see README "API"). */
-export async function GET(req: Request) {
-  const denied = requireRole(req, "read");
-  if (denied) return denied;
-  const q = parseQuery(runListQuery, req.url);
-  if (!q.ok) return q.response;
-  try {
-    return NextResponse.json(await listRuns(getDb(), q.data));
-  } catch (e) {
-    if (e instanceof BadQuery) return jsonError(400, e.message);
-    throw e;
-  }
-}
+/** Runs of the projects the caller may read, newest first by default; filters and `cursor` pagination (README "API"). */
+export const GET = route({ need: "runs.read", project: "any", query: runListQuery }, async ({ db, query, readable }) =>
+  NextResponse.json(await listRuns(db, query, readable)),
+);

@@ -1,7 +1,7 @@
 import { notFound } from "next/navigation";
 import { preload } from "react-dom";
 import { RunView } from "@/components/run/run-view";
-import { getDb } from "@/lib/server/db";
+import { page, runParams } from "@/lib/server/edge";
 import { getRun } from "@/lib/server/queries";
 import type { RunDetail } from "@/lib/view/api-types";
 
@@ -18,13 +18,13 @@ export async function generateMetadata({ params }: Props) {
  * The run page. The header comes with the HTML; the event summary (the big part) is
  * preloaded by the browser while the scripts load, and read through TanStack Query.
  */
-export default async function RunPage({ params, searchParams }: Props) {
-  const { run } = await params;
+export default page({ need: "runs.read", project: "run", params: runParams }, async ({ db, params }, { searchParams }: Props) => {
+  const { run } = params;
   const sp = await searchParams;
-  const detail = await getRun(getDb(), run);
+  const detail = await getRun(db, run);
   if (!detail) notFound();
   preload(`/api/runs/${encodeURIComponent(run)}/summary`, { as: "fetch", crossOrigin: "anonymous" });
   const raw = Array.isArray(sp.event) ? sp.event[0] : sp.event;
   const initialSeq = raw !== undefined && /^\d{1,10}$/.test(raw) ? Number(raw) : null;
   return <RunView runId={run} initialDetail={detail as RunDetail} initialSeq={initialSeq} />;
-}
+});

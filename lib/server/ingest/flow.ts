@@ -25,6 +25,8 @@ import type { IngestError, IngestOptions, IngestResult, IngestSource, RunOutcome
 /** One run's part of the request. */
 interface RunCtx {
   id: string;
+  /** The id is another project's run: refused, never read or changed. */
+  foreign: boolean;
   summary: RunSummary;
   isNew: boolean;
   /** Every seq stored (before or in this request) → its recorder hash. */
@@ -140,6 +142,15 @@ class Request {
             continue;
           }
           ctx = await this.openRun(ev.run);
+          if (ctx.foreign) {
+            this.reject(ctx, {
+              line: item.line,
+              run: ev.run,
+              seq: ev.seq,
+              kind: "conflict",
+              message: `run id "${safeId(ev.run)}" is taken in another project; choose another run id`,
+            });
+          }
         }
         if (ctx.rejected) continue;
         this.total++;
@@ -195,9 +206,10 @@ class Request {
   private async openRun(id: string): Promise<RunCtx> {
     const existing = this.runs.get(id);
     if (existing) return existing;
-    const { row, isNew, stored } = await loadRun(this.tx, this.sql.dialect, id, this.opts, this.now);
+    const { row, isNew, stored, foreign } = await loadRun(this.tx, this.sql.dialect, id, this.opts, this.now);
     const ctx: RunCtx = {
       id,
+      foreign,
       summary: new RunSummary(row),
       isNew,
       stored,

@@ -12,12 +12,14 @@ import type { RunModel } from "../generated/sqlite/models/Run.ts";
 import { SeqMap } from "../../journal/seq-map";
 import type { SqlExec, SqlTx } from "../sql";
 import type { IngestOptions } from "./types";
+import { DEFAULT_PROJECT } from "../../access/roles";
 
 export type RunRow = RunModel;
 
 /** Every column of the Run table, in the order written (writeRunRow). */
 export const RUN_COLUMNS = [
   "id",
+  "projectId",
   "workflow",
   "workflowVersion",
   "agent",
@@ -55,9 +57,10 @@ type Unlisted = Exclude<keyof RunRow, (typeof RUN_COLUMNS)[number]>;
 const _everyFieldListed: [Unlisted] extends [never] ? true : Unlisted = true;
 
 /** A run's row before its first event is stored. */
-export function emptyRunRow(id: string, opts: Pick<IngestOptions, "mode" | "source" | "fidelity">, now: number): RunRow {
+export function emptyRunRow(id: string, opts: Pick<IngestOptions, "mode" | "source" | "fidelity" | "project">, now: number): RunRow {
   return {
     id,
+    projectId: opts.project ?? DEFAULT_PROJECT,
     workflow: null,
     workflowVersion: null,
     agent: null,
@@ -183,6 +186,8 @@ export interface LoadedRun {
   row: RunRow;
   /** No event of the run was stored before: a rejection removes the run whole. */
   isNew: boolean;
+  /** The id belongs to a run of another project: nothing of it may be read or written. */
+  foreign: boolean;
   stored: SeqMap<string | null>;
 }
 
@@ -194,9 +199,14 @@ export async function loadRun(
   tx: SqlTx,
   dialect: SqlExec["dialect"],
   id: string,
-  opts: Pick<IngestOptions, "mode" | "source" | "fidelity" | "replaceRuns">,
+  opts: Pick<IngestOptions, "mode" | "source" | "fidelity" | "replaceRuns" | "project">,
   now: number,
 ): Promise<LoadedRun> {
+  // checked before anything is changed: a run's project never changes once it exists
+  const owner = await tx.all<{ projectId: string }>(`SELECT "projectId" FROM "Run" WHERE "id" = ?`, [id]);
+  if (owner.length > 0 && owner[0].projectId !== (opts.project ?? DEFAULT_PROJECT)) {
+    return { row: emptyRunRow(id, opts, now), isNew: false, foreign: true, stored: new SeqMap() };
+  }
   if (opts.replaceRuns) {
     await tx.run(`DELETE FROM "Event" WHERE "runId" = ?`, [id]);
     await tx.run(`DELETE FROM "Finding" WHERE "runId" = ?`, [id]);
@@ -213,12 +223,12 @@ export async function loadRun(
       id,
     ]);
     for (const r of rows) stored.set(Number(r.seq), r.recordedHash);
-    return { row: normaliseRunRow(existing[0]), isNew: false, stored };
+    return { row: normaliseRunRow(existing[0]), isNew: false, foreign: false, stored };
   }
   const row = emptyRunRow(id, opts, now);
   if (existing.length > 0) row.createdAt = Number(existing[0].createdAt);
   if (dialect === "sqlite") await insertRunRow(tx, id, opts, now);
-  return { row, isNew: true, stored };
+  return { row, isNew: true, foreign: false, stored };
 }
 
 /** Locks a run before the source is read (IngestOptions.lockRuns). */
@@ -226,17 +236,17 @@ export async function lockRun(
   tx: SqlTx,
   dialect: SqlExec["dialect"],
   id: string,
-  opts: Pick<IngestOptions, "mode" | "source">,
+  opts: Pick<IngestOptions, "mode" | "source" | "project">,
   now: number,
 ) {
   await insertRunRow(tx, id, opts, now);
   if (dialect === "postgres") await tx.all(`SELECT "id" FROM "Run" WHERE "id" = ? FOR UPDATE`, [id]);
 }
 
-function insertRunRow(tx: SqlTx, id: string, opts: Pick<IngestOptions, "mode" | "source">, now: number) {
+function insertRunRow(tx: SqlTx, id: string, opts: Pick<IngestOptions, "mode" | "source" | "project">, now: number) {
   return tx.run(
-    `INSERT INTO "Run" ("id", "createdAt", "updatedAt", "source", "live") VALUES (?, ?, ?, ?, ?) ON CONFLICT ("id") DO NOTHING`,
-    [id, now, now, opts.source, opts.mode === "stream"],
+    `INSERT INTO "Run" ("id", "projectId", "createdAt", "updatedAt", "source", "live") VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO NOTHING`,
+    [id, opts.project ?? DEFAULT_PROJECT, now, now, opts.source, opts.mode === "stream"],
   );
 }
 

@@ -10,6 +10,8 @@ export interface IngestOptions {
   /** Live append: every event must belong to this run. */
   onlyRun?: string;
   source: "upload" | "stream" | "import" | "otlp";
+  /** The project new runs are created in; a run of another project is refused (default: "default"). */
+  project?: string;
   /** Forced fidelity (imports from trace formats are `trace`). */
   fidelity?: Fidelity;
   maxEventsPerRun: number;

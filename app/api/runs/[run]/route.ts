@@ -1,15 +1,12 @@
 import { NextResponse } from "next/server";
-import { getDb } from "@/lib/server/db";
-import { jsonError, requireRole } from "@/lib/server/http";
+import { route, runParams } from "@/lib/server/edge";
 import { getRun } from "@/lib/server/queries";
 
 export const dynamic = "force-dynamic";
 
-export async function GET(req: Request, ctx: { params: Promise<{ run: string }> }) {
-  const denied = requireRole(req, "read");
-  if (denied) return denied;
-  const { run } = await ctx.params;
-  const detail = await getRun(getDb(), run);
-  if (!detail) return jsonError(404, `no run "${run}"`);
+/** One run: summary, versions in force, policy, chain status, findings. */
+export const GET = route({ need: "runs.read", project: "run", params: runParams }, async ({ db, params }) => {
+  const detail = await getRun(db, params.run);
+  if (!detail) return NextResponse.json({ error: `run "${params.run}" not found` }, { status: 404 });
   return NextResponse.json(detail);
-}
+});

@@ -1,6 +1,6 @@
 import { notFound } from "next/navigation";
 import { ReplayView } from "@/components/replay/replay-view";
-import { getDb } from "@/lib/server/db";
+import { page, runParams } from "@/lib/server/edge";
 import { getRun } from "@/lib/server/queries";
 import type { RunDetail } from "@/lib/view/api-types";
 import "@/components/replay/replay.css";
@@ -18,9 +18,8 @@ export async function generateMetadata({ params }: Props) {
  * Side-by-side replay of a run (reconstruct, or a what-if fork given as `?fork=SEQ&override=JSON`).
  * The header comes with the HTML; the events are fetched and replayed in the browser.
  */
-export default async function ReplayPage({ params }: Props) {
-  const { run } = await params;
-  const detail = await getRun(getDb(), run);
+export default page({ need: "runs.read", project: "run", params: runParams }, async ({ db, params }) => {
+  const detail = await getRun(db, params.run);
   if (!detail) notFound();
-  return <ReplayView runId={run} initialDetail={detail as RunDetail} />;
-}
+  return <ReplayView runId={params.run} initialDetail={detail as RunDetail} />;
+});

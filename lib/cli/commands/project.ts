@@ -1,0 +1,47 @@
+import { addProject, AccessError, listProjects } from "../../server/access/accounts";
+import { appendAudit } from "../../server/access/audit-log";
+import { openDb } from "../../server/db";
+import type { CommandArgs } from "../args";
+
+export const summary = "add or list projects";
+export const usage = `Usage:
+  npm run -s retrace -- project add ID [--name NAME]
+  npm run -s retrace -- project list
+
+A project id is lower-case letters, digits and dashes. Runs, keys and roles belong to a project.`;
+
+export const options = { name: { type: "string" } } as const;
+
+export async function run({ values, positionals }: CommandArgs<typeof options>): Promise<number> {
+  const [verb, id, ...extra] = positionals;
+  const db = openDb();
+  try {
+    if (verb === "add" && id && extra.length === 0) {
+      const p = await addProject(db, id, values.name ?? id);
+      await appendAudit(db, {
+        actor: `cli:${process.env.USER ?? "local"}`,
+        action: "project.add",
+        project: p.id,
+        target: p.id,
+        result: "ok",
+        detail: { name: p.name },
+      });
+      console.log(`added project "${p.id}"`);
+      return 0;
+    }
+    if (verb === "list" && !id) {
+      for (const p of await listProjects(db)) console.log(`${p.id}\t${p.name}`);
+      return 0;
+    }
+    console.error(usage);
+    return 1;
+  } catch (e) {
+    if (e instanceof AccessError) {
+      console.error(`retrace project: ${e.message}`);
+      return 1;
+    }
+    throw e;
+  } finally {
+    await db.close();
+  }
+}

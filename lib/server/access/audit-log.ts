@@ -1,0 +1,145 @@
+import "server-only";
+/**
+ * The privileged-action log: append-only and hash-chained. Each entry's hash is the
+ * SHA-256 of the canonical JSON of its fields and the previous entry's hash, so editing,
+ * removing or reordering any row breaks every hash after it; `verify` names the first.
+ */
+import { canonicalJson, sha256Hex } from "../../canonical";
+import type { Db } from "../db";
+import { redactorFor } from "../service";
+
+export const GENESIS = "0".repeat(64);
+
+export interface AuditInput {
+  actor: string;
+  action: string;
+  project?: string | null;
+  target?: string | null;
+  reason?: string | null;
+  result: "ok" | "refused" | "failed";
+  detail?: Record<string, unknown>;
+}
+
+export interface AuditEntry {
+  seq: number;
+  ts: string;
+  actor: string;
+  action: string;
+  project: string | null;
+  target: string | null;
+  reason: string | null;
+  result: string;
+  detail: string;
+  prevHash: string;
+  hash: string;
+}
+
+export function entryHash(e: Omit<AuditEntry, "hash">): string {
+  return sha256Hex(
+    canonicalJson({
+      seq: e.seq,
+      ts: e.ts,
+      actor: e.actor,
+      action: e.action,
+      project: e.project,
+      target: e.target,
+      reason: e.reason,
+      result: e.result,
+      detail: e.detail,
+      prevHash: e.prevHash,
+    }),
+  );
+}
+
+/** Appends one entry (retrying when another instance took the same seq). Text is redacted like stored events. */
+export async function appendAudit(db: Db, input: AuditInput): Promise<AuditEntry> {
+  const redactor = await redactorFor(db);
+  const red = (s: string | null | undefined) => (s === null || s === undefined ? null : redactor.redactString(s));
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await db.sql.transaction(async (tx) => {
+        const last = await tx.all<{ seq: number; hash: string }>(`SELECT "seq", "hash" FROM "AuditEntry" ORDER BY "seq" DESC LIMIT 1`);
+        const base = {
+          seq: last.length > 0 ? Number(last[0].seq) + 1 : 1,
+          ts: new Date().toISOString(),
+          actor: red(input.actor) ?? "",
+          action: input.action,
+          project: input.project ?? null,
+          target: red(input.target),
+          reason: red(input.reason),
+          result: input.result,
+          detail: redactor.redactString(canonicalJson(input.detail ?? {})),
+          prevHash: last.length > 0 ? last[0].hash : GENESIS,
+        };
+        const entry: AuditEntry = { ...base, hash: entryHash(base) };
+        await tx.run(
+          `INSERT INTO "AuditEntry" ("seq", "ts", "actor", "action", "project", "target", "reason", "result", "detail", "prevHash", "hash") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          [
+            entry.seq,
+            entry.ts,
+            entry.actor,
+            entry.action,
+            entry.project,
+            entry.target,
+            entry.reason,
+            entry.result,
+            entry.detail,
+            entry.prevHash,
+            entry.hash,
+          ],
+        );
+        return entry;
+      });
+    } catch (e) {
+      if (attempt >= 5 || !/unique|duplicate|constraint/i.test(String(e))) throw e;
+    }
+  }
+}
+
+export async function listAudit(
+  db: Db,
+  opts: { projects: "all" | readonly string[]; before?: number; limit?: number },
+): Promise<AuditEntry[]> {
+  const limit = Math.min(opts.limit ?? 100, 500);
+  const rows = await db.sql.all<AuditEntry>(`SELECT * FROM "AuditEntry" WHERE "seq" < ? ORDER BY "seq" DESC LIMIT ?`, [
+    opts.before ?? Number.MAX_SAFE_INTEGER,
+    opts.projects === "all" ? limit : limit * 10,
+  ]);
+  const seen = rows.map((r) => ({ ...r, seq: Number(r.seq) }));
+  if (opts.projects === "all") return seen;
+  const allowed = opts.projects;
+  return seen.filter((r) => r.project !== null && allowed.includes(r.project)).slice(0, limit);
+}
+
+export type VerifyResult = { ok: true; entries: number } | { ok: false; entries: number; brokenAt: number; reason: string };
+
+/** Walks the whole chain in seq order. */
+export async function verifyAudit(db: Db): Promise<VerifyResult> {
+  let prev = GENESIS;
+  let expectedSeq = 1;
+  let n = 0;
+  const page = 1000;
+  for (let after = 0; ;) {
+    const rows = await db.sql.all<AuditEntry>(`SELECT * FROM "AuditEntry" WHERE "seq" > ? ORDER BY "seq" LIMIT ?`, [after, page]);
+    for (const raw of rows) {
+      const r = { ...raw, seq: Number(raw.seq) };
+      if (r.seq !== expectedSeq)
+        return { ok: false, entries: n, brokenAt: expectedSeq, reason: `entry ${expectedSeq} is missing (next is ${r.seq})` };
+      if (r.prevHash !== prev)
+        return { ok: false, entries: n, brokenAt: r.seq, reason: `entry ${r.seq} does not follow entry ${r.seq - 1} (prevHash differs)` };
+      const { hash, ...rest } = r;
+      if (entryHash(rest) !== hash)
+        return {
+          ok: false,
+          entries: n,
+          brokenAt: r.seq,
+          reason: `entry ${r.seq} was changed after it was written (its hash does not match its fields)`,
+        };
+      prev = hash;
+      expectedSeq++;
+      n++;
+      after = r.seq;
+    }
+    if (rows.length < page) return { ok: true, entries: n };
+  }
+}
