@@ -296,7 +296,12 @@ describe("a body over the limit is refused while it streams, nothing stored", ()
   it("a trace export cut midway: a 400 that says so, nothing stored, no spill file left", async () => {
     const db = (await fresh()).open();
     const bytes = fs.readFileSync(path.join(CORPUS, "otel-genai/kagent-helm-agent.tempo-otlp.json"));
-    const answer = await answerUpload(db, post("imports", bytes.subarray(0, Math.floor(bytes.length * 0.6)), { name: "cut.json" }), "any", "default");
+    const answer = await answerUpload(
+      db,
+      post("imports", bytes.subarray(0, Math.floor(bytes.length * 0.6)), { name: "cut.json" }),
+      "any",
+      "default",
+    );
     expect(answer.status).toBe(400);
     expect(answer.body.format).toBe("tempo-otlp");
     expect(answer.body.error).toMatch(/not valid JSON \(truncated\?/);
