@@ -101,6 +101,10 @@ for (const { name, base } of SERVERS) {
 
     test("answers 415 for a wrong content type and names another trace format", async ({ request }) => {
       await answer(await postJournal(request, base, "<xml/>", { "content-type": "application/xml" }), errorAnswerSchema, 415);
+      // text/plain is what a cross-site form or no-cors fetch can send: never a journal
+      const simple = `{"run":"plain-text-1","seq":0,"ts":"2026-11-07T11:00:00Z","type":"run.start","data":{}}\n`;
+      await answer(await postJournal(request, base, simple, { "content-type": "text/plain" }), errorAnswerSchema, 415);
+      expect((await request.get(`${base}/api/runs/plain-text-1`)).status()).toBe(404);
       const otlp = JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [] }] }, null, 2);
       const json = await answer(await postJournal(request, base, otlp), journalsAnswerSchema, 415);
       expect(json.error).toMatch(/OTLP JSON export request \(OpenTelemetry\)/);

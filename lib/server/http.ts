@@ -18,13 +18,13 @@ export function parseQuery<T extends z.ZodType>(
   return { ok: false, response: jsonError(400, formatIssues(r.error.issues)) };
 }
 
+// text/plain is not among them: it is what a cross-site HTML form or no-cors fetch can send
 const NDJSON_TYPES = [
   "application/x-ndjson",
   "application/ndjson",
   "application/jsonl",
   "application/x-jsonlines",
   "application/json",
-  "text/plain",
   "application/octet-stream",
   "application/gzip",
   "application/x-gzip",
