@@ -260,8 +260,10 @@ export function page<
     const parsed = (spec.params ?? z.object({})).safeParse((await props.params) ?? {});
     if (!parsed.success) notFound();
     let project = "";
-    if (spec.project === "run") {
-      const r = await resolveProject(db, auth.principal, spec.need, "run", parsed.data as Record<string, unknown>, null);
+    if (spec.project === "run" || spec.project === "any" || spec.project === undefined) {
+      // "any" refuses, like the routes, a principal that can read no project (an ingest key)
+      const from = spec.project === "run" ? "run" : "any";
+      const r = await resolveProject(db, auth.principal, spec.need, from, parsed.data as Record<string, unknown>, null);
       if (!r.decision.ok) {
         if (r.decision.status === 404) notFound();
         refusal().message = r.decision.message;
