@@ -15,10 +15,14 @@ import { decide, defaultWriteProject, PROJECT_ID, readableProjects, type Decisio
 import { formatIssues } from "../journal/parse-line";
 import { RUN_ID_PATTERN } from "../journal/schema";
 import { AccessError } from "./access/accounts";
+import { clientAddress, trustProxy } from "./access/client-address";
 import { authenticate, type AccessMode, type Authenticated, accessMode } from "./access/authenticate";
 import { SESSION_COOKIE } from "./access/sessions";
 import { getDb, type Db } from "./db";
 import { BadQuery, runProjectOf } from "./queries";
+
+/** Login rate limiting's address (lib/server/access/client-address.ts), for the session actions. */
+export { clientAddress, trustProxy };
 
 /** Which project a request acts on. */
 export type ProjectFrom =
@@ -260,8 +264,10 @@ export function page<
     const parsed = (spec.params ?? z.object({})).safeParse((await props.params) ?? {});
     if (!parsed.success) notFound();
     let project = "";
-    if (spec.project === "run") {
-      const r = await resolveProject(db, auth.principal, spec.need, "run", parsed.data as Record<string, unknown>, null);
+    if (spec.project === "run" || spec.project === "any" || spec.project === undefined) {
+      // "any" refuses, like the routes, a principal that can read no project (an ingest key)
+      const from = spec.project === "run" ? "run" : "any";
+      const r = await resolveProject(db, auth.principal, spec.need, from, parsed.data as Record<string, unknown>, null);
       if (!r.decision.ok) {
         if (r.decision.status === 404) notFound();
         refusal().message = r.decision.message;
@@ -374,9 +380,6 @@ export async function viewerInfo(): Promise<ViewerInfo> {
   return { mode, user: { name: p.name, projects }, project, admin: adminProjects(p).length > 0 };
 }
 
-/** Whether X-Forwarded-* may be believed (RETRACE_TRUST_PROXY=1: Retrace runs behind a proxy that sets them). */
-export const trustProxy = (env: Record<string, string | undefined> = process.env) => env.RETRACE_TRUST_PROXY === "1";
-
 /** The origin the browser used, for commands shown on screen; forwarded headers only behind a trusted proxy. */
 export async function serverOrigin(): Promise<string> {
   const h = await headers();
@@ -384,20 +387,6 @@ export async function serverOrigin(): Promise<string> {
   const host = (trusted ? h.get("x-forwarded-host") : null) ?? h.get("host") ?? "127.0.0.1:3000";
   const proto = (trusted ? h.get("x-forwarded-proto") : null) ?? "http";
   return `${proto === "https" ? "https" : "http"}://${host.replace(/[^\w.:[\]-]/g, "")}`;
-}
-
-/**
- * The client's address for login rate limiting. `next start` appends the socket's peer to
- * X-Forwarded-For, so its last entry is the address that connected; behind a trusted
- * proxy (RETRACE_TRUST_PROXY=1) the entry before it is the proxy's client.
- */
-export function clientAddress(h: Headers): string {
-  const chain = (h.get("x-forwarded-for") ?? "")
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const pick = trustProxy() && chain.length >= 2 ? chain[chain.length - 2] : chain[chain.length - 1];
-  return (pick ?? "unknown").slice(0, 64);
 }
 
 /** Secure cookies when the browser reached us over HTTPS (directly, or through a trusted proxy). */

@@ -6,6 +6,7 @@ import "server-only";
  * setup link for the first admin.
  */
 import { accessMode } from "./access/authenticate";
+import { guardForwardedFor } from "./access/client-address";
 import { issueSetupToken } from "./access/login";
 import { getDb } from "./db";
 
@@ -30,6 +31,8 @@ function portOf(argv: readonly string[]): string {
 }
 
 export async function checkStartup(argv: readonly string[] = process.argv): Promise<void> {
+  // before any request: a client must not choose the address login throttling counts
+  guardForwardedFor();
   const db = getDb();
   const host = boundHost(argv);
   const mode = await accessMode(db);

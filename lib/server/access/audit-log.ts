@@ -9,6 +9,10 @@ import type { Db } from "../db";
 import { redactorFor } from "../service";
 
 export const GENESIS = "0".repeat(64);
+/** The PostgreSQL advisory lock that puts appends in one line (any fixed number; this one is Retrace's). */
+const AUDIT_LOCK = 7_262_722_001;
+/** "seq" is a 32-bit integer on PostgreSQL: a larger bound is an error there, not "no bound". */
+const MAX_SEQ = 2_147_483_647;
 
 export interface AuditInput {
   actor: string;
@@ -51,13 +55,17 @@ export function entryHash(e: Omit<AuditEntry, "hash">): string {
   );
 }
 
-/** Appends one entry (retrying when another instance took the same seq). Text is redacted like stored events. */
+/** Appends one entry (in line behind concurrent appends; retried if a seq still collides). Text is redacted like stored events. */
 export async function appendAudit(db: Db, input: AuditInput): Promise<AuditEntry> {
   const redactor = await redactorFor(db);
   const red = (s: string | null | undefined) => (s === null || s === undefined ? null : redactor.redactString(s));
   for (let attempt = 0; ; attempt++) {
     try {
       return await db.sql.transaction(async (tx) => {
+        // PostgreSQL runs transactions side by side: without the lock every racer reads the
+        // same last entry and all but one collide on its seq (20 parallel appends failed).
+        // SQLite's one writer already runs them one after another.
+        if (db.sql.dialect === "postgres") await tx.all(`SELECT pg_advisory_xact_lock(${AUDIT_LOCK})`);
         const last = await tx.all<{ seq: number; hash: string }>(`SELECT "seq", "hash" FROM "AuditEntry" ORDER BY "seq" DESC LIMIT 1`);
         const base = {
           seq: last.length > 0 ? Number(last[0].seq) + 1 : 1,
@@ -102,7 +110,7 @@ export async function listAudit(
 ): Promise<AuditEntry[]> {
   const limit = Math.min(opts.limit ?? 100, 500);
   const rows = await db.sql.all<AuditEntry>(`SELECT * FROM "AuditEntry" WHERE "seq" < ? ORDER BY "seq" DESC LIMIT ?`, [
-    opts.before ?? Number.MAX_SAFE_INTEGER,
+    Math.min(opts.before ?? MAX_SEQ, MAX_SEQ),
     opts.projects === "all" ? limit : limit * 10,
   ]);
   const seen = rows.map((r) => ({ ...r, seq: Number(r.seq) }));

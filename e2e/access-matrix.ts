@@ -1,0 +1,116 @@
+/**
+ * The authorization matrix: for every route, page and server action, the status each
+ * principal gets. Written by hand from issue 13's rules, NOT computed from
+ * lib/access/roles.ts: this table is the independent statement of the policy that the
+ * running servers are checked against (e2e/access-matrix.spec.ts). The spec also reads
+ * the real list of routes, pages and actions from app/ and fails when one is missing here.
+ *
+ * The rules, as the issue states them:
+ * - viewer reads runs; reviewer also writes (uploads, live append, OTLP); operator adds live
+ *   actions per environment (none exist yet, so both operators answer like a reviewer
+ *   today); admin adds users, keys and settings.
+ * - a project the principal is not in answers 404 (existence is not revealed); lacking the
+ *   role answers 403; no credential answers 401 (routes, actions) or a 307 to /login (pages).
+ * - an ingest key writes only (it cannot read anything back); a read key reads only; both
+ *   act in their own project. Keys cannot use the web interface's actions (403).
+ * - a credential that is sent and is not valid is 401 on every route, even a public one (a
+ *   misconfigured agent learns it at once); pages and actions treat it as no credential.
+ * - writes with no `?project=` go to the principal's project (team-b's admin: team-b).
+ *
+ * Statuses of server actions: 200 = the action ran and answered; 303 = it ran and
+ * redirected (`x-action-redirect`); 4xx = the edge refused (the ActionResult's status).
+ */
+
+export const PRINCIPALS = [
+  "anonymous",
+  "wrongKey",
+  "ingestKey",
+  "readKey",
+  "viewer",
+  "reviewer",
+  "operatorSandbox",
+  "operatorProduction",
+  "admin",
+  "otherAdmin",
+] as const;
+export type PrincipalName = (typeof PRINCIPALS)[number];
+
+/** One status per principal, in PRINCIPALS order. */
+export type Expected = readonly [number, number, number, number, number, number, number, number, number, number];
+
+/** Which seeded run a `[run]` in the path stands for, or a run that does not exist yet. */
+export type RunTarget = "default" | "team-b" | "new";
+
+export type Body =
+  /** a one-event journal for a new run (unique per cell) */
+  | "journal"
+  /** the same, through the any-format upload */
+  | "import"
+  /** one OTLP/JSON span of a new trace (unique per cell) */
+  | "otlp"
+  /** live append: for a seeded run, the identical resend of its first event (a duplicate, changes nothing); for "new", a new run's first event */
+  | "append";
+
+export type Case =
+  | { kind: "route"; method: "GET" | "POST"; path: string; run?: RunTarget; query?: string; body?: Body; expect: Expected }
+  | { kind: "page"; path: string; run?: RunTarget; query?: string; expect: Expected }
+  | { kind: "action"; file: string; name: string; input: Record<string, unknown>; expect: Expected };
+
+/** `GET /api/runs`, `PAGE /runs/[run]`, `ACTION session.signIn`: how the spec names what it found in app/. */
+export function endpointOf(c: Case): string {
+  if (c.kind === "route") return `${c.method} ${c.path}`;
+  if (c.kind === "page") return `PAGE ${c.path}`;
+  return `ACTION ${c.file}.${c.name}`;
+}
+
+export function caseName(c: Case): string {
+  const what = c.kind === "action" ? JSON.stringify(c.input) : `${c.run ? `run=${c.run}` : ""}${c.query ? ` ?${c.query}` : ""}`.trim();
+  return `${endpointOf(c)}${what ? ` [${what}]` : ""}`;
+}
+
+// prettier-ignore
+export const CASES: readonly Case[] = [
+  //                                                                                           anon wrong ingest read viewer review opSbx opProd admin otherAdm
+  // ---- routes: public
+  { kind: "route", method: "GET", path: "/api/health",                                expect: [200, 401, 200, 200, 200, 200, 200, 200, 200, 200] },
+  // ---- routes: reads (runs.read)
+  { kind: "route", method: "GET", path: "/api/runs",                                  expect: [401, 401, 403, 200, 200, 200, 200, 200, 200, 200] },
+  { kind: "route", method: "GET", path: "/api/runs/[run]", run: "default",            expect: [401, 401, 403, 200, 200, 200, 200, 200, 200, 404] },
+  { kind: "route", method: "GET", path: "/api/runs/[run]", run: "team-b",             expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
+  { kind: "route", method: "GET", path: "/api/runs/[run]/events", run: "default",     expect: [401, 401, 403, 200, 200, 200, 200, 200, 200, 404] },
+  { kind: "route", method: "GET", path: "/api/runs/[run]/events", run: "team-b",      expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
+  { kind: "route", method: "GET", path: "/api/runs/[run]/inspect", run: "default", query: "seq=1", expect: [401, 401, 403, 200, 200, 200, 200, 200, 200, 404] },
+  { kind: "route", method: "GET", path: "/api/runs/[run]/inspect", run: "team-b", query: "seq=1",  expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
+  { kind: "route", method: "GET", path: "/api/runs/[run]/search", run: "default", query: "q=e", expect: [401, 401, 403, 200, 200, 200, 200, 200, 200, 404] },
+  { kind: "route", method: "GET", path: "/api/runs/[run]/search", run: "team-b", query: "q=e",  expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
+  { kind: "route", method: "GET", path: "/api/runs/[run]/stream", run: "default",     expect: [401, 401, 403, 200, 200, 200, 200, 200, 200, 404] },
+  { kind: "route", method: "GET", path: "/api/runs/[run]/stream", run: "team-b",      expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
+  { kind: "route", method: "GET", path: "/api/runs/[run]/summary", run: "default",    expect: [401, 401, 403, 200, 200, 200, 200, 200, 200, 404] },
+  { kind: "route", method: "GET", path: "/api/runs/[run]/summary", run: "team-b",     expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
+  // ---- routes: writes (runs.write)
+  { kind: "route", method: "POST", path: "/api/journals", body: "journal",            expect: [401, 401, 201, 403, 403, 201, 201, 201, 201, 201] },
+  { kind: "route", method: "POST", path: "/api/journals", body: "journal", query: "project=team-b", expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 201] },
+  { kind: "route", method: "POST", path: "/api/imports", body: "import",              expect: [401, 401, 201, 403, 403, 201, 201, 201, 201, 201] },
+  { kind: "route", method: "POST", path: "/api/imports", body: "import", query: "project=team-b",   expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 201] },
+  { kind: "route", method: "POST", path: "/v1/traces", body: "otlp",                  expect: [401, 401, 200, 403, 403, 200, 200, 200, 200, 200] },
+  { kind: "route", method: "POST", path: "/v1/traces", body: "otlp", query: "project=team-b",       expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
+  { kind: "route", method: "POST", path: "/api/runs/[run]/events", run: "default", body: "append", expect: [401, 401, 200, 403, 403, 200, 200, 200, 200, 404] },
+  { kind: "route", method: "POST", path: "/api/runs/[run]/events", run: "team-b", body: "append",  expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
+  { kind: "route", method: "POST", path: "/api/runs/[run]/events", run: "new", body: "append",     expect: [401, 401, 200, 403, 403, 200, 200, 200, 200, 200] },
+  // ---- pages (server components)
+  { kind: "page", path: "/",                                                          expect: [307, 307, 403, 200, 200, 200, 200, 200, 200, 200] },
+  { kind: "page", path: "/compare", query: "a=[default]&b=[team-b]",                  expect: [307, 307, 403, 200, 200, 200, 200, 200, 200, 200] },
+  { kind: "page", path: "/runs/[run]", run: "default",                                expect: [307, 307, 403, 200, 200, 200, 200, 200, 200, 404] },
+  { kind: "page", path: "/runs/[run]", run: "team-b",                                 expect: [307, 307, 404, 404, 404, 404, 404, 404, 404, 200] },
+  { kind: "page", path: "/runs/[run]/replay", run: "default",                         expect: [307, 307, 403, 200, 200, 200, 200, 200, 200, 404] },
+  { kind: "page", path: "/runs/[run]/replay", run: "team-b",                          expect: [307, 307, 404, 404, 404, 404, 404, 404, 404, 200] },
+  { kind: "page", path: "/login",                                                     expect: [200, 200, 200, 200, 200, 200, 200, 200, 200, 200] },
+  { kind: "page", path: "/setup", query: "token=not-a-setup-token",                   expect: [200, 200, 200, 200, 200, 200, 200, 200, 200, 200] },
+  // ---- server actions
+  { kind: "action", file: "session", name: "signIn", input: { name: "matrix-nobody", password: "not the password" },        expect: [200, 200, 200, 200, 200, 200, 200, 200, 200, 200] },
+  { kind: "action", file: "session", name: "finishSetup", input: { token: "not-a-setup-token", name: "x", password: "long enough pw", confirm: "long enough pw" }, expect: [200, 200, 200, 200, 200, 200, 200, 200, 200, 200] },
+  { kind: "action", file: "projects", name: "chooseProject", input: { project: "default" }, expect: [401, 401, 403, 403, 200, 200, 200, 200, 200, 404] },
+  { kind: "action", file: "projects", name: "chooseProject", input: { project: "team-b" },  expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 200] },
+  // signs out a session made for this cell alone (the matrix's own sessions stay alive)
+  { kind: "action", file: "session", name: "signOut", input: {},                                                          expect: [303, 303, 303, 303, 303, 303, 303, 303, 303, 303] },
+];
