@@ -52,8 +52,8 @@ function failed(result: Inspection, top: number, problem: string): Inspection {
 }
 
 /**
- * One pass over a parsed line: depth, `__proto__` keys, integers beyond 2^53, secret key
- * names, and whether keys are already in canonical order (recorders that write JCS, as
+ * One pass over a parsed line: depth, integers beyond 2^53, secret key names, and
+ * whether keys are already in canonical order (recorders that write JCS, as
  * they must to hash, make that the rule). Iterative (a 10,000-deep line must not
  * overflow the stack); paths are only built when there is a problem to name.
  */
@@ -85,7 +85,6 @@ function inspect(value: unknown, maxDepth: number): Inspection {
       if (key < prevKey) result.keysSorted = false;
       prevKey = key;
       const c = (v as Record<string, unknown>)[key];
-      if (key === "__proto__") return failed(result, top, `key "__proto__" is not accepted (prototype pollution guard)`);
       if (c !== null && typeof c === "object") {
         stack[top] = c;
         depths[top++] = depth + 1;
