@@ -3,12 +3,13 @@ import "server-only";
  * What route handlers and the CLI call: bytes in, an ingest result out (`importStream`).
  * Keeps the redactor per database and applies the configured limits.
  */
-import { byteChunks, JournalReadError, maybeGunzip, readJournalBatches, type ByteSource } from "../journal/reader";
+import { byteChunks, JournalReadError, readJournalBatches, type ByteSource } from "../journal/reader";
 import { detectBytes, STREAM_HEAD_BYTES, UNKNOWN_FORMAT, type Detection } from "../importers/detect";
 import { peekBytes } from "../importers/stream/peek-bytes";
 import type { SourceFormat } from "../importers/types";
 import type { Redactor } from "../redact";
 import type { Db } from "./db";
+import { isBodyLimit, limitedBody } from "./body-limits";
 import { ingest, type IngestOptions, type IngestResult } from "./ingest";
 import { loadRedactor } from "./settings";
 import { publishRunChanges } from "./changes";
@@ -24,18 +25,6 @@ export function redactorFor(db: Db): Promise<Redactor> {
     r.catch(() => redactors.delete(db));
   }
   return r;
-}
-
-export class BodyTooLarge extends Error {}
-
-/** Counts bytes as they pass and stops at the limit (the body may be gzip: both sides count). */
-export async function* limitBytes(source: ByteSource, max: number): AsyncGenerator<Uint8Array> {
-  let total = 0;
-  for await (const chunk of byteChunks(source)) {
-    total += chunk.length;
-    if (total > max) throw new BodyTooLarge(`request body is over ${max} bytes (RETRACE_MAX_BODY_BYTES)`);
-    yield chunk;
-  }
 }
 
 export interface ImportStreamOptions {
@@ -106,11 +95,8 @@ export async function importStream(db: Db, body: ByteSource, opts: ImportStreamO
   let close: (() => void) | undefined;
   try {
     const raw = opts.onBytes ? counted(body, opts.onBytes) : body;
-    // Gunzip before the second count so the limit also applies to what a body expands to.
-    const { head, stream } = await peekBytes(
-      limitBytes(maybeGunzip(limitBytes(raw, limits.maxBodyBytes)), limits.maxBodyBytes),
-      STREAM_HEAD_BYTES,
-    );
+    // Counted on the wire and after gunzip (ratio-capped), while reading (body-limits.ts).
+    const { head, stream } = await peekBytes(limitedBody(raw, limits), STREAM_HEAD_BYTES);
     if (head.length === 0) return nothing({ unreadable: "the body is empty" });
     const detected = detectBytes(head, opts.fileName);
     const isJournal = detected.format === "retrace-journal" || (detected.format === "unknown" && opts.accept === "journal");
@@ -129,7 +115,8 @@ export async function importStream(db: Db, body: ByteSource, opts: ImportStreamO
     };
     let result: ImportStreamResult;
     if (isJournal) {
-      const items = readJournalBatches(stream, { maxDepth: limits.maxDepth, maxLineBytes: limits.maxLineBytes });
+      // already gunzipped (with its limits): a gzip inside is not inflated again
+      const items = readJournalBatches(stream, { maxDepth: limits.maxDepth, maxLineBytes: limits.maxLineBytes }, { gunzip: false });
       result = { ...(await ingest(db.sql, redactor, items, common)), detected };
     } else {
       // loaded on first use: journal uploads and CLI starts never pay for the importers
@@ -155,7 +142,7 @@ export async function importStream(db: Db, body: ByteSource, opts: ImportStreamO
     }
     return result;
   } catch (e) {
-    if (e instanceof BodyTooLarge) return nothing({ tooLarge: e.message });
+    if (isBodyLimit(e)) return nothing({ tooLarge: e.message });
     if (e instanceof JournalReadError) return nothing({ unreadable: e.message });
     throw e;
   } finally {

@@ -6,6 +6,7 @@ import "server-only";
  * detected format. The routes stay thin (authorisation, then this).
  */
 import type { Db } from "./db";
+import { declaredTooLarge } from "./body-limits";
 import { requireNdjson } from "./http";
 import { ingestStatus } from "./ingest-status";
 import { importStream } from "./service";
@@ -22,9 +23,8 @@ export async function answerUpload(db: Db, req: Request, accept: "journal" | "an
     const wrongType = requireNdjson(req);
     if (wrongType) return { status: wrongType.status, body: (await wrongType.json()) as Record<string, unknown> };
   }
-  const max = db.config.limits.maxBodyBytes;
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > max) return error(413, `request body is ${declared} bytes, over the ${max}-byte limit (RETRACE_MAX_BODY_BYTES)`);
+  const declared = declaredTooLarge(req.headers, db.config.limits.maxBodyBytes);
+  if (declared) return error(413, declared);
   if (!req.body) return error(400, accept === "journal" ? "empty body: send one NDJSON event per line" : "empty body");
   const name = new URL(req.url).searchParams.get("name")?.slice(0, 200) || undefined;
   const result = await importStream(db, req.body, {
