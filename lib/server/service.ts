@@ -64,6 +64,12 @@ export type ImportStreamResult = IngestResult & {
 
 const WARM_SUMMARY_EVENTS = 5000;
 
+/** Only spaces, tabs, CR and LF. */
+function isBlank(bytes: Uint8Array): boolean {
+  for (const b of bytes) if (b !== 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d) return false;
+  return true;
+}
+
 async function* counted(source: ByteSource, onBytes: (total: number) => void): AsyncGenerator<Uint8Array> {
   let total = 0;
   for await (const chunk of byteChunks(source)) {
@@ -98,6 +104,8 @@ export async function importStream(db: Db, body: ByteSource, opts: ImportStreamO
     // Counted on the wire and after gunzip (ratio-capped), while reading (body-limits.ts).
     const { head, stream } = await peekBytes(limitedBody(raw, limits), STREAM_HEAD_BYTES);
     if (head.length === 0) return nothing({ unreadable: "the body is empty" });
+    // the whole body is in the head, and it is blank: said, whatever the format asked for
+    if (head.length < STREAM_HEAD_BYTES && isBlank(head)) return nothing({ unreadable: "the body holds no events, only blank lines" });
     const detected = detectBytes(head, opts.fileName);
     const isJournal = detected.format === "retrace-journal" || (detected.format === "unknown" && opts.accept === "journal");
     if (!isJournal && opts.accept === "journal") {
@@ -127,6 +135,10 @@ export async function importStream(db: Db, body: ByteSource, opts: ImportStreamO
       const r = await ingest(db.sql, redactor, trace.items, { ...common, fidelity: "trace", contiguousRuns: true });
       // read after the ingest: deriving the runs added its warnings
       result = { ...r, detected, importWarnings: trace.warnings };
+    }
+    // a body of blank lines, or a trace export without a span: said, not an empty 400
+    if (result.runs.length === 0 && result.errors.length === 0) {
+      return { ...result, unreadable: isJournal ? "the body holds no events: send one JSON event per line" : "the file holds no runs" };
     }
     if (result.committed) {
       const stored = result.runs.filter((r) => r.status === "stored");

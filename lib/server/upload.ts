@@ -7,7 +7,7 @@ import "server-only";
  */
 import type { Db } from "./db";
 import { declaredTooLarge } from "./body-limits";
-import { requireNdjson } from "./http";
+import { uploadTypeProblem } from "./http";
 import { ingestStatus } from "./ingest-status";
 import { importStream } from "./service";
 
@@ -19,13 +19,12 @@ export interface UploadAnswer {
 const error = (status: number, message: string): UploadAnswer => ({ status, body: { error: message } });
 
 export async function answerUpload(db: Db, req: Request, accept: "journal" | "any"): Promise<UploadAnswer> {
-  if (accept === "journal") {
-    const wrongType = requireNdjson(req);
-    if (wrongType) return { status: wrongType.status, body: (await wrongType.json()) as Record<string, unknown> };
-  }
+  const wrongType = uploadTypeProblem(req, accept);
+  if (wrongType) return error(415, wrongType);
   const declared = declaredTooLarge(req.headers, db.config.limits.maxBodyBytes);
   if (declared) return error(413, declared);
-  if (!req.body) return error(400, accept === "journal" ? "empty body: send one NDJSON event per line" : "empty body");
+  if (!req.body)
+    return error(400, accept === "journal" ? "the body is empty: send one JSON event per line" : "the body is empty: send a file");
   const name = new URL(req.url).searchParams.get("name")?.slice(0, 200) || undefined;
   const result = await importStream(db, req.body, {
     accept,
