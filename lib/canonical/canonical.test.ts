@@ -35,9 +35,9 @@ describe("canonicalJson (RFC 8785)", () => {
     const seed = 20261130;
     let sortedSeen = 0;
     fc.assert(
-      // integers beyond 2^53 take the exact path (the reference cannot write bigint); __proto__ is refused
+      // integers beyond 2^53 take the exact path (the reference cannot write bigint)
       fc.property(
-        fc.jsonValue().filter((v) => !/\d{16,}|e\+|"__proto__"/.test(JSON.stringify(v))),
+        fc.jsonValue().filter((v) => !/\d{16,}|e\+/.test(JSON.stringify(v))),
         fc.boolean(),
         (data, canonicalText) => {
           const event = { run: "r", seq: 1, ts: "2026-11-07T11:00:00Z", type: "x-fuzz", data: { v: data } };

@@ -4,9 +4,15 @@
  * `~ /args/amountCents: 23000 → 24000`, `+ /note: "x"`, `- /error: "boom"`. Paths are JSON
  * Pointers; an item removed from an array is named by its index in the old array, an item
  * added by its index in the new one. Values are cut, and nothing is ever HTML.
+ *
+ * Payload keys are data whatever their name: jsondiffpatch reads `right[name]` and writes
+ * `delta[name]`, so a key Object.prototype also has (`__proto__`, `constructor`,
+ * `toString`…) would be read from the prototype or set it. Such keys are escaped before
+ * diffing (copy-on-write: a value without one is not copied) and unescaped in the lines.
  */
 import { create, type Delta } from "jsondiffpatch";
 import { bigintAsDigits } from "../journal/exact-json";
+import { setOwn } from "../journal/own-keys";
 
 export interface DiffLine {
   op: "add" | "remove" | "replace" | "move";
@@ -30,11 +36,35 @@ const differ = create({
   cloneDiffValues: false,
 });
 
+const ESCAPE = "\u0000";
+const needsEscape = (k: string) => k in Object.prototype || k.startsWith(ESCAPE);
+
+/** `v` with every key that needs it escaped (`to`) or unescaped (`from`); the same value when none does. */
+function rekeyed(v: unknown, dir: "to" | "from"): unknown {
+  if (v === null || typeof v !== "object") return v;
+  if (Array.isArray(v)) {
+    let copy: unknown[] | null = null;
+    for (let i = 0; i < v.length; i++) {
+      const r = rekeyed(v[i], dir);
+      if (r !== v[i]) (copy ??= v.slice())[i] = r;
+    }
+    return copy ?? v;
+  }
+  const entries = Object.entries(v);
+  const changed = entries.some(([k, c]) => (dir === "to" ? needsEscape(k) : k.startsWith(ESCAPE)) || rekeyed(c, dir) !== c);
+  if (!changed) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, c] of entries) setOwn(out, dir === "to" ? (needsEscape(k) ? ESCAPE + k : k) : unescapeKey(k), rekeyed(c, dir));
+  return out;
+}
+
+const unescapeKey = (k: string) => (k.startsWith(ESCAPE) ? k.slice(1) : k);
+
 /** JSON text of a value (a bigint as a string of its exact digits), cut to `limit` characters. */
 export function jsonText(v: unknown, limit = 300): string {
   let s: string;
   try {
-    s = JSON.stringify(v, bigintAsDigits) ?? "undefined";
+    s = JSON.stringify(rekeyed(v, "from"), bigintAsDigits) ?? "undefined";
   } catch {
     s = String(v);
   }
@@ -69,12 +99,12 @@ function walk(delta: Delta, path: string, out: DiffLine[], limit: number): void 
     for (const k of changed) walk(delta[k] as Delta, `${path}/${k}`, out, limit);
     return;
   }
-  for (const k of Object.keys(delta)) walk((delta as { [key: string]: Delta })[k], `${path}/${escape(k)}`, out, limit);
+  for (const k of Object.keys(delta)) walk((delta as { [key: string]: Delta })[k], `${path}/${escape(unescapeKey(k))}`, out, limit);
 }
 
 /** The changes from `before` to `after`, in document order; [] when they are equal. */
 export function jsonDiff(before: unknown, after: unknown, valueLimit = 300): DiffLine[] {
-  const delta = differ.diff(before, after);
+  const delta = differ.diff(rekeyed(before, "to"), rekeyed(after, "to"));
   const out: DiffLine[] = [];
   walk(delta, "", out, valueLimit);
   return out;

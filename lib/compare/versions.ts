@@ -4,6 +4,7 @@
  * says whether the runs differ on it, so a reviewer sees the prompt change at once.
  */
 import { bigintAsDigits } from "../journal/exact-json";
+import { ownValue } from "../journal/own-keys";
 import { obj } from "../journal/values";
 
 export const VERSION_GROUPS = ["prompts", "policies", "tools", "models"] as const;
@@ -55,11 +56,13 @@ export function compareVersions(startA: Data, startB: Data): VersionRow[] {
     const ga = obj(va[g]) ?? {};
     const gb = obj(vb[g]) ?? {};
     const names = [...new Set([...Object.keys(ga), ...Object.keys(gb)])].sort();
-    for (const n of names) push(g, n, text(ga[n]), text(gb[n]));
+    // names are payload keys: read own values only (`constructor` is a prompt name here)
+    for (const n of names) push(g, n, text(ownValue(ga, n)), text(ownValue(gb, n)));
   }
   const pa = obj(a.policy) ?? {};
   const pb = obj(b.policy) ?? {};
-  for (const n of [...new Set([...Object.keys(pa), ...Object.keys(pb)])].sort()) push("policy", n, text(pa[n]), text(pb[n]));
+  for (const n of [...new Set([...Object.keys(pa), ...Object.keys(pb)])].sort())
+    push("policy", n, text(ownValue(pa, n)), text(ownValue(pb, n)));
   if (a.environment !== undefined || b.environment !== undefined)
     push("environment", "environment", text(a.environment), text(b.environment));
   return rows;

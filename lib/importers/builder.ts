@@ -7,6 +7,7 @@
  * parent; `after` keeps such an event behind the event it depends on (its step's
  * `step.start`), so the journal never shows a child before its parent.
  */
+import { setOwn } from "../journal/own-keys";
 import type { EventType, JournalEvent, JsonObject, RunId, Seq } from "../journal/types";
 import { SYNTHETIC_TIMES } from "../journal/summary";
 import { obj } from "../journal/values";
@@ -115,7 +116,8 @@ export class JournalBuilder {
         if (p !== undefined && p < seq) ev.parent = p as Seq;
       }
       if (!opts.synthetic && t % 1_000_000n !== 0n) ev.tsNs = t.toString();
-      if (it?.extra) for (const [k, v] of Object.entries(it.extra)) if (v !== undefined) ev[k] = toJson(v);
+      if (it?.extra)
+        for (const [k, v] of Object.entries(it.extra)) if (v !== undefined) setOwn(ev as Record<string, unknown>, k, toJson(v));
       return ev;
     };
     const startData = opts.synthetic

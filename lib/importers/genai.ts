@@ -5,6 +5,7 @@
  * (`gen_ai.tool.args`, `gen_ai.output`) and Google ADK (`gcp.vertex.agent.*`).
  * The first convention that has a value wins; nothing here guesses content.
  */
+import { setOwn } from "../journal/own-keys";
 import { decodeJsonString, firstStr, isRecord, str, toNumber } from "./json-utils";
 import type { ErrorInfo, ModelCallInfo, RetrievalInfo, StepNode, ToolCallInfo, ToolCallRequest } from "./nodes";
 import { latencyMs } from "./nodes";
@@ -485,10 +486,11 @@ export function usageFrom(at: Attributes): { usage?: Record<string, number> } {
 function paramsFrom(at: Attributes): Record<string, unknown> | undefined {
   const params: Record<string, unknown> = {};
   const inv = decodeJsonString(at["llm.invocation_parameters"]);
-  if (isRecord(inv)) for (const [k, v] of Object.entries(inv)) if (k !== "model" && v !== null) params[k] = v;
+  if (isRecord(inv)) for (const [k, v] of Object.entries(inv)) if (k !== "model" && v !== null) setOwn(params, k, v);
   for (const [k, v] of Object.entries(at)) {
-    if (k.startsWith("gen_ai.request.") && k !== "gen_ai.request.model") params[k.slice("gen_ai.request.".length)] = decodeJsonString(v);
-    else if (k.startsWith("ai.settings.")) params[k.slice("ai.settings.".length)] = v;
+    if (k.startsWith("gen_ai.request.") && k !== "gen_ai.request.model")
+      setOwn(params, k.slice("gen_ai.request.".length), decodeJsonString(v));
+    else if (k.startsWith("ai.settings.")) setOwn(params, k.slice("ai.settings.".length), v);
   }
   return Object.keys(params).length > 0 ? params : undefined;
 }

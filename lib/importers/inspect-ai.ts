@@ -4,6 +4,7 @@
  * steps; model and tool events become calls; `attachment://…` references are resolved
  * from the sample's attachments first, so the journal holds the real text.
  */
+import { setOwn } from "../journal/own-keys";
 import { JournalBuilder } from "./builder";
 import { asArray, compact, contentId, firstStr, isRecord, isoToNanos, makeRunId, str, toNumber, type UnknownRecord } from "./json-utils";
 import { modelVersions, type ModelCallInfo } from "./nodes";
@@ -18,7 +19,7 @@ function resolveAttachments(v: unknown, attachments: UnknownRecord, depth = 0): 
   if (depth > 60 || v === null || typeof v !== "object") return v;
   if (Array.isArray(v)) return v.map((x) => resolveAttachments(x, attachments, depth + 1));
   const out: UnknownRecord = {};
-  for (const [k, x] of Object.entries(v)) out[k] = resolveAttachments(x, attachments, depth + 1);
+  for (const [k, x] of Object.entries(v)) setOwn(out, k, resolveAttachments(x, attachments, depth + 1));
   return out;
 }
 
@@ -253,7 +254,7 @@ function sampleToRun(log: UnknownRecord, sample: UnknownRecord, opts: ImportOpti
       }
       default: {
         const data: UnknownRecord = {};
-        for (const [k, v] of Object.entries(e)) if (!OMIT.has(k)) data[k] = v;
+        for (const [k, v] of Object.entries(e)) if (!OMIT.has(k)) setOwn(data, k, v);
         const type = `x-inspect-${kind.replace(/[^A-Za-z0-9._:-]/g, "_")}` as const;
         b.add({ t, type, step, parentKey: under, after: under, data });
       }

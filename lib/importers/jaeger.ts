@@ -5,6 +5,7 @@
  * Runs are `jaeger-<traceID>` so two exports of one trace from different backends do not
  * silently merge into one run.
  */
+import { setOwn } from "../journal/own-keys";
 import { asArray, idToHex, isRecord, str, toNanos, type UnknownRecord } from "./json-utils";
 import { spansToRuns } from "./otlp";
 import { spanKindName, statusCodeName, toAttrValue, type Attributes, type NormalizedSpan } from "./span";
@@ -16,7 +17,7 @@ function tags(list: unknown): Attributes {
     if (!isRecord(t) || typeof t.key !== "string") continue;
     let v: unknown = t.value;
     if (t.type === "bool" && typeof v === "string") v = v === "true";
-    out[t.key === "__proto__" ? "_proto_" : t.key] = toAttrValue(v);
+    setOwn(out, t.key, toAttrValue(v));
   }
   return out;
 }

@@ -2,6 +2,7 @@
  * Small, exact helpers for reading foreign JSON: ids in three encodings, nanosecond times
  * beyond 2^53, JSON hidden inside strings. Integers are never routed through a float.
  */
+import { setOwn } from "../journal/own-keys";
 import { sha256Hex } from "../canonical";
 import { parseJsonExact } from "../journal/parse-line";
 import type { JsonObject, JsonValue } from "../journal/types";
@@ -60,8 +61,8 @@ export function decodeJsonString(v: unknown, maxRounds = 3): unknown {
 
 /**
  * Any value → a JSON value that the journal accepts: plain objects only, `undefined` dropped,
- * non-finite numbers → null, bytes → hex, `__proto__` keys renamed (the line parser refuses
- * them as a prototype-pollution guard). bigint stays (canonical JSON writes its digits).
+ * non-finite numbers → null, bytes → hex, keys kept whatever their name (`__proto__`
+ * included, as an own key). bigint stays (canonical JSON writes its digits).
  */
 export function toJson(v: unknown, depth = 0): JsonValue {
   if (depth > 100) return "[nested too deep]";
@@ -83,7 +84,7 @@ export function toJson(v: unknown, depth = 0): JsonValue {
   const out: JsonObject = {};
   for (const [k, child] of Object.entries(v as UnknownRecord)) {
     if (child === undefined) continue;
-    out[k === "__proto__" ? "_proto_" : k] = toJson(child, depth + 1);
+    setOwn(out, k, toJson(child, depth + 1));
   }
   return out;
 }
@@ -95,7 +96,7 @@ export function toJsonObject(v: Record<string, unknown>): JsonObject {
 /** Removes keys whose value is undefined (so optional fields are absent, not null). */
 export function compact<T extends Record<string, unknown>>(o: T): T {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) setOwn(out, k, v);
   return out as T;
 }
 

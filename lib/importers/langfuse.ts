@@ -3,6 +3,7 @@
  * Observations become steps; a GENERATION with a model or token usage is a model call, a
  * TOOL a tool call. Inputs and outputs are often JSON inside strings, sometimes twice.
  */
+import { setOwn } from "../journal/own-keys";
 import { JournalBuilder } from "./builder";
 import {
   asArray,
@@ -89,7 +90,7 @@ function outputOf(output: unknown, id: string): ModelCallInfo["output"] {
 function params(o: UnknownRecord): Record<string, unknown> | undefined {
   const p = isRecord(o.modelParameters) ? o.modelParameters : {};
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(p)) if (v !== null && v !== undefined && k !== "finishReason") out[k] = decodeJsonString(v);
+  for (const [k, v] of Object.entries(p)) if (v !== null && v !== undefined && k !== "finishReason") setOwn(out, k, decodeJsonString(v));
   return Object.keys(out).length > 0 ? out : undefined;
 }
 

@@ -8,6 +8,7 @@
  * and the tokens, so a model (or tool) call is kept only on the innermost step that has
  * one; the wrappers stay visible as steps with their attributes.
  */
+import { hasOwn, setOwn } from "../journal/own-keys";
 import type { EventType } from "../journal/types";
 import type { JournalBuilder } from "./builder";
 import { compact } from "./json-utils";
@@ -152,7 +153,7 @@ export function addNodes(builder: JournalBuilder, nodes: StepNode[]): NodeSummar
     let attributes = n.attributes;
     if (attributes && n.contentKeys && (n.model || n.tool || n.retrieval)) {
       const kept: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(attributes)) if (!n.contentKeys.has(k)) kept[k] = v;
+      for (const [k, v] of Object.entries(attributes)) if (!n.contentKeys.has(k)) setOwn(kept, k, v);
       attributes = kept;
     }
     builder.add({
@@ -254,7 +255,7 @@ export function addNodes(builder: JournalBuilder, nodes: StepNode[]): NodeSummar
 /** `versions.models` of `run.start`: each model name → the version the provider reported. */
 export function modelVersions(calls: ModelCallInfo[]): Record<string, string> | undefined {
   const out: Record<string, string> = {};
-  for (const c of calls) if (!(c.model in out)) out[c.model] = c.responseModel ?? c.model;
+  for (const c of calls) if (!hasOwn(out, c.model)) setOwn(out, c.model, c.responseModel ?? c.model);
   return Object.keys(out).length > 0 ? out : undefined;
 }
 

@@ -5,6 +5,7 @@
  * several actions) is recorded once; the observation whose `cause` is the action is the
  * tool result. The prompt itself is not in the file, so model requests carry no messages.
  */
+import { hasOwn, setOwn } from "../journal/own-keys";
 import { JournalBuilder } from "./builder";
 import {
   asArray,
@@ -113,7 +114,7 @@ export function importOpenHands(value: unknown, text: string, opts: ImportOption
         if (!seenResponses.has(respId)) {
           seenResponses.add(respId);
           const model = firstStr(resp.model) ?? "unknown";
-          models[model] ??= model;
+          if (!hasOwn(models, model)) setOwn(models, model, model);
           const choice = asArray(resp.choices).filter(isRecord)[0];
           const msg = choice && isRecord(choice.message) ? choice.message : {};
           const toolCalls = asArray(msg.tool_calls)

@@ -6,6 +6,7 @@
  *   corpus no span or trace id at all, so ids are derived from the content and the tree
  *   falls back to time order (every span is a root).
  */
+import { setOwn } from "../journal/own-keys";
 import { sha256Hex } from "../canonical";
 import { asArray, contentId, idToHex, isRecord, str, toNanos, type UnknownRecord } from "./json-utils";
 import { spansToRuns } from "./otlp";
@@ -15,7 +16,7 @@ import type { ImportOptions, ImportResult } from "./types";
 function flatAttributes(v: unknown): Attributes {
   const out: Attributes = {};
   if (!isRecord(v)) return out;
-  for (const [k, x] of Object.entries(v)) out[k === "__proto__" ? "_proto_" : k] = toAttrValue(x);
+  for (const [k, x] of Object.entries(v)) setOwn(out, k, toAttrValue(x));
   return out;
 }
 

@@ -4,6 +4,7 @@
  * of the span set (input order and duplicates do not matter), because a trace arrives over
  * many requests and the run is re-derived from every span stored for it.
  */
+import { setOwn } from "../journal/own-keys";
 import { canonicalJson } from "../canonical";
 import { JournalBuilder } from "./builder";
 import { spanRole, spanToNode } from "./genai";
@@ -51,7 +52,7 @@ export function keyValues(list: unknown): Attributes {
   const out: Attributes = {};
   for (const kv of asArray(list)) {
     if (!isRecord(kv) || typeof kv.key !== "string") continue;
-    out[kv.key === "__proto__" ? "_proto_" : kv.key] = anyValue(kv.value);
+    setOwn(out, kv.key, anyValue(kv.value));
   }
   return out;
 }

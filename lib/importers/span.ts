@@ -6,6 +6,8 @@
  * since the epoch (they exceed 2^53, so never numbers).
  */
 
+import { setOwn } from "../journal/own-keys";
+
 /** A JSON-safe attribute value: int64 beyond 2^53 is kept as a decimal string. */
 export type AttrValue = null | boolean | number | string | AttrValue[] | { [key: string]: AttrValue };
 export type Attributes = Record<string, AttrValue>;
@@ -87,7 +89,7 @@ export function toAttrValue(v: unknown, depth = 0): AttrValue {
   if (Array.isArray(v)) return v.map((x) => toAttrValue(x, depth + 1));
   if (typeof v === "object") {
     const out: { [key: string]: AttrValue } = {};
-    for (const [k, c] of Object.entries(v as Record<string, unknown>)) if (c !== undefined) out[k] = toAttrValue(c, depth + 1);
+    for (const [k, c] of Object.entries(v as Record<string, unknown>)) if (c !== undefined) setOwn(out, k, toAttrValue(c, depth + 1));
     return out;
   }
   return String(v);

@@ -7,6 +7,7 @@
  */
 import { canonicalJson, canonicalJsonOfSorted } from "../canonical";
 import { lineMayMatchPattern } from "../redact/patterns";
+import { setOwn } from "./own-keys";
 import { checkEvent } from "./parse-line";
 import type { ReaderItem, ReaderLimits } from "./reader";
 import type { JournalEvent } from "./types";
@@ -45,10 +46,8 @@ function jsonValue(value: unknown, seen: { big: boolean }): unknown {
       for (const key of Object.keys(src).sort()) {
         const v = src[key];
         if (v === undefined || typeof v === "function" || typeof v === "symbol") continue;
-        // an own property, as JSON.parse makes it (ingest's inspection then refuses it)
-        if (key === "__proto__")
-          Object.defineProperty(out, key, { value: jsonValue(v, seen), enumerable: true, writable: true, configurable: true });
-        else out[key] = jsonValue(v, seen);
+        // an own property, as JSON.parse makes it, whatever the key's name
+        setOwn(out, key, jsonValue(v, seen));
       }
       return out;
     }

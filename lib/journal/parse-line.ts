@@ -39,6 +39,9 @@ interface Inspection {
   keysSorted: boolean;
 }
 
+// JSON.parse reads such a number as Infinity, which has no JSON form to store or hash.
+const OUT_OF_RANGE = "a number is out of range (beyond ±1.8e308, such as 1e400): JSON numbers must fit a double";
+
 // Reused by every call (inspect is synchronous): two new arrays a line were a tenth of
 // what ingest allocated on its thread.
 const stack: unknown[] = [];
@@ -52,8 +55,8 @@ function failed(result: Inspection, top: number, problem: string): Inspection {
 }
 
 /**
- * One pass over a parsed line: depth, `__proto__` keys, integers beyond 2^53, secret key
- * names, and whether keys are already in canonical order (recorders that write JCS, as
+ * One pass over a parsed line: depth, integers beyond 2^53, secret key names, and
+ * whether keys are already in canonical order (recorders that write JCS, as
  * they must to hash, make that the rule). Iterative (a 10,000-deep line must not
  * overflow the stack); paths are only built when there is a problem to name.
  */
@@ -74,7 +77,10 @@ function inspect(value: unknown, maxDepth: number): Inspection {
         if (c !== null && typeof c === "object") {
           stack[top] = c;
           depths[top++] = depth + 1;
-        } else if (typeof c === "number" && !Number.isSafeInteger(c) && Number.isInteger(c)) result.unsafeInteger = true;
+        } else if (typeof c === "number" && !Number.isSafeInteger(c)) {
+          if (!Number.isFinite(c)) return failed(result, top, OUT_OF_RANGE);
+          if (Number.isInteger(c)) result.unsafeInteger = true;
+        }
       }
       continue;
     }
@@ -85,13 +91,15 @@ function inspect(value: unknown, maxDepth: number): Inspection {
       if (key < prevKey) result.keysSorted = false;
       prevKey = key;
       const c = (v as Record<string, unknown>)[key];
-      if (key === "__proto__") return failed(result, top, `key "__proto__" is not accepted (prototype pollution guard)`);
       if (c !== null && typeof c === "object") {
         stack[top] = c;
         depths[top++] = depth + 1;
       } else if (typeof c === "string") {
         if (c !== "" && key.length >= 5 && key.length <= 13 && isSecretKey(key)) result.secretKey = true;
-      } else if (typeof c === "number" && !Number.isSafeInteger(c) && Number.isInteger(c)) result.unsafeInteger = true;
+      } else if (typeof c === "number" && !Number.isSafeInteger(c)) {
+        if (!Number.isFinite(c)) return failed(result, top, OUT_OF_RANGE);
+        if (Number.isInteger(c)) result.unsafeInteger = true;
+      }
     }
   }
   return result;

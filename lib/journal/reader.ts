@@ -52,8 +52,30 @@ export async function* byteChunks(source: ByteSource): AsyncGenerator<Uint8Array
   }
 }
 
-/** Yields the bytes, gunzipped when they start with the gzip magic number. */
-export async function* maybeGunzip(source: ByteSource): AsyncGenerator<Uint8Array> {
+export interface GunzipLimits {
+  /**
+   * Most bytes inflated per compressed byte read (a gzip bomb inflates a thousandfold);
+   * checked once the output passes `floorBytes`, so small bodies are never refused on it.
+   */
+  maxRatio: number;
+  /** Output below which the ratio is not checked (default 1 MiB). */
+  floorBytes?: number;
+}
+
+/** A gzip body inflates past its ratio limit (GunzipLimits.maxRatio); nothing more is inflated. */
+export class InflateLimitError extends Error {}
+
+// Compressed bytes fed to the inflater at a time: one piece inflates to at most ~1,032×
+// its size, so the ratio check runs before a bomb's output piles up.
+const GUNZIP_PIECE = 4096;
+
+/**
+ * Yields the bytes, gunzipped when they start with the gzip magic number. With `limits`,
+ * stops (InflateLimitError) as soon as the output outgrows the compressed input read so
+ * far by more than the ratio: a bomb costs about `floorBytes` of inflation, not its size.
+ * An error of the source (a size limit counted on the wire) comes out as it is.
+ */
+export async function* maybeGunzip(source: ByteSource, limits?: GunzipLimits): AsyncGenerator<Uint8Array> {
   const it = byteChunks(source)[Symbol.asyncIterator]();
   let first = await it.next();
   while (!first.done && first.value.length === 0) first = await it.next();
@@ -69,21 +91,61 @@ export async function* maybeGunzip(source: ByteSource): AsyncGenerator<Uint8Arra
   }
   const ds = new DecompressionStream("gzip");
   const writer = ds.writable.getWriter();
+  const reader = (ds.readable as ReadableStream<Uint8Array>).getReader();
+  let fed = 0;
+  let sourceError: unknown = null;
+  let stopped = false;
+  const feed = async (chunk: Uint8Array) => {
+    for (let at = 0; at < chunk.length && !stopped; at += GUNZIP_PIECE) {
+      const piece = chunk.subarray(at, at + GUNZIP_PIECE);
+      fed += piece.length;
+      await writer.write(piece as Uint8Array<ArrayBuffer>);
+    }
+  };
   const pump = (async () => {
     try {
-      await writer.write(head as Uint8Array<ArrayBuffer>);
-      for await (const chunk of rest) await writer.write(chunk as Uint8Array<ArrayBuffer>);
+      await feed(head);
+      for await (const chunk of rest) {
+        if (stopped) return;
+        await feed(chunk);
+      }
       await writer.close();
     } catch (e) {
+      if (!stopped) sourceError = e;
       await writer.abort(e).catch(() => undefined);
     }
   })();
+  const floor = limits?.floorBytes ?? 1024 * 1024;
+  let out = 0;
+  let finished = false;
   try {
-    for await (const chunk of byteChunks(ds.readable as ReadableStream<Uint8Array>)) yield chunk;
-  } catch {
-    throw new JournalReadError("the gzip stream is corrupt or truncated");
+    for (;;) {
+      let r: ReadableStreamReadResult<Uint8Array>;
+      try {
+        r = await reader.read();
+      } catch {
+        if (sourceError !== null) throw sourceError;
+        throw new JournalReadError("the gzip stream is corrupt or truncated");
+      }
+      if (r.done) break;
+      out += r.value.length;
+      if (limits && out > floor && out > limits.maxRatio * fed) {
+        throw new InflateLimitError(
+          `the gzip body inflates more than ${limits.maxRatio} times its compressed size (RETRACE_MAX_GZIP_RATIO); nothing was stored`,
+        );
+      }
+      yield r.value;
+    }
+    finished = true;
   } finally {
-    await pump;
+    if (finished) await pump;
+    else {
+      // stopped early (a limit, or the consumer left): the pump may wait on the network,
+      // so it is told to stop and not waited for
+      stopped = true;
+      void reader.cancel().catch(() => undefined);
+      void pump;
+    }
   }
 }
 
@@ -246,8 +308,16 @@ function readLine(raw: RawLine, limits: ReaderLimits): ReaderItem | null {
   return { kind: "error", line, message: r.message, run: r.run, seq: r.seq };
 }
 
-/** Reads a journal in batches (one per input chunk): every event, and every bad line with its 1-based number. */
-export async function* readJournalBatches(source: ByteSource, limits: ReaderLimits = DEFAULT_READER_LIMITS): AsyncGenerator<ReaderItem[]> {
+/**
+ * Reads a journal in batches (one per input chunk): every event, and every bad line with
+ * its 1-based number. `gunzip: false` when the caller already opened a gzip body (with its
+ * limits): a gzip inside it is then not inflated again, unbounded.
+ */
+export async function* readJournalBatches(
+  source: ByteSource,
+  limits: ReaderLimits = DEFAULT_READER_LIMITS,
+  opts: { gunzip?: boolean } = {},
+): AsyncGenerator<ReaderItem[]> {
   const splitter = new LineSplitter(limits.maxLineBytes);
   const toItems = (lines: RawLine[]) => {
     const items: ReaderItem[] = [];
@@ -257,7 +327,7 @@ export async function* readJournalBatches(source: ByteSource, limits: ReaderLimi
     }
     return items;
   };
-  for await (const chunk of maybeGunzip(source)) {
+  for await (const chunk of opts.gunzip === false ? byteChunks(source) : maybeGunzip(source)) {
     const items = toItems(splitter.push(chunk));
     if (items.length > 0) yield items;
   }

@@ -10,9 +10,22 @@ import { z } from "zod";
 import { EVENT_TYPES } from "./types";
 
 export const RUN_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+/**
+ * A calendar date that exists: months 01–12, days within the month, 29 February only in
+ * leap years (the Gregorian rule). A regex, not a refinement, so the generated JSON Schema
+ * and validators check it too.
+ */
+const DATE_SOURCE =
+  "(?:\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))" +
+  "|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)";
+const TIME_SOURCE = "(?:[01]\\d|2[0-3]):[0-5]\\d";
+const OFFSET_SOURCE = `(?:Z|[+-]${TIME_SOURCE})`;
 // RFC 3339 in UTC or with an offset; the format asks for UTC with milliseconds, but a
 // recorder that writes seconds or an offset is still read exactly (epoch ms is derived).
-const TS_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+// Hours 00–23, minutes and seconds 00–59 (no leap second: epoch ms has none).
+export const TS_PATTERN = new RegExp(`^${DATE_SOURCE}T${TIME_SOURCE}:[0-5]\\d(?:\\.\\d{1,9})?${OFFSET_SOURCE}$`);
+/** A date filter: a date, or a date and time (seconds, fraction and offset optional). */
+export const DATE_FILTER_PATTERN = new RegExp(`^${DATE_SOURCE}(?:T${TIME_SOURCE}(?::[0-5]\\d(?:\\.\\d{1,9})?)?${OFFSET_SOURCE}?)?$`);
 
 const safeInt = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const str = z.string();
@@ -148,7 +161,7 @@ export const dataSchemas = {
 export const envelopeSchema = z.object({
   run: z.string().regex(RUN_ID_PATTERN, "run id must be 1 to 128 characters of A-Z a-z 0-9 . _ : -"),
   seq: safeInt,
-  ts: z.string().regex(TS_PATTERN, "expected an RFC 3339 timestamp such as 2026-11-07T11:00:01.026Z"),
+  ts: z.string().regex(TS_PATTERN, "expected an RFC 3339 timestamp of a date and time that exist, such as 2026-11-07T11:00:01.026Z"),
   type: z.union([z.enum(EVENT_TYPES), z.string().regex(/^x-[A-Za-z0-9._:-]+$/)], {
     error: `type must be one of ${EVENT_TYPES.join(", ")} or an x-… extension`,
   }),

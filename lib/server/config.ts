@@ -12,6 +12,13 @@ export interface IngestLimits {
   maxLineBytes: number;
   /** Largest accepted request body (after gunzip), bytes. */
   maxBodyBytes: number;
+  /**
+   * Largest body held whole in memory (after gunzip): an OTLP/HTTP request, a
+   * single-document trace export. Streamed bodies (journals, OTLP JSON files) have maxBodyBytes.
+   */
+  maxDocumentBytes: number;
+  /** Most bytes a gzip body may inflate to per compressed byte (a bomb inflates a thousandfold). */
+  maxGzipRatio: number;
   /** Most events one run may hold. */
   maxEventsPerRun: number;
   /** Deepest nesting of one event. */
@@ -38,6 +45,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     limits: {
       maxLineBytes: intFromEnv(env, "RETRACE_MAX_LINE_BYTES", 8 * 1024 * 1024),
       maxBodyBytes: intFromEnv(env, "RETRACE_MAX_BODY_BYTES", 512 * 1024 * 1024),
+      maxDocumentBytes: intFromEnv(env, "RETRACE_MAX_DOCUMENT_BYTES", 64 * 1024 * 1024),
+      maxGzipRatio: intFromEnv(env, "RETRACE_MAX_GZIP_RATIO", 100),
       maxEventsPerRun: intFromEnv(env, "RETRACE_MAX_EVENTS_PER_RUN", 2_000_000),
       maxDepth: intFromEnv(env, "RETRACE_MAX_DEPTH", 128),
     },

@@ -16,6 +16,7 @@ import { formatIssues } from "../journal/parse-line";
 import { RUN_ID_PATTERN } from "../journal/schema";
 import { AccessError } from "./access/accounts";
 import { clientAddress, trustProxy } from "./access/client-address";
+import { displayOrigin } from "./origin";
 import { authenticate, type AccessMode, type Authenticated, accessMode } from "./access/authenticate";
 import { SESSION_COOKIE } from "./access/sessions";
 import { getDb, type Db } from "./db";
@@ -382,11 +383,7 @@ export async function viewerInfo(): Promise<ViewerInfo> {
 
 /** The origin the browser used, for commands shown on screen; forwarded headers only behind a trusted proxy. */
 export async function serverOrigin(): Promise<string> {
-  const h = await headers();
-  const trusted = trustProxy();
-  const host = (trusted ? h.get("x-forwarded-host") : null) ?? h.get("host") ?? "127.0.0.1:3000";
-  const proto = (trusted ? h.get("x-forwarded-proto") : null) ?? "http";
-  return `${proto === "https" ? "https" : "http"}://${host.replace(/[^\w.:[\]-]/g, "")}`;
+  return displayOrigin(await headers());
 }
 
 /** Secure cookies when the browser reached us over HTTPS (directly, or through a trusted proxy). */

@@ -3,6 +3,7 @@ import "server-only";
 import { NextResponse } from "next/server";
 import type { z } from "zod";
 import { formatIssues } from "../journal/parse-line";
+import { RUN_ID_PATTERN } from "../journal/schema";
 
 export function jsonError(status: number, message: string, extra: Record<string, unknown> = {}) {
   return NextResponse.json({ error: message, ...extra }, { status });
@@ -18,6 +19,11 @@ export function parseQuery<T extends z.ZodType>(
   return { ok: false, response: jsonError(400, formatIssues(r.error.issues)) };
 }
 
+/** A run id from a URL: 400 unless it is one (a NUL byte or any other character outside the format's set names no run). */
+export function requireRunId(run: string): NextResponse | null {
+  return RUN_ID_PATTERN.test(run) ? null : jsonError(400, "run id must be 1 to 128 characters of A-Z a-z 0-9 . _ : -");
+}
+
 // text/plain is not among them: it is what a cross-site HTML form or no-cors fetch can send
 const NDJSON_TYPES = [
   "application/x-ndjson",
@@ -30,9 +36,26 @@ const NDJSON_TYPES = [
   "application/x-gzip",
 ];
 
+const contentType = (req: Request) => (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+
 /** 415 unless the body is declared as NDJSON (or one of its usual aliases), or gzip of it. */
 export function requireNdjson(req: Request): NextResponse | null {
-  const type = (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  const type = contentType(req);
   if (type === "" || NDJSON_TYPES.includes(type)) return null;
   return jsonError(415, `content-type ${type} is not accepted; send NDJSON as application/x-ndjson (optionally gzip-compressed)`);
+}
+
+/**
+ * The content types POST /api/imports accepts (docs/openapi.yaml): a file as bytes
+ * (application/octet-stream, what the upload button sends), or declared as JSON, NDJSON or gzip.
+ */
+export const IMPORT_TYPES: readonly string[] = NDJSON_TYPES;
+
+/** The reason a body's declared type is refused (415), or null: journals for `journal`, any file for `any`. */
+export function uploadTypeProblem(req: Request, accept: "journal" | "any"): string | null {
+  const type = contentType(req);
+  if (type === "" || (accept === "journal" ? NDJSON_TYPES : IMPORT_TYPES).includes(type)) return null;
+  return accept === "journal"
+    ? `content-type ${type} is not accepted; send NDJSON as application/x-ndjson (optionally gzip-compressed)`
+    : `content-type ${type} is not accepted; send the file as application/octet-stream (or application/json, application/x-ndjson, application/gzip)`;
 }

@@ -11,9 +11,11 @@ import "server-only";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { convertTraceStream, ImportError, type NormalizedSpan, type SourceFormat, type SpanSpill } from "../importers";
+import { convertTraceStream, ImportError, STREAMABLE_FORMATS, type NormalizedSpan, type SourceFormat, type SpanSpill } from "../importers";
 import { eventBatches } from "../journal/event-items";
-import type { ReaderItem, ReaderLimits } from "../journal/reader";
+import type { ReaderItem } from "../journal/reader";
+import { limitBytes } from "./body-limits";
+import type { IngestLimits } from "./config";
 
 /**
  * Spans parked in a temporary file between reading and deriving their trace's run: memory
@@ -77,11 +79,13 @@ export interface OpenedTrace {
 export async function openTrace(
   format: SourceFormat,
   stream: AsyncIterable<Uint8Array>,
-  opts: { fileName?: string; limits: ReaderLimits },
+  opts: { fileName?: string; limits: IngestLimits },
 ): Promise<OpenedTrace | { unreadable: string }> {
   const spill = new FileSpill();
   try {
-    const converted = await convertTraceStream(format, stream, { fileName: opts.fileName, spill });
+    // a single document is read whole: it has the document limit, counted while reading
+    const source = STREAMABLE_FORMATS.has(format) ? stream : limitBytes(stream, opts.limits.maxDocumentBytes, "RETRACE_MAX_DOCUMENT_BYTES");
+    const converted = await convertTraceStream(format, source, { fileName: opts.fileName, spill });
     return { items: eventBatches(converted.runs(), opts.limits), warnings: converted.warnings, close: () => spill.close() };
   } catch (e) {
     spill.close();

@@ -14,35 +14,55 @@ import type { Db } from "./db";
 import { ingest } from "./ingest";
 import { publishRunChanges } from "./changes";
 import { runProjectOf } from "./queries";
-import { BodyTooLarge, limitBytes, redactorFor } from "./service";
+import { declaredTooLarge, readWholeBody } from "./body-limits";
+import { loadConfig } from "./config";
+import { redactorFor } from "./service";
 
 export class OtlpBadRequest extends Error {}
 
+const otlpError = (status: number, error: string) => Response.json({ error }, { status });
+
 /**
- * An OTLP request's body (a protobuf message is decoded whole), or null when it is over
- * `max` bytes: a declared length over it is refused unread, a longer body when it passes it.
+ * POST /v1/traces as one function (the route authorises, then calls this): the content
+ * type (JSON or protobuf, else 415), the body read whole within the document limit
+ * (RETRACE_MAX_DOCUMENT_BYTES; a protobuf message is decoded at once), counted while
+ * reading on the wire and after gunzip (Content-Encoding gzip or a gzip body, ratio-capped),
+ * a declared length over it refused unread (413); then the spans are stored and their
+ * runs derived. Answers an ExportTraceServiceResponse.
  */
-export async function readLimitedBody(req: Request, max: number): Promise<Uint8Array | null> {
-  if (Number(req.headers.get("content-length") ?? "0") > max) return null;
-  const parts: Uint8Array[] = [];
-  let size = 0;
+export async function answerOtlp(db: Db, req: Request, project: string): Promise<Response> {
+  const type = (req.headers.get("content-type") ?? "").toLowerCase();
+  const isProto = type.includes("protobuf");
+  if (!isProto && !type.includes("json")) return otlpError(415, "send application/json or application/x-protobuf (OTLP/HTTP)");
+  const limits = db.config.limits;
+  const declared = declaredTooLarge(req.headers, limits.maxDocumentBytes, "RETRACE_MAX_DOCUMENT_BYTES");
+  if (declared) return otlpError(413, declared);
+  const bytes = await readWholeBody(req.body, limits);
+  if (!(bytes instanceof Uint8Array)) return otlpError(413, bytes.tooLarge);
+  let spans: NormalizedSpan[];
   try {
-    if (!req.body) return new Uint8Array(0);
-    for await (const chunk of limitBytes(req.body, max)) {
-      parts.push(chunk);
-      size += chunk.length;
-    }
+    spans = decodeOtlp(bytes, type);
   } catch (e) {
-    if (e instanceof BodyTooLarge) return null;
+    if (e instanceof OtlpBadRequest) return otlpError(400, e.message);
     throw e;
   }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  const { rejected } = await receiveSpans(db, spans, project);
+  // ExportTraceServiceResponse: empty on success; partialSuccess names what was refused.
+  if (isProto) return new Response(new Uint8Array(0), { status: 200, headers: { "content-type": "application/x-protobuf" } });
+  return Response.json(
+    rejected > 0 ? { partialSuccess: { rejectedSpans: rejected, errorMessage: "some spans could not be converted" } } : {},
+  );
+}
+
+/**
+ * An OTLP request's body, or null when it is over `max` bytes (kept for the route until
+ * it calls answerOtlp): read as readWholeBody does, gunzipped with the ratio cap.
+ */
+export async function readLimitedBody(req: Request, max: number): Promise<Uint8Array | null> {
+  if (declaredTooLarge(req.headers, max)) return null;
+  const limits = loadConfig().limits;
+  const bytes = await readWholeBody(req.body, { ...limits, maxDocumentBytes: Math.min(max, limits.maxDocumentBytes) });
+  return bytes instanceof Uint8Array ? bytes : null;
 }
 
 /** Decodes an OTLP/HTTP export request body (JSON or protobuf) into spans. */

@@ -5,7 +5,10 @@ import "server-only";
  */
 import { z } from "zod";
 import { PROJECT_ID } from "../access/roles";
+import { DATE_FILTER_PATTERN, RUN_ID_PATTERN } from "../journal/schema";
 import type { Db } from "./db";
+import { normaliseRunRow, tagsOf, type RunRow } from "./ingest/run-row";
+import type { SqlParam } from "./sql";
 import { timesRecordedIn } from "../journal/summary";
 import { compareFindings } from "../semantics/findings";
 import type { ChainStatus, FindingItem, RunDetail, RunFidelity, RunListItem, RunStatus } from "../view/api-types";
@@ -15,24 +18,48 @@ export type RunSummaryDto = RunListItem;
 export type FindingDto = FindingItem;
 export type RunDetailDto = RunDetail;
 
+/**
+ * Query text: a NUL byte is refused (PostgreSQL text cannot hold one, and SQLite's LIKE
+ * stops at it, which made a filter holding one match every run).
+ */
+export const queryText = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((s) => !s.includes("\u0000"), "must not contain a NUL character");
+const dateFilter = z
+  .string()
+  .max(40)
+  .refine((s) => DATE_FILTER_PATTERN.test(s), "must be a date that exists, such as 2026-11-07 or 2026-11-07T11:00:00Z");
+
+/** A run id as the format defines it (1–128 of A-Z a-z 0-9 . _ : -); anything else names no run. */
+export function isRunId(id: string): boolean {
+  return RUN_ID_PATTERN.test(id);
+}
+
 export const SORTS = ["-started", "started", "-events", "events", "-errors", "-findings", "-updated"] as const;
 export const runListQuery = z.object({
-  status: z.string().max(40).optional(),
-  workflow: z.string().max(200).optional(),
-  environment: z.string().max(200).optional(),
-  tag: z.string().max(200).optional(),
-  q: z.string().max(200).optional(),
-  from: z.string().max(40).optional(),
-  to: z.string().max(40).optional(),
+  status: queryText(40).optional(),
+  workflow: queryText(200).optional(),
+  environment: queryText(200).optional(),
+  tag: queryText(200).optional(),
+  q: queryText(200).optional(),
+  from: dateFilter.optional(),
+  to: dateFilter.optional(),
   live: z.enum(["true", "false"]).optional(),
   sort: z.enum(SORTS).default("-started"),
-  cursor: z.string().max(500).optional(),
+  cursor: queryText(500).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
   project: z.string().regex(PROJECT_ID, "project must be a project id").optional(),
 });
 export type RunListQuery = z.infer<typeof runListQuery>;
 
 type RunRecord = Awaited<ReturnType<Awaited<ReturnType<Db["prisma"]>>["run"]["findFirstOrThrow"]>>;
+
+/** `s` as a LIKE pattern that matches it literally (the escape character is backslash). */
+function likeLiteral(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
 
 function toSummary(r: RunRecord, header: Record<string, unknown> = JSON.parse(r.header) as Record<string, unknown>): RunSummaryDto {
   const timesRecorded = timesRecordedIn(header);
@@ -58,7 +85,7 @@ function toSummary(r: RunRecord, header: Record<string, unknown> = JSON.parse(r.
     fidelity: r.fidelity as RunFidelity,
     chainStatus: r.chainStatus as ChainStatus,
     chainBrokenAt: r.chainBrokenAt,
-    tags: r.tags.trim() ? r.tags.trim().split(" ") : [],
+    tags: tagsOf(r.tags),
     source: r.source,
     updatedAt: r.updatedAt,
   };
@@ -94,14 +121,17 @@ export class BadQuery extends Error {}
 
 function parseDate(s: string | undefined, name: string): number | undefined {
   if (!s) return undefined;
-  const ms = Date.parse(s);
-  if (!Number.isFinite(ms)) throw new BadQuery(`${name} must be a date such as 2026-11-07 or 2026-11-07T11:00:00Z`);
+  const ms = DATE_FILTER_PATTERN.test(s) ? Date.parse(s) : NaN;
+  if (!Number.isFinite(ms)) throw new BadQuery(`${name} must be a date that exists, such as 2026-11-07 or 2026-11-07T11:00:00Z`);
   return ms;
 }
 
 /**
- * Runs of the projects in `readable` (the edge's answer for the caller), newest first by
- * default, filtered and paged.
+ * The runs list, in SQL (not Prisma's `contains`: on SQLite its LIKE has no escape
+ * character, so `%` and `_` in a search acted as wildcards). `q` matches the id, the
+ * workflow or the tool and model names, case-insensitively and literally; `tag` matches
+ * one whole tag exactly, spaces included. Order and cursor are the ones Prisma gave
+ * (NULLs sort as each database sorts them).
  */
 export async function listRuns(
   db: Db,
@@ -110,35 +140,62 @@ export async function listRuns(
 ): Promise<{ runs: RunSummaryDto[]; nextCursor: string | null }> {
   const desc = q.sort.startsWith("-");
   const field = SORT_FIELD[q.sort.replace(/^-/, "") as keyof typeof SORT_FIELD];
-  const and: Record<string, unknown>[] = [{ eventCount: { gt: 0 } }];
-  if (readable !== "all") and.push({ projectId: { in: [...readable] } });
-  if (q.project) and.push({ projectId: q.project });
-  if (q.status) and.push({ status: q.status });
-  if (q.workflow) and.push({ workflow: q.workflow });
-  if (q.environment) and.push({ environment: q.environment });
-  if (q.live) and.push({ live: q.live === "true" });
-  if (q.tag) and.push({ tags: { contains: ` ${q.tag} ` } });
+  const pg = db.sql.dialect === "postgres";
+  const where: string[] = [`"eventCount" > 0`];
+  const params: SqlParam[] = [];
+  const cond = (sql: string, ...values: SqlParam[]) => {
+    where.push(sql);
+    params.push(...values);
+  };
+  if (readable !== "all") {
+    if (readable.length === 0) return { runs: [], nextCursor: null };
+    cond(`"projectId" IN (${readable.map(() => "?").join(", ")})`, ...readable);
+  }
+  if (q.project) cond(`"projectId" = ?`, q.project);
+  if (q.status) cond(`"status" = ?`, q.status);
+  if (q.workflow) cond(`"workflow" = ?`, q.workflow);
+  if (q.environment) cond(`"environment" = ?`, q.environment);
+  if (q.live) cond(`"live" = ?`, q.live === "true");
+  if (q.tag) {
+    // tagsColumn's JSON array: the tag's JSON string right after "[" or ","; in the older
+    // space-separated form, the tag between spaces
+    const json = JSON.stringify(q.tag);
+    const at = pg ? (col: string) => `strpos(${col}, ?)` : (col: string) => `instr(${col}, ?)`;
+    cond(
+      `(("tags" LIKE '[%' AND (${at(`"tags"`)} = 1 OR ${at(`"tags"`)} > 0)) OR ("tags" LIKE ' %' AND ${at(`"tags"`)} > 0))`,
+      `[${json}`,
+      `,${json}`,
+      ` ${q.tag} `,
+    );
+  }
   const from = parseDate(q.from, "from");
   const to = parseDate(q.to, "to");
-  if (from !== undefined) and.push({ startedMs: { gte: from } });
-  if (to !== undefined) and.push({ startedMs: { lte: to } });
-  if (q.q) {
-    const term = q.q.trim();
-    and.push({ OR: [{ id: { contains: term } }, { workflow: { contains: term } }, { searchText: { contains: term } }] });
+  if (from !== undefined) cond(`"startedMs" >= ?`, from);
+  if (to !== undefined) cond(`"startedMs" <= ?`, to);
+  if (q.q?.trim()) {
+    const like = pg ? "ILIKE" : "LIKE";
+    const pattern = `%${likeLiteral(q.q.trim())}%`;
+    cond(
+      `("id" ${like} ? ESCAPE '\\' OR "workflow" ${like} ? ESCAPE '\\' OR "searchText" ${like} ? ESCAPE '\\')`,
+      pattern,
+      pattern,
+      pattern,
+    );
   }
   if (q.cursor) {
     const c = decodeCursor(q.cursor);
     if (!c) throw new BadQuery("cursor is not one this server issued");
     const [v, id] = c;
-    and.push({ OR: [{ [field]: desc ? { lt: v } : { gt: v } }, { [field]: v, id: desc ? { lt: id } : { gt: id } }] });
+    const op = desc ? "<" : ">";
+    cond(`("${field}" ${op} ? OR ("${field}" = ? AND "id" ${op} ?))`, v, v, id);
   }
-  const rows = await (
-    await db.prisma()
-  ).run.findMany({
-    where: { AND: and },
-    orderBy: [{ [field]: desc ? "desc" : "asc" }, { id: desc ? "desc" : "asc" }],
-    take: q.limit + 1,
-  });
+  const dir = desc ? "DESC" : "ASC";
+  const rows = (
+    await db.sql.all<RunRow>(`SELECT * FROM "Run" WHERE ${where.join(" AND ")} ORDER BY "${field}" ${dir}, "id" ${dir} LIMIT ?`, [
+      ...params,
+      q.limit + 1,
+    ])
+  ).map(normaliseRunRow);
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
   const nextCursor = rows.length > q.limit && last ? encodeCursor(Number(last[field] ?? 0), last.id) : null;
@@ -146,6 +203,7 @@ export async function listRuns(
 }
 
 export async function getRun(db: Db, id: string): Promise<RunDetailDto | null> {
+  if (!isRunId(id)) return null;
   const prisma = await db.prisma();
   const r = await prisma.run.findUnique({ where: { id } });
   if (!r || r.eventCount === 0) return null;
@@ -179,6 +237,7 @@ export interface StoredEventDto {
 
 /** Events with seq > after, in seq order; bodies are returned as stored text. */
 export async function listEventBodies(db: Db, runId: string, after: number, limit: number) {
+  if (!isRunId(runId)) return [];
   return db.sql.all<{ seq: number; body: string; hash: string | null; recordedHash: string | null; chain: string; redactions: number }>(
     `SELECT "seq", "body", "hash", "recordedHash", "chain", "redactions" FROM "Event" WHERE "runId" = ? AND "seq" > ? ORDER BY "seq" LIMIT ?`,
     [runId, after, limit],
@@ -193,6 +252,7 @@ export async function runProjectOf(db: Db, runId: string): Promise<string | null
 
 /** Whether a run with at least one stored event exists. */
 export async function runHasEvents(db: Db, runId: string): Promise<boolean> {
+  if (!isRunId(runId)) return false;
   const run = await (await db.prisma()).run.findUnique({ where: { id: runId }, select: { eventCount: true } });
   return !!run && run.eventCount > 0;
 }

@@ -3,12 +3,13 @@ import "server-only";
  * What route handlers and the CLI call: bytes in, an ingest result out (`importStream`).
  * Keeps the redactor per database and applies the configured limits.
  */
-import { byteChunks, JournalReadError, maybeGunzip, readJournalBatches, type ByteSource } from "../journal/reader";
+import { byteChunks, JournalReadError, readJournalBatches, type ByteSource } from "../journal/reader";
 import { detectBytes, STREAM_HEAD_BYTES, UNKNOWN_FORMAT, type Detection } from "../importers/detect";
 import { peekBytes } from "../importers/stream/peek-bytes";
 import type { SourceFormat } from "../importers/types";
 import type { Redactor } from "../redact";
 import type { Db } from "./db";
+import { isBodyLimit, limitedBody } from "./body-limits";
 import { ingest, type IngestOptions, type IngestResult } from "./ingest";
 import { loadRedactor } from "./settings";
 import { publishRunChanges } from "./changes";
@@ -24,18 +25,6 @@ export function redactorFor(db: Db): Promise<Redactor> {
     r.catch(() => redactors.delete(db));
   }
   return r;
-}
-
-export class BodyTooLarge extends Error {}
-
-/** Counts bytes as they pass and stops at the limit (the body may be gzip: both sides count). */
-export async function* limitBytes(source: ByteSource, max: number): AsyncGenerator<Uint8Array> {
-  let total = 0;
-  for await (const chunk of byteChunks(source)) {
-    total += chunk.length;
-    if (total > max) throw new BodyTooLarge(`request body is over ${max} bytes (RETRACE_MAX_BODY_BYTES)`);
-    yield chunk;
-  }
 }
 
 export interface ImportStreamOptions {
@@ -77,6 +66,12 @@ export type ImportStreamResult = IngestResult & {
 
 const WARM_SUMMARY_EVENTS = 5000;
 
+/** Only spaces, tabs, CR and LF. */
+function isBlank(bytes: Uint8Array): boolean {
+  for (const b of bytes) if (b !== 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d) return false;
+  return true;
+}
+
 async function* counted(source: ByteSource, onBytes: (total: number) => void): AsyncGenerator<Uint8Array> {
   let total = 0;
   for await (const chunk of byteChunks(source)) {
@@ -108,12 +103,11 @@ export async function importStream(db: Db, body: ByteSource, opts: ImportStreamO
   let close: (() => void) | undefined;
   try {
     const raw = opts.onBytes ? counted(body, opts.onBytes) : body;
-    // Gunzip before the second count so the limit also applies to what a body expands to.
-    const { head, stream } = await peekBytes(
-      limitBytes(maybeGunzip(limitBytes(raw, limits.maxBodyBytes)), limits.maxBodyBytes),
-      STREAM_HEAD_BYTES,
-    );
+    // Counted on the wire and after gunzip (ratio-capped), while reading (body-limits.ts).
+    const { head, stream } = await peekBytes(limitedBody(raw, limits), STREAM_HEAD_BYTES);
     if (head.length === 0) return nothing({ unreadable: "the body is empty" });
+    // the whole body is in the head, and it is blank: said, whatever the format asked for
+    if (head.length < STREAM_HEAD_BYTES && isBlank(head)) return nothing({ unreadable: "the body holds no events, only blank lines" });
     const detected = detectBytes(head, opts.fileName);
     const isJournal = detected.format === "retrace-journal" || (detected.format === "unknown" && opts.accept === "journal");
     if (!isJournal && opts.accept === "journal") {
@@ -132,7 +126,8 @@ export async function importStream(db: Db, body: ByteSource, opts: ImportStreamO
     };
     let result: ImportStreamResult;
     if (isJournal) {
-      const items = readJournalBatches(stream, { maxDepth: limits.maxDepth, maxLineBytes: limits.maxLineBytes });
+      // already gunzipped (with its limits): a gzip inside is not inflated again
+      const items = readJournalBatches(stream, { maxDepth: limits.maxDepth, maxLineBytes: limits.maxLineBytes }, { gunzip: false });
       result = { ...(await ingest(db.sql, redactor, items, common)), detected };
     } else {
       // loaded on first use: journal uploads and CLI starts never pay for the importers
@@ -143,6 +138,10 @@ export async function importStream(db: Db, body: ByteSource, opts: ImportStreamO
       const r = await ingest(db.sql, redactor, trace.items, { ...common, fidelity: "trace", contiguousRuns: true });
       // read after the ingest: deriving the runs added its warnings
       result = { ...r, detected, importWarnings: trace.warnings };
+    }
+    // a body of blank lines, or a trace export without a span: said, not an empty 400
+    if (result.runs.length === 0 && result.errors.length === 0) {
+      return { ...result, unreadable: isJournal ? "the body holds no events: send one JSON event per line" : "the file holds no runs" };
     }
     if (result.committed) {
       const stored = result.runs.filter((r) => r.status === "stored");
@@ -158,7 +157,7 @@ export async function importStream(db: Db, body: ByteSource, opts: ImportStreamO
     }
     return result;
   } catch (e) {
-    if (e instanceof BodyTooLarge) return nothing({ tooLarge: e.message });
+    if (isBodyLimit(e)) return nothing({ tooLarge: e.message });
     if (e instanceof JournalReadError) return nothing({ unreadable: e.message });
     throw e;
   } finally {

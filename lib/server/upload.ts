@@ -6,7 +6,8 @@ import "server-only";
  * detected format. The routes stay thin (authorisation, then this).
  */
 import type { Db } from "./db";
-import { requireNdjson } from "./http";
+import { declaredTooLarge } from "./body-limits";
+import { uploadTypeProblem } from "./http";
 import { ingestStatus } from "./ingest-status";
 import { importStream } from "./service";
 
@@ -19,14 +20,12 @@ const error = (status: number, message: string): UploadAnswer => ({ status, body
 
 /** `project`: where new runs go, as the edge authorized it. */
 export async function answerUpload(db: Db, req: Request, accept: "journal" | "any", project: string): Promise<UploadAnswer> {
-  if (accept === "journal") {
-    const wrongType = requireNdjson(req);
-    if (wrongType) return { status: wrongType.status, body: (await wrongType.json()) as Record<string, unknown> };
-  }
-  const max = db.config.limits.maxBodyBytes;
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > max) return error(413, `request body is ${declared} bytes, over the ${max}-byte limit (RETRACE_MAX_BODY_BYTES)`);
-  if (!req.body) return error(400, accept === "journal" ? "empty body: send one NDJSON event per line" : "empty body");
+  const wrongType = uploadTypeProblem(req, accept);
+  if (wrongType) return error(415, wrongType);
+  const declared = declaredTooLarge(req.headers, db.config.limits.maxBodyBytes);
+  if (declared) return error(413, declared);
+  if (!req.body)
+    return error(400, accept === "journal" ? "the body is empty: send one JSON event per line" : "the body is empty: send a file");
   const name = new URL(req.url).searchParams.get("name")?.slice(0, 200) || undefined;
   const result = await importStream(db, req.body, {
     accept,

@@ -15,7 +15,7 @@ import { EMPTY_STATE, stateHash, type RunState } from "../state";
 import type { FindingItem, RunChange, RunStatus, SearchAnswer, StateAt } from "../view/api-types";
 import { subscribeRunChanges } from "./changes";
 import type { Db } from "./db";
-import { findingItem } from "./queries";
+import { findingItem, isRunId, queryText } from "./queries";
 
 export const summaryQuery = z.object({
   after: z.coerce.number().int().min(-1).default(-1),
@@ -27,11 +27,12 @@ export const inspectQuery = z.object({
 });
 
 export const searchQuery = z.object({
-  q: z.string().trim().min(1).max(200),
+  q: queryText(200).pipe(z.string().trim().min(1)),
   limit: z.coerce.number().int().min(1).max(5000).default(1000),
 });
 
 async function runExists(db: Db, runId: string): Promise<boolean> {
+  if (!isRunId(runId)) return false;
   const r = await (await db.prisma()).run.findUnique({ where: { id: runId }, select: { eventCount: true } });
   return !!r && r.eventCount > 0;
 }
@@ -59,6 +60,7 @@ const SUMMARY_COLUMNS = [
  * makes the answer a third smaller and quicker to compress and to parse.
  */
 export async function getRunSummaryText(db: Db, runId: string, after: number): Promise<string | null> {
+  if (!isRunId(runId)) return null;
   const pg = db.sql.dialect === "postgres";
   const agg = (c: string) =>
     pg ? `COALESCE(json_agg("${c}" ORDER BY "seq"), '[]'::json)::text AS "${c}"` : `json_group_array("${c}") AS "${c}"`;
@@ -90,6 +92,7 @@ const SUMMARY_CACHE_SIZE = 8;
  * looked at again is served without reading its events. (`next start` compresses it.)
  */
 export async function getRunSummaryCached(db: Db, runId: string, after: number): Promise<string | null> {
+  if (!isRunId(runId)) return null;
   const run = await (await db.prisma()).run.findUnique({ where: { id: runId }, select: { updatedAt: true, eventCount: true } });
   if (!run || run.eventCount === 0) return null;
   const key = `${runId}|${run.updatedAt}|${run.eventCount}`;
@@ -201,7 +204,8 @@ async function relatedSeqs(db: Db, runId: string, row: BodyRow): Promise<number[
  * analysis compares an approver's state with (for a `state` event without a recorded hash,
  * the rebuilt state's hash).
  */
-export async function stateAt(db: Db, runId: string, seq: number): Promise<StateAt> {
+export async function stateAt(db: Db, rawRunId: string, seq: number): Promise<StateAt> {
+  const runId = isRunId(rawRunId) ? rawRunId : ""; // names no run: the state of nothing
   const cp = await db.sql.all<{ seq: number | null }>(
     `SELECT MAX("seq") AS "seq" FROM "Event" WHERE "runId" = ? AND "type" = 'checkpoint' AND "seq" <= ?`,
     [runId, seq],
@@ -246,6 +250,7 @@ export async function stateAt(db: Db, runId: string, seq: number): Promise<State
  * rebuilt for state, checkpoint and approval events, and for any event when asked.
  */
 export async function inspectEvent(db: Db, runId: string, seq: number, withState: boolean): Promise<string | null> {
+  if (!isRunId(runId)) return null;
   const rows = await db.sql.all<BodyRow>(`SELECT ${BODY_COLUMNS} FROM "Event" WHERE "runId" = ? AND "seq" = ?`, [runId, seq]);
   const row = rows[0];
   if (!row) return null;
@@ -265,6 +270,7 @@ export async function inspectEvent(db: Db, runId: string, seq: number, withState
 
 /** Seqs of events whose stored (redacted) text contains `q`, case-insensitively. */
 export async function searchEvents(db: Db, runId: string, q: string, limit: number): Promise<SearchAnswer> {
+  if (!isRunId(runId) || q.includes("\u0000")) return { seqs: [], truncated: false };
   const pattern = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   const like = db.sql.dialect === "postgres" ? "ILIKE" : "LIKE";
   const rows = await db.sql.all<{ seq: number }>(
@@ -275,6 +281,7 @@ export async function searchEvents(db: Db, runId: string, q: string, limit: numb
 }
 
 async function runChange(db: Db, runId: string): Promise<RunChange | null> {
+  if (!isRunId(runId)) return null;
   const r = await (
     await db.prisma()
   ).run.findUnique({

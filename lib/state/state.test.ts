@@ -45,6 +45,62 @@ describe("applyPatch", () => {
     );
   });
 
+  it("treats __proto__, constructor, prototype and other Object.prototype names as plain keys (seeded)", () => {
+    // The reference cannot take such keys (it bans some and reads others from the
+    // prototype), so it runs on a copy where each is renamed, and its answer is renamed back.
+    const risky = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty"];
+    const renamed = (k: string) => (risky.includes(k) ? `safe-${k}` : k);
+    const back = (k: string) => (k.startsWith("safe-") ? k.slice(5) : k);
+    const rekey = (v: unknown, f: (k: string) => string): unknown => {
+      if (Array.isArray(v)) return v.map((x) => rekey(x, f));
+      if (v === null || typeof v !== "object") return v;
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v))
+        Object.defineProperty(out, f(k), { value: rekey(x, f), enumerable: true, writable: true, configurable: true });
+      return out;
+    };
+    const rekeyPointer = (p: string, f: (k: string) => string) => (p === "" ? p : "/" + p.slice(1).split("/").map(f).join("/"));
+    const rekeyOp = (o: Operation, f: (k: string) => string) =>
+      ({
+        ...o,
+        path: rekeyPointer(o.path, f),
+        ...("from" in o ? { from: rekeyPointer(o.from, f) } : {}),
+        ...("value" in o ? { value: rekey(o.value, f) } : {}),
+      }) as Operation;
+    const riskyKey = fc.constantFrom("a", "b", ...risky);
+    const riskyPointer = fc
+      .array(fc.oneof(riskyKey, fc.constantFrom("0", "-")), { minLength: 1, maxLength: 3 })
+      .map((ts) => "/" + ts.join("/"));
+    const riskyJson = fc.letrec((tie) => ({
+      v: fc.oneof({ depthSize: "small" }, fc.integer(), fc.string({ maxLength: 3 }), fc.array(tie("v"), { maxLength: 2 }), tie("o")),
+      o: fc.array(fc.tuple(riskyKey, tie("v")), { maxLength: 3 }).map((es) => rekey(Object.fromEntries(es), (k) => k)),
+    }));
+    const riskyValue = riskyJson.v;
+    const riskyOp: fc.Arbitrary<Operation> = fc.oneof(
+      fc.record({ op: fc.constant("add" as const), path: riskyPointer, value: riskyValue }),
+      fc.record({ op: fc.constant("replace" as const), path: riskyPointer, value: riskyValue }),
+      fc.record({ op: fc.constant("remove" as const), path: riskyPointer }),
+      fc.record({ op: fc.constant("move" as const), from: riskyPointer, path: riskyPointer }),
+      fc.record({ op: fc.constant("copy" as const), from: riskyPointer, path: riskyPointer }),
+      fc.record({ op: fc.constant("test" as const), path: riskyPointer, value: riskyValue }),
+    ) as fc.Arbitrary<Operation>;
+    fc.assert(
+      // a state is an object (the library writes silently into a string, which this does not)
+      fc.property(riskyJson.o, fc.array(riskyOp, { maxLength: 5 }), (state, patch) => {
+        const mine = applyPatch(state as RunState, patch);
+        const ref = reference(
+          rekey(state, renamed),
+          patch.map((o) => rekeyOp(o, renamed)),
+        );
+        expect(mine.ok).toBe(ref.ok);
+        expect(canonicalJson(mine.state)).toBe(canonicalJson(rekey(ref.state, back)));
+        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+        expect(Object.getPrototypeOf({})).toBe(Object.prototype);
+      }),
+      { seed: 1414, numRuns: 3000 },
+    );
+  });
+
   it("refuses an operation on a path that does not exist and leaves the state as it was", () => {
     const state = { a: { b: 1 } };
     const r = applyPatch(state, [

@@ -232,13 +232,6 @@ describe.each(DIALECTS)("ingest on %s", (dialect) => {
         /nesting deeper/,
       ],
       [
-        "a __proto__ key",
-        () =>
-          nd([ev("bad-proto", 0)]) +
-          `{"run":"bad-proto","seq":1,"ts":"${TS}","type":"note","data":{"text":"x","__proto__":{"polluted":1}}}\n`,
-        /__proto__/,
-      ],
-      [
         "a seq beyond 2^53",
         () => nd([ev("bad-big", 0)]) + `{"run":"bad-big","seq":9007199254740993,"ts":"${TS}","type":"note","data":{"text":"x"}}\n`,
         /beyond 2\^53/,

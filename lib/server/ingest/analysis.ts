@@ -9,7 +9,8 @@ import { parseJsonExact } from "../../journal/parse-line";
 import type { ChainVerdict } from "../../journal/chain";
 import type { Finding, JournalEvent } from "../../journal/types";
 import { compareFindings, createAnalyzer, type Analyzer, type AnalyzerSnapshot } from "../../analyze";
-import type { Redactor, SecretHit } from "../../redact";
+import { findPlaceholders, type Redactor, type SecretHit } from "../../redact";
+import { withoutHash } from "../../journal/chain";
 import type { SqlTx } from "../sql";
 import type { RunRow } from "./run-row";
 
@@ -19,6 +20,8 @@ export class RunAnalysis {
   private analyzer: Analyzer;
   /** An event arrived at or before the last seq analysed: re-fold the whole run at the end. */
   private stale = false;
+  /** The secrets of events that arrived too late for the fold (the re-fold reports them). */
+  private readonly lateSecrets = new Map<number, readonly SecretHit[]>();
 
   constructor(private readonly row: RunRow) {
     this.analyzer = createAnalyzer(row.analysis ? (parseJsonExact(row.analysis) as AnalyzerSnapshot) : undefined);
@@ -31,6 +34,7 @@ export class RunAnalysis {
       this.row.analyzedSeq = s;
     } else {
       this.stale = true;
+      if (secrets.length > 0) this.lateSecrets.set(s, secrets);
     }
   }
 
@@ -65,35 +69,37 @@ export class RunAnalysis {
 
   /**
    * Re-folds the whole stored run (after a gap was filled late). Stored events are
-   * redacted, so secret findings come from what redaction replaced at ingest.
+   * redacted, so the secrets of an event come from what redaction found when it arrived:
+   * this request's late events bring their hits, and the fold so far holds the
+   * secret.exposed findings of the others (messages included). They go into the new
+   * fold's snapshot, so a later request continuing from it keeps them. Only a stored
+   * event with redactions and no such finding (a snapshot written before this rule) is
+   * read from its placeholders.
    */
   private async refold(tx: SqlTx): Promise<Finding[]> {
+    const earlier = new Map<number, Finding>();
+    for (const f of this.analyzer.findings()) if (f.rule === "secret.exposed" && !this.lateSecrets.has(f.seq)) earlier.set(f.seq, f);
     const analyzer = createAnalyzer();
     const rows = await tx.all<{ seq: number; body: string; recordedHash: string | null; chain: string; redactions: number }>(
       `SELECT "seq", "body", "recordedHash", "chain", "redactions" FROM "Event" WHERE "runId" = ? ORDER BY "seq"`,
       [this.row.id],
     );
-    const secretSeqs = new Set<number>();
     let last = -1;
     for (const r of rows) {
+      const seq = Number(r.seq);
       const ev = parseJsonExact(r.body) as JournalEvent;
       if (r.recordedHash) ev.hash = r.recordedHash;
+      const redacted = Number(r.redactions) > 0;
+      const secrets = this.lateSecrets.get(seq) ?? (redacted && !earlier.has(seq) ? findPlaceholders(withoutHash(ev)) : []);
       // stored events are redacted: one that held a secret is not what the recorder hashed
-      analyzer.push(ev, { chain: r.chain === "ok" || r.chain === "fail" ? r.chain : "none", redacted: Number(r.redactions) > 0 });
-      if (Number(r.redactions) > 0) secretSeqs.add(Number(r.seq));
-      last = Number(r.seq);
+      analyzer.push(ev, { chain: r.chain === "ok" || r.chain === "fail" ? r.chain : "none", redacted, secrets });
+      last = seq;
     }
-    this.analyzer = analyzer;
+    const snapshot = analyzer.snapshot();
+    snapshot.findings = [...snapshot.findings, ...earlier.values()].sort(compareFindings);
+    this.analyzer = createAnalyzer(snapshot);
     this.row.analyzedSeq = last;
-    const findings = analyzer.findings().filter((f) => f.rule !== "secret.exposed");
-    for (const seq of secretSeqs) {
-      findings.push({
-        rule: "secret.exposed",
-        seq: seq as Finding["seq"],
-        severity: "error",
-        message: "a secret was found in this event and redacted at ingest",
-      });
-    }
-    return findings.sort(compareFindings);
+    this.lateSecrets.clear();
+    return this.analyzer.findings();
   }
 }

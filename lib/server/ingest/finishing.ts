@@ -11,6 +11,7 @@ import type { SeqMap } from "../../journal/seq-map";
 import type { SqlTx } from "../sql";
 import type { IngestRow } from "../sqlite-rows";
 import { createInThreadFinisher } from "./finish-in-thread";
+import { takeLink } from "./pending-links";
 import { createWriterFinisher } from "./finish-on-writer";
 import type { Pending } from "./pending";
 import type { RunRow } from "./run-row";
@@ -122,10 +123,12 @@ async function rechain(tx: SqlTx, runId: string, from: number): Promise<string> 
     const seq = Number(r.seq);
     const storedIsRaw = Number(r.redactions) === 0;
     let chain = r.chain;
-    // A verdict of "none" for want of a predecessor can be given now, if the stored body
-    // is what arrived (nothing was redacted from it).
-    if (chain === "none" && storedIsRaw) {
-      chain = verifyLink(seq === 0 ? "" : prevSeq === seq - 1 ? prevRecorded : null, r.body, r.recordedHash);
+    // A verdict of "none" for want of a predecessor can be given now: on the stored body
+    // when it is what arrived, else on the text held in memory since it arrived.
+    const prevKnown = seq === 0 ? "" : prevSeq === seq - 1 ? prevRecorded : null;
+    if (chain === "none" && prevKnown !== null && r.recordedHash !== null) {
+      const raw = storedIsRaw ? r.body : takeLink(runId, seq, r.recordedHash, r.body);
+      if (raw !== null) chain = verifyLink(prevKnown, raw, r.recordedHash);
     }
     hash = chainHashOf(hash, r.body);
     await tx.run(`UPDATE "Event" SET "hash" = ?, "chain" = ? WHERE "runId" = ? AND "seq" = ?`, [hash, chain, runId, seq]);

@@ -15,7 +15,8 @@ import type { IngestRow } from "../sqlite-rows";
 import { RunAnalysis } from "./analysis";
 import { WRITER_BACKLOG } from "./finish-on-writer";
 import { concludeChain, finisherFor, finishRow, runChainOf, type RowFinisher, type RunChain } from "./finishing";
-import { pendingOf, storedText, type Pending } from "./pending";
+import { holdLink } from "./pending-links";
+import { pendingOf, rawText, storedText, type Pending } from "./pending";
 import { redactArrival } from "./redaction";
 import { ReorderBuffer } from "./reorder";
 import { prefetchResends, RunResends, storedTextOfRow } from "./resend";
@@ -244,6 +245,11 @@ class Request {
     const prevRecorded = ctx.stored.get(s - 1) ?? undefined;
     const recordedHash = typeof p.raw.hash === "string" ? p.raw.hash : null;
     const f = finishRow(this.finisher, ctx.chain, p, s, prevRecorded);
+    // A redacted event before its predecessor: the text its link needs is never stored,
+    // so it waits in memory for the gap to be filled (pending-links.ts).
+    if (recordedHash !== null && p.canonicalStored !== null && s > 0 && !ctx.stored.has(s - 1)) {
+      holdLink(ctx.id, s, recordedHash, rawText(p), p.canonicalStored);
+    }
     ctx.analysis.push(p.raw, s, f.chain, p.secrets);
 
     const ev = p.raw;

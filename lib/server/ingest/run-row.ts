@@ -56,6 +56,26 @@ export const RUN_COLUMNS = [
 type Unlisted = Exclude<keyof RunRow, (typeof RUN_COLUMNS)[number]>;
 const _everyFieldListed: [Unlisted] extends [never] ? true : Unlisted = true;
 
+/**
+ * The Run.tags column: the tags as a JSON array (`["nightly","two words"]`), "" for none.
+ * Rows written before kept them space-separated and padded (` a b `); those are still read.
+ */
+export function tagsColumn(tags: readonly string[]): string {
+  return tags.length > 0 ? JSON.stringify(tags) : "";
+}
+
+export function tagsOf(column: string): string[] {
+  if (column.startsWith("[")) {
+    try {
+      const v = JSON.parse(column) as unknown;
+      if (Array.isArray(v)) return v.filter((t): t is string => typeof t === "string");
+    } catch {
+      /* not written by tagsColumn: read as the older form */
+    }
+  }
+  return column.trim() ? column.trim().split(" ") : [];
+}
+
 /** A run's row before its first event is stored. */
 export function emptyRunRow(id: string, opts: Pick<IngestOptions, "mode" | "source" | "fidelity" | "project">, now: number): RunRow {
   return {
@@ -144,7 +164,7 @@ export class RunSummary {
       row.agentVersion = h.agentVersion;
       row.environment = h.environment;
       row.initiator = h.initiator;
-      row.tags = h.tags.length > 0 ? ` ${h.tags.join(" ")} ` : "";
+      row.tags = tagsColumn(h.tags);
       row.header = canonicalJson(h.header);
       row.startedAt = ev.ts;
       row.startedMs = tsMs;

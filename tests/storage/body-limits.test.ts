@@ -1,0 +1,172 @@
+/**
+ * Every body is read as a stream and its limits are enforced while reading: over a real
+ * HTTP connection, a chunked body far over a limit is refused (413) once the limit is
+ * passed, and the server has pulled no more than the limit plus the chunk in hand. The
+ * bytes are counted where the server reads them from the socket (no timing).
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { once } from "node:events";
+import { gzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { InflateLimitError, maybeGunzip } from "@/lib/journal/reader";
+import type { Db } from "@/lib/server/db";
+import { answerOtlp } from "@/lib/server/imports";
+import { getRun } from "@/lib/server/queries";
+import { answerUpload } from "@/lib/server/upload";
+import { bytesOf, freshDb, type TestDb } from "../helpers/db";
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+const CHUNK = 64 * KiB;
+
+interface Served {
+  url: string;
+  /** Bytes of the last request's body the handler pulled from the socket. */
+  pulled: () => number;
+  close: () => Promise<void>;
+}
+
+/** A node HTTP server handing each request, as a web Request whose body is read only when pulled, to `handle`. */
+async function serve(handle: (req: Request) => Promise<Response>): Promise<Served> {
+  let pulled = 0;
+  const server = http.createServer((nodeReq, nodeRes) => {
+    pulled = 0;
+    const it = nodeReq[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    const body = new ReadableStream<Uint8Array>(
+      {
+        async pull(ctrl) {
+          const r = await it.next();
+          if (r.done) return ctrl.close();
+          pulled += r.value.length;
+          ctrl.enqueue(new Uint8Array(r.value));
+        },
+        // nothing more is pulled; node discards the rest once the answer is sent
+        cancel: () => undefined,
+      },
+      { highWaterMark: 0 },
+    );
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(nodeReq.headers)) if (typeof v === "string") headers.set(k, v);
+    const req = new Request(`http://127.0.0.1${nodeReq.url}`, { method: "POST", headers, body, duplex: "half" } as RequestInit);
+    void handle(req).then(async (res) => {
+      nodeRes.writeHead(res.status, { "content-type": res.headers.get("content-type") ?? "application/json" });
+      nodeRes.end(Buffer.from(await res.arrayBuffer()));
+    });
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    pulled: () => pulled,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * POSTs `head`, then `filler` over and over (chunked, no content-length) until the answer
+ * comes or `total` bytes were sent; the answer and how much was sent.
+ */
+async function postChunked(url: string, type: string, head: Buffer, filler: Buffer, total: number) {
+  const req = http.request(url, { method: "POST", headers: { "content-type": type } });
+  req.on("error", () => undefined); // destroyed below, once answered
+  let answer: http.IncomingMessage | null = null;
+  const answered = new Promise<http.IncomingMessage>((resolve) => req.on("response", (r) => resolve((answer = r))));
+  let sent = 0;
+  req.write(head);
+  sent += head.length;
+  while (answer === null && sent < total) {
+    if (!req.write(filler)) await Promise.race([once(req, "drain"), answered]);
+    sent += filler.length;
+  }
+  if (answer === null) req.end();
+  const res = await answered;
+  const parts: Buffer[] = [];
+  for await (const p of res) parts.push(p as Buffer);
+  req.destroy();
+  return { status: res.statusCode, body: JSON.parse(Buffer.concat(parts).toString("utf8")) as { error?: string }, sent };
+}
+
+describe("body limits, enforced while reading", () => {
+  let t: TestDb;
+  let db: Db;
+  let imports: Served;
+  let traces: Served;
+  const BODY_LIMIT = 2 * MiB;
+  const DOC_LIMIT = 1 * MiB;
+  beforeAll(async () => {
+    t = await freshDb("sqlite");
+    db = t.open({ RETRACE_MAX_BODY_BYTES: String(BODY_LIMIT), RETRACE_MAX_DOCUMENT_BYTES: String(DOC_LIMIT) });
+    imports = await serve((req) => answerUpload(db, req, "any", "default").then(({ status, body }) => Response.json(body, { status })));
+    traces = await serve((req) => answerOtlp(db, req, "default"));
+  });
+  afterAll(async () => {
+    await imports.close();
+    await traces.close();
+    await t.cleanup();
+  });
+
+  const line = (seq: number) =>
+    JSON.stringify({ run: "huge", seq, ts: "2026-11-07T11:00:01.026Z", type: "note", data: { text: "x".repeat(900) } }) + "\n";
+  const lines = (from: number, n: number) => Buffer.from(Array.from({ length: n }, (_, i) => line(from + i)).join(""));
+
+  it("refuses a journal body streaming far past the body limit, having read only up to it", async () => {
+    const r = await postChunked(`${imports.url}/api/imports`, "application/x-ndjson", lines(0, 10), lines(10, 64), 200 * MiB);
+    expect(r.status).toBe(413);
+    expect(r.body.error).toMatch(/RETRACE_MAX_BODY_BYTES/);
+    expect(r.sent).toBeGreaterThan(BODY_LIMIT); // the answer came while the client was still sending
+    expect(imports.pulled()).toBeLessThanOrEqual(BODY_LIMIT + CHUNK);
+    expect(await getRun(db, "huge")).toBeNull();
+  });
+
+  it("refuses a single-document export past the document limit, having read only up to it", async () => {
+    const step = Buffer.from(JSON.stringify({ action: "ls", observation: "y".repeat(4000) }) + ",");
+    const r = await postChunked(`${imports.url}/api/imports`, "application/json", Buffer.from(`{"trajectory":[`), step, 200 * MiB);
+    expect(r.status).toBe(413);
+    expect(r.body.error).toMatch(/RETRACE_MAX_DOCUMENT_BYTES/);
+    expect(imports.pulled()).toBeLessThanOrEqual(DOC_LIMIT + CHUNK);
+  });
+
+  it("refuses an OTLP/HTTP request past the document limit, having read only up to it", async () => {
+    const span = Buffer.from(`{"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"b7ad6b7169203331","name":"${"s".repeat(4000)}"},`);
+    const r = await postChunked(
+      `${traces.url}/v1/traces`,
+      "application/json",
+      Buffer.from(`{"resourceSpans":[{"scopeSpans":[{"spans":[`),
+      span,
+      200 * MiB,
+    );
+    expect(r.status).toBe(413);
+    expect(r.body.error).toMatch(/RETRACE_MAX_DOCUMENT_BYTES/);
+    expect(traces.pulled()).toBeLessThanOrEqual(DOC_LIMIT + CHUNK);
+  });
+
+  it("refuses a gzip bomb after inflating about a mebibyte of it", async () => {
+    const bomb = gzipSync(lines(0, 1).toString().repeat(20_000), { level: 9 }); // 19 MB of journal, ~1,000:1
+    expect(bomb.length).toBeLessThan(BODY_LIMIT);
+    let inflated = 0;
+    await expect(
+      (async () => {
+        for await (const c of maybeGunzip(bytesOf(bomb), { maxRatio: 100 })) inflated += c.length;
+      })(),
+    ).rejects.toBeInstanceOf(InflateLimitError);
+    expect(inflated).toBeLessThan(2 * MiB);
+    const r = await postChunked(`${imports.url}/api/imports`, "application/gzip", bomb, Buffer.alloc(0), bomb.length);
+    expect(r.status).toBe(413);
+    expect(r.body.error).toMatch(/RETRACE_MAX_GZIP_RATIO/);
+    expect(await getRun(db, "huge")).toBeNull();
+  });
+
+  it("still takes gzip bodies of ordinary compression, and gzip OTLP requests", async () => {
+    const ok = gzipSync(lines(0, 500));
+    const r = await postChunked(`${imports.url}/api/imports`, "application/gzip", ok, Buffer.alloc(0), ok.length);
+    expect(r.status).toBe(201);
+    expect((await getRun(db, "huge"))!.eventCount).toBe(500);
+    const otlp = gzipSync(
+      `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"1af7651916cd43dd8448eb211c80319c","spanId":"c7ad6b7169203331","name":"x","startTimeUnixNano":"1762513201026000000","endTimeUnixNano":"1762513202026000000"}]}]}]}`,
+    );
+    const o = await postChunked(`${traces.url}/v1/traces`, "application/json", otlp, Buffer.alloc(0), otlp.length);
+    expect(o.status).toBe(200);
+    expect(await getRun(db, "otel-1af7651916cd43dd8448eb211c80319c")).not.toBeNull();
+  });
+});
