@@ -378,6 +378,11 @@ export interface ViewerInfo {
 
 export const PROJECT_COOKIE = "retrace-project";
 
+/** The user menu's project for `p` in this request (pages: the forms' first choice, the upload's target). */
+export async function currentProjectFor(p: Principal): Promise<string | null> {
+  return currentProject(p, (await cookies()).get(PROJECT_COOKIE)?.value);
+}
+
 export async function viewerInfo(): Promise<ViewerInfo> {
   const { mode, auth } = await requestAuth();
   const chosen = (await cookies()).get(PROJECT_COOKIE)?.value ?? null;
