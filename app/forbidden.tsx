@@ -1,16 +1,18 @@
 import Link from "next/link";
 import { refusal } from "@/lib/server/edge";
 
-/** The 403 page: says what was needed, never what is behind it. */
+/** The 403 page: says which role was needed, never what is behind it. */
 export default function Forbidden() {
   const { message } = refusal();
+  const needed = message || "Your role in this project does not allow this.";
   return (
     <section className="access-denied" aria-labelledby="denied-title">
+      <span className="code">403 · Forbidden</span>
       <h1 id="denied-title">You do not have access to this page</h1>
-      <p>{message || "Your role in this project does not allow this."}</p>
-      <p>Ask an admin of the project for the role, or go back to the runs you can see.</p>
+      <p className="needed">{needed}</p>
+      <p>Ask an admin of the project for that role, or go back to the runs you can see.</p>
       <Link href="/" prefetch={false}>
-        Runs
+        ← Runs
       </Link>
     </section>
   );

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { cookies } from "next/headers";
 import { ThemeToggle } from "@/components/theme/theme-toggle";
+import { MainNav } from "@/components/access/main-nav";
 import { UserMenu } from "@/components/access/user-menu";
 import { viewerInfo } from "@/lib/server/edge";
 import { Providers } from "./providers";
@@ -30,20 +31,19 @@ export default async function RootLayout({ children }: { children: React.ReactNo
             <Link href="/" className="brand" prefetch={false}>
               Retrace
             </Link>
-            <nav aria-label="Main">
-              <Link href="/" prefetch={false}>
-                Runs
-              </Link>
-            </nav>
-            {viewer.user ? (
-              <UserMenu name={viewer.user.name} projects={viewer.user.projects} project={viewer.project} admin={viewer.admin} />
-            ) : null}
+            {/* a locked server shows a visitor who is not signed in nothing to go to but the sign-in */}
+            {viewer.mode === "open" || viewer.user ? <MainNav admin={viewer.admin} /> : <span className="header-fill" />}
+            {viewer.user ? <UserMenu name={viewer.user.name} projects={viewer.user.projects} project={viewer.project} /> : null}
             <ThemeToggle initial={theme ?? "system"} />
           </header>
           {viewer.mode === "open" ? (
-            <p className="open-mode-banner" role="status">
-              Open mode: no accounts or keys exist, so anyone who can reach this loopback address can read and upload runs. Add an admin
-              with <code>npm run -s retrace -- user add NAME --role admin</code> to require sign-in.
+            <p
+              className="open-mode-banner"
+              role="status"
+              title="No accounts or keys exist, so anyone who can reach this loopback address can read and upload runs. The first admin account (or key) locks the server."
+            >
+              <b>Open mode</b>: anyone who can reach this address can read and upload runs. To require sign-in:{" "}
+              <code>npm run -s retrace -- user add NAME --role admin</code>
             </p>
           ) : null}
           <main className="app-main">{children}</main>

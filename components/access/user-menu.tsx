@@ -1,5 +1,5 @@
 "use client";
-import Link from "next/link";
+import { useRouter } from "next/navigation";
 import { useTransition } from "react";
 import { chooseProject } from "@/app/actions/projects";
 import { signOut } from "@/app/actions/session";
@@ -8,18 +8,18 @@ export interface UserMenuProps {
   name: string;
   projects: { id: string; role: string }[];
   project: string | null;
-  admin: boolean;
 }
 
-/** Who is signed in, the current project (what the runs list and uploads use), admin pages, sign out. */
-export function UserMenu({ name, projects, project, admin }: UserMenuProps) {
+/** Who is signed in, the current project (where uploads from the runs list go), sign out. */
+export function UserMenu({ name, projects, project }: UserMenuProps) {
   const [pending, start] = useTransition();
+  const router = useRouter();
   const current = projects.find((p) => p.id === project);
   return (
     <div className="user-menu">
       {projects.length > 0 ? (
-        <label className="project-picker">
-          <span className="visually-hidden">Project</span>
+        <label className="project-picker" title="The current project: uploads from the runs list go here">
+          <span aria-hidden="true">Project</span>
           <select
             aria-label="Project"
             value={project ?? ""}
@@ -28,7 +28,7 @@ export function UserMenu({ name, projects, project, admin }: UserMenuProps) {
               const id = e.target.value;
               start(async () => {
                 await chooseProject({ project: id });
-                window.location.assign("/");
+                router.refresh();
               });
             }}
           >
@@ -40,13 +40,11 @@ export function UserMenu({ name, projects, project, admin }: UserMenuProps) {
           </select>
         </label>
       ) : null}
-      {admin ? (
-        <Link href="/admin" prefetch={false}>
-          Admin
-        </Link>
-      ) : null}
-      <span className="user-name" title={current ? `${current.role} in ${current.id}` : undefined}>
-        {name}
+      <span className="user-chip" title={current ? `Signed in as ${name}, ${current.role} in ${current.id}` : `Signed in as ${name}`}>
+        <span className="avatar" aria-hidden="true">
+          {name.slice(0, 1).toUpperCase()}
+        </span>
+        <span className="user-name">{name}</span>
       </span>
       <form action={async () => void (await signOut({}))}>
         <button type="submit" className="link-button">

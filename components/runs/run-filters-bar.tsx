@@ -5,7 +5,16 @@ import { EMPTY_FILTERS, RUN_SORTS, RUN_STATUSES, isFiltered, type RunFilters, ty
 const TEXT_DELAY_MS = 300;
 
 /** Filter controls; text fields apply after a short pause in typing, the rest at once. */
-export function RunFiltersBar({ filters, onChange }: { filters: RunFilters; onChange: (f: RunFilters) => void }) {
+export function RunFiltersBar({
+  filters,
+  onChange,
+  projects,
+}: {
+  filters: RunFilters;
+  onChange: (f: RunFilters) => void;
+  /** the projects the viewer can read; a Project filter when there are several */
+  projects: string[];
+}) {
   const [draft, setDraft] = useState(filters);
   // new filters from outside (the URL, a reset) replace the draft
   const [shown, setShown] = useState(filters);
@@ -30,6 +39,20 @@ export function RunFiltersBar({ filters, onChange }: { filters: RunFilters; onCh
         Search
         <input type="search" placeholder="run id, workflow, tool or model" {...text("q")} />
       </label>
+      {projects.length > 1 ? (
+        <label>
+          Project
+          <select value={draft.project} onChange={(e) => now({ project: e.target.value })}>
+            <option value="">all</option>
+            {/* a ?project= from a link to a project this viewer cannot see stays selectable (and lists nothing) */}
+            {[...projects, ...(draft.project && !projects.includes(draft.project) ? [draft.project] : [])].map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : null}
       <label>
         Status
         <select value={draft.status} onChange={(e) => now({ status: e.target.value })}>

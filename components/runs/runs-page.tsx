@@ -11,8 +11,16 @@ import { UploadReport } from "./upload-report";
 import { useRuns } from "./use-runs";
 import { useUpload } from "./use-upload";
 
+export interface RunsPageProps {
+  origin: string;
+  /** the projects the viewer can read: the list shows a Project column and filter when there are several */
+  projects: string[];
+  /** where an upload from this page goes (the user menu's project) */
+  uploadProject: string;
+}
+
 /** The runs list: filters live in the URL; uploads by button or by dropping files anywhere. */
-export function RunsPage({ origin }: { origin: string }) {
+export function RunsPage({ origin, projects, uploadProject }: RunsPageProps) {
   const params = useSearchParams();
   const router = useRouter();
   const pathname = usePathname();
@@ -51,12 +59,18 @@ export function RunsPage({ origin }: { origin: string }) {
         />
         <span className="sub" style={{ color: "var(--muted)", fontSize: 12 }}>
           or drop .jsonl files anywhere on this page
+          {projects.length > 1 ? (
+            <>
+              {" "}
+              · uploads go to project <b className="mono">{uploadProject}</b>
+            </>
+          ) : null}
         </span>
         <button type="button" className="primary" onClick={() => fileInput.current?.click()}>
           Upload journal
         </button>
       </div>
-      <RunFiltersBar filters={filters} onChange={setFilters} />
+      <RunFiltersBar filters={filters} onChange={setFilters} projects={projects} />
       {items.length > 0 ? <UploadReport items={items} onClear={clear} /> : null}
       {runs.isError ? (
         <p role="alert" className="bad">
@@ -68,11 +82,11 @@ export function RunsPage({ origin }: { origin: string }) {
           origin={origin}
           filtered={isFiltered(filters)}
           onClearFilters={() =>
-            setFilters({ ...filters, status: "", workflow: "", environment: "", tag: "", q: "", from: "", to: "", live: "" })
+            setFilters({ ...filters, project: "", status: "", workflow: "", environment: "", tag: "", q: "", from: "", to: "", live: "" })
           }
         />
       ) : null}
-      {all.length > 0 ? <RunsTable runs={all} /> : null}
+      {all.length > 0 ? <RunsTable runs={all} showProject={projects.length > 1} /> : null}
       {!loaded && !runs.isError ? <div className="skeleton">Loading runs…</div> : null}
       <div className="runs-footer">
         {runs.hasNextPage ? (

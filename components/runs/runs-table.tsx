@@ -22,13 +22,15 @@ export function ChainBadge({ status, brokenAt, prefix = "" }: { status: string; 
   );
 }
 
-export function RunsTable({ runs }: { runs: RunListItem[] }) {
+/** `showProject`: the viewer can see several projects, so each run says which it is in. */
+export function RunsTable({ runs, showProject = false }: { runs: RunListItem[]; showProject?: boolean }) {
   return (
     <div className="runs-table-wrap">
-      <table className="runs-table" aria-label="Runs">
+      <table className={showProject ? "runs-table with-project" : "runs-table"} aria-label="Runs">
         <thead>
           <tr>
             <th>Run</th>
+            {showProject ? <th>Project</th> : null}
             <th>Workflow</th>
             <th>Version</th>
             <th>Environment</th>
@@ -50,6 +52,11 @@ export function RunsTable({ runs }: { runs: RunListItem[] }) {
                 </Link>
                 {r.tags.length > 0 ? <div className="sub">{vt(r.tags.join(" · "))}</div> : null}
               </td>
+              {showProject ? (
+                <td className="project" title={r.project}>
+                  {r.project}
+                </td>
+              ) : null}
               <td>
                 {r.workflow ? vt(r.workflow) : "—"}
                 {r.agent ? (

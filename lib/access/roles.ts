@@ -139,6 +139,21 @@ export function defaultWriteProject(p: Principal): string {
   return DEFAULT_PROJECT;
 }
 
+/**
+ * The user's current project (what the user menu shows and uploads from the browser go
+ * to): the one they chose (cookie) if they belong to it, else their default write
+ * project if they belong to that, else their first. Null for anyone but a user with a
+ * membership.
+ */
+export function currentProject(p: Principal, chosen: string | null | undefined): string | null {
+  if (p.kind !== "user") return null;
+  const ids = Object.keys(p.memberships).sort();
+  if (ids.length === 0) return null;
+  if (chosen && ids.includes(chosen)) return chosen;
+  const fallback = defaultWriteProject(p);
+  return ids.includes(fallback) ? fallback : ids[0];
+}
+
 /** What a person is called in the privileged-action log. */
 export function actorOf(p: Principal): string {
   switch (p.kind) {

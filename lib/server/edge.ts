@@ -11,7 +11,16 @@ import { forbidden, notFound, redirect } from "next/navigation";
 import { NextResponse } from "next/server";
 import { cache } from "react";
 import { z } from "zod";
-import { decide, defaultWriteProject, PROJECT_ID, readableProjects, type Decision, type Permission, type Principal } from "../access/roles";
+import {
+  currentProject,
+  decide,
+  defaultWriteProject,
+  PROJECT_ID,
+  readableProjects,
+  type Decision,
+  type Permission,
+  type Principal,
+} from "../access/roles";
 import { formatIssues } from "../journal/parse-line";
 import { RUN_ID_PATTERN } from "../journal/schema";
 import { AccessError } from "./access/accounts";
@@ -110,6 +119,8 @@ async function resolveProject(
   from: ProjectFrom,
   params: Record<string, unknown>,
   requested: string | null,
+  /** the project a write goes to when the request names none (the browser's current project) */
+  preferred: string | null = null,
 ): Promise<{ project: string; decision: Decision }> {
   if (from === "any") {
     if (principal.kind === "anonymous") return { project: "", decision: decide(principal, need, "") };
@@ -137,7 +148,7 @@ async function resolveProject(
     const d = decide(principal, need, owner);
     return { project: owner, decision: d.ok || d.status !== 404 ? d : { ok: false, status: 404, message: `run "${run}" not found` } };
   }
-  const project = requested ?? defaultWriteProject(principal);
+  const project = requested ?? preferred ?? defaultWriteProject(principal);
   return { project, decision: decide(principal, need, project) };
 }
 
@@ -176,6 +187,10 @@ export function route<P extends z.ZodType = z.ZodObject<Record<string, never>>, 
       if (spec.need !== "public") {
         const requested = projectParam.safeParse(search.get("project"));
         if (!requested.success) return jsonError(400, formatIssues(requested.error.issues));
+        // an upload from the runs list goes to the project the user menu shows; a key's
+        // writes stay in the key's project
+        const preferred =
+          auth.via === "session" ? currentProject(auth.principal, cookieValue(req.headers.get("cookie"), PROJECT_COOKIE)) : null;
         const r = await resolveProject(
           db,
           auth.principal,
@@ -183,6 +198,7 @@ export function route<P extends z.ZodType = z.ZodObject<Record<string, never>>, 
           spec.project ?? "any",
           params.data as Record<string, unknown>,
           requested.data,
+          preferred,
         );
         if (!r.decision.ok) return jsonError(r.decision.status, r.decision.message);
         project = r.project;
@@ -362,12 +378,17 @@ function formObject(fd: FormData): Record<string, unknown> {
 export interface ViewerInfo {
   mode: AccessMode;
   user: { name: string; projects: { id: string; role: string }[] } | null;
-  /** the project the runs list and uploads use (cookie `retrace-project`, else the first one) */
+  /** the project uploads from the browser go to (cookie `retrace-project`, else `currentProject`'s choice) */
   project: string | null;
   admin: boolean;
 }
 
 export const PROJECT_COOKIE = "retrace-project";
+
+/** The user menu's project for `p` in this request (pages: the forms' first choice, the upload's target). */
+export async function currentProjectFor(p: Principal): Promise<string | null> {
+  return currentProject(p, (await cookies()).get(PROJECT_COOKIE)?.value);
+}
 
 export async function viewerInfo(): Promise<ViewerInfo> {
   const { mode, auth } = await requestAuth();
@@ -377,7 +398,8 @@ export async function viewerInfo(): Promise<ViewerInfo> {
   const projects = Object.entries(p.memberships)
     .map(([id, m]) => ({ id, role: m.role }))
     .sort((a, b) => a.id.localeCompare(b.id));
-  const project = projects.find((x) => x.id === chosen)?.id ?? projects[0]?.id ?? null;
+  // the same choice route() makes for an upload, so the menu shows where uploads go
+  const project = currentProject(p, chosen);
   return { mode, user: { name: p.name, projects }, project, admin: adminProjects(p).length > 0 };
 }
 

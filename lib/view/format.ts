@@ -51,3 +51,23 @@ export function describeChain(status: string, brokenAt: number | null): string {
   if (status === "broken") return brokenAt !== null ? `broken at seq ${brokenAt}` : "broken";
   return status;
 }
+
+/**
+ * A privileged-action log entry's detail (canonical JSON of a flat object) for a table
+ * cell: `{"environments":[],"role":"viewer"}` → `environments: none · role: viewer`.
+ * Anything else is shown as it is.
+ */
+export function describeAuditDetail(detail: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(detail);
+  } catch {
+    return detail;
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return detail;
+  const show = (v: unknown): string =>
+    Array.isArray(v) ? (v.length > 0 ? v.map(show).join(", ") : "none") : typeof v === "string" ? v : JSON.stringify(v);
+  return Object.entries(parsed)
+    .map(([k, v]) => `${k}: ${show(v)}`)
+    .join(" · ");
+}

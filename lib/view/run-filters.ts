@@ -16,6 +16,8 @@ export type RunSort = (typeof RUN_SORTS)[number][0];
 export const RUN_STATUSES = ["running", "succeeded", "failed", "cancelled", "incomplete"] as const;
 
 export interface RunFilters {
+  /** one project's runs (a viewer who can see several); "" for all they can see */
+  project: string;
   status: string;
   workflow: string;
   environment: string;
@@ -28,6 +30,7 @@ export interface RunFilters {
 }
 
 export const EMPTY_FILTERS: RunFilters = {
+  project: "",
   status: "",
   workflow: "",
   environment: "",
@@ -39,7 +42,7 @@ export const EMPTY_FILTERS: RunFilters = {
   sort: "-started",
 };
 
-const KEYS = ["status", "workflow", "environment", "tag", "q", "from", "to", "live"] as const;
+const KEYS = ["project", "status", "workflow", "environment", "tag", "q", "from", "to", "live"] as const;
 
 export function filtersFromParams(p: URLSearchParams): RunFilters {
   const f: RunFilters = { ...EMPTY_FILTERS };

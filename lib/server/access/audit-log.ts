@@ -104,19 +104,30 @@ export async function appendAudit(db: Db, input: AuditInput): Promise<AuditEntry
   }
 }
 
+/**
+ * Entries newest first, `limit` at most (500), older than seq `before`; `projects` limits
+ * them to those projects (filtered in SQL, so a page is full however sparse they are).
+ */
 export async function listAudit(
   db: Db,
   opts: { projects: "all" | readonly string[]; before?: number; limit?: number },
 ): Promise<AuditEntry[]> {
-  const limit = Math.min(opts.limit ?? 100, 500);
-  const rows = await db.sql.all<AuditEntry>(`SELECT * FROM "AuditEntry" WHERE "seq" < ? ORDER BY "seq" DESC LIMIT ?`, [
-    Math.min(opts.before ?? MAX_SEQ, MAX_SEQ),
-    opts.projects === "all" ? limit : limit * 10,
-  ]);
-  const seen = rows.map((r) => ({ ...r, seq: Number(r.seq) }));
-  if (opts.projects === "all") return seen;
-  const allowed = opts.projects;
-  return seen.filter((r) => r.project !== null && allowed.includes(r.project)).slice(0, limit);
+  const limit = Math.max(1, Math.min(opts.limit ?? 100, 500));
+  if (opts.projects !== "all" && opts.projects.length === 0) return [];
+  // "seq" is a 32-bit integer on PostgreSQL: no bound at all rather than a huge one
+  const conditions: string[] = [];
+  const params: (string | number)[] = [];
+  if (opts.before !== undefined) {
+    conditions.push(`"seq" < ?`);
+    params.push(Math.min(opts.before, MAX_SEQ));
+  }
+  if (opts.projects !== "all") {
+    conditions.push(`"project" IN (${opts.projects.map(() => "?").join(", ")})`);
+    params.push(...opts.projects);
+  }
+  const where = conditions.length > 0 ? ` WHERE ${conditions.join(" AND ")}` : "";
+  const rows = await db.sql.all<AuditEntry>(`SELECT * FROM "AuditEntry"${where} ORDER BY "seq" DESC LIMIT ?`, [...params, limit]);
+  return rows.map((r) => ({ ...r, seq: Number(r.seq) }));
 }
 
 export type VerifyResult = { ok: true; entries: number } | { ok: false; entries: number; brokenAt: number; reason: string };

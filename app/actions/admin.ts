@@ -1,0 +1,189 @@
+"use server";
+/**
+ * The admin pages' changes. Each needs the admin role in the project its input names
+ * (open mode counts as admin) and writes one entry to the privileged-action log, whether
+ * it succeeds or is refused: who, what, in which project, on whom, and the result. No
+ * password or key ever goes into an entry.
+ */
+import { z } from "zod";
+import { actorOf, DEFAULT_PROJECT, KEY_SCOPES, PROJECT_ID, ROLES } from "@/lib/access/roles";
+import { AccessError, addProject, setMembership } from "@/lib/server/access/accounts";
+import { accountName, addAccount, addKey, addMember, changeMembership, setAccountDisabled } from "@/lib/server/access/admin";
+import { appendAudit, type AuditInput } from "@/lib/server/access/audit-log";
+import { revokeKey as revokeStoredKey } from "@/lib/server/access/keys";
+import { MAX_PASSWORD_LENGTH } from "@/lib/server/access/password";
+import { action, type ActionCtx } from "@/lib/server/edge";
+
+const project = z.string().regex(PROJECT_ID, "a project id is lower-case letters, digits and dashes");
+const userId = z.string().min(1).max(64);
+const userName = z.string().trim().min(1, "enter a name").max(64, "a name has at most 64 characters");
+const role = z.enum(ROLES, { message: `a role is one of ${ROLES.join(", ")}` });
+/** "sandbox, production": checked name by name by the access code */
+const environments = z
+  .string()
+  .max(400)
+  .default("")
+  .transform((s) => s.split(/[\s,]+/).filter(Boolean));
+
+type Entry = Omit<AuditInput, "actor" | "result">;
+
+/**
+ * Runs `work` and logs it: "ok", "refused" (a rule said no; its message is kept) or
+ * "failed". `known` adds what only the result tells (a new key's id).
+ */
+async function audited<R>(ctx: ActionCtx, entry: Entry, work: () => Promise<R>, known?: (r: R) => Partial<Entry>): Promise<R> {
+  const actor = actorOf(ctx.principal);
+  try {
+    const r = await work();
+    await appendAudit(ctx.db, { ...entry, ...known?.(r), actor, result: "ok" });
+    return r;
+  } catch (e) {
+    const refused = e instanceof AccessError;
+    await appendAudit(ctx.db, {
+      ...entry,
+      actor,
+      result: refused ? "refused" : "failed",
+      detail: { ...entry.detail, ...(refused ? { error: e.message } : {}) },
+    });
+    throw e;
+  }
+}
+
+/** Only an admin of the default project (or open mode) makes projects; the maker administers the new one. */
+export const createProject = action(
+  { need: "project.admin", projectOf: () => DEFAULT_PROJECT },
+  z.object({ id: project, name: z.string().max(100).default("") }),
+  async (ctx, input) =>
+    audited(
+      ctx,
+      { action: "project.add", project: input.id, target: input.id, detail: { name: input.name.trim() || input.id } },
+      async () => {
+        const p = await addProject(ctx.db, input.id, input.name);
+        if (ctx.principal.kind === "user") await setMembership(ctx.db, ctx.principal.id, p.id, "admin");
+        return { id: p.id };
+      },
+    ),
+);
+
+/** A new account with a password and a role in one project. */
+export const addUser = action(
+  { need: "project.admin", projectOf: (i) => i.project },
+  z.object({
+    project,
+    name: userName,
+    password: z.string().max(MAX_PASSWORD_LENGTH),
+    role,
+    environments,
+  }),
+  async (ctx, input) =>
+    audited(
+      ctx,
+      { action: "user.add", project: input.project, target: input.name, detail: { role: input.role, environments: input.environments } },
+      () =>
+        addAccount(ctx.db, {
+          name: input.name,
+          password: input.password,
+          project: input.project,
+          role: input.role,
+          environments: input.environments,
+        }),
+    ),
+);
+
+/** An existing account joins the project. */
+export const addExistingMember = action(
+  { need: "project.admin", projectOf: (i) => i.project },
+  z.object({ project, name: userName, role, environments }),
+  async (ctx, input) =>
+    audited(
+      ctx,
+      { action: "member.add", project: input.project, target: input.name, detail: { role: input.role, environments: input.environments } },
+      () => addMember(ctx.db, { project: input.project, name: input.name, role: input.role, environments: input.environments }),
+    ),
+);
+
+/** A member's role and environments in the project. */
+export const setMemberRole = action(
+  { need: "project.admin", projectOf: (i) => i.project },
+  z.object({ project, userId, role, environments }),
+  async (ctx, input) =>
+    audited(
+      ctx,
+      {
+        action: "role.set",
+        project: input.project,
+        target: (await accountName(ctx.db, input.userId)) ?? input.userId,
+        detail: { role: input.role, environments: input.environments },
+      },
+      () =>
+        changeMembership(ctx.db, {
+          project: input.project,
+          userId: input.userId,
+          role: input.role,
+          environments: input.environments,
+        }),
+    ),
+);
+
+/** Takes a member out of the project (the account stays). */
+export const removeMember = action(
+  { need: "project.admin", projectOf: (i) => i.project },
+  z.object({ project, userId }),
+  async (ctx, input) =>
+    audited(
+      ctx,
+      { action: "member.remove", project: input.project, target: (await accountName(ctx.db, input.userId)) ?? input.userId },
+      () => changeMembership(ctx.db, { project: input.project, userId: input.userId, role: null, environments: [] }),
+    ),
+);
+
+/** Disables (ends its sessions, refuses its sign-ins) or enables an account. */
+export const setUserDisabled = action(
+  { need: "project.admin", projectOf: (i) => i.project },
+  z.object({ project, userId, disabled: z.boolean() }),
+  async (ctx, input) =>
+    audited(
+      ctx,
+      {
+        action: input.disabled ? "user.disable" : "user.enable",
+        project: input.project,
+        target: (await accountName(ctx.db, input.userId)) ?? input.userId,
+      },
+      () => setAccountDisabled(ctx.db, ctx.principal, input),
+    ),
+);
+
+/** A new API key; its value is in this answer only (the database keeps a digest). */
+export const createKey = action(
+  { need: "project.admin", projectOf: (i) => i.project },
+  z.object({
+    project,
+    name: z.string().trim().min(1, "enter a name for the key").max(64, "a key name has at most 64 characters"),
+    scope: z.enum(KEY_SCOPES, { message: "a key's scope is ingest or read" }),
+  }),
+  async (ctx, input) => {
+    const made = await audited(
+      ctx,
+      { action: "key.add", project: input.project, target: input.name, detail: { scope: input.scope } },
+      () => addKey(ctx.db, { project: input.project, name: input.name, scope: input.scope, createdBy: actorOf(ctx.principal) }),
+      (k) => ({ detail: { scope: input.scope, id: k.id } }),
+    );
+    return { id: made.id, key: made.key, project: input.project, name: input.name, scope: input.scope };
+  },
+);
+
+/** Revokes a key of the project: every request with it gets 401 from now on. */
+export const revokeKey = action(
+  { need: "project.admin", projectOf: (i) => i.project },
+  z.object({ project, keyId: z.string().min(1).max(64) }),
+  async (ctx, input) =>
+    audited(
+      ctx,
+      { action: "key.revoke", project: input.project, target: input.keyId, detail: { id: input.keyId } },
+      async () => {
+        const k = await revokeStoredKey(ctx.db, input.keyId, [input.project]);
+        return { id: k.id, name: k.name };
+      },
+      (k) => ({ target: k.name }),
+    ),
+);

@@ -1,0 +1,63 @@
+import Link from "next/link";
+import { CreateProjectForm } from "@/components/admin/create-project-form";
+import { DEFAULT_PROJECT, decide } from "@/lib/access/roles";
+import { administeredProjects, projectSummaries } from "@/lib/server/access/admin";
+import { page } from "@/lib/server/edge";
+
+export const dynamic = "force-dynamic";
+export const metadata = { title: "Projects · Admin · Retrace" };
+
+/** The projects the viewer administers; an admin of the default project may make more. */
+export default page({ need: "project.admin", project: "admin" }, async ({ db, principal }) => {
+  const projects = await projectSummaries(db, await administeredProjects(db, principal));
+  const mayCreate = decide(principal, "project.admin", DEFAULT_PROJECT).ok;
+  return (
+    <>
+      <header className="admin-head">
+        <h1>Projects</h1>
+        <p>Runs, keys, notes and roles belong to one project; a user sees only the projects they are a member of.</p>
+      </header>
+      {mayCreate ? (
+        <CreateProjectForm />
+      ) : (
+        <p className="admin-note">
+          Only an admin of the <code>{DEFAULT_PROJECT}</code> project can create projects.
+        </p>
+      )}
+      <div className="admin-table-wrap">
+        <table className="admin-table" aria-label="Projects">
+          <thead>
+            <tr>
+              <th>ID</th>
+              <th>Name</th>
+              <th>Created (UTC)</th>
+              <th className="num">Members</th>
+              <th className="num">Admins</th>
+              <th className="num">Active keys</th>
+              <th className="num">Runs</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {projects.map((p) => (
+              <tr key={p.id}>
+                <td className="mono">{p.id}</td>
+                <td>{p.name}</td>
+                <td className="nowrap">{new Date(p.createdAt).toISOString().replace("T", " ").slice(0, 16)}</td>
+                <td className="num">{p.members}</td>
+                <td className="num">{p.admins}</td>
+                <td className="num">{p.activeKeys}</td>
+                <td className="num">{p.runs.toLocaleString("en-US")}</td>
+                <td>
+                  <Link href={`/?project=${encodeURIComponent(p.id)}`} prefetch={false}>
+                    Runs
+                  </Link>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+});
