@@ -104,6 +104,12 @@ export const CASES: readonly Case[] = [
   { kind: "page", path: "/runs/[run]", run: "team-b",                                 expect: [307, 307, 404, 404, 404, 404, 404, 404, 404, 200] },
   { kind: "page", path: "/runs/[run]/replay", run: "default",                         expect: [307, 307, 403, 200, 200, 200, 200, 200, 200, 404] },
   { kind: "page", path: "/runs/[run]/replay", run: "team-b",                          expect: [307, 307, 404, 404, 404, 404, 404, 404, 404, 200] },
+  // admin pages: an admin of any project (team-b's too) sees its own projects' admin; everyone else 403
+  { kind: "page", path: "/admin",                                                     expect: [307, 307, 403, 403, 403, 403, 403, 403, 200, 200] },
+  { kind: "page", path: "/admin/users",                                               expect: [307, 307, 403, 403, 403, 403, 403, 403, 200, 200] },
+  { kind: "page", path: "/admin/keys",                                                expect: [307, 307, 403, 403, 403, 403, 403, 403, 200, 200] },
+  { kind: "page", path: "/admin/projects",                                            expect: [307, 307, 403, 403, 403, 403, 403, 403, 200, 200] },
+  { kind: "page", path: "/admin/log",                                                 expect: [307, 307, 403, 403, 403, 403, 403, 403, 200, 200] },
   { kind: "page", path: "/login",                                                     expect: [200, 200, 200, 200, 200, 200, 200, 200, 200, 200] },
   { kind: "page", path: "/setup", query: "token=not-a-setup-token",                   expect: [200, 200, 200, 200, 200, 200, 200, 200, 200, 200] },
   // ---- server actions
@@ -111,6 +117,18 @@ export const CASES: readonly Case[] = [
   { kind: "action", file: "session", name: "finishSetup", input: { token: "not-a-setup-token", name: "x", password: "long enough pw", confirm: "long enough pw" }, expect: [200, 200, 200, 200, 200, 200, 200, 200, 200, 200] },
   { kind: "action", file: "projects", name: "chooseProject", input: { project: "default" }, expect: [401, 401, 403, 403, 200, 200, 200, 200, 200, 404] },
   { kind: "action", file: "projects", name: "chooseProject", input: { project: "team-b" },  expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 200] },
+  // admin actions on project default: only its admin passes the edge; what the admin then gets
+  // is the action's own answer to an input chosen to change nothing the matrix relies on
+  // (an existing project id: 409; a short password: 400; ids that do not exist: 404)
+  { kind: "action", file: "admin", name: "createProject", input: { id: "default", name: "again" },                          expect: [401, 401, 403, 403, 403, 403, 403, 403, 409, 404] },
+  { kind: "action", file: "admin", name: "addUser", input: { project: "default", name: "matrix-short", password: "short", role: "viewer" }, expect: [401, 401, 403, 403, 403, 403, 403, 403, 400, 404] },
+  { kind: "action", file: "admin", name: "addExistingMember", input: { project: "default", name: "matrix-no-such-user", role: "viewer" }, expect: [401, 401, 403, 403, 403, 403, 403, 403, 404, 404] },
+  { kind: "action", file: "admin", name: "setMemberRole", input: { project: "default", userId: "no-such-user-id", role: "viewer" }, expect: [401, 401, 403, 403, 403, 403, 403, 403, 404, 404] },
+  { kind: "action", file: "admin", name: "removeMember", input: { project: "default", userId: "no-such-user-id" },          expect: [401, 401, 403, 403, 403, 403, 403, 403, 404, 404] },
+  { kind: "action", file: "admin", name: "setUserDisabled", input: { project: "default", userId: "no-such-user-id", disabled: true }, expect: [401, 401, 403, 403, 403, 403, 403, 403, 404, 404] },
+  { kind: "action", file: "admin", name: "createKey", input: { project: "default", name: "matrix made", scope: "read" },     expect: [401, 401, 403, 403, 403, 403, 403, 403, 200, 404] },
+  { kind: "action", file: "admin", name: "createKey", input: { project: "team-b", name: "matrix made", scope: "read" },      expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 200] },
+  { kind: "action", file: "admin", name: "revokeKey", input: { project: "default", keyId: "no-such-key" },                  expect: [401, 401, 403, 403, 403, 403, 403, 403, 404, 404] },
   // signs out a session made for this cell alone (the matrix's own sessions stay alive)
   { kind: "action", file: "session", name: "signOut", input: {},                                                          expect: [303, 303, 303, 303, 303, 303, 303, 303, 303, 303] },
 ];

@@ -339,12 +339,15 @@ export function action<S extends z.ZodType, R>(
         return { ok: false, status: 421, error: "open mode answers only on a loopback address" };
       const refused = crossOriginRefusal(h);
       if (refused) return { ok: false, status: 403, error: refused };
+      // who is asking before what they ask: an anonymous caller learns nothing from a 400
+      if (spec.need !== "anyone") {
+        if (auth.principal.kind === "anonymous") return { ok: false, status: 401, error: "sign in first" };
+        if (auth.principal.kind === "key") return { ok: false, status: 403, error: "keys cannot use the web interface's actions" };
+      }
       const raw = args.length > 0 ? args[args.length - 1] : {};
       const input = schema.safeParse(raw instanceof FormData ? formObject(raw) : raw);
       if (!input.success) return { ok: false, status: 400, error: formatIssues(input.error.issues) };
       if (spec.need !== "anyone") {
-        if (auth.principal.kind === "anonymous") return { ok: false, status: 401, error: "sign in first" };
-        if (auth.principal.kind === "key") return { ok: false, status: 403, error: "keys cannot use the web interface's actions" };
         if (spec.need !== "signed-in") {
           const d = decide(auth.principal, spec.need, spec.projectOf ? spec.projectOf(input.data) : "");
           if (!d.ok) return { ok: false, status: d.status, error: d.message };
