@@ -61,8 +61,12 @@ export async function setupTokenValid(db: Db, token: string): Promise<boolean> {
 /** Makes the first admin through the setup link; the link dies with it. */
 export async function completeSetup(db: Db, token: string, name: string, password: string): Promise<{ token: string } | null> {
   if (!(await setupTokenValid(db, token))) return null;
+  // the token is taken in one statement, so two uses at once make one admin, not two
+  const taken = await db.sql.transaction((tx) =>
+    tx.run(`DELETE FROM "Setting" WHERE "key" = ? AND "value" = ?`, [SETUP_KEY, digest(token)]),
+  );
+  if (taken !== 1) return null;
   const { id } = await addUser(db, { name, password, project: DEFAULT_PROJECT, role: "admin" });
-  await db.sql.transaction((tx) => tx.run(`DELETE FROM "Setting" WHERE "key" = ?`, [SETUP_KEY]));
   forgetAccessMode(db);
   await appendAudit(db, {
     actor: `user:${name}`,

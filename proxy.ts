@@ -1,0 +1,28 @@
+/**
+ * Runs before every page (not API routes or static files: see `config`): gives the
+ * response a Content-Security-Policy with a fresh nonce, which Next reads from the request
+ * header and puts on its own scripts, and tells pages their own path (`x-retrace-path`,
+ * for the /login?next= redirect in lib/server/edge.ts). No authentication here: that is
+ * the edge's. nosniff and Referrer-Policy are static, in next.config.js.
+ */
+import { NextResponse, type NextRequest } from "next/server";
+import { newNonce, pagePolicy } from "./lib/access/security-headers";
+
+export function proxy(request: NextRequest) {
+  const nonce = newNonce();
+  const policy = pagePolicy(nonce, process.env.NODE_ENV === "development");
+  const headers = new Headers(request.headers);
+  headers.set("x-nonce", nonce);
+  headers.set("content-security-policy", policy);
+  headers.set("x-retrace-path", request.nextUrl.pathname + request.nextUrl.search);
+  const response = NextResponse.next({ request: { headers } });
+  response.headers.set("Content-Security-Policy", policy);
+  return response;
+}
+
+export const config = {
+  // Route handlers (/api, /v1) stay out: Next copies a request's body in memory for a
+  // proxy that runs on it (and cuts it at 10 MB), and uploads are streamed and large.
+  // Their static headers come from next.config.js. Static files need no nonce.
+  matcher: ["/((?!api/|v1/|_next/static/|_next/image|schema/|favicon\\.ico).*)"],
+};
