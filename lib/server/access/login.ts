@@ -5,14 +5,14 @@ import "server-only";
  * the address is over its failure limit.
  */
 import type { Db } from "../db";
-import { addUser, countUsers, findUserByName } from "./accounts";
-import { burnVerify, verifyPassword } from "./password";
+import { AccessError, addUser, countUsers, findUserByName } from "./accounts";
+import { burnVerify, passwordProblem, verifyPassword } from "./password";
 import { createSession, endSession } from "./sessions";
 import { loginAllowed, recordFailure, recordSuccess } from "./throttle";
 import { digest, newToken } from "./tokens";
 import { appendAudit } from "./audit-log";
 import { forgetAccessMode } from "./authenticate";
-import { DEFAULT_PROJECT } from "../../access/roles";
+import { DEFAULT_PROJECT, USER_NAME } from "../../access/roles";
 
 export type LoginResult = { ok: true; token: string; userId: string } | { ok: false; status: 401 | 429; message: string };
 
@@ -61,6 +61,9 @@ export async function setupTokenValid(db: Db, token: string): Promise<boolean> {
 /** Makes the first admin through the setup link; the link dies with it. */
 export async function completeSetup(db: Db, token: string, name: string, password: string): Promise<{ token: string } | null> {
   if (!(await setupTokenValid(db, token))) return null;
+  // what addUser would refuse is refused before the one-time token is spent
+  const problem = passwordProblem(password) ?? (USER_NAME.test(name) ? null : "a user name is letters, digits and . _ @ - (at most 64)");
+  if (problem) throw new AccessError(problem);
   // the token is taken in one statement, so two uses at once make one admin, not two
   const taken = await db.sql.transaction((tx) =>
     tx.run(`DELETE FROM "Setting" WHERE "key" = ? AND "value" = ?`, [SETUP_KEY, digest(token)]),
