@@ -123,6 +123,26 @@ export class Redactor {
   }
 }
 
+let processRedactor: Redactor | undefined;
+
+/**
+ * A message for people (an error, a warning, a report line) that may quote its input, with
+ * each secret replaced as storage replaces it. Give the deployment's redactor where there
+ * is one, so the placeholder is the stored one; without it a key of this process is used
+ * (the offline CLI, a request refused before the database is read): its placeholders say
+ * a secret was there and correlate with nothing.
+ */
+export function redactMessage(text: string, redactor?: Redactor): string {
+  return (redactor ?? (processRedactor ??= new Redactor(globalThis.crypto.getRandomValues(new Uint8Array(32))))).redactString(text);
+}
+
+/** An error or warning object with its message and run id redacted (redactMessage). */
+export function redactIssue<T extends { message: string; run?: string }>(issue: T, redactor?: Redactor): T {
+  const message = redactMessage(issue.message, redactor);
+  const run = issue.run === undefined ? undefined : redactMessage(issue.run, redactor);
+  return message === issue.message && run === issue.run ? issue : { ...issue, message, ...(run === undefined ? {} : { run }) };
+}
+
 /** `s` with the ranges `visit` reports (left to right, not overlapping) replaced; `s` itself when none. */
 function splice(s: string, visit: (replace: (start: number, end: number, replacement: string) => void) => void): string {
   const parts: string[] = [];

@@ -4,6 +4,7 @@ import { NextResponse } from "next/server";
 import type { z } from "zod";
 import { authorize, type Role } from "./auth";
 import { formatIssues } from "../journal/parse-line";
+import { redactMessage } from "../redact";
 
 export function jsonError(status: number, message: string, extra: Record<string, unknown> = {}) {
   return NextResponse.json({ error: message, ...extra }, { status });
@@ -42,5 +43,7 @@ const NDJSON_TYPES = [
 export function requireNdjson(req: Request): NextResponse | null {
   const type = (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
   if (type === "" || NDJSON_TYPES.includes(type)) return null;
-  return jsonError(415, `content-type ${type} is not accepted; send NDJSON as application/x-ndjson (optionally gzip-compressed)`);
+  // the header is the client's text: quoted redacted, and not at any length
+  const shown = redactMessage(type).slice(0, 100);
+  return jsonError(415, `content-type ${shown} is not accepted; send NDJSON as application/x-ndjson (optionally gzip-compressed)`);
 }

@@ -13,6 +13,7 @@ import { DEFAULT_READER_LIMITS } from "../journal/reader";
 import type { Db } from "./db";
 import { ingest } from "./ingest";
 import { publishRunChanges } from "./changes";
+import { redactMessage, type Redactor } from "../redact";
 import { BodyTooLarge, limitBytes, redactorFor } from "./service";
 
 export class OtlpBadRequest extends Error {}
@@ -44,14 +45,27 @@ export async function readLimitedBody(req: Request, max: number): Promise<Uint8A
   return out;
 }
 
-/** Decodes an OTLP/HTTP export request body (JSON or protobuf) into spans. */
-export function decodeOtlp(bytes: Uint8Array, contentType: string): NormalizedSpan[] {
+/**
+ * Decodes an OTLP/HTTP export request body (JSON or protobuf) into spans. The error names
+ * what was wrong without the body's secrets: JSON.parse quotes the first characters of
+ * the text, cut where a secret may no longer look like one, so its message is not kept;
+ * others are redacted (with the deployment's redactor when given).
+ */
+export function decodeOtlp(bytes: Uint8Array, contentType: string, redactor?: Redactor): NormalizedSpan[] {
   const warnings: string[] = [];
   try {
     if (contentType.includes("protobuf")) return spansFromOtlpProtobuf(bytes, warnings);
     return spansFromOtlpJson(parseJsonExact(new TextDecoder("utf-8", { fatal: true }).decode(bytes)), warnings);
   } catch (e) {
-    throw new OtlpBadRequest(`not a valid OTLP export request: ${e instanceof Error ? e.message.slice(0, 200) : "decode failed"}`);
+    const why =
+      e instanceof SyntaxError
+        ? "the body is not valid JSON"
+        : e instanceof TypeError && /encoded data/i.test(e.message)
+          ? "the body is not valid UTF-8"
+          : e instanceof Error
+            ? redactMessage(e.message, redactor).slice(0, 200)
+            : "decode failed";
+    throw new OtlpBadRequest(`not a valid OTLP export request: ${why}`);
   }
 }
 

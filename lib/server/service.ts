@@ -7,7 +7,7 @@ import { byteChunks, JournalReadError, maybeGunzip, readJournalBatches, type Byt
 import { detectBytes, STREAM_HEAD_BYTES, UNKNOWN_FORMAT, type Detection } from "../importers/detect";
 import { peekBytes } from "../importers/stream/peek-bytes";
 import type { SourceFormat } from "../importers/types";
-import type { Redactor } from "../redact";
+import { redactMessage, type Redactor } from "../redact";
 import type { Db } from "./db";
 import { ingest, type IngestOptions, type IngestResult } from "./ingest";
 import { loadRedactor } from "./settings";
@@ -101,8 +101,16 @@ const nothing = (extra: Partial<ImportStreamResult>): ImportStreamResult => ({
  * reader items, with no NDJSON text in between.
  */
 export async function importStream(db: Db, body: ByteSource, opts: ImportStreamOptions): Promise<ImportStreamResult> {
-  const { limits } = db.config;
   const redactor = await redactorFor(db);
+  const result = await importBody(db, redactor, body, opts);
+  // What the reading and converting said quotes the input too (ingest's errors are redacted there).
+  if (result.unreadable !== undefined) result.unreadable = redactMessage(result.unreadable, redactor);
+  if (result.importWarnings) result.importWarnings = result.importWarnings.map((w) => redactMessage(w, redactor));
+  return result;
+}
+
+async function importBody(db: Db, redactor: Redactor, body: ByteSource, opts: ImportStreamOptions): Promise<ImportStreamResult> {
+  const { limits } = db.config;
   let close: (() => void) | undefined;
   try {
     const raw = opts.onBytes ? counted(body, opts.onBytes) : body;
