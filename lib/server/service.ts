@@ -10,7 +10,7 @@ import type { SourceFormat } from "../importers/types";
 import { redactMessage, type Redactor } from "../redact";
 import type { Db } from "./db";
 import { ingest, type IngestOptions, type IngestResult } from "./ingest";
-import { loadRedactor } from "./settings";
+import { loadRedactor } from "./redaction-key";
 import { publishRunChanges } from "./changes";
 import { getRunSummaryCached } from "./viewer-queries";
 
@@ -19,7 +19,7 @@ const redactors = new WeakMap<Db, Promise<Redactor>>();
 export function redactorFor(db: Db): Promise<Redactor> {
   let r = redactors.get(db);
   if (!r) {
-    r = loadRedactor(db.sql);
+    r = loadRedactor(db.config, db.sql);
     redactors.set(db, r);
     r.catch(() => redactors.delete(db));
   }
