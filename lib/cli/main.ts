@@ -6,7 +6,7 @@
  */
 import { asksForHelp, parseCommandArgs, type CommandOptions } from "./args";
 
-const COMMANDS = ["import", "migrate", "analyze", "replay", "export", "verify", "user", "project", "key", "log"] as const;
+const COMMANDS = ["import", "migrate", "analyze", "replay", "redaction-key", "export", "verify", "user", "project", "key", "log"] as const;
 type CommandName = (typeof COMMANDS)[number];
 
 export interface CliCommand {
@@ -31,7 +31,7 @@ async function help(): Promise<void> {
   const lines = ["Retrace: replay debugger for AI agent runs", "", "Usage: npm run -s retrace -- <command> [options]", "", "Commands:"];
   for (const name of COMMANDS) {
     const cmd = await load(name);
-    if (cmd) lines.push(`  ${name.padEnd(9)} ${cmd.summary}`);
+    if (cmd) lines.push(`  ${name.padEnd(13)} ${cmd.summary}`);
   }
   lines.push("", "Run `npm run -s retrace -- <command> --help` for a command's options.");
   console.log(lines.join("\n"));

@@ -9,7 +9,7 @@
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
-import { SECRET_KINDS_BY_GROUP, isSecretKey, secretRegex, stringHasSecret, type SecretHit, type SecretKind } from "./patterns";
+import { isSecretKey, scanPemBlocks, scanSecrets, type SecretHit, type SecretKind } from "./patterns";
 
 export * from "./patterns";
 
@@ -22,11 +22,12 @@ export interface RedactionResult<T> {
   hits: SecretHit[];
 }
 
-const PEM_BLOCK = /-----BEGIN ([A-Z ]*)PRIVATE KEY-----[\s\S]*?(?:-----END \1PRIVATE KEY-----|$)/g;
-
 export class Redactor {
   private readonly key: Uint8Array;
-  private readonly cache = new Map<string, string>();
+  // placeholders by kind, then by secret (no key to build per lookup: a text may hold
+  // hundreds of thousands of secrets)
+  private readonly cache = new Map<SecretKind, Map<string, string>>();
+  private cached = 0;
 
   constructor(key: Uint8Array) {
     if (key.length < 16) throw new Error("redaction key must be at least 16 bytes");
@@ -34,38 +35,39 @@ export class Redactor {
   }
 
   placeholder(kind: SecretKind, secret: string): string {
-    const cacheKey = kind + "\u0000" + secret;
-    let p = this.cache.get(cacheKey);
+    let ofKind = this.cache.get(kind);
+    if (ofKind === undefined) this.cache.set(kind, (ofKind = new Map()));
+    let p = ofKind.get(secret);
     if (p === undefined) {
       p = `[redacted:${kind}:${bytesToHex(hmac(sha256, this.key, utf8ToBytes(secret))).slice(0, 12)}]`;
-      if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(cacheKey, p);
+      if (++this.cached > 10_000) {
+        for (const m of this.cache.values()) m.clear();
+        this.cached = 1;
+      }
+      ofKind.set(secret, p);
     }
     return p;
   }
 
-  /** Redacts pattern matches inside one string. */
+  /** Redacts pattern matches inside one string (in time linear in its length). */
   redactString(s: string, kinds: SecretKind[] = []): string {
-    if (!stringHasSecret(s)) return s;
-    let out = s.replace(PEM_BLOCK, (block) => {
-      kinds.push("private-key");
-      return this.placeholder("private-key", block);
-    });
-    const re = secretRegex();
-    out = out.replace(re, (match: string, ...groups: unknown[]) => {
-      const group = groups.findIndex((g, i) => i < SECRET_KINDS_BY_GROUP.length && g !== undefined);
-      const kind = SECRET_KINDS_BY_GROUP[group];
-      if (kind === "private-key" && match.startsWith("[redacted:")) return match;
-      kinds.push(kind);
-      if (kind === "url-password") {
-        // scheme://user:password@ → keep scheme and user, replace the password
-        const colon = match.indexOf(":", match.indexOf("://") + 3);
-        return match.slice(0, colon + 1) + this.placeholder(kind, match.slice(colon + 1, -1)) + "@";
-      }
-      if (kind === "bearer-token") return "Bearer " + this.placeholder(kind, match.slice(7));
-      return this.placeholder(kind, match);
-    });
-    return out;
+    const text = splice(s, (replace) =>
+      scanPemBlocks(s, (start, end) => {
+        kinds.push("private-key");
+        replace(start, end, this.placeholder("private-key", s.slice(start, end)));
+      }),
+    );
+    return splice(text, (replace) =>
+      scanSecrets(text, (kind, start, end) => {
+        kinds.push(kind);
+        if (kind === "url-password") {
+          // scheme://user:password@ → keep scheme and user, replace the password
+          const colon = text.indexOf(":", text.indexOf("://", start) + 3);
+          replace(colon + 1, end - 1, this.placeholder(kind, text.slice(colon + 1, end - 1)));
+        } else if (kind === "bearer-token") replace(start + 7, end, this.placeholder(kind, text.slice(start + 7, end)));
+        else replace(start, end, this.placeholder(kind, text.slice(start, end)));
+      }),
+    );
   }
 
   /**
@@ -119,6 +121,39 @@ export class Redactor {
     const out = walk(value, null) as T;
     return { value: out, count: kinds.length, kinds, hits };
   }
+}
+
+let processRedactor: Redactor | undefined;
+
+/**
+ * A message for people (an error, a warning, a report line) that may quote its input, with
+ * each secret replaced as storage replaces it. Give the deployment's redactor where there
+ * is one, so the placeholder is the stored one; without it a key of this process is used
+ * (the offline CLI, a request refused before the database is read): its placeholders say
+ * a secret was there and correlate with nothing.
+ */
+export function redactMessage(text: string, redactor?: Redactor): string {
+  return (redactor ?? (processRedactor ??= new Redactor(globalThis.crypto.getRandomValues(new Uint8Array(32))))).redactString(text);
+}
+
+/** An error or warning object with its message and run id redacted (redactMessage). */
+export function redactIssue<T extends { message: string; run?: string }>(issue: T, redactor?: Redactor): T {
+  const message = redactMessage(issue.message, redactor);
+  const run = issue.run === undefined ? undefined : redactMessage(issue.run, redactor);
+  return message === issue.message && run === issue.run ? issue : { ...issue, message, ...(run === undefined ? {} : { run }) };
+}
+
+/** `s` with the ranges `visit` reports (left to right, not overlapping) replaced; `s` itself when none. */
+function splice(s: string, visit: (replace: (start: number, end: number, replacement: string) => void) => void): string {
+  const parts: string[] = [];
+  let last = 0;
+  visit((start, end, replacement) => {
+    parts.push(s.slice(last, start), replacement);
+    last = end;
+  });
+  if (parts.length === 0) return s;
+  parts.push(s.slice(last));
+  return parts.join("");
 }
 
 export function redactionKeyFromHex(hex: string): Uint8Array {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Redactor, findSecrets, hasSecret } from "./index";
-import { lineMayMatchPattern } from "./patterns";
+import { PATTERNS, lineMayMatchPattern, stringMayMatch } from "./patterns";
 import { createRng } from "../replay/testing/journal-generator";
 
 const key = new Uint8Array(32).fill(7);
@@ -73,9 +73,11 @@ describe("Redactor", () => {
   });
 });
 
-describe("lineMayMatchPattern", () => {
-  // the plain alternation of the literals it must find, as first written
-  const reference = /AKIA|sk-|[sr]k_|gh[pousr]_|xox[abprs]-|AIza|eyJ|-----BEGIN|Bearer |:\/\/|\\u|\\\//;
+describe("lineMayMatchPattern and stringMayMatch", () => {
+  // the plain alternation of the table's prefixes, and of the escapes that could spell one
+  const escaped = PATTERNS.flatMap((p) => p.prefixes).map((x) => x.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&"));
+  const reference = new RegExp([...escaped, "\\\\u", "\\\\/"].join("|"));
+  const plain = new RegExp(escaped.join("|"));
   it("answers as the plain alternation of its literals on fuzzed text", () => {
     const pieces = [
       "AKIA",
@@ -100,8 +102,9 @@ describe("lineMayMatchPattern", () => {
       "xoxq-",
       "xox",
       "-",
+      "-----BEGIN ",
       "-----BEGIN",
-      "----BEGIN",
+      "----BEGIN ",
       "eyJ",
       "ey",
       "J",
@@ -131,6 +134,7 @@ describe("lineMayMatchPattern", () => {
       const want = reference.test(text);
       if (want) positives++;
       expect(lineMayMatchPattern(text), JSON.stringify(text)).toBe(want);
+      expect(stringMayMatch(text), JSON.stringify(text)).toBe(plain.test(text));
     }
     expect(positives).toBeGreaterThan(1000);
   });

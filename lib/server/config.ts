@@ -5,6 +5,8 @@ export interface RetraceConfig {
   databaseUrl: string;
   dialect: "sqlite" | "postgres";
   limits: IngestLimits;
+  /** Where the redaction key is (lib/server/redaction-key.ts): RETRACE_REDACTION_KEY, RETRACE_REDACTION_KEY_FILE. */
+  redactionKey?: { value?: string; file?: string };
 }
 
 export interface IngestLimits {
@@ -50,5 +52,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxEventsPerRun: intFromEnv(env, "RETRACE_MAX_EVENTS_PER_RUN", 2_000_000),
       maxDepth: intFromEnv(env, "RETRACE_MAX_DEPTH", 128),
     },
+    redactionKey: { value: env.RETRACE_REDACTION_KEY || undefined, file: env.RETRACE_REDACTION_KEY_FILE || undefined },
   };
 }

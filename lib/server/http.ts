@@ -4,6 +4,7 @@ import { NextResponse } from "next/server";
 import type { z } from "zod";
 import { formatIssues } from "../journal/parse-line";
 import { RUN_ID_PATTERN } from "../journal/schema";
+import { redactMessage } from "../redact";
 
 export function jsonError(status: number, message: string, extra: Record<string, unknown> = {}) {
   return NextResponse.json({ error: message, ...extra }, { status });
@@ -42,7 +43,9 @@ const contentType = (req: Request) => (req.headers.get("content-type") ?? "").sp
 export function requireNdjson(req: Request): NextResponse | null {
   const type = contentType(req);
   if (type === "" || NDJSON_TYPES.includes(type)) return null;
-  return jsonError(415, `content-type ${type} is not accepted; send NDJSON as application/x-ndjson (optionally gzip-compressed)`);
+  // the header is the client's text: quoted redacted, and not at any length
+  const shown = redactMessage(type).slice(0, 100);
+  return jsonError(415, `content-type ${shown} is not accepted; send NDJSON as application/x-ndjson (optionally gzip-compressed)`);
 }
 
 /**

@@ -17,6 +17,7 @@ import { runProjectOf } from "./queries";
 import { declaredTooLarge, readWholeBody } from "./body-limits";
 import { loadConfig } from "./config";
 import { redactorFor } from "./service";
+import { redactMessage, type Redactor } from "../redact";
 
 export class OtlpBadRequest extends Error {}
 
@@ -41,7 +42,7 @@ export async function answerOtlp(db: Db, req: Request, project: string): Promise
   if (!(bytes instanceof Uint8Array)) return otlpError(413, bytes.tooLarge);
   let spans: NormalizedSpan[];
   try {
-    spans = decodeOtlp(bytes, type);
+    spans = decodeOtlp(bytes, type, await redactorFor(db));
   } catch (e) {
     if (e instanceof OtlpBadRequest) return otlpError(400, e.message);
     throw e;
@@ -65,14 +66,27 @@ export async function readLimitedBody(req: Request, max: number): Promise<Uint8A
   return bytes instanceof Uint8Array ? bytes : null;
 }
 
-/** Decodes an OTLP/HTTP export request body (JSON or protobuf) into spans. */
-export function decodeOtlp(bytes: Uint8Array, contentType: string): NormalizedSpan[] {
+/**
+ * Decodes an OTLP/HTTP export request body (JSON or protobuf) into spans. The error names
+ * what was wrong without the body's secrets: JSON.parse quotes the first characters of
+ * the text, cut where a secret may no longer look like one, so its message is not kept;
+ * others are redacted (with the deployment's redactor when given).
+ */
+export function decodeOtlp(bytes: Uint8Array, contentType: string, redactor?: Redactor): NormalizedSpan[] {
   const warnings: string[] = [];
   try {
     if (contentType.includes("protobuf")) return spansFromOtlpProtobuf(bytes, warnings);
     return spansFromOtlpJson(parseJsonExact(new TextDecoder("utf-8", { fatal: true }).decode(bytes)), warnings);
   } catch (e) {
-    throw new OtlpBadRequest(`not a valid OTLP export request: ${e instanceof Error ? e.message.slice(0, 200) : "decode failed"}`);
+    const why =
+      e instanceof SyntaxError
+        ? "the body is not valid JSON"
+        : e instanceof TypeError && /encoded data/i.test(e.message)
+          ? "the body is not valid UTF-8"
+          : e instanceof Error
+            ? redactMessage(e.message, redactor).slice(0, 200)
+            : "decode failed";
+    throw new OtlpBadRequest(`not a valid OTLP export request: ${why}`);
   }
 }
 

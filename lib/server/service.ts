@@ -7,11 +7,11 @@ import { byteChunks, JournalReadError, readJournalBatches, type ByteSource } fro
 import { detectBytes, STREAM_HEAD_BYTES, UNKNOWN_FORMAT, type Detection } from "../importers/detect";
 import { peekBytes } from "../importers/stream/peek-bytes";
 import type { SourceFormat } from "../importers/types";
-import type { Redactor } from "../redact";
+import { redactMessage, type Redactor } from "../redact";
 import type { Db } from "./db";
 import { isBodyLimit, limitedBody } from "./body-limits";
 import { ingest, type IngestOptions, type IngestResult } from "./ingest";
-import { loadRedactor } from "./settings";
+import { loadRedactor } from "./redaction-key";
 import { publishRunChanges } from "./changes";
 import { getRunSummaryCached } from "./viewer-queries";
 
@@ -20,7 +20,7 @@ const redactors = new WeakMap<Db, Promise<Redactor>>();
 export function redactorFor(db: Db): Promise<Redactor> {
   let r = redactors.get(db);
   if (!r) {
-    r = loadRedactor(db.sql);
+    r = loadRedactor(db.config, db.sql);
     redactors.set(db, r);
     r.catch(() => redactors.delete(db));
   }
@@ -98,8 +98,16 @@ const nothing = (extra: Partial<ImportStreamResult>): ImportStreamResult => ({
  * reader items, with no NDJSON text in between.
  */
 export async function importStream(db: Db, body: ByteSource, opts: ImportStreamOptions): Promise<ImportStreamResult> {
-  const { limits } = db.config;
   const redactor = await redactorFor(db);
+  const result = await importBody(db, redactor, body, opts);
+  // What the reading and converting said quotes the input too (ingest's errors are redacted there).
+  if (result.unreadable !== undefined) result.unreadable = redactMessage(result.unreadable, redactor);
+  if (result.importWarnings) result.importWarnings = result.importWarnings.map((w) => redactMessage(w, redactor));
+  return result;
+}
+
+async function importBody(db: Db, redactor: Redactor, body: ByteSource, opts: ImportStreamOptions): Promise<ImportStreamResult> {
+  const { limits } = db.config;
   let close: (() => void) | undefined;
   try {
     const raw = opts.onBytes ? counted(body, opts.onBytes) : body;

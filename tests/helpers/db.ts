@@ -13,6 +13,12 @@ const PG_BASE = process.env.TEST_PG_BASE ?? "postgresql://postgres@127.0.0.1:543
 export interface TestDb {
   url: string;
   dialect: Dialect;
+  /**
+   * The redaction key file: beside the SQLite file (the default), and for PostgreSQL one
+   * per test database in the run's temporary folder (RETRACE_REDACTION_KEY_FILE), not the
+   * default under ./data.
+   */
+  keyFile: string;
   /** Opens a new connection set (another "server instance") on the same database. */
   open(env?: Record<string, string>): Db;
   cleanup(): Promise<void>;
@@ -22,10 +28,13 @@ export interface TestDb {
 export async function freshDb(dialect: Dialect): Promise<TestDb> {
   const id = randomBytes(4).toString("hex");
   let url: string;
+  let keyFile: string;
+  const keyEnv: Record<string, string> = {};
   if (dialect === "sqlite") {
     const file = path.join(inject("tmpDir"), `t-${id}.db`);
     fs.copyFileSync(inject("sqliteTemplate"), file);
     url = `file:${file}`;
+    keyFile = path.join(inject("tmpDir"), `t-${id}.redaction-key`);
   } else {
     const name = `retrace_t${id}_${process.ppid}`;
     const admin = new pg.Client({ connectionString: `${PG_BASE}/postgres` });
@@ -33,13 +42,16 @@ export async function freshDb(dialect: Dialect): Promise<TestDb> {
     await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${inject("pgTemplate")}"`);
     await admin.end();
     url = `${PG_BASE}/${name}`;
+    keyFile = path.join(inject("tmpDir"), `${name}.redaction-key`);
+    keyEnv.RETRACE_REDACTION_KEY_FILE = keyFile;
   }
   const opened: Db[] = [];
   return {
     url,
     dialect,
+    keyFile,
     open(env = {}) {
-      const db = openDb(loadConfig({ ...env, DATABASE_URL: url }));
+      const db = openDb(loadConfig({ ...keyEnv, ...env, DATABASE_URL: url }));
       opened.push(db);
       return db;
     },

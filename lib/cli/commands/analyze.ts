@@ -9,6 +9,7 @@ import { stat } from "node:fs/promises";
 import { createAnalyzer, groupByRun, orderEvents } from "../../analyze";
 import { canonicalJson, useSha256Implementation } from "../../canonical";
 import { readJournal } from "../../journal/reader";
+import { redactMessage } from "../../redact";
 import type { Finding, JournalEvent } from "../../journal/types";
 import type { CommandArgs } from "../args";
 
@@ -60,11 +61,11 @@ export async function readJournalFile(file: string): Promise<ReadResult> {
         events.push(item.event);
         if (!item.mayHoldSecret) noSecrets.add(item.event);
       } else {
-        lineErrors.push({ line: item.line, message: item.message });
+        lineErrors.push({ line: item.line, message: redactMessage(item.message) });
       }
     }
   } catch (e) {
-    throw new Error(`${file}: ${e instanceof Error ? e.message : String(e)}`);
+    throw new Error(`${file}: ${redactMessage(e instanceof Error ? e.message : String(e))}`);
   }
   if (events.length === 0) {
     const first = lineErrors[0];
@@ -84,7 +85,10 @@ export function analyzeFileEvents(file: string, read: ReadResult): FileFinding[]
   for (const [run, list] of groupByRun(read.events)) {
     const analyzer = createAnalyzer();
     for (const e of orderEvents(list)) analyzer.push(e, read.noSecrets.has(e) ? { secrets: [] } : undefined);
-    for (const f of analyzer.findings()) out.push({ file, run, rule: f.rule, seq: f.seq, severity: f.severity, message: f.message });
+    // a run id may itself look like a secret (the server refuses to store such a run)
+    const shown = redactMessage(run);
+    for (const f of analyzer.findings())
+      out.push({ file, run: shown, rule: f.rule, seq: f.seq, severity: f.severity, message: redactMessage(f.message) });
   }
   return out;
 }
@@ -130,7 +134,14 @@ export async function run({ values, positionals: files }: CommandArgs<typeof opt
     for (const err of read.lineErrors) console.error(`${file}:${err.line}: ${err.message} (line skipped)`);
     const findings = analyzeFileEvents(file, read);
     all.push(...findings);
-    if (!json) reports.push(report(file, [...groupByRun(read.events).keys()], findings));
+    if (!json)
+      reports.push(
+        report(
+          file,
+          [...groupByRun(read.events).keys()].map((r) => redactMessage(r)),
+          findings,
+        ),
+      );
   }
   if (json) process.stdout.write(canonicalJson({ findings: all }) + "\n");
   else if (reports.length > 0) console.log(reports.join("\n\n"));

@@ -8,6 +8,7 @@ import { parseJsonExact } from "../../journal/parse-line";
 import { createReplay, parseForkOverride, ReplayError, type ForkOverride, type ForkSpec, type ReplaySummary } from "../../replay";
 import { groupByRun } from "../../analyze";
 import type { CommandArgs } from "../args";
+import { redactMessage } from "../../redact";
 import { readJournalFile, useNativeSha256 } from "./analyze";
 
 export const summary = "Replay a run hermetically (reconstruct, or a what-if fork) and report divergences";
@@ -95,7 +96,7 @@ export function readOverrideArgument(text: string): ForkOverride {
 }
 
 function human(file: string, s: ReplaySummary): string {
-  const lines = [`${file}: run ${s.run} (${s.fidelity}${s.bestEffort ? `, best-effort: ${s.bestEffortReason}` : ""})`];
+  const lines = [`${file}: run ${redactMessage(s.run)} (${s.fidelity}${s.bestEffort ? `, best-effort: ${s.bestEffortReason}` : ""})`];
   lines.push(
     `  ${s.events} events, ${s.frames} frames: ${Object.entries(s.provenance)
       .map(([k, v]) => `${v} ${k}`)
@@ -145,7 +146,7 @@ export async function run(parsed: CommandArgs<typeof options>): Promise<number> 
     const replay = createReplay(read.events, { run: args.run, fork, fidelity: args.fidelity });
     const s = replay.summary();
     if (args.json) {
-      const out: Record<string, unknown> = { file: args.file, ...s };
+      const out: Record<string, unknown> = { file: args.file, ...s, run: redactMessage(s.run) };
       if (args.frames) {
         out.frames = replay.frames.map((f) => ({
           index: f.index,
@@ -164,7 +165,7 @@ export async function run(parsed: CommandArgs<typeof options>): Promise<number> 
     }
     return 0;
   } catch (e) {
-    console.error(`replay: ${e instanceof Error ? e.message : String(e)}`);
+    console.error(`replay: ${redactMessage(e instanceof Error ? e.message : String(e))}`);
     return 2;
   }
 }

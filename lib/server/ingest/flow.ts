@@ -9,7 +9,7 @@ import "server-only";
 import { msOf } from "../../journal/epoch-ms";
 import type { SeqMap } from "../../journal/seq-map";
 import { eventColumns } from "../../journal/summary";
-import { hasSecret, type Redactor } from "../../redact";
+import { hasSecret, redactIssue, type Redactor } from "../../redact";
 import type { SqlExec, SqlTx } from "../sql";
 import type { IngestRow } from "../sqlite-rows";
 import { RunAnalysis } from "./analysis";
@@ -55,11 +55,19 @@ class FatalIngest extends Error {}
 export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSource, opts: IngestOptions): Promise<IngestResult> {
   const errors: IngestError[] = [];
   const warnings: IngestError[] = [];
+  // Errors quote their input (a bad run id, another run's name): they leave redacted as
+  // storage redacts, whoever shows them (API answers, the UI's report, the CLI).
+  const redacted = (list: IngestError[]) => list.map((e) => redactIssue(e, redactor));
   try {
     const outcomes = await sql.transaction((tx) => new Request(sql, tx, redactor, opts, errors, warnings).run(source));
-    return { runs: outcomes, errors, warnings, committed: outcomes.some((r) => r.status === "stored") };
+    return {
+      runs: outcomes,
+      errors: redacted(errors),
+      warnings: redacted(warnings),
+      committed: outcomes.some((r) => r.status === "stored"),
+    };
   } catch (e) {
-    if (e instanceof FatalIngest) return { runs: [], errors, warnings, committed: false };
+    if (e instanceof FatalIngest) return { runs: [], errors: redacted(errors), warnings: redacted(warnings), committed: false };
     throw e;
   }
 }
