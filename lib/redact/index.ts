@@ -22,6 +22,13 @@ export interface RedactionResult<T> {
   hits: SecretHit[];
 }
 
+/**
+ * A whole placeholder: what redaction put there (a span redacted on arrival, a spill file).
+ * Redacting again leaves it: redaction is idempotent, so data redacted twice is stored as
+ * data redacted once, and counted once.
+ */
+const WHOLE_PLACEHOLDER = /^\[redacted:[a-z-]+:[0-9a-f]{12}\]$/;
+
 const PEM_BLOCK = /-----BEGIN ([A-Z ]*)PRIVATE KEY-----[\s\S]*?(?:-----END \1PRIVATE KEY-----|$)/g;
 
 export class Redactor {
@@ -56,12 +63,15 @@ export class Redactor {
       const group = groups.findIndex((g, i) => i < SECRET_KINDS_BY_GROUP.length && g !== undefined);
       const kind = SECRET_KINDS_BY_GROUP[group];
       if (kind === "private-key" && match.startsWith("[redacted:")) return match;
-      kinds.push(kind);
       if (kind === "url-password") {
         // scheme://user:password@ → keep scheme and user, replace the password
         const colon = match.indexOf(":", match.indexOf("://") + 3);
-        return match.slice(0, colon + 1) + this.placeholder(kind, match.slice(colon + 1, -1)) + "@";
+        const password = match.slice(colon + 1, -1);
+        if (WHOLE_PLACEHOLDER.test(password)) return match;
+        kinds.push(kind);
+        return match.slice(0, colon + 1) + this.placeholder(kind, password) + "@";
       }
+      kinds.push(kind);
       if (kind === "bearer-token") return "Bearer " + this.placeholder(kind, match.slice(7));
       return this.placeholder(kind, match);
     });
@@ -80,7 +90,7 @@ export class Redactor {
     const walk = (v: unknown, key: string | null): unknown => {
       if (typeof v === "string") {
         let out = v;
-        if (key !== null && v !== "" && isSecretKey(key)) {
+        if (key !== null && v !== "" && isSecretKey(key) && !WHOLE_PLACEHOLDER.test(v)) {
           kinds.push("secret-field");
           hits.push({ path: pathText(), kind: "secret-field" });
           out = this.placeholder("secret-field", v);
