@@ -22,6 +22,13 @@ export interface RedactionResult<T> {
   hits: SecretHit[];
 }
 
+/**
+ * A whole placeholder: what redaction put there (a span redacted on arrival, a spill file).
+ * Redacting again leaves it: redaction is idempotent, so data redacted twice is stored as
+ * data redacted once, and counted once.
+ */
+const WHOLE_PLACEHOLDER = /^\[redacted:[a-z-]+:[0-9a-f]{12}\]$/;
+
 export class Redactor {
   private readonly key: Uint8Array;
   // placeholders by kind, then by secret (no key to build per lookup: a text may hold
@@ -63,7 +70,13 @@ export class Redactor {
         if (kind === "url-password") {
           // scheme://user:password@ → keep scheme and user, replace the password
           const colon = text.indexOf(":", text.indexOf("://", start) + 3);
-          replace(colon + 1, end - 1, this.placeholder(kind, text.slice(colon + 1, end - 1)));
+          const password = text.slice(colon + 1, end - 1);
+          // a placeholder already there stays (redacting twice gives what redacting once gave)
+          if (WHOLE_PLACEHOLDER.test(password)) {
+            kinds.pop();
+            return;
+          }
+          replace(colon + 1, end - 1, this.placeholder(kind, password));
         } else if (kind === "bearer-token") replace(start + 7, end, this.placeholder(kind, text.slice(start + 7, end)));
         else replace(start, end, this.placeholder(kind, text.slice(start, end)));
       }),
@@ -82,7 +95,7 @@ export class Redactor {
     const walk = (v: unknown, key: string | null): unknown => {
       if (typeof v === "string") {
         let out = v;
-        if (key !== null && v !== "" && isSecretKey(key)) {
+        if (key !== null && v !== "" && isSecretKey(key) && !WHOLE_PLACEHOLDER.test(v)) {
           kinds.push("secret-field");
           hits.push({ path: pathText(), kind: "secret-field" });
           out = this.placeholder("secret-field", v);

@@ -9,34 +9,38 @@ import "server-only";
  * parsed tree nor the whole journal is ever in memory.
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { convertTraceStream, ImportError, STREAMABLE_FORMATS, type NormalizedSpan, type SourceFormat, type SpanSpill } from "../importers";
 import { eventBatches } from "../journal/event-items";
 import type { ReaderItem } from "../journal/reader";
 import { limitBytes } from "./body-limits";
 import type { IngestLimits } from "./config";
+import type { Redactor } from "../redact";
+import { makeTempDir, removeTempDir } from "./temp-files";
 
 /**
  * Spans parked in a temporary file between reading and deriving their trace's run: memory
  * keeps only each trace's list of (offset, length), so a 50 MB export needs no more memory
- * than its largest trace. The folder is private (0700), the file 0600, both removed on close.
+ * than its largest trace. Spans are redacted before they are written (a killed import
+ * leaves no secret on disk), as the OTLP receiver redacts spans on arrival; the runs are
+ * then derived from redacted spans and ingest counts their placeholders
+ * (IngestOptions.redactedBefore). The folder is private (temp-files.ts: 0700, swept at the
+ * next start when its process died), the file 0600, both removed on close.
  */
 export class FileSpill implements SpanSpill {
-  readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), "retrace-spans-"));
+  readonly dir = makeTempDir("spans");
   private readonly file = path.join(this.dir, "spans.ndjson");
   private readonly fd: number;
   private size = 0;
   private readonly where = new Map<string, number[]>();
 
-  constructor() {
-    fs.chmodSync(this.dir, 0o700);
+  constructor(private readonly redactor: Redactor) {
     this.fd = fs.openSync(this.file, "w+", 0o600);
   }
 
   put(spans: NormalizedSpan[]): void {
     for (const span of spans) {
-      const bytes = Buffer.from(JSON.stringify(span) + "\n");
+      const bytes = Buffer.from(JSON.stringify(this.redactor.redact(span).value) + "\n");
       fs.writeSync(this.fd, bytes, 0, bytes.length, this.size);
       let list = this.where.get(span.traceId);
       if (!list) this.where.set(span.traceId, (list = []));
@@ -59,7 +63,7 @@ export class FileSpill implements SpanSpill {
 
   close(): void {
     fs.closeSync(this.fd);
-    fs.rmSync(this.dir, { recursive: true, force: true });
+    removeTempDir(this.dir);
   }
 }
 
@@ -70,6 +74,8 @@ export interface OpenedTrace {
   warnings: string[];
   /** Removes the temporary file; call once ingest is done (or failed). */
   close: () => void;
+  /** The events come from spans redacted in the spill file: ingest counts their placeholders. */
+  redacted: boolean;
 }
 
 /**
@@ -79,14 +85,20 @@ export interface OpenedTrace {
 export async function openTrace(
   format: SourceFormat,
   stream: AsyncIterable<Uint8Array>,
-  opts: { fileName?: string; limits: IngestLimits },
+  opts: { fileName?: string; limits: IngestLimits; redactor: Redactor },
 ): Promise<OpenedTrace | { unreadable: string }> {
-  const spill = new FileSpill();
+  const streamed = STREAMABLE_FORMATS.has(format);
+  // only the streamed formats spill; a single document is read whole, within the document limit
+  const spill = new FileSpill(opts.redactor);
   try {
-    // a single document is read whole: it has the document limit, counted while reading
-    const source = STREAMABLE_FORMATS.has(format) ? stream : limitBytes(stream, opts.limits.maxDocumentBytes, "RETRACE_MAX_DOCUMENT_BYTES");
+    const source = streamed ? stream : limitBytes(stream, opts.limits.maxDocumentBytes, "RETRACE_MAX_DOCUMENT_BYTES");
     const converted = await convertTraceStream(format, source, { fileName: opts.fileName, spill });
-    return { items: eventBatches(converted.runs(), opts.limits), warnings: converted.warnings, close: () => spill.close() };
+    return {
+      items: eventBatches(converted.runs(), opts.limits),
+      warnings: converted.warnings,
+      close: () => spill.close(),
+      redacted: streamed,
+    };
   } catch (e) {
     spill.close();
     if (e instanceof ImportError) return { unreadable: e.message };

@@ -140,10 +140,15 @@ async function importBody(db: Db, redactor: Redactor, body: ByteSource, opts: Im
     } else {
       // loaded on first use: journal uploads and CLI starts never pay for the importers
       const { openTrace } = await import("./import-stream");
-      const trace = await openTrace(detected.format, stream, { fileName: opts.fileName, limits });
+      const trace = await openTrace(detected.format, stream, { fileName: opts.fileName, limits, redactor });
       if ("unreadable" in trace) return nothing({ unreadable: trace.unreadable, detected });
       close = trace.close;
-      const r = await ingest(db.sql, redactor, trace.items, { ...common, fidelity: "trace", contiguousRuns: true });
+      const r = await ingest(db.sql, redactor, trace.items, {
+        ...common,
+        fidelity: "trace",
+        contiguousRuns: true,
+        redactedBefore: trace.redacted,
+      });
       // read after the ingest: deriving the runs added its warnings
       result = { ...r, detected, importWarnings: trace.warnings };
     }

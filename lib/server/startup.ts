@@ -10,6 +10,7 @@ import { accessMode } from "./access/authenticate";
 import { guardForwardedFor } from "./access/client-address";
 import { issueSetupToken } from "./access/login";
 import { getDb } from "./db";
+import { sweepTempFiles } from "./temp-files";
 
 export interface Bound {
   host: string;
@@ -70,6 +71,8 @@ export async function checkStartup(
 ): Promise<void> {
   // before any request: a client must not choose the address login throttling counts
   guardForwardedFor();
+  // temporary folders a killed import left (spilled spans, even redacted, do not linger)
+  sweepTempFiles();
   const db = getDb();
   const bound = listening && listening.length > 0 ? listening : [boundFromArgv(argv)];
   const exposed = bound.find((b) => !isLoopbackAddress(b.host));

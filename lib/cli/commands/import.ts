@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { SingleBar } from "cli-progress";
 import { openDb } from "../../server/db";
+import { removeTempDirs, sweepTempFiles } from "../../server/temp-files";
 import type { ImportStreamResult } from "../../server/service";
 import type { CommandArgs } from "../args";
 
@@ -31,6 +32,20 @@ export async function run({ values, positionals: files }: CommandArgs<typeof opt
       console.error(`retrace import: cannot read ${f}`);
       return 2;
     }
+  }
+  // what an import killed earlier left behind (its spans, redacted) goes first; this
+  // import's own temporary files go on exit, Ctrl-C and SIGTERM included (kill -9 leaves
+  // them to the next start's sweep)
+  sweepTempFiles();
+  for (const [signal, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+  ] as const) {
+    process.once(signal, () => {
+      removeTempDirs();
+      process.exit(code);
+    });
   }
   const db = openDb();
   // openDb starts the SQLite writer thread; the ingest code loads while it boots
