@@ -117,7 +117,8 @@ for (const { name, base } of SERVERS) {
         `{"run":"${run}","seq":3,"ts":"${TS}","type":"note","data":{"text":"x","__proto__":{}}}\n` +
         '{"run":"x","seq":';
       const json = await answer(await postJournal(request, base, body), journalsAnswerSchema, 400);
-      expect(json.errors.map((e) => e.line)).toEqual([2, 4, 5]);
+      // line 4 holds a `__proto__` key: payloads are data, so it is not an error
+      expect(json.errors.map((e) => e.line)).toEqual([2, 5]);
       await getAnswer(request, `${base}/api/runs/${run}`, errorAnswerSchema, 404);
       await getAnswer(request, `${base}/api/health`, healthAnswerSchema);
     });
