@@ -204,11 +204,13 @@ export async function listRuns(
 
 export async function getRun(db: Db, id: string): Promise<RunDetailDto | null> {
   if (!isRunId(id)) return null;
-  const prisma = await db.prisma();
-  const r = await prisma.run.findUnique({ where: { id } });
-  if (!r || r.eventCount === 0) return null;
-  // the one finding order (the database's collation need not be code-unit order)
-  const findings = (await prisma.finding.findMany({ where: { runId: id } })).sort(compareFindings);
+  // Raw SQL, not Prisma: Prisma 6's query compiler compiles every query anew on the event
+  // loop (plan caching came in Prisma 7), and this is read on every run page and poll.
+  const rows = await db.sql.all<RunRow>(`SELECT * FROM "Run" WHERE "id" = ?`, [id]);
+  if (rows.length === 0) return null;
+  const r = normaliseRunRow(rows[0]);
+  if (r.eventCount === 0) return null;
+  const findings = await findingsOf(db, id);
   const header = JSON.parse(r.header) as Record<string, unknown>;
   return {
     ...toSummary(r, header),
@@ -217,8 +219,28 @@ export async function getRun(db: Db, id: string): Promise<RunDetailDto | null> {
     serverLastHash: r.serverLastHash,
     nextSeq: r.nextSeq,
     maxSeq: r.maxSeq,
-    findings: findings.map(findingItem),
+    findings,
   };
+}
+
+/** A run's findings (at one seq, when given), in the one finding order. */
+export async function findingsOf(db: Db, runId: string, seq?: number): Promise<FindingItem[]> {
+  const rows = await db.sql.all<{ rule: string; seq: number | string; severity: string; message: string }>(
+    `SELECT "rule", "seq", "severity", "message" FROM "Finding" WHERE "runId" = ?${seq === undefined ? "" : ` AND "seq" = ?`}`,
+    seq === undefined ? [runId] : [runId, seq],
+  );
+  // the one finding order (the database's collation need not be code-unit order)
+  return rows.map((f) => findingItem({ ...f, seq: Number(f.seq) })).sort(compareFindings);
+}
+
+/** A run's eventCount and updatedAt, or null when there is no such run. */
+export async function runVersion(db: Db, runId: string): Promise<{ eventCount: number; updatedAt: number } | null> {
+  if (!isRunId(runId)) return null;
+  const rows = await db.sql.all<{ eventCount: number | string; updatedAt: number | string }>(
+    `SELECT "eventCount", "updatedAt" FROM "Run" WHERE "id" = ?`,
+    [runId],
+  );
+  return rows.length > 0 ? { eventCount: Number(rows[0].eventCount), updatedAt: Number(rows[0].updatedAt) } : null;
 }
 
 export const eventsQuery = z.object({
@@ -253,7 +275,7 @@ export async function runProjectOf(db: Db, runId: string): Promise<string | null
 /** Whether a run with at least one stored event exists. */
 export async function runHasEvents(db: Db, runId: string): Promise<boolean> {
   if (!isRunId(runId)) return false;
-  const run = await (await db.prisma()).run.findUnique({ where: { id: runId }, select: { eventCount: true } });
+  const run = await runVersion(db, runId);
   return !!run && run.eventCount > 0;
 }
 

@@ -9,13 +9,12 @@ import { encodeSummaryColumns, type SummaryColumns } from "../graph/summary";
 import { bigintAsDigits } from "../journal/exact-json";
 import { parseJsonExact } from "../journal/parse-line";
 import type { JournalEvent } from "../journal/types";
-import { compareFindings } from "../semantics/findings";
 import { INITIAL_STATE_FOLD, stepState, UNKNOWN_HASH, type StateFold } from "../semantics/state";
 import { EMPTY_STATE, stateHash, type RunState } from "../state";
 import type { FindingItem, RunChange, RunStatus, SearchAnswer, StateAt } from "../view/api-types";
 import { subscribeRunChanges } from "./changes";
 import type { Db } from "./db";
-import { findingItem, isRunId, queryText } from "./queries";
+import { findingsOf, isRunId, queryText, runVersion } from "./queries";
 
 export const summaryQuery = z.object({
   after: z.coerce.number().int().min(-1).default(-1),
@@ -33,7 +32,7 @@ export const searchQuery = z.object({
 
 async function runExists(db: Db, runId: string): Promise<boolean> {
   if (!isRunId(runId)) return false;
-  const r = await (await db.prisma()).run.findUnique({ where: { id: runId }, select: { eventCount: true } });
+  const r = await runVersion(db, runId);
   return !!r && r.eventCount > 0;
 }
 
@@ -93,7 +92,7 @@ const SUMMARY_CACHE_SIZE = 8;
  */
 export async function getRunSummaryCached(db: Db, runId: string, after: number): Promise<string | null> {
   if (!isRunId(runId)) return null;
-  const run = await (await db.prisma()).run.findUnique({ where: { id: runId }, select: { updatedAt: true, eventCount: true } });
+  const run = await runVersion(db, runId);
   if (!run || run.eventCount === 0) return null;
   const key = `${runId}|${run.updatedAt}|${run.eventCount}`;
   if (after < 0) {
@@ -263,8 +262,7 @@ export async function inspectEvent(db: Db, runId: string, seq: number, withState
     : [];
   const needsState = withState || row.type === "state" || row.type === "checkpoint" || row.type.startsWith("approval.");
   const state = needsState ? await stateAt(db, runId, seq) : null;
-  const findings = (await (await db.prisma()).finding.findMany({ where: { runId, seq } })).sort(compareFindings);
-  const findingItems: FindingItem[] = findings.map(findingItem);
+  const findingItems: FindingItem[] = await findingsOf(db, runId, seq);
   return `{"seq":${seq},"event":${storedEventJson(row)},"related":[${relatedRows.map(storedEventJson).join(",")}],"state":${state ? JSON.stringify(state, bigintAsDigits) : "null"},"findings":${JSON.stringify(findingItems)}}`;
 }
 
@@ -282,20 +280,23 @@ export async function searchEvents(db: Db, runId: string, q: string, limit: numb
 
 async function runChange(db: Db, runId: string): Promise<RunChange | null> {
   if (!isRunId(runId)) return null;
-  const r = await (
-    await db.prisma()
-  ).run.findUnique({
-    where: { id: runId },
-    select: { eventCount: true, maxSeq: true, nextSeq: true, status: true, live: true, updatedAt: true },
-  });
+  const rows = await db.sql.all<{
+    eventCount: number | string;
+    maxSeq: number | string;
+    nextSeq: number | string;
+    status: string;
+    live: boolean | number;
+    updatedAt: number | string;
+  }>(`SELECT "eventCount", "maxSeq", "nextSeq", "status", "live", "updatedAt" FROM "Run" WHERE "id" = ?`, [runId]);
+  const r = rows[0];
   return r
     ? {
-        eventCount: r.eventCount,
-        maxSeq: r.maxSeq,
-        nextSeq: r.nextSeq,
+        eventCount: Number(r.eventCount),
+        maxSeq: Number(r.maxSeq),
+        nextSeq: Number(r.nextSeq),
         status: r.status as RunStatus,
-        live: r.live,
-        updatedAt: r.updatedAt,
+        live: Boolean(r.live),
+        updatedAt: Number(r.updatedAt),
       }
     : null;
 }
