@@ -136,7 +136,8 @@ async function importBody(db: Db, redactor: Redactor, body: ByteSource, opts: Im
     if (isJournal) {
       // already gunzipped (with its limits): a gzip inside is not inflated again
       const items = readJournalBatches(stream, { maxDepth: limits.maxDepth, maxLineBytes: limits.maxLineBytes }, { gunzip: false });
-      result = { ...(await ingest(db.sql, redactor, items, common)), detected };
+      // the whole body is in the head: a small transaction (a live append, most uploads from a recorder)
+      result = { ...(await ingest(db.sql, redactor, items, { ...common, small: head.length < STREAM_HEAD_BYTES })), detected };
     } else {
       // loaded on first use: journal uploads and CLI starts never pay for the importers
       const { openTrace } = await import("./import-stream");

@@ -68,6 +68,18 @@ export const EVENT_COLUMNS = [...STRING_COLUMNS, ...NUMBER_COLUMNS];
 const WORK_STRINGS = ["prevHash", "chainSeed"] as const satisfies ReadonlyArray<keyof IngestRow>;
 const WORK_NUMBERS = ["work"] as const satisfies ReadonlyArray<keyof IngestRow>;
 
+/** The INSERT of `n` rows of EVENT_COLUMNS (the writer thread's and the in-thread transaction's). */
+export const insertEventsSql = (n: number) =>
+  `INSERT INTO "Event" (${EVENT_COLUMNS.map((c) => `"${c}"`).join(", ")}) VALUES ${Array.from({ length: n }, () => `(${EVENT_COLUMNS.map(() => "?").join(", ")})`).join(", ")}`;
+
+/** Finished rows (`work` 0) as EVENT_COLUMNS values, row after row. */
+export function flatRows(rows: IngestRow[]): FlatValue[] {
+  const flat = new Array<FlatValue>(rows.length * EVENT_COLUMNS.length);
+  let k = 0;
+  for (const r of rows) for (const c of EVENT_COLUMNS) flat[k++] = (r[c] as FlatValue | undefined) ?? null;
+  return flat;
+}
+
 /** Where each stored column sits in an unpacked row (unpackRows). */
 export const COLUMN = {
   runId: EVENT_COLUMNS.indexOf("runId"),

@@ -9,7 +9,8 @@ import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { createWriterChains } from "./ingest/finish-on-writer";
 import { useNativeSha256 } from "./native-sha256";
-import { EVENT_COLUMNS, unpackRows, type FlatValue } from "./sqlite-rows";
+import { eventInserter, statementCache } from "./sqlite-statements";
+import { unpackRows } from "./sqlite-rows";
 import type { WriterData, WriterRequest } from "./sql";
 
 useNativeSha256();
@@ -45,31 +46,12 @@ function checkpointSoon() {
   });
 }
 
-const MULTI = 64;
-const insertSql = (n: number) =>
-  `INSERT INTO "Event" (${EVENT_COLUMNS.map((c) => `"${c}"`).join(", ")}) VALUES ${Array.from({ length: n }, () => `(${EVENT_COLUMNS.map(() => "?").join(", ")})`).join(", ")}`;
-const insertOne = db.prepare(insertSql(1));
-const insertMany = db.prepare(insertSql(MULTI));
-const cache = new Map<string, Database.Statement>();
-const prep = (sql: string) => {
-  let st = cache.get(sql);
-  if (!st) {
-    st = db.prepare(sql);
-    cache.set(sql, st);
-  }
-  return st;
-};
+const insert = eventInserter(db);
+const prep = statementCache(db);
 
 let failed: Error | null = null;
 // Finishing rows (ingest/finish-on-writer.ts): per run, in the open transaction.
 const chains = createWriterChains();
-
-function insert(flat: FlatValue[], n: number) {
-  const width = EVENT_COLUMNS.length;
-  let i = 0;
-  for (; i + MULTI <= n; i += MULTI) insertMany.run(flat.slice(i * width, (i + MULTI) * width));
-  for (; i < n; i++) insertOne.run(flat.slice(i * width, (i + 1) * width));
-}
 
 port.on("message", (msg: WriterRequest & { id: number }) => {
   const { id, op } = msg;
@@ -95,6 +77,10 @@ port.on("message", (msg: WriterRequest & { id: number }) => {
     } else if (msg.op === "insert") {
       insert(unpackRows(msg, chains.finish), msg.n);
       writtenSinceCheckpoint += msg.text.length * 2;
+    } else if (msg.op === "written") {
+      // committed by the request's thread (sql.ts, small transactions): checkpointed from here
+      writtenSinceCheckpoint += msg.bytes;
+      checkpointSoon();
     } else if (msg.op === "all") {
       const st = prep(msg.sql);
       result = st.reader ? st.all(...msg.params) : (st.run(...msg.params), []);

@@ -1,7 +1,7 @@
 /**
  * On SQLite the writer thread finishes rows (stored text from the raw line, the
- * recorder's link, the server's chain); on PostgreSQL, and on SQLite when the writer falls
- * behind, the request's thread does. Same journal, same redaction key: every stored
+ * recorder's link, the server's chain); on PostgreSQL, on SQLite when the writer falls
+ * behind, and in SQLite's small transactions (own connection), the request's thread does. Same journal, same redaction key: every stored
  * column, run summary and finding must be the same whichever thread did the work.
  */
 import { afterAll, describe, expect, it } from "vitest";
@@ -59,7 +59,7 @@ const plainRun = (run: string, n: number) =>
     JSON.stringify({ run, seq, ts: TS(seq), type: seq === 0 ? "run.start" : "note", data: seq === 0 ? {} : { text: `plain ${seq}` } }),
   );
 
-async function scenario(db: Db, writerBacklog: number | undefined) {
+async function scenario(db: Db, writerBacklog: number | undefined, small: boolean | undefined) {
   await db.sql.transaction(async (tx) => {
     await tx.run(`INSERT INTO "Setting" ("key", "value") VALUES (?, ?) ON CONFLICT ("key") DO UPDATE SET "value" = excluded."value"`, [
       "redaction-key",
@@ -73,6 +73,7 @@ async function scenario(db: Db, writerBacklog: number | undefined) {
       source: "upload",
       maxEventsPerRun: 1_000_000,
       writerBacklog,
+      small,
       ...opts,
     });
   const a = hashedRun("mix-a", 400, { tamperAt: 200, bigAt: 50 });
@@ -112,9 +113,10 @@ async function snapshot(db: Db) {
   return { events: norm(events), runs: norm(runs), findings: norm(findings) };
 }
 
-const CASES: Array<{ name: string; dialect: Dialect; writerBacklog?: number }> = [
+const CASES: Array<{ name: string; dialect: Dialect; writerBacklog?: number; small?: boolean }> = [
   { name: "SQLite, writer finishing rows", dialect: "sqlite" },
   { name: "SQLite, writer given finished texts", dialect: "sqlite", writerBacklog: -1 },
+  { name: "SQLite, small transactions on the request's thread", dialect: "sqlite", small: true },
   { name: "PostgreSQL", dialect: "postgres" },
 ];
 
@@ -131,7 +133,7 @@ describe("rows finished on either thread", () => {
       const t = await freshDb(c.dialect);
       dbs.push(t);
       const db = t.open();
-      outcomes.push(await scenario(db, c.writerBacklog));
+      outcomes.push(await scenario(db, c.writerBacklog, c.small));
       snaps.push(await snapshot(db));
     }
     const [first] = snaps;

@@ -59,7 +59,9 @@ export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSou
   // storage redacts, whoever shows them (API answers, the UI's report, the CLI).
   const redacted = (list: IngestError[]) => list.map((e) => redactIssue(e, redactor));
   try {
-    const outcomes = await sql.transaction((tx) => new Request(sql, tx, redactor, opts, errors, warnings).run(source));
+    const outcomes = await sql.transaction((tx) => new Request(sql, tx, redactor, opts, errors, warnings).run(source), {
+      small: opts.small,
+    });
     return {
       runs: outcomes,
       errors: redacted(errors),

@@ -32,6 +32,8 @@ export interface IngestOptions {
    * stored texts from (default WRITER_BACKLOG in finish-on-writer.ts; -1: this thread derives every one).
    */
   writerBacklog?: number;
+  /** The whole source is small and in memory: SqlExec may run the transaction on this thread (TransactionOptions.small). */
+  small?: boolean;
 }
 
 export interface IngestError {
