@@ -5,15 +5,14 @@
  * the same construction, so an exported (redacted) journal verifies with any v1 verifier.
  */
 import { canonicalJson, canonicalJsonOfSorted, sha256Hex } from "../canonical";
-import { setOwn } from "./own-keys";
 import type { JournalEvent } from "./types";
 
 /** The event without its envelope `hash` (everything else, unknown fields included). */
 export function withoutHash(event: JournalEvent): Omit<JournalEvent, "hash"> {
   if (!("hash" in event)) return event;
-  const copy: Record<string, unknown> = {};
-  for (const k of Object.keys(event)) if (k !== "hash") setOwn(copy, k, event[k]);
-  return copy as Omit<JournalEvent, "hash">;
+  // rest properties are own data properties (CopyDataProperties): `__proto__` stays data
+  const { hash: _hash, ...copy } = event;
+  return copy;
 }
 
 /**

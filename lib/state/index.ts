@@ -12,6 +12,7 @@
  */
 import { hashOf } from "../canonical";
 import type { JournalEvent, JsonValue } from "../journal/types";
+import { setOwn } from "../journal/own-keys";
 
 export type RunState = JsonValue;
 
@@ -28,10 +29,7 @@ const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o,
 const isObject = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
 const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
 
-/** Sets an own property (never a prototype's setter: `o.__proto__ = v` would not store `v`). */
-export function setOwn(o: Obj, key: string, value: unknown): void {
-  Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
-}
+export { setOwn };
 
 function tokensOf(pointer: unknown, what: string): string[] {
   if (typeof pointer !== "string") throw new PatchError(`\`${what}\` is not a string`);
