@@ -37,7 +37,7 @@ done
 node_modules/.bin/tsx -e "
 import { writeBenchSection } from './scripts/bench-report.ts';
 const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
-const base = [${base[*]}].map((n) => n / 1e6), head = [${head[*]}].map((n) => n / 1e6);
+const base = [$(IFS=,; echo "${base[*]}")].map((n) => n / 1e6), head = [$(IFS=,; echo "${head[*]}")].map((n) => n / 1e6);
 const spread = (xs: number[]) => (Math.max(...xs) - Math.min(...xs)) / median(xs);
 console.log('HEAD / $base_ref (medians):', (median(head) / median(base)).toFixed(4), ' spread of $base_ref rounds:', spread(base).toFixed(4));
 writeBenchSection('ingest-instructions', {
