@@ -7,6 +7,7 @@ import { formatCount, formatDuration, formatTimestamp } from "@/lib/view/format"
 import { visibleText as vt } from "@/lib/view/text";
 import { ChainBadge, StatusBadge } from "@/components/runs/runs-table";
 import { plural } from "@/lib/semantics/health";
+import { ShortcutsButton } from "@/components/ui/shortcuts-dialog";
 import { SearchBox } from "./search-box";
 
 const VERSION_GROUPS = ["prompts", "policies", "tools", "models"] as const;
@@ -47,6 +48,7 @@ export function RunHeader({ detail, index, liveMode }: { detail: RunDetail; inde
         <Link href={`/compare?a=${encodeURIComponent(detail.id)}`} prefetch={false}>
           Compare
         </Link>
+        <ShortcutsButton />
         <SearchBox runId={detail.id} index={index} />
       </div>
       <div className="meta">
