@@ -8,6 +8,7 @@ import { humanSeconds, messageParts, ruleText, rulesMatching, seqsNamed } from "
 import { findingSeqs, firstMostSevere, groupFindings } from "@/lib/view/findings";
 import { actionFor, adjacentMark, bindingsFor, KEYMAP } from "@/lib/view/keymap";
 import type { FindingItem } from "@/lib/view/api-types";
+import { evidenceFor } from "@/lib/view/evidence";
 
 const f = (rule: string, seq: number, severity: FindingItem["severity"]): FindingItem => ({
   rule,
@@ -130,5 +131,73 @@ describe("rule text", () => {
     expect(humanSeconds(5_400)).toBe("1.5 hours");
     expect(humanSeconds(90)).toBe("1.5 minutes");
     expect(humanSeconds(1)).toBe("1 second");
+  });
+});
+
+describe("evidence quoted in a finding", () => {
+  const ev = (seq: number, type: string, data: Record<string, unknown>, ts = "2026-11-07T10:00:00.000Z") => ({
+    seq,
+    chain: "ok" as const,
+    recordedHash: null,
+    redactions: 0,
+    event: { run: "r", seq, ts, type, data },
+  });
+  const answer = (event: ReturnType<typeof ev>, related: Array<ReturnType<typeof ev>>) => ({
+    seq: event.seq,
+    event,
+    related,
+    state: null,
+    findings: [],
+  });
+
+  it("a retry quotes the earlier call, its outcome and error text, and that it was never reconciled", () => {
+    // seq 26 and 27 of the demo run refund-retry-no-idempotency, as recorded
+    const call = ev(26, "tool.call", { args: { amountCents: 12900 }, call: "call_3", effect: "write", tool: "issue_refund" });
+    const result = ev(27, "tool.result", {
+      call: "call_3",
+      error: { message: "payment gateway timed out (the payment was committed)", name: "ToolTimeoutError" },
+      status: "timeout",
+    });
+    const finding = f("effect.retry-after-unknown", 29, "error");
+    expect(evidenceFor(finding, answer(call, [result]), 26, null, null)).toEqual([
+      { seq: 26, label: "earlier call", text: 'issue_refund call "call_3", effect write, idempotency key none' },
+      {
+        seq: 27,
+        label: "its result",
+        text: 'status timeout, error "payment gateway timed out (the payment was committed)" (ToolTimeoutError)',
+      },
+      { seq: null, label: "reconciled", text: "never (no reconcile event for this call)" },
+    ]);
+    // still loading: nothing is made up
+    expect(evidenceFor(finding, null, 26, null, null)).toEqual([]);
+  });
+
+  it("a stale document quotes its indexedAt, its age and the allowed age in days", () => {
+    const retrieval = ev(
+      17,
+      "retrieval",
+      { documents: [{ id: "kb-refunds", indexedAt: "2025-10-03T10:00:00.500Z" }], query: "q" },
+      "2026-11-07T10:00:04.500Z",
+    );
+    const lines = evidenceFor(f("retrieval.stale", 17, "warning"), null, null, answer(retrieval, []), {
+      retrievalMaxAgeSeconds: 2_592_000,
+    });
+    expect(lines[0]).toEqual({ seq: null, label: "allowed age", text: "30 days (policy.retrievalMaxAgeSeconds = 2592000)" });
+    // 2025-10-03T10:00:00.5Z to 2026-11-07T10:00:04.5Z: 400 days and 4 s
+    expect(lines[1]).toEqual({
+      seq: 17,
+      label: "document kb-refunds",
+      text: "indexedAt 2025-10-03T10:00:00.500Z: 400 days old at the retrieval",
+    });
+  });
+
+  it("a missing approval says no request names the call, beside the policy", () => {
+    const call = ev(29, "tool.call", { call: "call_3-retry", tool: "issue_refund", effect: "write" });
+    const lines = evidenceFor(f("approval.missing", 29, "error"), null, null, answer(call, []), { requireApproval: ["issue_refund"] });
+    expect(lines).toEqual([
+      { seq: 29, label: "the call", text: 'issue_refund call "call_3-retry"' },
+      { seq: null, label: "policy.requireApproval", text: "issue_refund" },
+      { seq: null, label: "approval request", text: 'none names call "call_3-retry"' },
+    ]);
   });
 });
