@@ -185,6 +185,7 @@ test("at 1024×768 no page scrolls sideways and the graph keeps 400 px beside th
     const rp = new RunPage(page);
     await rp.open(BASE, RETRY_RUN);
     await rp.shows(29);
+    await page.screenshot({ path: path.join(OUT, `reviewer-run-page-${w}.png`) });
     await noHorizontalScroll(page);
     const graph = await page.locator(".graph-pane").boundingBox();
     expect(graph?.width ?? 0).toBeGreaterThanOrEqual(400);
@@ -200,4 +201,29 @@ test("at 1024×768 no page scrolls sideways and the graph keeps 400 px beside th
     await page.screenshot({ path: path.join(OUT, `reviewer-compare-${w}.png`) });
     await noHorizontalScroll(page);
   }
+});
+
+test("a malformed fork link is an error on the page, with no console errors; the fork form prefills from the seq typed", async ({
+  page,
+  guard,
+}) => {
+  guard.allowNavigation(BASE);
+  const view = page.getByTestId("replay-view");
+  // the guard fails the test on any console error: a hydration mismatch would be one
+  await page.goto(`/runs/${RETRY_RUN}/replay?fork=3&override=${encodeURIComponent("{nope")}`);
+  await expect(view).toHaveAttribute("data-ready", "true", { timeout: 30_000 });
+  await expect(page.getByRole("region", { name: "Replay mode" }).getByRole("alert")).toContainText("override is not valid JSON");
+
+  // the playhead at #5 (a model.response); the seq typed is #27, the timed-out refund
+  await page.goto(`/runs/${RETRY_RUN}/replay?event=5`);
+  await expect(view).toHaveAttribute("data-ready", "true", { timeout: 30_000 });
+  await page.getByRole("complementary", { name: "Replay details" }).getByRole("tab", { name: "Fork" }).click();
+  const form = page.getByRole("form", { name: "What-if fork" });
+  await form.getByLabel("Fork at seq").fill("27");
+  await expect(form.getByText("seq 27: tool.result")).toBeVisible();
+  await form.getByLabel("Edit the tool result").check();
+  const editor = form.getByLabel(/Tool result fields/);
+  await expect(editor).toHaveValue(/"status": "timeout"/);
+  await expect(editor).toHaveValue(/payment gateway timed out \(the payment was committed\)/);
+  await page.screenshot({ path: path.join(OUT, "reviewer-fork-prefill.png") });
 });

@@ -1,4 +1,5 @@
 "use client";
+import { plural } from "@/lib/semantics/health";
 import Link from "next/link";
 import type { RunDetail } from "@/lib/view/api-types";
 import { formatTimestamp } from "@/lib/view/format";
@@ -50,7 +51,7 @@ export function RunCard({
             {detail.workflowVersion ? `@${detail.workflowVersion}` : ""}
           </span>
           <span>started {formatTimestamp(detail.startedAt)}</span>
-          <span>{detail.eventCount.toLocaleString("en-US")} events</span>
+          <span>{plural(detail.eventCount, "event")}</span>
           <Link href={`/runs/${enc(detail.id)}`} prefetch={false}>
             open
           </Link>

@@ -1,4 +1,5 @@
 "use client";
+import { plural } from "@/lib/semantics/health";
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
 import { EVENT_KINDS, type RunIndex } from "@/lib/graph";
@@ -15,6 +16,7 @@ import { StatePane } from "./state-pane";
 import { ToolPane } from "./tool-pane";
 import { useTimesRecorded } from "@/components/run/times-recorded";
 import { FindingCard } from "@/components/run/finding-card";
+import { orderAtEvent } from "@/lib/view/findings";
 
 type Tab = "overview" | "context" | "model" | "tool" | "approval" | "state" | "raw";
 const TAB_LABEL: Record<Tab, string> = {
@@ -69,10 +71,8 @@ export function Inspector({ runId, detail, index }: { runId: string; detail: Run
   const s = index.summary;
   const kind = EVENT_KINDS[index.kindOfRow[row]];
   const parent = s.parent[row];
-  // errors first: the reason the run opened here
-  const findings = detail.findings
-    .filter((f) => f.seq === seq)
-    .sort((a, b) => (a.severity === b.severity ? 0 : a.severity === "error" ? -1 : 1));
+  // errors first, an effect before the approval it lacked: the reason the run opened here
+  const findings = orderAtEvent(detail.findings.filter((f) => f.seq === seq));
   const ready = q.isSuccess && q.data.seq === seq;
   const policy = (detail.header.policy ?? null) as Record<string, unknown> | null;
 
@@ -106,7 +106,7 @@ export function Inspector({ runId, detail, index }: { runId: string; detail: Run
             </button>
           ) : null}
           <span title="recorder chain at this event">chain {s.chain[row]}</span>
-          {s.redactions[row] > 0 ? <span className="warnc">{s.redactions[row]} secret(s) redacted</span> : null}
+          {s.redactions[row] > 0 ? <span className="warnc">{plural(s.redactions[row], "secret")} redacted</span> : null}
         </div>
         {findings.length > 0 ? (
           <div className="inspector-findings" aria-label={`Findings at #${seq}`}>

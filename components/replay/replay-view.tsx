@@ -1,4 +1,5 @@
 "use client";
+import { plural } from "@/lib/semantics/health";
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
@@ -106,7 +107,7 @@ function ReplayBody({ runId, initialDetail }: { runId: string; initialDetail: Ru
         >
           {detail.fidelity}
         </span>
-        <span className="badge">{detail.eventCount.toLocaleString("en-US")} events</span>
+        <span className="badge">{plural(detail.eventCount, "event")}</span>
         <nav className="links" aria-label="Related pages">
           <ShortcutsButton />
           <RunViewerLink runId={runId} />

@@ -69,15 +69,15 @@ export function RunsTable({ runs, showProject = false }: { runs: RunListItem[]; 
             <th>Run</th>
             {showProject ? <th>Project</th> : null}
             <th>Workflow</th>
-            <th>Version</th>
-            <th>Environment</th>
+            <th className="col-version">Version</th>
+            <th className="col-env">Environment</th>
             <th>Health</th>
             <th>Started (UTC)</th>
-            <th className="num">Duration</th>
+            <th className="num col-duration">Duration</th>
             <th className="num">Events</th>
             <th className="num">Findings</th>
-            <th>Fidelity</th>
-            <th>Chain</th>
+            <th className="col-fidelity">Fidelity</th>
+            <th className="col-chain">Chain</th>
           </tr>
         </thead>
         <tbody>
@@ -103,8 +103,8 @@ export function RunsTable({ runs, showProject = false }: { runs: RunListItem[]; 
                   </div>
                 ) : null}
               </td>
-              <td className="mono">{r.workflowVersion ? vt(r.workflowVersion) : "—"}</td>
-              <td>{r.environment ? vt(r.environment) : "—"}</td>
+              <td className="mono col-version">{r.workflowVersion ? vt(r.workflowVersion) : "—"}</td>
+              <td className="col-env">{r.environment ? vt(r.environment) : "—"}</td>
               <td>
                 <StatusBadge status={r.status} live={r.live} findingCount={r.findingCount} errorFindings={r.errorFindings} />{" "}
                 {r.live ? <span className="badge live">live</span> : null}
@@ -112,7 +112,7 @@ export function RunsTable({ runs, showProject = false }: { runs: RunListItem[]; 
               <td title={r.timesRecorded === false ? "The source recorded no times" : formatTimestamp(r.startedAt)}>
                 {r.timesRecorded === false ? "not recorded" : formatTimestamp(r.startedAt).slice(0, 19)}
               </td>
-              <td className="num">{formatDuration(r.durationMs)}</td>
+              <td className="num col-duration">{formatDuration(r.durationMs)}</td>
               <td className="num">
                 {formatCount(r.eventCount)}
                 {r.errorCount > 0 ? <div className="sub bad">{plural(r.errorCount, "error event")}</div> : null}
@@ -120,8 +120,8 @@ export function RunsTable({ runs, showProject = false }: { runs: RunListItem[]; 
               <td className="num">
                 <FindingsBadge findingCount={r.findingCount} errorFindings={r.errorFindings} />
               </td>
-              <td>{r.fidelity}</td>
-              <td>
+              <td className="col-fidelity">{r.fidelity}</td>
+              <td className="col-chain">
                 <ChainBadge status={r.chainStatus} brokenAt={r.chainBrokenAt} />
               </td>
             </tr>

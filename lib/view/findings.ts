@@ -46,3 +46,19 @@ export function groupFindings(findings: readonly FindingItem[], severity: Findin
   for (const g of out) g.findings.sort((a, b) => a.seq - b.seq);
   return out.sort((a, b) => RANK[b.severity] - RANK[a.severity] || a.findings[0].seq - b.findings[0].seq);
 }
+
+// Among findings of one severity at one event, what a reviewer reads first: an effect that
+// may have happened twice before the approval it lacked, before the rest.
+const FAMILY = ["effect.", "approval.", "loop.", "state.", "secret.", "retrieval.", "tool.", "context.", "journal."];
+const familyRank = (rule: string) => {
+  const i = FAMILY.findIndex((p) => rule.startsWith(p));
+  return i < 0 ? FAMILY.length : i;
+};
+
+/** The findings of one event in reading order: errors first, then by rule family, then rule id. */
+export function orderAtEvent(findings: readonly FindingItem[]): FindingItem[] {
+  return [...findings].sort(
+    (a, b) =>
+      RANK[b.severity] - RANK[a.severity] || familyRank(a.rule) - familyRank(b.rule) || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0),
+  );
+}

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { RULE_IDS } from "@/lib/journal/types";
 import { humanSeconds, messageParts, ruleText, rulesMatching, seqsNamed } from "@/lib/analyze/rule-text";
-import { findingSeqs, firstMostSevere, groupFindings } from "@/lib/view/findings";
+import { findingSeqs, firstMostSevere, groupFindings, orderAtEvent } from "@/lib/view/findings";
 import { actionFor, adjacentMark, bindingsFor, KEYMAP } from "@/lib/view/keymap";
 import type { FindingItem } from "@/lib/view/api-types";
 import { evidenceFor } from "@/lib/view/evidence";
@@ -43,6 +43,16 @@ describe("where a run opens and what n / N visit", () => {
     expect(adjacentMark(seqs, 0, 1)).toBe(17);
     expect(adjacentMark(seqs, 20, 1)).toBe(26);
     expect(adjacentMark(seqs, 17, -1)).toBeNull();
+  });
+});
+
+describe("findings at one event", () => {
+  it("read errors first, the possible double refund before the approval it lacked", () => {
+    expect(orderAtEvent(demo.filter((d) => d.seq === 29)).map((d) => d.rule)).toEqual([
+      "effect.retry-after-unknown",
+      "approval.missing",
+      "effect.no-idempotency",
+    ]);
   });
 });
 
