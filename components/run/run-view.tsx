@@ -4,6 +4,8 @@ import { useEffect, useMemo, useState } from "react";
 import { useStore } from "zustand";
 import type { RunIndex } from "@/lib/graph";
 import type { RunDetail } from "@/lib/view/api-types";
+import { findingSeqs, firstMostSevere } from "@/lib/view/findings";
+import { ShortcutsDialog } from "@/components/ui/shortcuts-dialog";
 import { EventList } from "./event-list";
 import { FindingsList } from "./findings-list";
 import { RunHeader } from "./run-header";
@@ -46,10 +48,11 @@ function RunViewBody({ runId, initialDetail }: { runId: string; initialDetail: R
   const sideTab = useRunStore((s) => s.sideTab);
   const bottomTab = useRunStore((s) => s.bottomTab);
 
-  useInitialSelection(index);
+  const seqsWithFindings = useMemo(() => findingSeqs(detail.findings), [detail.findings]);
+  useInitialSelection(index, detail.findings);
   useFollowTail(index);
   useUrlSync();
-  useRunKeyboard(index);
+  useRunKeyboard(index, seqsWithFindings);
   useSearchMatches(runId, index);
 
   const findingsBySeq = useMemo(() => {
@@ -64,6 +67,7 @@ function RunViewBody({ runId, initialDetail }: { runId: string; initialDetail: R
     <TimesRecordedProvider value={detail.timesRecorded !== false}>
       <div className="run-view" data-testid="run-view" data-ready={ready ? "true" : "false"} data-live={liveMode}>
         <RunHeader detail={detail} index={index} liveMode={liveMode} />
+        <ShortcutsDialog page="run" />
         <div className="run-body">
           <aside className="side" aria-label="Events and findings">
             <div className="tabs" role="tablist" aria-label="Side panel">
@@ -119,15 +123,21 @@ function RunViewBody({ runId, initialDetail }: { runId: string; initialDetail: R
   );
 }
 
-/** No `?event=`: start at the first event (or, following a live run, the newest). */
-function useInitialSelection(index: RunIndex | undefined) {
+/**
+ * No `?event=`: start where it went wrong, at the first of the most severe findings (an
+ * error before a warning); without findings at the first event; following a live run, at
+ * the newest.
+ */
+function useInitialSelection(index: RunIndex | undefined, findings: RunDetail["findings"]) {
   const api = useRunStoreApi();
   useEffect(() => {
     if (!index || index.n === 0) return;
     const s = api.getState();
-    if (s.selectedSeq !== null && index.rowOfSeq(s.selectedSeq) >= 0) return;
-    if (s.selectedSeq === null) s.select(s.follow ? index.summary.seq[index.n - 1] : index.summary.seq[0], { follow: s.follow });
-  }, [index, api]);
+    if (s.selectedSeq !== null) return;
+    if (s.follow) return s.select(index.summary.seq[index.n - 1], { follow: true });
+    const opening = firstMostSevere(findings);
+    s.select(opening && index.rowOfSeq(opening.seq) >= 0 ? opening.seq : index.summary.seq[0]);
+  }, [index, api, findings]);
 }
 
 /** Following a live run: each new last event becomes the selection. */
