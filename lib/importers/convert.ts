@@ -4,6 +4,8 @@
  * detection on the first bytes, lib/server/service.ts).
  */
 import { parseJsonExact } from "../journal/parse-line";
+import { importClaudeCode } from "./claude-code";
+import { importCodex } from "./codex";
 import { detectFormat, unknownFormatMessage } from "./detect";
 import { importInspect } from "./inspect-ai";
 import { importJaeger } from "./jaeger";
@@ -30,6 +32,9 @@ export function convertDocument(format: SourceFormat, body: string, opts: Import
   const label = FORMAT_LABELS[format];
   if (format === "unknown") throw new ImportError(unknownFormatMessage(describeText(body)));
   if (format === "retrace-journal") return importJournal(body);
+  // line formats: one JSON object per line, read line by line
+  if (format === "claude-code") return importClaudeCode(body, opts);
+  if (format === "codex") return importCodex(body, opts);
   let value: unknown;
   try {
     value = parseJsonExact(body);
