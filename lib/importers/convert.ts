@@ -4,8 +4,11 @@
  * detection on the first bytes, lib/server/service.ts).
  */
 import { parseJsonExact } from "../journal/parse-line";
+import { importAtif } from "./atif";
+import { importLangSmith } from "./langsmith";
 import { importClaudeCode } from "./claude-code";
 import { importCodex } from "./codex";
+import { importOpenHandsEval } from "./openhands-eval";
 import { detectFormat, unknownFormatMessage } from "./detect";
 import { importInspect } from "./inspect-ai";
 import { importJaeger } from "./jaeger";
@@ -35,6 +38,7 @@ export function convertDocument(format: SourceFormat, body: string, opts: Import
   // line formats: one JSON object per line, read line by line
   if (format === "claude-code") return importClaudeCode(body, opts);
   if (format === "codex") return importCodex(body, opts);
+  if (format === "openhands-eval") return importOpenHandsEval(body, opts);
   let value: unknown;
   try {
     value = parseJsonExact(body);
@@ -67,6 +71,10 @@ export function convertDocument(format: SourceFormat, body: string, opts: Import
       return importInspect(value, body, opts);
     case "tau-bench":
       return importTauBench(value, opts);
+    case "atif":
+      return importAtif(value, body, opts);
+    case "langsmith":
+      return importLangSmith(value, opts);
     default:
       throw new ImportError(`the file looks like ${label}, which this version cannot import yet`);
   }

@@ -1,9 +1,10 @@
 /**
  * A tool call's effect when the source does not record one. Trace formats rarely say
  * whether a tool changes the world, and marking every imported tool `read` hid writes from
- * the effect rules. The guess, always flagged `effectInferred: true`:
+ * the effect rules. In order (all but the first flagged `effectInferred: true`):
  *
- * 1. what the source says (`declared`), as it is;
+ * 1. what the source says (`declared`: an OpenHands `edit` action, a tool's read-only
+ *    hint), `effectInferred: false`;
  * 2. `write` when a word of the tool's name is a verb of WRITE_VERBS (`write_file`,
  *    `TodoWrite`, `book_reservation`, `apply_patch`), unless the name starts with a reading
  *    verb (`get_order_updates`);
@@ -138,7 +139,8 @@ export function shellWrites(command: string): boolean {
 
 export interface InferredEffect {
   effect: "read" | "write";
-  effectInferred: true;
+  /** false only when the source itself says what the call does. */
+  effectInferred: boolean;
   /** Why, for people: the verb, the command or the source's own word. */
   effectReason?: string;
 }
@@ -148,7 +150,7 @@ export interface InferredEffect {
  * says anything (`"write"`, `"read"`, or a read-only / destructive hint as a boolean pair).
  */
 export function inferEffect(tool: string, args: unknown, declared?: "read" | "write"): InferredEffect {
-  if (declared) return { effect: declared, effectInferred: true, effectReason: "declared by the source" };
+  if (declared) return { effect: declared, effectInferred: false, effectReason: "declared by the source" };
   const words = nameWords(tool);
   const verb = READ_FIRST.has(words[0] ?? "") ? undefined : words.find((w) => WRITE_VERBS.has(w));
   if (verb) return { effect: "write", effectInferred: true, effectReason: `the name has the verb "${verb}"` };
