@@ -5,10 +5,11 @@
  *
  * 1. what the source says (`declared`: an OpenHands `edit` action, a tool's read-only
  *    hint), `effectInferred: false`;
- * 2. `write` when a word of the tool's name is a verb of WRITE_VERBS (`write_file`,
+ * 2. (after 3) `write` when a word of the tool's name is a verb of WRITE_VERBS (`write_file`,
  *    `TodoWrite`, `book_reservation`, `apply_patch`), unless the name starts with a reading
  *    verb (`get_order_updates`);
- * 3. `write` when an editor tool's `command` argument edits (`str_replace_editor create`);
+ * 3. an editor tool with a `command` argument: `write` when it edits (`str_replace_editor
+ *    create`), `read` when it views (this comes before the verb rule: `replace`);
  * 4. `write` when a shell tool's command writes (redirections, rm, mv, sed -i, git commit,
  *    package installs, HTTP methods that change things…);
  * 5. `read` otherwise.
@@ -151,12 +152,21 @@ export interface InferredEffect {
  */
 export function inferEffect(tool: string, args: unknown, declared?: "read" | "write"): InferredEffect {
   if (declared) return { effect: declared, effectInferred: false, effectReason: "declared by the source" };
+  // an editor tool (`str_replace_editor view|create…`) does what its command says
+  if (
+    isRecord(args) &&
+    typeof args.command === "string" &&
+    /^\w+$/.test(args.command) &&
+    /edit|str_replace/i.test(tool) &&
+    !SHELL_TOOLS.test(tool)
+  ) {
+    return EDIT_COMMANDS.has(args.command)
+      ? { effect: "write", effectInferred: true, effectReason: `the command "${args.command}" edits` }
+      : { effect: "read", effectInferred: true };
+  }
   const words = nameWords(tool);
   const verb = READ_FIRST.has(words[0] ?? "") ? undefined : words.find((w) => WRITE_VERBS.has(w));
   if (verb) return { effect: "write", effectInferred: true, effectReason: `the name has the verb "${verb}"` };
-  if (isRecord(args) && typeof args.command === "string" && EDIT_COMMANDS.has(args.command) && /edit|file|str_replace/i.test(tool)) {
-    return { effect: "write", effectInferred: true, effectReason: `the command "${args.command}" edits` };
-  }
   const cmd = SHELL_TOOLS.test(tool) ? commandText(args) : undefined;
   if (cmd !== undefined && shellWrites(cmd)) return { effect: "write", effectInferred: true, effectReason: "the shell command writes" };
   return { effect: "read", effectInferred: true };
