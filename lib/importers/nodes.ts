@@ -11,6 +11,7 @@
 import { hasOwn, setOwn } from "../journal/own-keys";
 import type { EventType } from "../journal/types";
 import type { JournalBuilder } from "./builder";
+import { inferEffect } from "./effects";
 import { compact } from "./json-utils";
 
 export interface ToolCallRequest {
@@ -193,7 +194,7 @@ export function addNodes(builder: JournalBuilder, nodes: StepNode[]): NodeSummar
         key: `tc:${n.id}`,
         parentKey: sk,
         after: sk,
-        data: compact({ call: tc.call, tool: tc.tool, args: tc.args ?? {}, effect: "read", effectInferred: true, ...tc.callExtra }),
+        data: compact({ call: tc.call, tool: tc.tool, args: tc.args ?? {}, ...inferEffect(tc.tool, tc.args), ...tc.callExtra }),
       });
     }
     for (const c of children.get(n.id) ?? []) walk(c, n);

@@ -17,6 +17,12 @@ export const SOURCE_FORMATS = [
   "openhands",
   "inspect-ai",
   "tau-bench",
+  "claude-code",
+  "codex",
+  "inspect-eval",
+  "openhands-eval",
+  "atif",
+  "langsmith",
   "unknown",
 ] as const;
 export type SourceFormat = (typeof SOURCE_FORMATS)[number];
@@ -34,6 +40,12 @@ export const FORMAT_LABELS: Record<SourceFormat, string> = {
   openhands: "OpenHands event stream",
   "inspect-ai": "Inspect AI eval log (JSON)",
   "tau-bench": "tau-bench results",
+  "claude-code": "Claude Code session (JSONL)",
+  codex: "Codex CLI rollout (JSONL)",
+  "inspect-eval": "Inspect AI eval log (.eval archive)",
+  "openhands-eval": "OpenHands evaluation output (output.jsonl)",
+  atif: "ATIF agent trajectory (Harbor)",
+  langsmith: "LangSmith run payloads",
   unknown: "Unknown format",
 };
 

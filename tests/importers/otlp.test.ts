@@ -171,7 +171,14 @@ describe("OTLP protobuf", () => {
       latencyMs: 4.999,
     });
     const call = run.events.find((e) => e.type === "tool.call")!;
-    expect(call.data).toMatchObject({ call: "call_1", tool: "issue_refund", args: { order: "A-1" }, effect: "read", effectInferred: true });
+    // "refund" is a writing verb (lib/importers/effects.ts): inferred, not recorded
+    expect(call.data).toMatchObject({
+      call: "call_1",
+      tool: "issue_refund",
+      args: { order: "A-1" },
+      effect: "write",
+      effectInferred: true,
+    });
     const result = run.events.find((e) => e.type === "tool.result")!;
     expect(result.data).toMatchObject({ call: "call_1", status: "error", error: "timed out" });
     expect(result.parent).toBe(call.seq);
