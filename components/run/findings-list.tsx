@@ -1,10 +1,12 @@
 "use client";
 import { useState } from "react";
 import { ruleText } from "@/lib/analyze/rule-text";
+import { findingKey, type NoteItem, type NoteLabel } from "@/lib/evidence/notes";
 import { plural } from "@/lib/semantics/health";
 import type { FindingItem } from "@/lib/view/api-types";
 import { groupFindings } from "@/lib/view/findings";
 import { visibleText } from "@/lib/view/text";
+import { NoteLabelBadge } from "./notes";
 import { useRunStore, useRunStoreApi } from "./run-store";
 
 /** How many findings of one group are listed before "show all". */
@@ -13,9 +15,18 @@ const SHOWN = 20;
 /**
  * The analyzer's findings, one group per rule with its count (100 identical
  * `secret.exposed` are one group), errors first, filterable by severity; each jumps to its
- * event, and those at the selected event are marked.
+ * event, and those at the selected event are marked. A finding's reviewers' label shows
+ * beside it; one marked false positive stays listed, struck through.
  */
-export function FindingsList({ findings }: { findings: FindingItem[] }) {
+export function FindingsList({
+  findings,
+  labels = new Map(),
+  notes = [],
+}: {
+  findings: FindingItem[];
+  labels?: ReadonlyMap<string, NoteLabel>;
+  notes?: NoteItem[];
+}) {
   const api = useRunStoreApi();
   const selected = useRunStore((s) => s.selectedSeq);
   const [severity, setSeverity] = useState<"" | "error" | "warning">("");
@@ -56,17 +67,32 @@ export function FindingsList({ findings }: { findings: FindingItem[] }) {
                 <div className="mono frule">{g.rule}</div>
               </button>
               <ul className="findings-list">
-                {shown.map((f) => (
-                  <li key={`${f.rule}:${f.seq}`}>
-                    <button
-                      type="button"
-                      aria-current={f.seq === selected ? "true" : undefined}
-                      onClick={() => api.getState().select(f.seq)}
-                    >
-                      <span className={`sev-${f.severity}`}>#{f.seq}</span> <span className="fmsg">{visibleText(f.message)}</span>
-                    </button>
-                  </li>
-                ))}
+                {shown.map((f) => {
+                  const label = labels.get(findingKey(f.rule, f.seq));
+                  const mine = notes.filter((n) => n.target === "finding" && n.rule === f.rule && n.seq === f.seq);
+                  return (
+                    <li key={`${f.rule}:${f.seq}`} className={label === "false positive" ? "false-positive" : undefined} data-label={label}>
+                      <button
+                        type="button"
+                        aria-current={f.seq === selected ? "true" : undefined}
+                        onClick={() => api.getState().select(f.seq)}
+                      >
+                        <span className={`sev-${f.severity}`}>#{f.seq}</span> <span className="fmsg">{visibleText(f.message)}</span>
+                        {label ? (
+                          <>
+                            {" "}
+                            <NoteLabelBadge label={label} />
+                          </>
+                        ) : null}
+                        {mine.map((n) => (
+                          <div key={n.id} className="finding-note">
+                            {visibleText(n.text)} <span className="note-by">({visibleText(n.author)})</span>
+                          </div>
+                        ))}
+                      </button>
+                    </li>
+                  );
+                })}
               </ul>
               {g.findings.length > shown.length ? (
                 <button type="button" className="link fmore" onClick={() => setOpen({ ...open, [g.rule]: true })}>

@@ -13,7 +13,17 @@ import { SearchBox } from "./search-box";
 const VERSION_GROUPS = ["prompts", "policies", "tools", "models"] as const;
 
 /** Who ran what, where, with which versions, and whether the record can be trusted. */
-export function RunHeader({ detail, index, liveMode }: { detail: RunDetail; index: RunIndex | undefined; liveMode: string }) {
+export function RunHeader({
+  detail,
+  index,
+  liveMode,
+  actions,
+}: {
+  detail: RunDetail;
+  index: RunIndex | undefined;
+  liveMode: string;
+  actions?: React.ReactNode;
+}) {
   const versions = obj(detail.header.versions);
   const policy = obj(detail.header.policy);
   const resumeOf = obj(detail.header.resumeOf);
@@ -48,6 +58,7 @@ export function RunHeader({ detail, index, liveMode }: { detail: RunDetail; inde
         <Link href={`/compare?a=${encodeURIComponent(detail.id)}`} prefetch={false}>
           Compare
         </Link>
+        {actions}
         <ShortcutsButton />
         <SearchBox runId={detail.id} index={index} />
       </div>

@@ -3,11 +3,13 @@ import dynamic from "next/dynamic";
 import { useEffect, useMemo, useState } from "react";
 import { useStore } from "zustand";
 import type { RunIndex } from "@/lib/graph";
+import type { NoteItem } from "@/lib/evidence/notes";
 import type { RunDetail } from "@/lib/view/api-types";
 import { findingSeqs, firstMostSevere } from "@/lib/view/findings";
 import { ShortcutsDialog } from "@/components/ui/shortcuts-dialog";
 import { EventList } from "./event-list";
 import { FindingsList } from "./findings-list";
+import { ExportBundle, NotesPanel, useNoteMarks } from "./notes";
 import { RunHeader } from "./run-header";
 import { createRunViewStore, RunStoreContext, useRunStore, useRunStoreApi } from "./run-store";
 import { useRunKeyboard } from "./use-run-keyboard";
@@ -26,19 +28,48 @@ const StepCharts = dynamic(() => import("@/components/charts/step-charts").then(
   loading: () => <div className="skeleton">Loading charts…</div>,
 });
 
-export function RunView({ runId, initialDetail, initialSeq }: { runId: string; initialDetail: RunDetail; initialSeq: number | null }) {
+export interface RunPowers {
+  note: boolean;
+  export: boolean;
+}
+
+export function RunView({
+  runId,
+  initialDetail,
+  initialSeq,
+  notes = [],
+  may = { note: false, export: false },
+}: {
+  runId: string;
+  initialDetail: RunDetail;
+  initialSeq: number | null;
+  notes?: NoteItem[];
+  may?: RunPowers;
+}) {
   const [store] = useState(() => createRunViewStore(initialSeq, initialSeq === null && initialDetail.live));
   // warm the layout worker while the summary is on its way
   useEffect(() => void getLayoutWorker(), []);
   return (
     <RunStoreContext.Provider value={store}>
-      <RunViewBody runId={runId} initialDetail={initialDetail} />
+      <RunViewBody runId={runId} initialDetail={initialDetail} initialNotes={notes} may={may} />
     </RunStoreContext.Provider>
   );
 }
 
-function RunViewBody({ runId, initialDetail }: { runId: string; initialDetail: RunDetail }) {
+function RunViewBody({
+  runId,
+  initialDetail,
+  initialNotes,
+  may,
+}: {
+  runId: string;
+  initialDetail: RunDetail;
+  initialNotes: NoteItem[];
+  may: RunPowers;
+}) {
   const detail = useRunDetail(runId, initialDetail).data ?? initialDetail;
+  const [notes, setNotes] = useState(initialNotes);
+  const marks = useNoteMarks(notes);
   const indexQuery = useRunIndex(runId);
   const index = indexQuery.data;
   const liveMode = useLiveRun(runId, true);
@@ -66,7 +97,7 @@ function RunViewBody({ runId, initialDetail }: { runId: string; initialDetail: R
   return (
     <TimesRecordedProvider value={detail.timesRecorded !== false}>
       <div className="run-view" data-testid="run-view" data-ready={ready ? "true" : "false"} data-live={liveMode}>
-        <RunHeader detail={detail} index={index} liveMode={liveMode} />
+        <RunHeader detail={detail} index={index} liveMode={liveMode} actions={may.export ? <ExportBundle runId={runId} /> : null} />
         <ShortcutsDialog page="run" />
         <div className="run-body">
           <aside className="side" aria-label="Events and findings">
@@ -77,17 +108,28 @@ function RunViewBody({ runId, initialDetail }: { runId: string; initialDetail: R
               <button type="button" role="tab" aria-selected={sideTab === "findings"} onClick={() => api.getState().setSideTab("findings")}>
                 Findings ({detail.findings.length})
               </button>
+              <button type="button" role="tab" aria-selected={sideTab === "notes"} onClick={() => api.getState().setSideTab("notes")}>
+                Notes ({notes.length})
+              </button>
             </div>
             {sideTab === "events" ? (
               index ? (
-                <EventList index={index} findings={findingsBySeq} live={detail.live} />
+                <EventList index={index} findings={findingsBySeq} notes={marks.bySeq} live={detail.live} />
               ) : (
                 <div className="skeleton">
                   {indexQuery.isError ? `Could not load events: ${indexQuery.error.message}` : "Loading events…"}
                 </div>
               )
+            ) : sideTab === "findings" ? (
+              <FindingsList findings={detail.findings} labels={marks.labels} notes={notes} />
             ) : (
-              <FindingsList findings={detail.findings} />
+              <NotesPanel
+                runId={runId}
+                notes={notes}
+                findings={detail.findings}
+                canWrite={may.note}
+                onAdded={(n) => setNotes((all) => [...all, n])}
+              />
             )}
           </aside>
           <section className="center" aria-label="Graph and timeline">
