@@ -645,6 +645,7 @@ function errorsOf(span: NormalizedSpan, end: bigint): { errors: ErrorInfo[]; mar
       t: end,
       message: span.status.message || "span status ERROR",
       code: str(span.attributes["error.type"]) ?? "STATUS_CODE_ERROR",
+      fromStatus: true,
     });
   }
   return { errors, marks };
