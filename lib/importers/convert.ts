@@ -29,6 +29,8 @@ export function convertDocument(format: SourceFormat, body: string, opts: Import
   const label = FORMAT_LABELS[format];
   if (format === "unknown") throw new ImportError(UNKNOWN_FORMAT);
   if (format === "retrace-journal") return importJournal(body);
+  // binary: only the /v1/traces receiver takes it (decodeOtlp), never a text file
+  if (format === "otlp-protobuf") throw new ImportError(`${label} is received at /v1/traces, not imported as a file`);
   let value: unknown;
   try {
     value = parseJsonExact(body);

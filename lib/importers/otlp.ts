@@ -165,6 +165,8 @@ export interface SpansToRunsOptions {
    * `run.end`, so it shows as live (the `/v1/traces` receiver; files are complete).
    */
   liveWithoutRoot?: boolean;
+  /** The Content-Type the spans came with (the receiver), recorded as it came in `source.contentType`. */
+  contentType?: string;
 }
 
 const cmpBig = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
@@ -268,7 +270,13 @@ function traceToRun(traceId: string, spans: NormalizedSpan[], opts: SpansToRunsO
   const startData: Record<string, unknown> = {
     workflow: { name: workflowName, ...(serviceVersion ? { version: serviceVersion } : {}) },
     tags: [format],
-    source: { format, ...(opts.fileName ? { file: opts.fileName } : {}), traceId, spans: sorted.length },
+    source: {
+      format,
+      ...(opts.fileName ? { file: opts.fileName } : {}),
+      ...(opts.contentType ? { contentType: opts.contentType } : {}),
+      traceId,
+      spans: sorted.length,
+    },
   };
   if (agentName) startData.agent = { name: agentName };
   const models = modelVersions(summary.modelCalls);
