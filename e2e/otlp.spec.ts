@@ -131,3 +131,30 @@ test("POST /v1/traces as JSON answers an OTLP export response; a wrong content t
   expect(empty.error).toMatch(/empty/);
   expect(empty.runs).toEqual([]);
 });
+
+test("Langfuse's OTLP path /api/public/otel/v1/traces is the same receiver; an unknown /api path answers a JSON 404", async ({
+  request,
+}) => {
+  const traceId = "6c1f0e2d3b4a59687766554433221100";
+  const span = {
+    traceId,
+    spanId: "1a2b3c4d5e6f7081",
+    name: "langfuse-trace",
+    kind: 1,
+    startTimeUnixNano: "1700000000000000000",
+    endTimeUnixNano: "1700000002000000000",
+    attributes: [{ key: "langfuse.observation.type", value: { stringValue: "span" } }],
+  };
+  const otlp = { resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: "langfuse-sdk" }, spans: [span] }] }] };
+  await answer(
+    await request.post("/api/public/otel/v1/traces", { data: otlp, headers: { "content-type": "application/json" } }),
+    otlpAnswerSchema,
+    200,
+  );
+  const run = await getAnswer(request, `/api/runs/otel-${traceId}`, runDetailSchema);
+  expect(run.fidelity).toBe("trace");
+  for (const res of [await request.get("/api/no/such/thing"), await request.post("/api/public/otel/v1/metrics", { data: {} })]) {
+    expect(res.headers()["content-type"]).toMatch(/application\/json/);
+    expect((await answer(res, errorAnswerSchema, 404)).error).toMatch(/no such API endpoint/);
+  }
+});
