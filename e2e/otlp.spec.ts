@@ -36,6 +36,10 @@ async function runInstrumentedAgent(exporter: JsonExporter | ProtoExporter): Pro
             "gen_ai.request.model": "gpt-4o",
             "gen_ai.usage.input_tokens": 120,
             "gen_ai.usage.output_tokens": 30,
+            // the model asks for the tool call below (same id): the cause orders them
+            "gen_ai.output.messages": JSON.stringify([
+              { role: "assistant", parts: [{ type: "tool_call", id: "call_1", name: "get_weather", arguments: { city: "Oslo" } }] },
+            ]),
           },
         },
         ctx,
@@ -83,7 +87,13 @@ for (const { name, base } of SERVERS) {
         tool: "get_weather",
         args: { city: "Oslo" },
       });
-      expect(types).toContain("error");
+      // one failed tool is one error event (its ancestors inherit nothing), and the tool call
+      // comes after the model response that requested it, though both started in the same
+      // millisecond and the tool's recorded end may be the earlier one
+      expect(types.filter((t) => t === "error")).toHaveLength(1);
+      expect(types.indexOf("model.response")).toBeLessThan(types.indexOf("tool.call"));
+      expect(events[0].data.source).toMatchObject({ format: encoding === "JSON" ? "otlp-json" : "otlp-protobuf" });
+      expect(types.at(-1)).toBe("run.end");
     });
   }
 }
