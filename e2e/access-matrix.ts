@@ -73,6 +73,9 @@ export const CASES: readonly Case[] = [
   //                                                                                           anon wrong ingest read viewer review opSbx opProd admin otherAdm
   // ---- routes: public
   { kind: "route", method: "GET", path: "/api/health",                                expect: [200, 401, 200, 200, 200, 200, 200, 200, 200, 200] },
+  // an /api path no route serves: JSON 404 for everyone (a sent, invalid credential is still 401)
+  { kind: "route", method: "GET", path: "/api/[...path]",                             expect: [404, 401, 404, 404, 404, 404, 404, 404, 404, 404] },
+  { kind: "route", method: "POST", path: "/api/[...path]",                            expect: [404, 401, 404, 404, 404, 404, 404, 404, 404, 404] },
   // ---- routes: reads (runs.read)
   { kind: "route", method: "GET", path: "/api/runs",                                  expect: [401, 401, 403, 200, 200, 200, 200, 200, 200, 200] },
   { kind: "route", method: "GET", path: "/api/runs/[run]", run: "default",            expect: [401, 401, 403, 200, 200, 200, 200, 200, 200, 404] },
@@ -101,6 +104,8 @@ export const CASES: readonly Case[] = [
   { kind: "route", method: "POST", path: "/api/imports", body: "import", query: "project=team-b",   expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 201] },
   { kind: "route", method: "POST", path: "/v1/traces", body: "otlp",                  expect: [401, 401, 200, 403, 403, 200, 200, 200, 200, 200] },
   { kind: "route", method: "POST", path: "/v1/traces", body: "otlp", query: "project=team-b",       expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
+  { kind: "route", method: "POST", path: "/api/public/otel/v1/traces", body: "otlp",  expect: [401, 401, 200, 403, 403, 200, 200, 200, 200, 200] },
+  { kind: "route", method: "POST", path: "/api/public/otel/v1/traces", body: "otlp", query: "project=team-b", expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
   { kind: "route", method: "POST", path: "/api/runs/[run]/events", run: "default", body: "append", expect: [401, 401, 200, 403, 403, 200, 200, 200, 200, 404] },
   { kind: "route", method: "POST", path: "/api/runs/[run]/events", run: "team-b", body: "append",  expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
   { kind: "route", method: "POST", path: "/api/runs/[run]/events", run: "new", body: "append",     expect: [401, 401, 200, 403, 403, 200, 200, 200, 200, 200] },

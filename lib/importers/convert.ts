@@ -39,6 +39,8 @@ export function convertDocument(format: SourceFormat, body: string, opts: Import
   if (format === "claude-code") return importClaudeCode(body, opts);
   if (format === "codex") return importCodex(body, opts);
   if (format === "openhands-eval") return importOpenHandsEval(body, opts);
+  // binary: only the /v1/traces receiver takes it (decodeOtlp), never a text file
+  if (format === "otlp-protobuf") throw new ImportError(`${label} is received at /v1/traces, not imported as a file`);
   let value: unknown;
   try {
     value = parseJsonExact(body);

@@ -7,6 +7,7 @@ import type { JournalEvent } from "../journal/types";
 export const SOURCE_FORMATS = [
   "retrace-journal",
   "otlp-json",
+  "otlp-protobuf",
   "otlp-json-array",
   "tempo-otlp",
   "otel-sdk-spans",
@@ -30,6 +31,7 @@ export type SourceFormat = (typeof SOURCE_FORMATS)[number];
 export const FORMAT_LABELS: Record<SourceFormat, string> = {
   "retrace-journal": "Retrace journal (NDJSON)",
   "otlp-json": "OTLP JSON export request (OpenTelemetry)",
+  "otlp-protobuf": "OTLP protobuf export request (OpenTelemetry, /v1/traces)",
   "otlp-json-array": "OTLP JSON, array of export requests (OpenTelemetry)",
   "tempo-otlp": "Grafana Tempo export (OTLP JSON, batches)",
   "otel-sdk-spans": "any-agent AgentTrace (OpenTelemetry SDK span dump)",

@@ -9,6 +9,11 @@ export interface RetraceConfig {
   redactionKey?: { value?: string; file?: string };
   /** Where the audit-bundle signing key is (lib/server/audit-key.ts): RETRACE_AUDIT_KEY_FILE. */
   auditKeyFile?: string;
+  /**
+   * A trace received over OTLP whose root span has not arrived stays live this long after
+   * its last span (RETRACE_OTLP_IDLE_SECONDS, default 300), then is finished without it.
+   */
+  otlpIdleSeconds?: number;
 }
 
 export interface IngestLimits {
@@ -56,5 +61,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     redactionKey: { value: env.RETRACE_REDACTION_KEY || undefined, file: env.RETRACE_REDACTION_KEY_FILE || undefined },
     auditKeyFile: env.RETRACE_AUDIT_KEY_FILE || undefined,
+    otlpIdleSeconds: intFromEnv(env, "RETRACE_OTLP_IDLE_SECONDS", 300),
   };
 }
