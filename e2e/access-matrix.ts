@@ -73,6 +73,9 @@ export const CASES: readonly Case[] = [
   //                                                                                           anon wrong ingest read viewer review opSbx opProd admin otherAdm
   // ---- routes: public
   { kind: "route", method: "GET", path: "/api/health",                                expect: [200, 401, 200, 200, 200, 200, 200, 200, 200, 200] },
+  // an /api path no route serves: JSON 404 for everyone (a sent, invalid credential is still 401)
+  { kind: "route", method: "GET", path: "/api/[...path]",                             expect: [404, 401, 404, 404, 404, 404, 404, 404, 404, 404] },
+  { kind: "route", method: "POST", path: "/api/[...path]",                            expect: [404, 401, 404, 404, 404, 404, 404, 404, 404, 404] },
   // ---- routes: reads (runs.read)
   { kind: "route", method: "GET", path: "/api/runs",                                  expect: [401, 401, 403, 200, 200, 200, 200, 200, 200, 200] },
   { kind: "route", method: "GET", path: "/api/runs/[run]", run: "default",            expect: [401, 401, 403, 200, 200, 200, 200, 200, 200, 404] },
@@ -87,6 +90,13 @@ export const CASES: readonly Case[] = [
   { kind: "route", method: "GET", path: "/api/runs/[run]/stream", run: "team-b",      expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
   { kind: "route", method: "GET", path: "/api/runs/[run]/summary", run: "default",    expect: [401, 401, 403, 200, 200, 200, 200, 200, 200, 404] },
   { kind: "route", method: "GET", path: "/api/runs/[run]/summary", run: "team-b",     expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
+  // the audit public key: public (a verifier needs no account); a sent key that is not valid is still 401
+  { kind: "route", method: "GET", path: "/api/keys/audit",                            expect: [200, 401, 200, 200, 200, 200, 200, 200, 200, 200] },
+  // verifying an uploaded bundle reads nothing stored but needs a reader (an empty body: 200 with the failures)
+  { kind: "route", method: "POST", path: "/api/bundles/verify",                       expect: [401, 401, 403, 200, 200, 200, 200, 200, 200, 200] },
+  // ---- routes: audit export (audit.export: reviewer and up, signed-in users only; keys hold no such scope)
+  { kind: "route", method: "GET", path: "/api/runs/[run]/bundle", run: "default",     expect: [401, 401, 403, 403, 403, 200, 200, 200, 200, 404] },
+  { kind: "route", method: "GET", path: "/api/runs/[run]/bundle", run: "team-b",      expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
   // ---- routes: writes (runs.write)
   { kind: "route", method: "POST", path: "/api/journals", body: "journal",            expect: [401, 401, 201, 403, 403, 201, 201, 201, 201, 201] },
   { kind: "route", method: "POST", path: "/api/journals", body: "journal", query: "project=team-b", expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 201] },
@@ -94,6 +104,8 @@ export const CASES: readonly Case[] = [
   { kind: "route", method: "POST", path: "/api/imports", body: "import", query: "project=team-b",   expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 201] },
   { kind: "route", method: "POST", path: "/v1/traces", body: "otlp",                  expect: [401, 401, 200, 403, 403, 200, 200, 200, 200, 200] },
   { kind: "route", method: "POST", path: "/v1/traces", body: "otlp", query: "project=team-b",       expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
+  { kind: "route", method: "POST", path: "/api/public/otel/v1/traces", body: "otlp",  expect: [401, 401, 200, 403, 403, 200, 200, 200, 200, 200] },
+  { kind: "route", method: "POST", path: "/api/public/otel/v1/traces", body: "otlp", query: "project=team-b", expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
   { kind: "route", method: "POST", path: "/api/runs/[run]/events", run: "default", body: "append", expect: [401, 401, 200, 403, 403, 200, 200, 200, 200, 404] },
   { kind: "route", method: "POST", path: "/api/runs/[run]/events", run: "team-b", body: "append",  expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
   { kind: "route", method: "POST", path: "/api/runs/[run]/events", run: "new", body: "append",     expect: [401, 401, 200, 403, 403, 200, 200, 200, 200, 200] },
@@ -104,6 +116,7 @@ export const CASES: readonly Case[] = [
   { kind: "page", path: "/runs/[run]", run: "team-b",                                 expect: [307, 307, 404, 404, 404, 404, 404, 404, 404, 200] },
   { kind: "page", path: "/runs/[run]/replay", run: "default",                         expect: [307, 307, 403, 200, 200, 200, 200, 200, 200, 404] },
   { kind: "page", path: "/runs/[run]/replay", run: "team-b",                          expect: [307, 307, 404, 404, 404, 404, 404, 404, 404, 200] },
+  { kind: "page", path: "/verify",                                                    expect: [307, 307, 403, 200, 200, 200, 200, 200, 200, 200] },
   // admin pages: an admin of any project (team-b's too) sees its own projects' admin; everyone else 403
   { kind: "page", path: "/admin",                                                     expect: [307, 307, 403, 403, 403, 403, 403, 403, 200, 200] },
   { kind: "page", path: "/admin/users",                                               expect: [307, 307, 403, 403, 403, 403, 403, 403, 200, 200] },
@@ -129,6 +142,9 @@ export const CASES: readonly Case[] = [
   { kind: "action", file: "admin", name: "createKey", input: { project: "default", name: "matrix made", scope: "read" },     expect: [401, 401, 403, 403, 403, 403, 403, 403, 200, 404] },
   { kind: "action", file: "admin", name: "createKey", input: { project: "team-b", name: "matrix made", scope: "read" },      expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 200] },
   { kind: "action", file: "admin", name: "revokeKey", input: { project: "default", keyId: "no-such-key" },                  expect: [401, 401, 403, 403, 403, 403, 403, 403, 404, 404] },
+  // notes (notes.write: reviewer and up), decided on the server against the run's project; keys cannot use actions
+  { kind: "action", file: "notes", name: "addNote", input: { run: "demo-refund-4185", target: "event", seq: 1, label: "question", text: "matrix note" },  expect: [401, 401, 403, 403, 403, 200, 200, 200, 200, 404] },
+  { kind: "action", file: "notes", name: "addNote", input: { run: "demo-booking-5999", target: "run", label: "confirmed", text: "matrix note" },         expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 200] },
   // signs out a session made for this cell alone (the matrix's own sessions stay alive)
   { kind: "action", file: "session", name: "signOut", input: {},                                                          expect: [303, 303, 303, 303, 303, 303, 303, 303, 303, 303] },
 ];

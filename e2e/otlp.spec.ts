@@ -36,6 +36,10 @@ async function runInstrumentedAgent(exporter: JsonExporter | ProtoExporter): Pro
             "gen_ai.request.model": "gpt-4o",
             "gen_ai.usage.input_tokens": 120,
             "gen_ai.usage.output_tokens": 30,
+            // the model asks for the tool call below (same id): the cause orders them
+            "gen_ai.output.messages": JSON.stringify([
+              { role: "assistant", parts: [{ type: "tool_call", id: "call_1", name: "get_weather", arguments: { city: "Oslo" } }] },
+            ]),
           },
         },
         ctx,
@@ -83,7 +87,13 @@ for (const { name, base } of SERVERS) {
         tool: "get_weather",
         args: { city: "Oslo" },
       });
-      expect(types).toContain("error");
+      // one failed tool is one error event (its ancestors inherit nothing), and the tool call
+      // comes after the model response that requested it, though both started in the same
+      // millisecond and the tool's recorded end may be the earlier one
+      expect(types.filter((t) => t === "error")).toHaveLength(1);
+      expect(types.indexOf("model.response")).toBeLessThan(types.indexOf("tool.call"));
+      expect(events[0].data.source).toMatchObject({ format: encoding === "JSON" ? "otlp-json" : "otlp-protobuf" });
+      expect(types.at(-1)).toBe("run.end");
     });
   }
 }
@@ -130,4 +140,31 @@ test("POST /v1/traces as JSON answers an OTLP export response; a wrong content t
   const empty = await answer(await request.post("/api/imports", { data: Buffer.alloc(0) }), importsAnswerSchema, 400);
   expect(empty.error).toMatch(/empty/);
   expect(empty.runs).toEqual([]);
+});
+
+test("Langfuse's OTLP path /api/public/otel/v1/traces is the same receiver; an unknown /api path answers a JSON 404", async ({
+  request,
+}) => {
+  const traceId = "6c1f0e2d3b4a59687766554433221100";
+  const span = {
+    traceId,
+    spanId: "1a2b3c4d5e6f7081",
+    name: "langfuse-trace",
+    kind: 1,
+    startTimeUnixNano: "1700000000000000000",
+    endTimeUnixNano: "1700000002000000000",
+    attributes: [{ key: "langfuse.observation.type", value: { stringValue: "span" } }],
+  };
+  const otlp = { resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: "langfuse-sdk" }, spans: [span] }] }] };
+  await answer(
+    await request.post("/api/public/otel/v1/traces", { data: otlp, headers: { "content-type": "application/json" } }),
+    otlpAnswerSchema,
+    200,
+  );
+  const run = await getAnswer(request, `/api/runs/otel-${traceId}`, runDetailSchema);
+  expect(run.fidelity).toBe("trace");
+  for (const res of [await request.get("/api/no/such/thing"), await request.post("/api/public/otel/v1/metrics", { data: {} })]) {
+    expect(res.headers()["content-type"]).toMatch(/application\/json/);
+    expect((await answer(res, errorAnswerSchema, 404)).error).toMatch(/no such API endpoint/);
+  }
 });

@@ -15,6 +15,15 @@
  * its code; the server's just before the upload). Each runs BENCH_REPEAT times (default 3,
  * round-robin); medians are printed. Then both databases must hold the same events.
  * The generated file is reused while it exists; delete .bench/otlp-genai-*.json* to regenerate.
+ *
+ * Then the OTLP receiver (receiveSpans, what POST /v1/traces calls after decoding), in this
+ * process on a fresh SQLite database: 600 requests (BENCH_OTLP_REQUESTS) of 5 spans each to
+ * one trace (an agent turn: turn > model call > HTTP call, tool call, model call; the root
+ * span open until the end, as a BatchSpanProcessor exports a long agent run), each request
+ * decoded from its JSON bytes and timed; printed: the first and last 100 requests' median and
+ * mean, their ratio (the receiver is incremental: it should stay near 1, at most 1.5), and
+ * the request that finally brings the root span (it derives the whole trace once).
+ * BENCH_ONLY=otlp runs only this part.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -23,6 +32,9 @@ import http from "node:http";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { writeBenchSection, type BenchFigure } from "./bench-report";
+import { loadConfig } from "../lib/server/config";
+import { openDb } from "../lib/server/db";
+import { decodeOtlp, receiveSpans } from "../lib/server/imports";
 
 const dir = path.resolve(".bench");
 const TARGET_MB = Number(process.env.BENCH_MB ?? 50);
@@ -421,7 +433,148 @@ function digest(dbFile: string, skipRun?: string): { events: number; sha: string
 const mb = (n: number) => `${Math.round(n / 1024 / 1024)} MB`;
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 
+// ---------------------------------------------------------------------------------------
+// The OTLP receiver: many small requests to one trace.
+
+const OTLP_REQUESTS = Math.max(200, Number(process.env.BENCH_OTLP_REQUESTS ?? 600));
+
+/** Request i: one agent turn of 5 spans under the (still open) root, as an exporter sends it. */
+function turnRequest(traceId: string, rootId: string, i: number, t0: bigint): Uint8Array {
+  const ms = 1_000_000n;
+  const t = t0 + BigInt(i) * 100n * ms;
+  const turn = hex(8);
+  const llm1 = hex(8);
+  const callId = `call_${i}`;
+  const span = (spanId: string, parent: string, name: string, a: bigint, b: bigint, attributes: Attr[], status = 1) => ({
+    traceId,
+    spanId,
+    parentSpanId: parent,
+    name,
+    kind: 1,
+    startTimeUnixNano: (t + a * ms).toString(),
+    endTimeUnixNano: (t + b * ms).toString(),
+    attributes,
+    status: { code: status },
+  });
+  const messages = JSON.stringify([{ role: "user", content: sentence(12) }]);
+  const spans = [
+    span(hex(8), llm1, "POST /v1/chat/completions", 2n, 38n, [s("http.request.method", "POST"), int("http.response.status_code", 200)]),
+    span(llm1, turn, "chat gpt-4.1-mini", 1n, 40n, [
+      s("gen_ai.operation.name", "chat"),
+      s("gen_ai.request.model", "gpt-4.1-mini"),
+      s("gen_ai.input.messages", messages),
+      s(
+        "gen_ai.output.messages",
+        JSON.stringify([
+          { role: "assistant", parts: [{ type: "tool_call", id: callId, name: "search_orders", arguments: { q: sentence(4) } }] },
+        ]),
+      ),
+      int("gen_ai.usage.input_tokens", 300 + i),
+      int("gen_ai.usage.output_tokens", 20),
+    ]),
+    span(hex(8), turn, "execute_tool search_orders", 40n, 60n, [
+      s("gen_ai.operation.name", "execute_tool"),
+      s("gen_ai.tool.name", "search_orders"),
+      s("gen_ai.tool.call.id", callId),
+      s("gen_ai.tool.call.arguments", JSON.stringify({ q: sentence(4) })),
+      s("gen_ai.tool.call.result", JSON.stringify({ items: [sentence(10)] })),
+    ]),
+    span(hex(8), turn, "chat gpt-4.1-mini", 60n, 95n, [
+      s("gen_ai.operation.name", "chat"),
+      s("gen_ai.request.model", "gpt-4.1-mini"),
+      s("gen_ai.output.messages", JSON.stringify([{ role: "assistant", parts: [{ type: "text", content: sentence(20) }] }])),
+    ]),
+    span(turn, rootId, `turn ${i}`, 0n, 99n, [s("gen_ai.operation.name", "invoke_workflow")]),
+  ];
+  const body = {
+    resourceSpans: [{ resource: { attributes: [s("service.name", "bench-agent")] }, scopeSpans: [{ scope: { name: "bench" }, spans }] }],
+  };
+  return new TextEncoder().encode(JSON.stringify(body));
+}
+
+async function benchOtlpReceiver(): Promise<{ figures: BenchFigure[]; notes: string[] }> {
+  const dbFile = freshDb("otlp-receiver");
+  const db = openDb(loadConfig({ ...process.env, DATABASE_URL: `file:${dbFile}` }));
+  const traceId = hex(16);
+  const rootId = hex(8);
+  const t0 = 1_770_000_000_000_000_000n;
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < OTLP_REQUESTS; i++) {
+      const bytes = turnRequest(traceId, rootId, i, t0);
+      const start = performance.now();
+      const spans = decodeOtlp(bytes, "application/json");
+      const r = await receiveSpans(db, spans, "default", { contentType: "application/json" });
+      times.push(performance.now() - start);
+      if (r.rejected > 0 || r.runs.length !== 1) throw new Error(`request ${i} was refused: ${JSON.stringify(r)}`);
+    }
+    const root = {
+      resourceSpans: [
+        {
+          resource: { attributes: [s("service.name", "bench-agent")] },
+          scopeSpans: [
+            {
+              scope: { name: "bench" },
+              spans: [
+                {
+                  traceId,
+                  spanId: rootId,
+                  name: "invoke_agent bench-agent",
+                  kind: 1,
+                  startTimeUnixNano: t0.toString(),
+                  endTimeUnixNano: (t0 + BigInt(OTLP_REQUESTS) * 100_000_000n).toString(),
+                  attributes: [s("gen_ai.operation.name", "invoke_agent"), s("gen_ai.agent.name", "bench-agent")],
+                  status: { code: 1 },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const start = performance.now();
+    await receiveSpans(db, decodeOtlp(new TextEncoder().encode(JSON.stringify(root)), "application/json"), "default");
+    const rootMs = performance.now() - start;
+    const events = await db.sql.all<{ n: number; live: number }>(`SELECT "eventCount" AS "n", "live" FROM "Run" WHERE "id" = ?`, [
+      `otel-${traceId}`,
+    ]);
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const first = times.slice(0, 100);
+    const last = times.slice(-100);
+    const ratio = median(last) / median(first);
+    console.log(
+      `OTLP receiver, ${OTLP_REQUESTS} requests of 5 spans to one trace: first 100 median ${median(first).toFixed(2)} ms (mean ${mean(first).toFixed(2)}), ` +
+        `last 100 median ${median(last).toFixed(2)} ms (mean ${mean(last).toFixed(2)}); last/first ${ratio.toFixed(2)} (mean ${(mean(last) / mean(first)).toFixed(2)}); ` +
+        `the root span's request ${rootMs.toFixed(1)} ms; ${fmt(Number(events[0]?.n ?? 0))} events`,
+    );
+    if (ratio > 1.5) process.exitCode = 1;
+    return {
+      figures: [
+        {
+          label: `OTLP receiver, first 100 of ${OTLP_REQUESTS} requests (5 spans each, one trace), median`,
+          value: median(first),
+          unit: "ms",
+        },
+        {
+          label: `OTLP receiver, last 100 of ${OTLP_REQUESTS} requests, median`,
+          value: median(last),
+          unit: "ms",
+          baseline: { label: "first 100", value: median(first) },
+        },
+        { label: "OTLP receiver, the request bringing the root span (derives the whole trace once)", value: rootMs, unit: "ms" },
+      ],
+      notes: [
+        `OTLP receiver: ${OTLP_REQUESTS} requests of 5 spans, then the root span; ${fmt(Number(events[0]?.n ?? 0))} events stored. Goal: last/first <= 1.5.`,
+      ],
+    };
+  } finally {
+    await db.close();
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.env.BENCH_ONLY === "otlp") return otlpSection();
   const t = performance.now();
   const meta = generate();
   console.log(
@@ -463,6 +616,7 @@ async function main(): Promise<void> {
   const c = line("import, CLI (retrace import FILE)", cli);
   if (uiSkipped || ui.length === 0) {
     console.log("import, UI route: skipped (no production build: run node_modules/.bin/next build first)");
+    await otlpSection();
     return;
   }
   const u = line("import, UI route (POST /api/imports, next start)", ui);
@@ -501,6 +655,16 @@ async function main(): Promise<void> {
     ],
   });
   if (!same || c.errors || u.errors) process.exitCode = 1;
+  await otlpSection();
+}
+
+async function otlpSection(): Promise<void> {
+  const otlp = await benchOtlpReceiver();
+  writeBenchSection("import-otlp", {
+    title: "OTLP receiver: many small requests to one trace",
+    command: "npm run bench:import (BENCH_ONLY=otlp for this part alone)",
+    ...otlp,
+  });
 }
 
 await main();

@@ -11,6 +11,9 @@ export function MainNav({ admin }: { admin: boolean }) {
       <Link href="/" prefetch={false} aria-current={path === "/" ? "page" : undefined}>
         Runs
       </Link>
+      <Link href="/verify" prefetch={false} aria-current={path === "/verify" ? "page" : undefined}>
+        Verify
+      </Link>
       {admin ? (
         <Link href="/admin" prefetch={false} aria-current={inAdmin ? "page" : undefined}>
           Admin

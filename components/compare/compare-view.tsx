@@ -1,7 +1,9 @@
 "use client";
 import { useSearchParams } from "next/navigation";
-import { useMemo, useState } from "react";
-import { compareVersions } from "@/lib/compare";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { compareVersions, type Alignment } from "@/lib/compare";
+import { actionFor, adjacentMark, isTyping } from "@/lib/view/keymap";
+import { ShortcutsButton, ShortcutsDialog } from "@/components/ui/shortcuts-dialog";
 import { AlignmentList, STATUS_TEXT } from "./alignment-list";
 import { PairDetail } from "./pair-detail";
 import { RunCard } from "./run-card";
@@ -57,6 +59,7 @@ export function CompareView() {
   const ready = alignment !== null && versions !== null;
   const row = alignment && selected !== null ? alignment.rows[selected] : null;
   const workflow = detailA.data?.workflow ?? null;
+  useCompareKeyboard(alignment, selected, (r) => setPicked({ key, row: r, nonce: Date.now() }));
   const [inputA, setInputA] = useState(a ?? "");
   const [inputB, setInputB] = useState(b ?? "");
 
@@ -74,6 +77,8 @@ export function CompareView() {
         <span style={{ color: "var(--muted)", fontSize: 13 }}>
           aligned by step and by call; ids, timestamps, hashes and latencies are not compared
         </span>
+        <ShortcutsDialog page="compare" />
+        <ShortcutsButton />
         {a !== null && b !== null ? (
           <button type="button" onClick={() => navigate(b, a)} style={{ marginLeft: "auto" }}>
             Swap a ↔ b
@@ -202,4 +207,38 @@ export function CompareView() {
       ) : null}
     </div>
   );
+}
+
+/** The compare page's keys (lib/view/keymap.ts): j / k pairs, n / N differences, Home / End. */
+function useCompareKeyboard(alignment: Alignment | null, selected: number | null, select: (row: number) => void) {
+  const latest = useRef({ alignment, selected, select });
+  useEffect(() => {
+    latest.current = { alignment, selected, select };
+  });
+  const differing = useMemo(() => {
+    const rows: number[] = [];
+    alignment?.rows.forEach((r, i) => void (r.status !== "same" && rows.push(i)));
+    return rows;
+  }, [alignment]);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const { alignment: al, selected: at, select: go } = latest.current;
+      if (!al || al.rows.length === 0 || e.defaultPrevented || isTyping(e.target)) return;
+      const action = actionFor("compare", e);
+      const cur = at ?? -1;
+      const last = al.rows.length - 1;
+      let to: number | null = null;
+      if (action === "next") to = Math.min(last, cur + 1);
+      else if (action === "previous") to = Math.max(0, cur - 1);
+      else if (action === "first") to = 0;
+      else if (action === "last") to = last;
+      else if (action === "next-mark") to = adjacentMark(differing, cur, 1);
+      else if (action === "previous-mark") to = adjacentMark(differing, cur, -1);
+      else return;
+      e.preventDefault();
+      if (to !== null) go(to);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [differing]);
 }

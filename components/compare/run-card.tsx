@@ -1,4 +1,5 @@
 "use client";
+import { plural } from "@/lib/semantics/health";
 import Link from "next/link";
 import type { RunDetail } from "@/lib/view/api-types";
 import { formatTimestamp } from "@/lib/view/format";
@@ -32,7 +33,9 @@ export function RunCard({
     <section className="cmp-run" aria-label={`Run ${side}`}>
       <h2>
         Run {side}
-        {detail ? <StatusBadge status={detail.status} /> : null}
+        {detail ? (
+          <StatusBadge status={detail.status} live={detail.live} findingCount={detail.findingCount} errorFindings={detail.errorFindings} />
+        ) : null}
         {detail ? <span className={`badge ${detail.fidelity === "replayable" ? "good" : "warn"}`}>{detail.fidelity}</span> : null}
       </h2>
       {id ? <div className="id">{id}</div> : <div style={{ color: "var(--muted)" }}>No run chosen yet.</div>}
@@ -48,7 +51,7 @@ export function RunCard({
             {detail.workflowVersion ? `@${detail.workflowVersion}` : ""}
           </span>
           <span>started {formatTimestamp(detail.startedAt)}</span>
-          <span>{detail.eventCount.toLocaleString("en-US")} events</span>
+          <span>{plural(detail.eventCount, "event")}</span>
           <Link href={`/runs/${enc(detail.id)}`} prefetch={false}>
             open
           </Link>

@@ -1,4 +1,5 @@
 "use client";
+import { plural } from "@/lib/semantics/health";
 import { Background, Controls, MiniMap, ReactFlow, ReactFlowProvider, useReactFlow, type Edge, type Node } from "@xyflow/react";
 import { useEffect, useMemo, useRef } from "react";
 import { buildStepGraph, EVENT_KINDS, graphWindow, type GraphNodeData, type RunIndex } from "@/lib/graph";
@@ -125,7 +126,7 @@ function GraphPaneInner({ index, findings }: { index: RunIndex; findings: Readon
         <span title="Big runs show a window of steps around the selection; the timeline shows the whole run">
           {graph.window.total > graph.window.to - graph.window.from
             ? `${(graph.window.from + 1).toLocaleString("en-US")}–${graph.window.to.toLocaleString("en-US")} of ${graph.window.total.toLocaleString("en-US")}`
-            : `${index.steps.length} steps`}
+            : plural(index.steps.length, "step")}
         </span>
         <label>
           steps{" "}

@@ -1,4 +1,5 @@
 "use client";
+import { plural } from "@/lib/semantics/health";
 import { Handle, Position, type Node, type NodeProps } from "@xyflow/react";
 import { memo } from "react";
 import { EVENT_KINDS, KIND_LABEL, type EventNodeData, type StepNodeData } from "@/lib/graph";
@@ -39,7 +40,7 @@ export const EventNode = memo(function EventNode({ data }: NodeProps<EventFlowNo
         {detail ? <span className="n">{detail}</span> : null}
       </span>
       {n.findings > 0 ? (
-        <span className="fbadge" title={`${n.findings} finding(s)`}>
+        <span className="fbadge" title={plural(n.findings, "finding")}>
           !{n.findings > 1 ? n.findings : ""}
         </span>
       ) : null}
@@ -98,7 +99,8 @@ export const StepNode = memo(function StepNode({ data }: NodeProps<StepFlowNode>
         {kinds.length > 4 ? <span style={{ fontSize: 10.5, color: "var(--muted)" }}>+{kinds.length - 4}</span> : null}
       </div>
       <div className="sub">
-        #{n.firstSeq}–#{n.lastSeq} · {n.eventCount} events{timed ? ` · ${formatDuration(n.durationMs)}` : ""}
+        #{n.firstSeq}–#{n.lastSeq} · {plural(n.eventCount, "event")}
+        {timed ? ` · ${formatDuration(n.durationMs)}` : ""}
         {n.status === "error" ? <span className="bad"> · error</span> : null}
       </div>
     </div>

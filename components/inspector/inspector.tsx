@@ -1,11 +1,11 @@
 "use client";
+import { plural } from "@/lib/semantics/health";
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
 import { EVENT_KINDS, type RunIndex } from "@/lib/graph";
 import type { InspectAnswer, RunDetail, StoredEvent } from "@/lib/view/api-types";
 import { formatDuration, formatOffset, formatTimestamp } from "@/lib/view/format";
 import { KindBadge } from "@/components/ui/kind-badge";
-import { SafeText } from "@/components/ui/safe-text";
 import { useRunStore, useRunStoreApi } from "@/components/run/run-store";
 import { prefetchInspect, useInspect } from "@/components/run/use-run-data";
 import { ApprovalPane } from "./approval-pane";
@@ -15,6 +15,8 @@ import { OverviewPane, RawPane } from "./raw-pane";
 import { StatePane } from "./state-pane";
 import { ToolPane } from "./tool-pane";
 import { useTimesRecorded } from "@/components/run/times-recorded";
+import { FindingCard } from "@/components/run/finding-card";
+import { orderAtEvent } from "@/lib/view/findings";
 
 type Tab = "overview" | "context" | "model" | "tool" | "approval" | "state" | "raw";
 const TAB_LABEL: Record<Tab, string> = {
@@ -69,7 +71,8 @@ export function Inspector({ runId, detail, index }: { runId: string; detail: Run
   const s = index.summary;
   const kind = EVENT_KINDS[index.kindOfRow[row]];
   const parent = s.parent[row];
-  const findings = detail.findings.filter((f) => f.seq === seq);
+  // errors first, an effect before the approval it lacked: the reason the run opened here
+  const findings = orderAtEvent(detail.findings.filter((f) => f.seq === seq));
   const ready = q.isSuccess && q.data.seq === seq;
   const policy = (detail.header.policy ?? null) as Record<string, unknown> | null;
 
@@ -103,13 +106,21 @@ export function Inspector({ runId, detail, index }: { runId: string; detail: Run
             </button>
           ) : null}
           <span title="recorder chain at this event">chain {s.chain[row]}</span>
-          {s.redactions[row] > 0 ? <span className="warnc">{s.redactions[row]} secret(s) redacted</span> : null}
+          {s.redactions[row] > 0 ? <span className="warnc">{plural(s.redactions[row], "secret")} redacted</span> : null}
         </div>
-        {findings.map((f) => (
-          <div key={f.rule} className={`finding-box ${f.severity}`} role="note">
-            <b className="mono">{f.rule}</b> ({f.severity}): <SafeText value={f.message} />
+        {findings.length > 0 ? (
+          <div className="inspector-findings" aria-label={`Findings at #${seq}`}>
+            {findings.map((f) => (
+              <FindingCard
+                key={f.rule}
+                runId={runId}
+                finding={f}
+                policy={policy}
+                compact={f.severity === "warning" && findings.some((o) => o.severity === "error")}
+              />
+            ))}
           </div>
-        ))}
+        ) : null}
       </div>
       <div className="tabs" role="tablist" aria-label="Event panes">
         {tabs.map((t) => (

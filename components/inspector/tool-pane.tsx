@@ -36,8 +36,19 @@ export function ToolPane({ answer, all }: { answer: InspectAnswer; all: StoredEv
               ["call id", <Value key="c" v={c.call} />],
               [
                 "effect",
-                <span key="e" className={`badge ${write ? "warn" : ""}`}>
-                  {asStr(c.effect) ?? "—"}
+                <span key="e">
+                  <span className={`badge ${write ? "warn" : ""}`}>{asStr(c.effect) ?? "—"}</span>
+                  {/* an importer guessed it from the tool's name or arguments: the source did not say */}
+                  {c.effectInferred === true ? (
+                    <span
+                      className="muted"
+                      title={asStr(c.effectReason) ?? "guessed from the tool's name or arguments"}
+                      data-testid="effect-inferred"
+                    >
+                      {" "}
+                      inferred
+                    </span>
+                  ) : null}
                 </span>,
               ],
               [

@@ -13,6 +13,7 @@ import {
   type OverrideKind,
 } from "./fork-params";
 import { useReplayStore } from "./replay-store";
+import { useInspect } from "@/components/run/use-run-data";
 
 interface Policy {
   requireApproval?: unknown;
@@ -33,7 +34,8 @@ function firstKind(kinds: Set<OverrideKind>): OverrideKind {
 }
 
 /**
- * The what-if form: where to fork (the frame under the playhead by default) and what to
+ * The what-if form: where to fork (the frame under the playhead by default, or the seq
+ * typed in, whose event prefills the JSON) and what to
  * change. Applying it writes the fork into the URL, which is what replays it, so a fork
  * can be shared as a link and reloaded.
  */
@@ -60,9 +62,13 @@ export function ForkPanel({
     const row = f === undefined ? undefined : result?.rows[f];
     return row?.recorded?.type ?? row?.type ?? null;
   };
-  const jsonFor = (kind: OverrideKind): string => {
-    const e = view?.frame.recorded ?? view?.frame.event;
-    if (kind === "state") return prettyJson(view?.state ?? {});
+  // the event the form forks at: the playhead's frame, or the one typed into "Fork at seq"
+  // (fetched like the run page's inspector), so the JSON is prefilled from that event
+  type Source = { event: { type: string; data: Record<string, unknown> } | null; state: unknown };
+  const playhead: Source = { event: view?.frame.recorded ?? view?.frame.event ?? null, state: view?.state ?? {} };
+  const jsonFor = (kind: OverrideKind, src: Source = playhead): string => {
+    const e = src.event;
+    if (kind === "state") return prettyJson(src.state ?? {});
     if (kind === "toolResult") {
       if (e?.type === "tool.result") {
         const { status, result: value, error } = e.data;
@@ -87,6 +93,19 @@ export function ForkPanel({
   const [outcome, setOutcome] = useState<DraftResult | null>(null);
   const seqNum = /^\d+$/.test(draft.seq.trim()) ? Number(draft.seq.trim()) : null;
   const typeAtSeq = seqNum === null ? null : typeAt(seqNum);
+  const typedSeq = seqNum !== null && seqNum !== frameSeq && typeAtSeq !== null ? seqNum : null;
+  const typed = useInspect(run, typedSeq, draft.kind === "state");
+  const typedSource: Source | null =
+    typedSeq !== null && typed.data?.seq === typedSeq ? { event: typed.data.event.event, state: typed.data.state?.after ?? {} } : null;
+  const sourceAt = (seq: number | null): Source | null => (seq === frameSeq ? playhead : seq === typedSeq ? typedSource : null);
+  // JSON typed by hand is kept; otherwise it follows the seq and kind chosen
+  const [edited, setEdited] = useState(false);
+  const [prefilled, setPrefilled] = useState<string | null>(null);
+  const prefillKey = typedSource ? `${typedSeq}:${draft.kind}:${draft.kind === "state" ? "s" : ""}` : null;
+  if (prefillKey !== null && typedSource && prefillKey !== prefilled && !edited) {
+    setPrefilled(prefillKey);
+    setDraft((d) => ({ ...d, json: jsonFor(d.kind, typedSource) }));
+  }
   const kinds = applicableKinds(typeAtSeq);
   const error = outcome && !outcome.ok ? outcome : null;
   const set = (patch: Partial<ForkDraft>) => {
@@ -146,10 +165,24 @@ export function ForkPanel({
               min={0}
               step={1}
               value={draft.seq}
-              onChange={(e) => set({ seq: e.target.value })}
+              onChange={(e) => {
+                const v = e.target.value;
+                const n = /^\d+$/.test(v.trim()) ? Number(v.trim()) : null;
+                const at = n === null ? new Set<OverrideKind>() : applicableKinds(typeAt(n));
+                const kind = at.has(draft.kind) || n === null ? draft.kind : firstKind(at);
+                const src = n === frameSeq ? playhead : null;
+                set({ seq: v, kind, ...(src && !edited ? { json: jsonFor(kind, src) } : {}) });
+              }}
               {...invalid("seq")}
             />
-            <button type="button" onClick={() => set({ seq: String(frameSeq), json: jsonFor(draft.kind) })} disabled={!view}>
+            <button
+              type="button"
+              onClick={() => {
+                setEdited(false);
+                set({ seq: String(frameSeq), json: jsonFor(draft.kind) });
+              }}
+              disabled={!view}
+            >
               Use the frame under the playhead (#{frameSeq})
             </button>
           </div>
@@ -167,7 +200,10 @@ export function ForkPanel({
                 value={k.kind}
                 checked={draft.kind === k.kind}
                 disabled={!kinds.has(k.kind)}
-                onChange={() => set({ kind: k.kind, json: jsonFor(k.kind) })}
+                onChange={() => {
+                  const src = sourceAt(seqNum);
+                  set({ kind: k.kind, ...(src && !edited ? { json: jsonFor(k.kind, src) } : {}) });
+                }}
               />
               {k.label}
             </label>
@@ -217,7 +253,10 @@ export function ForkPanel({
               id={`${id}-json`}
               spellCheck={false}
               value={draft.json}
-              onChange={(e) => set({ json: e.target.value })}
+              onChange={(e) => {
+                setEdited(true);
+                set({ json: e.target.value });
+              }}
               {...invalid("json")}
             />
           </div>

@@ -42,8 +42,10 @@ export function readForkParams(params: URLSearchParams): ForkFromUrl {
   let raw: unknown;
   try {
     raw = JSON.parse(override);
-  } catch (e) {
-    return { fork: null, error: `override is not valid JSON (${e instanceof Error ? e.message : String(e)})` };
+  } catch {
+    // not the engine's message: the page renders this on the server and again in the
+    // browser, and two JavaScript engines word a JSON error differently (a hydration error)
+    return { fork: null, error: "override is not valid JSON" };
   }
   const checked = checkForkOverride(raw);
   return checked.ok ? { fork: { seq: Number(seq), override: checked.override }, error: null } : { fork: null, error: checked.error };

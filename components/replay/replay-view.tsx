@@ -1,4 +1,5 @@
 "use client";
+import { plural } from "@/lib/semantics/health";
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
@@ -17,6 +18,7 @@ import { ReplayBanner } from "./replay-banner";
 import { ReplayControls } from "./replay-controls";
 import { createReplayStore, ReplayStoreContext, useReplayStore, useReplayStoreApi, type SideTab } from "./replay-store";
 import { useCursorUrl, usePlayback, useReplayKeyboard } from "./use-playback";
+import { ShortcutsButton, ShortcutsDialog } from "@/components/ui/shortcuts-dialog";
 import { useReplaySession } from "./use-replay-session";
 
 const FIDELITIES = new Set(["replayable", "trace", "partial"]);
@@ -105,14 +107,16 @@ function ReplayBody({ runId, initialDetail }: { runId: string; initialDetail: Ru
         >
           {detail.fidelity}
         </span>
-        <span className="badge">{detail.eventCount.toLocaleString("en-US")} events</span>
+        <span className="badge">{plural(detail.eventCount, "event")}</span>
         <nav className="links" aria-label="Related pages">
+          <ShortcutsButton />
           <RunViewerLink runId={runId} />
           <Link href={`/compare?a=${encodeURIComponent(runId)}`} prefetch={false}>
             Compare with another run
           </Link>
         </nav>
       </header>
+      <ShortcutsDialog page="replay" />
       <ReplayBanner fork={fork} urlError={urlError} fidelity={detail.fidelity} />
       <ReplayControls />
       {session.phase === "error" ? (

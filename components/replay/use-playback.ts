@@ -1,5 +1,6 @@
 "use client";
 import { useEffect } from "react";
+import { actionFor, isTyping } from "@/lib/view/keymap";
 import { nextMark, useReplayStore, useReplayStoreApi } from "./replay-store";
 
 /** Playback: one frame per tick at the chosen speed, stopping at the end (or at a divergence). */
@@ -24,46 +25,43 @@ export function usePlayback() {
   }, [api, playing, speed]);
 }
 
-function typing(target: EventTarget | null): boolean {
-  if (!(target instanceof HTMLElement)) return false;
-  const tag = target.tagName;
-  return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || target.isContentEditable;
-}
-
-/** Keys: space plays or pauses, ←/→ (and ↑/↓ in the list) step, N / shift+N jump between divergences, Home/End. */
+/**
+ * The replay's keys (lib/view/keymap.ts, listed by `?`): space plays or pauses, j / k and
+ * the arrows step, n / N jump between divergences and findings, Home / End.
+ */
 export function useReplayKeyboard() {
   const api = useReplayStoreApi();
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
+      if (e.defaultPrevented || isTyping(e.target)) return;
+      const action = actionFor("replay", e);
+      if (action === null || action === "shortcuts") return;
       const s = api.getState();
       const n = s.result?.rows.length ?? 0;
       if (n === 0) return;
       let to: number | null = null;
-      switch (e.key) {
-        case " ":
+      switch (action) {
+        case "play":
           if (e.target instanceof HTMLButtonElement) return;
           s.setPlaying(!s.playing);
           e.preventDefault();
           return;
-        case "ArrowRight":
-        case "ArrowDown":
+        case "next":
           to = s.cursor + 1;
           break;
-        case "ArrowLeft":
-        case "ArrowUp":
+        case "previous":
           to = s.cursor - 1;
           break;
-        case "Home":
+        case "first":
           to = 0;
           break;
-        case "End":
+        case "last":
           to = n - 1;
           break;
-        case "n":
+        case "next-mark":
           to = nextMark(s.marks, s.cursor, 1);
           break;
-        case "N":
+        case "previous-mark":
           to = nextMark(s.marks, s.cursor, -1);
           break;
         default:

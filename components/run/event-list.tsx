@@ -13,7 +13,17 @@ const ROW = 28;
  * Every event of the run (or the search matches), virtualized: only the rows on screen
  * exist in the DOM, so 100,000 events scroll like 100. The selection is kept in view.
  */
-export function EventList({ index, findings, live }: { index: RunIndex; findings: ReadonlyMap<number, number>; live: boolean }) {
+export function EventList({
+  index,
+  findings,
+  notes = new Map(),
+  live,
+}: {
+  index: RunIndex;
+  findings: ReadonlyMap<number, number>;
+  notes?: ReadonlyMap<number, number>;
+  live: boolean;
+}) {
   const api = useRunStoreApi();
   const selectedSeq = useRunStore((s) => s.selectedSeq);
   const search = useRunStore((s) => s.search);
@@ -56,6 +66,7 @@ export function EventList({ index, findings, live }: { index: RunIndex; findings
                 top={item.start}
                 selected={row === selectedRow}
                 findings={findings.get(index.summary.seq[row]) ?? 0}
+                notes={notes.get(index.summary.seq[row]) ?? 0}
                 onSelect={(seq) => api.getState().select(seq, { follow: live && row === index.n - 1 })}
               />
             );
@@ -83,6 +94,7 @@ const EventRow = memo(function EventRow({
   top,
   selected,
   findings,
+  notes,
   onSelect,
 }: {
   index: RunIndex;
@@ -90,6 +102,7 @@ const EventRow = memo(function EventRow({
   top: number;
   selected: boolean;
   findings: number;
+  notes: number;
   onSelect: (seq: number) => void;
 }) {
   const timed = useTimesRecorded();
@@ -124,6 +137,11 @@ const EventRow = memo(function EventRow({
         {status && status !== "ok" ? <span className={failed ? "bad" : ""}>{status}</span> : null}
         {!Number.isNaN(lat) ? <span>{formatDuration(lat)}</span> : null}
         {findings > 0 ? <span className="finding-dot" title={`${findings} finding(s)`} /> : null}
+        {notes > 0 ? (
+          <span className="note-mark" title={`${notes} note(s)`} aria-label={`${notes} note(s)`}>
+            ✎
+          </span>
+        ) : null}
       </span>
     </div>
   );

@@ -6,12 +6,24 @@ import type { RunDetail } from "@/lib/view/api-types";
 import { formatCount, formatDuration, formatTimestamp } from "@/lib/view/format";
 import { visibleText as vt } from "@/lib/view/text";
 import { ChainBadge, StatusBadge } from "@/components/runs/runs-table";
+import { plural } from "@/lib/semantics/health";
+import { ShortcutsButton } from "@/components/ui/shortcuts-dialog";
 import { SearchBox } from "./search-box";
 
 const VERSION_GROUPS = ["prompts", "policies", "tools", "models"] as const;
 
 /** Who ran what, where, with which versions, and whether the record can be trusted. */
-export function RunHeader({ detail, index, liveMode }: { detail: RunDetail; index: RunIndex | undefined; liveMode: string }) {
+export function RunHeader({
+  detail,
+  index,
+  liveMode,
+  actions,
+}: {
+  detail: RunDetail;
+  index: RunIndex | undefined;
+  liveMode: string;
+  actions?: React.ReactNode;
+}) {
   const versions = obj(detail.header.versions);
   const policy = obj(detail.header.policy);
   const resumeOf = obj(detail.header.resumeOf);
@@ -26,7 +38,7 @@ export function RunHeader({ detail, index, liveMode }: { detail: RunDetail; inde
         <span className="mono" style={{ color: "var(--muted)" }}>
           {detail.id}
         </span>
-        <StatusBadge status={detail.status} />
+        <StatusBadge status={detail.status} live={detail.live} findingCount={detail.findingCount} errorFindings={detail.errorFindings} />
         {detail.live ? (
           <span className="badge live" title={liveMode === "stream" ? "updating through a live stream" : "updating by polling"}>
             live
@@ -39,17 +51,15 @@ export function RunHeader({ detail, index, liveMode }: { detail: RunDetail; inde
         >
           {detail.fidelity}
         </span>
-        {detail.findings.length > 0 ? (
-          <span className="badge bad">{detail.findings.length} findings</span>
-        ) : (
-          <span className="badge good">no findings</span>
-        )}
+        {detail.findings.length > 0 ? <FindingsBadgeText findings={detail.findings} /> : <span className="badge good">no findings</span>}
         <Link href={`/runs/${encodeURIComponent(detail.id)}/replay`} prefetch={false}>
           Replay
         </Link>
         <Link href={`/compare?a=${encodeURIComponent(detail.id)}`} prefetch={false}>
           Compare
         </Link>
+        {actions}
+        <ShortcutsButton />
         <SearchBox runId={detail.id} index={index} />
       </div>
       <div className="meta">
@@ -140,5 +150,15 @@ export function RunHeader({ detail, index, liveMode }: { detail: RunDetail; inde
         </details>
       </div>
     </header>
+  );
+}
+
+/** "3 findings" coloured by the worst of them. */
+function FindingsBadgeText({ findings }: { findings: RunDetail["findings"] }) {
+  const errors = findings.filter((f) => f.severity === "error").length;
+  return (
+    <span className={`badge ${errors > 0 ? "bad" : "warn"}`} data-severity={errors > 0 ? "error" : "warning"}>
+      {plural(findings.length, "finding")}
+    </span>
   );
 }

@@ -8,7 +8,7 @@ import { createContext, useContext } from "react";
 import { createStore, useStore, type StoreApi } from "zustand";
 
 export type BottomTab = "timeline" | "charts";
-export type SideTab = "events" | "findings";
+export type SideTab = "events" | "findings" | "notes";
 
 export interface RunViewState {
   selectedSeq: number | null;

@@ -3,9 +3,13 @@ import dynamic from "next/dynamic";
 import { useEffect, useMemo, useState } from "react";
 import { useStore } from "zustand";
 import type { RunIndex } from "@/lib/graph";
+import type { NoteItem } from "@/lib/evidence/notes";
 import type { RunDetail } from "@/lib/view/api-types";
+import { findingSeqs, firstMostSevere } from "@/lib/view/findings";
+import { ShortcutsDialog } from "@/components/ui/shortcuts-dialog";
 import { EventList } from "./event-list";
 import { FindingsList } from "./findings-list";
+import { ExportBundle, NotesPanel, useNoteMarks } from "./notes";
 import { RunHeader } from "./run-header";
 import { createRunViewStore, RunStoreContext, useRunStore, useRunStoreApi } from "./run-store";
 import { useRunKeyboard } from "./use-run-keyboard";
@@ -24,19 +28,48 @@ const StepCharts = dynamic(() => import("@/components/charts/step-charts").then(
   loading: () => <div className="skeleton">Loading charts…</div>,
 });
 
-export function RunView({ runId, initialDetail, initialSeq }: { runId: string; initialDetail: RunDetail; initialSeq: number | null }) {
+export interface RunPowers {
+  note: boolean;
+  export: boolean;
+}
+
+export function RunView({
+  runId,
+  initialDetail,
+  initialSeq,
+  notes = [],
+  may = { note: false, export: false },
+}: {
+  runId: string;
+  initialDetail: RunDetail;
+  initialSeq: number | null;
+  notes?: NoteItem[];
+  may?: RunPowers;
+}) {
   const [store] = useState(() => createRunViewStore(initialSeq, initialSeq === null && initialDetail.live));
   // warm the layout worker while the summary is on its way
   useEffect(() => void getLayoutWorker(), []);
   return (
     <RunStoreContext.Provider value={store}>
-      <RunViewBody runId={runId} initialDetail={initialDetail} />
+      <RunViewBody runId={runId} initialDetail={initialDetail} initialNotes={notes} may={may} />
     </RunStoreContext.Provider>
   );
 }
 
-function RunViewBody({ runId, initialDetail }: { runId: string; initialDetail: RunDetail }) {
+function RunViewBody({
+  runId,
+  initialDetail,
+  initialNotes,
+  may,
+}: {
+  runId: string;
+  initialDetail: RunDetail;
+  initialNotes: NoteItem[];
+  may: RunPowers;
+}) {
   const detail = useRunDetail(runId, initialDetail).data ?? initialDetail;
+  const [notes, setNotes] = useState(initialNotes);
+  const marks = useNoteMarks(notes);
   const indexQuery = useRunIndex(runId);
   const index = indexQuery.data;
   const liveMode = useLiveRun(runId, true);
@@ -46,10 +79,11 @@ function RunViewBody({ runId, initialDetail }: { runId: string; initialDetail: R
   const sideTab = useRunStore((s) => s.sideTab);
   const bottomTab = useRunStore((s) => s.bottomTab);
 
-  useInitialSelection(index);
+  const seqsWithFindings = useMemo(() => findingSeqs(detail.findings), [detail.findings]);
+  useInitialSelection(index, detail.findings);
   useFollowTail(index);
   useUrlSync();
-  useRunKeyboard(index);
+  useRunKeyboard(index, seqsWithFindings);
   useSearchMatches(runId, index);
 
   const findingsBySeq = useMemo(() => {
@@ -63,7 +97,8 @@ function RunViewBody({ runId, initialDetail }: { runId: string; initialDetail: R
   return (
     <TimesRecordedProvider value={detail.timesRecorded !== false}>
       <div className="run-view" data-testid="run-view" data-ready={ready ? "true" : "false"} data-live={liveMode}>
-        <RunHeader detail={detail} index={index} liveMode={liveMode} />
+        <RunHeader detail={detail} index={index} liveMode={liveMode} actions={may.export ? <ExportBundle runId={runId} /> : null} />
+        <ShortcutsDialog page="run" />
         <div className="run-body">
           <aside className="side" aria-label="Events and findings">
             <div className="tabs" role="tablist" aria-label="Side panel">
@@ -73,17 +108,28 @@ function RunViewBody({ runId, initialDetail }: { runId: string; initialDetail: R
               <button type="button" role="tab" aria-selected={sideTab === "findings"} onClick={() => api.getState().setSideTab("findings")}>
                 Findings ({detail.findings.length})
               </button>
+              <button type="button" role="tab" aria-selected={sideTab === "notes"} onClick={() => api.getState().setSideTab("notes")}>
+                Notes ({notes.length})
+              </button>
             </div>
             {sideTab === "events" ? (
               index ? (
-                <EventList index={index} findings={findingsBySeq} live={detail.live} />
+                <EventList index={index} findings={findingsBySeq} notes={marks.bySeq} live={detail.live} />
               ) : (
                 <div className="skeleton">
                   {indexQuery.isError ? `Could not load events: ${indexQuery.error.message}` : "Loading events…"}
                 </div>
               )
+            ) : sideTab === "findings" ? (
+              <FindingsList findings={detail.findings} labels={marks.labels} notes={notes} />
             ) : (
-              <FindingsList findings={detail.findings} />
+              <NotesPanel
+                runId={runId}
+                notes={notes}
+                findings={detail.findings}
+                canWrite={may.note}
+                onAdded={(n) => setNotes((all) => [...all, n])}
+              />
             )}
           </aside>
           <section className="center" aria-label="Graph and timeline">
@@ -119,15 +165,21 @@ function RunViewBody({ runId, initialDetail }: { runId: string; initialDetail: R
   );
 }
 
-/** No `?event=`: start at the first event (or, following a live run, the newest). */
-function useInitialSelection(index: RunIndex | undefined) {
+/**
+ * No `?event=`: start where it went wrong, at the first of the most severe findings (an
+ * error before a warning); without findings at the first event; following a live run, at
+ * the newest.
+ */
+function useInitialSelection(index: RunIndex | undefined, findings: RunDetail["findings"]) {
   const api = useRunStoreApi();
   useEffect(() => {
     if (!index || index.n === 0) return;
     const s = api.getState();
-    if (s.selectedSeq !== null && index.rowOfSeq(s.selectedSeq) >= 0) return;
-    if (s.selectedSeq === null) s.select(s.follow ? index.summary.seq[index.n - 1] : index.summary.seq[0], { follow: s.follow });
-  }, [index, api]);
+    if (s.selectedSeq !== null) return;
+    if (s.follow) return s.select(index.summary.seq[index.n - 1], { follow: true });
+    const opening = firstMostSevere(findings);
+    s.select(opening && index.rowOfSeq(opening.seq) >= 0 ? opening.seq : index.summary.seq[0]);
+  }, [index, api, findings]);
 }
 
 /** Following a live run: each new last event becomes the selection. */

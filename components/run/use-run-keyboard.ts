@@ -1,50 +1,54 @@
 "use client";
 import { useEffect } from "react";
 import { adjacentStepRow, type RunIndex } from "@/lib/graph";
+import { actionFor, adjacentMark, isTyping } from "@/lib/view/keymap";
 import { useRunStoreApi } from "./run-store";
 
-function typing(target: EventTarget | null): boolean {
-  const el = target as HTMLElement | null;
-  if (!el) return false;
-  return el.isContentEditable || el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "SELECT";
-}
-
 /**
- * j / ↓ next event, k / ↑ previous, ] next step, [ previous step, Home / End, / search.
- * Keys typed into a field are left alone.
+ * The run page's keys (lib/view/keymap.ts, listed by `?`): j / ↓ next event, k / ↑
+ * previous, n / N next / previous finding, ] / [ steps, Home / End, / search. Keys typed
+ * into a field are left alone.
  */
-export function useRunKeyboard(index: RunIndex | undefined) {
+export function useRunKeyboard(index: RunIndex | undefined, findingSeqs: readonly number[]) {
   const api = useRunStoreApi();
   useEffect(() => {
     if (!index) return;
     const onKey = (e: KeyboardEvent) => {
-      if (e.altKey || e.ctrlKey || e.metaKey || typing(e.target)) return;
+      if (e.defaultPrevented || isTyping(e.target)) return;
+      const action = actionFor("run", e);
+      if (action === null || action === "shortcuts") return;
       const s = api.getState();
       const row = s.selectedSeq === null ? -1 : index.rowOfSeq(s.selectedSeq);
       const last = index.n - 1;
       let next: number | null = null;
-      switch (e.key) {
-        case "j":
-        case "ArrowDown":
+      switch (action) {
+        case "next":
           next = Math.min(last, row + 1);
           break;
-        case "k":
-        case "ArrowUp":
+        case "previous":
           next = Math.max(0, row - 1);
           break;
-        case "]":
+        case "next-step":
           next = adjacentStepRow(index, row, 1);
           break;
-        case "[":
+        case "previous-step":
           next = adjacentStepRow(index, row, -1);
           break;
-        case "Home":
+        case "first":
           next = 0;
           break;
-        case "End":
+        case "last":
           next = last;
           break;
-        case "/":
+        case "next-mark":
+        case "previous-mark": {
+          e.preventDefault();
+          const at = s.selectedSeq ?? -1;
+          const seq = adjacentMark(findingSeqs, at, action === "next-mark" ? 1 : -1);
+          if (seq !== null && index.rowOfSeq(seq) >= 0) s.select(seq);
+          return;
+        }
+        case "search":
           e.preventDefault();
           window.dispatchEvent(new Event("retrace-focus-search"));
           return;
@@ -56,5 +60,5 @@ export function useRunKeyboard(index: RunIndex | undefined) {
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [index, api]);
+  }, [index, api, findingSeqs]);
 }

@@ -1,6 +1,17 @@
 "use client";
 import { useEffect, useState } from "react";
+import { RULE_IDS } from "@/lib/journal/types";
+import { RULE_TEXT } from "@/lib/analyze/rule-text";
 import { EMPTY_FILTERS, RUN_SORTS, RUN_STATUSES, isFiltered, type RunFilters, type RunSort } from "@/lib/view/run-filters";
+
+/** The Findings select: one control for "has findings" and the severity filter. */
+function findingsChoice(f: RunFilters): string {
+  return f.severity || (f.findings ? "any" : "");
+}
+function fromFindingsChoice(v: string): Pick<RunFilters, "findings" | "severity"> {
+  if (v === "error" || v === "warning") return { findings: "", severity: v };
+  return { findings: v === "any" ? "1" : "", severity: "" };
+}
 
 const TEXT_DELAY_MS = 300;
 
@@ -37,7 +48,7 @@ export function RunFiltersBar({
     <form className="filters" role="search" aria-label="Filter runs" onSubmit={(e) => (e.preventDefault(), onChange(draft))}>
       <label>
         Search
-        <input type="search" placeholder="run id, workflow, tool or model" {...text("q")} />
+        <input type="search" placeholder="run id, workflow, tool, model or finding" {...text("q")} />
       </label>
       {projects.length > 1 ? (
         <label>
@@ -60,6 +71,27 @@ export function RunFiltersBar({
           {RUN_STATUSES.map((s) => (
             <option key={s} value={s}>
               {s}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Findings
+        <select value={findingsChoice(draft)} onChange={(e) => now(fromFindingsChoice(e.target.value))}>
+          <option value="">any run</option>
+          <option value="any">with findings</option>
+          <option value="error">with errors</option>
+          <option value="warning">with warnings</option>
+        </select>
+      </label>
+      <label>
+        Rule
+        <select value={draft.rule} onChange={(e) => now({ rule: e.target.value })}>
+          <option value="">any</option>
+          {/* a ?rule= this version does not know stays selectable (and lists what the server says) */}
+          {[...RULE_IDS, ...(draft.rule && !(RULE_IDS as readonly string[]).includes(draft.rule) ? [draft.rule] : [])].map((r) => (
+            <option key={r} value={r} title={(RULE_TEXT as Record<string, { title: string } | undefined>)[r]?.title}>
+              {r}
             </option>
           ))}
         </select>

@@ -2,7 +2,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { filtersFromParams, isFiltered, paramsFromFilters, type RunFilters } from "@/lib/view/run-filters";
+import { EMPTY_FILTERS, filtersFromParams, isFiltered, paramsFromFilters, type RunFilters } from "@/lib/view/run-filters";
 import { runsKeys } from "@/components/data/query-keys";
 import { EmptyState } from "./empty-state";
 import { RunFiltersBar } from "./run-filters-bar";
@@ -81,9 +81,7 @@ export function RunsPage({ origin, projects, uploadProject }: RunsPageProps) {
         <EmptyState
           origin={origin}
           filtered={isFiltered(filters)}
-          onClearFilters={() =>
-            setFilters({ ...filters, project: "", status: "", workflow: "", environment: "", tag: "", q: "", from: "", to: "", live: "" })
-          }
+          onClearFilters={() => setFilters({ ...EMPTY_FILTERS, sort: filters.sort })}
         />
       ) : null}
       {all.length > 0 ? <RunsTable runs={all} showProject={projects.length > 1} /> : null}

@@ -2,11 +2,48 @@ import Link from "next/link";
 import type { RunListItem } from "@/lib/view/api-types";
 import { describeChain, formatCount, formatDuration, formatTimestamp } from "@/lib/view/format";
 import { visibleText as vt } from "@/lib/view/text";
+import { plural, runHealth, severityTone, type HealthTone } from "@/lib/semantics/health";
 
-export function StatusBadge({ status }: { status: string }) {
-  const cls =
-    status === "succeeded" ? "good" : status === "failed" ? "bad" : status === "running" ? "warn" : status === "cancelled" ? "warn" : "";
-  return <span className={`badge ${cls}`}>{status}</span>;
+const TONE_CLASS: Record<HealthTone, string> = { good: "good", bad: "bad", warn: "warn", live: "", neutral: "" };
+
+/**
+ * The run's health: its status read with its findings (lib/semantics/health), so
+ * "succeeded · 2 errors" is red, not green. Without counts it is the status alone.
+ */
+export function StatusBadge({
+  status,
+  live = false,
+  findingCount = 0,
+  errorFindings = 0,
+}: {
+  status: string;
+  live?: boolean;
+  findingCount?: number;
+  errorFindings?: number;
+}) {
+  const h = runHealth({ status, live, findingCount, errorFindings });
+  return (
+    <span className={`badge ${TONE_CLASS[h.tone]}`} data-health={h.tone} title={`Status ${status}; findings: ${findingCount}`}>
+      {h.label}
+    </span>
+  );
+}
+
+/** A findings count coloured by the highest severity among them (an error is not a warning). */
+export function FindingsBadge({ findingCount, errorFindings }: { findingCount: number; errorFindings: number }) {
+  if (findingCount === 0) return <span className="sub">0</span>;
+  const h = runHealth({ status: "", findingCount, errorFindings });
+  return (
+    <span
+      className={`badge ${TONE_CLASS[severityTone(h.worst)]}`}
+      data-severity={h.worst ?? undefined}
+      title={[h.errors > 0 ? plural(h.errors, "error") : "", h.warnings > 0 ? plural(h.warnings, "warning") : ""]
+        .filter(Boolean)
+        .join(", ")}
+    >
+      {formatCount(findingCount)}
+    </span>
+  );
 }
 
 export function ChainBadge({ status, brokenAt, prefix = "" }: { status: string; brokenAt: number | null; prefix?: string }) {
@@ -32,15 +69,15 @@ export function RunsTable({ runs, showProject = false }: { runs: RunListItem[]; 
             <th>Run</th>
             {showProject ? <th>Project</th> : null}
             <th>Workflow</th>
-            <th>Version</th>
-            <th>Environment</th>
-            <th>Status</th>
+            <th className="col-version">Version</th>
+            <th className="col-env">Environment</th>
+            <th>Health</th>
             <th>Started (UTC)</th>
-            <th className="num">Duration</th>
+            <th className="num col-duration">Duration</th>
             <th className="num">Events</th>
             <th className="num">Findings</th>
-            <th>Fidelity</th>
-            <th>Chain</th>
+            <th className="col-fidelity">Fidelity</th>
+            <th className="col-chain">Chain</th>
           </tr>
         </thead>
         <tbody>
@@ -66,24 +103,25 @@ export function RunsTable({ runs, showProject = false }: { runs: RunListItem[]; 
                   </div>
                 ) : null}
               </td>
-              <td className="mono">{r.workflowVersion ? vt(r.workflowVersion) : "—"}</td>
-              <td>{r.environment ? vt(r.environment) : "—"}</td>
+              <td className="mono col-version">{r.workflowVersion ? vt(r.workflowVersion) : "—"}</td>
+              <td className="col-env">{r.environment ? vt(r.environment) : "—"}</td>
               <td>
-                <StatusBadge status={r.status} /> {r.live ? <span className="badge live">live</span> : null}
+                <StatusBadge status={r.status} live={r.live} findingCount={r.findingCount} errorFindings={r.errorFindings} />{" "}
+                {r.live ? <span className="badge live">live</span> : null}
               </td>
               <td title={r.timesRecorded === false ? "The source recorded no times" : formatTimestamp(r.startedAt)}>
                 {r.timesRecorded === false ? "not recorded" : formatTimestamp(r.startedAt).slice(0, 19)}
               </td>
-              <td className="num">{formatDuration(r.durationMs)}</td>
+              <td className="num col-duration">{formatDuration(r.durationMs)}</td>
               <td className="num">
                 {formatCount(r.eventCount)}
-                {r.errorCount > 0 ? <div className="sub bad">{formatCount(r.errorCount)} errors</div> : null}
+                {r.errorCount > 0 ? <div className="sub bad">{plural(r.errorCount, "error event")}</div> : null}
               </td>
               <td className="num">
-                {r.findingCount > 0 ? <span className="badge bad">{formatCount(r.findingCount)}</span> : <span className="sub">0</span>}
+                <FindingsBadge findingCount={r.findingCount} errorFindings={r.errorFindings} />
               </td>
-              <td>{r.fidelity}</td>
-              <td>
+              <td className="col-fidelity">{r.fidelity}</td>
+              <td className="col-chain">
                 <ChainBadge status={r.chainStatus} brokenAt={r.chainBrokenAt} />
               </td>
             </tr>

@@ -6,7 +6,20 @@
  */
 import { asksForHelp, parseCommandArgs, type CommandOptions } from "./args";
 
-const COMMANDS = ["import", "migrate", "analyze", "replay", "redaction-key", "export", "verify", "user", "project", "key", "log"] as const;
+const COMMANDS = [
+  "import",
+  "migrate",
+  "analyze",
+  "replay",
+  "redaction-key",
+  "export",
+  "verify",
+  "keys",
+  "user",
+  "project",
+  "key",
+  "log",
+] as const;
 type CommandName = (typeof COMMANDS)[number];
 
 export interface CliCommand {

@@ -41,8 +41,15 @@ export interface BuildOptions {
    * "synthetic"`, see timesRecordedIn) so that no view shows those times as real ones.
    */
   synthetic?: boolean;
+  /**
+   * Keep the order events were added in (their causal order, span-based importers) rather
+   * than sorting by time: clocks of span starts are coarser than durations, so time alone
+   * can put an effect before its cause.
+   */
+  causal?: boolean;
   start: { data: Record<string, unknown>; t?: bigint };
-  end: { data: Record<string, unknown>; t?: bigint };
+  /** null: no `run.end` (the run is still live: its root has not arrived). */
+  end: { data: Record<string, unknown>; t?: bigint } | null;
 }
 
 export class JournalBuilder {
@@ -68,7 +75,10 @@ export class JournalBuilder {
   }
 
   build(opts: BuildOptions): JournalEvent[] {
-    const sorted = opts.synthetic ? [...this.items] : [...this.items].sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : a.order - b.order));
+    const sorted =
+      opts.synthetic || opts.causal
+        ? [...this.items]
+        : [...this.items].sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : a.order - b.order));
     const known = new Set(this.items.flatMap((i) => (i.key ? [i.key] : [])));
     const emitted = new Set<string>();
     const pending = new Map<string, Item[]>();
@@ -97,7 +107,8 @@ export class JournalBuilder {
 
     const { min, max } = this.span();
     const tStart = opts.start.t !== undefined && (min === undefined || opts.start.t <= min) ? opts.start.t : (min ?? 0n);
-    const tEnd = opts.end.t !== undefined && (max === undefined || opts.end.t >= max) ? opts.end.t : (max ?? tStart);
+    const endT = opts.end?.t;
+    const tEnd = endT !== undefined && (max === undefined || endT >= max) ? endT : (max ?? tStart);
 
     const run = opts.runId as RunId;
     const keyToSeq = new Map<string, number>();
@@ -129,7 +140,7 @@ export class JournalBuilder {
       out.push(make(seq, it.t, it.type, it.data, it));
       if (it.key) keyToSeq.set(it.key, seq);
     }
-    out.push(make(out.length, tEnd, "run.end", opts.end.data));
+    if (opts.end) out.push(make(out.length, tEnd, "run.end", opts.end.data));
     return out;
   }
 }

@@ -4,7 +4,12 @@
  * detection on the first bytes, lib/server/service.ts).
  */
 import { parseJsonExact } from "../journal/parse-line";
-import { detectFormat, UNKNOWN_FORMAT } from "./detect";
+import { importAtif } from "./atif";
+import { importLangSmith } from "./langsmith";
+import { importClaudeCode } from "./claude-code";
+import { importCodex } from "./codex";
+import { importOpenHandsEval } from "./openhands-eval";
+import { detectFormat, unknownFormatMessage } from "./detect";
 import { importInspect } from "./inspect-ai";
 import { importJaeger } from "./jaeger";
 import { importLangfuse } from "./langfuse";
@@ -14,6 +19,7 @@ import { spansFromOtlpJson, spansToRuns } from "./otlp";
 import { importJournal } from "./retrace-journal";
 import { importSweAgent } from "./swe-agent";
 import { importTauBench } from "./tau-bench";
+import { describeText } from "./shape";
 import { FORMAT_LABELS, type ImportOptions, type ImportResult, type SourceFormat } from "./types";
 
 export class ImportError extends Error {}
@@ -27,8 +33,14 @@ export function importTrace(text: string, opts: ImportOptions = {}): ImportResul
 /** Converts a text (BOM already dropped) known to be in `format`. Throws `ImportError` when it cannot. */
 export function convertDocument(format: SourceFormat, body: string, opts: ImportOptions = {}): ImportResult {
   const label = FORMAT_LABELS[format];
-  if (format === "unknown") throw new ImportError(UNKNOWN_FORMAT);
+  if (format === "unknown") throw new ImportError(unknownFormatMessage(describeText(body)));
   if (format === "retrace-journal") return importJournal(body);
+  // line formats: one JSON object per line, read line by line
+  if (format === "claude-code") return importClaudeCode(body, opts);
+  if (format === "codex") return importCodex(body, opts);
+  if (format === "openhands-eval") return importOpenHandsEval(body, opts);
+  // binary: only the /v1/traces receiver takes it (decodeOtlp), never a text file
+  if (format === "otlp-protobuf") throw new ImportError(`${label} is received at /v1/traces, not imported as a file`);
   let value: unknown;
   try {
     value = parseJsonExact(body);
@@ -61,5 +73,11 @@ export function convertDocument(format: SourceFormat, body: string, opts: Import
       return importInspect(value, body, opts);
     case "tau-bench":
       return importTauBench(value, opts);
+    case "atif":
+      return importAtif(value, body, opts);
+    case "langsmith":
+      return importLangSmith(value, opts);
+    default:
+      throw new ImportError(`the file looks like ${label}, which this version cannot import yet`);
   }
 }

@@ -4,13 +4,19 @@
  * depth (keys inside strings, such as JSON encoded in a string, are never counted), then
  * the key sets are matched against each format's signature.
  */
+import { describeBinary, describeText, isZip, ndjsonHead, zipMembers } from "./shape";
 import { FORMAT_LABELS, type SourceFormat } from "./types";
 
 export const DETECT_HEAD_BYTES = 64 * 1024;
 
 /** What an import of a file in no known format says. */
 export const UNKNOWN_FORMAT =
-  "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, any-agent, OTel JS span dumps, SWE-agent, OpenHands, Inspect AI, tau-bench, Retrace journals)";
+  "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, LangSmith, any-agent, OTel JS span dumps, SWE-agent, OpenHands (event streams and evaluation output.jsonl), Inspect AI (.json and .eval), tau-bench, Claude Code sessions, Codex CLI rollouts, ATIF trajectories, Retrace journals)";
+
+/** The one error of a file in no known format: that it is not supported, and what it looks like. */
+export function unknownFormatMessage(looksLike: string): string {
+  return UNKNOWN_FORMAT.replace("was not recognised", `was not recognised: it looks like ${looksLike}`);
+}
 
 /**
  * Bytes read ahead for detection. `detectFormat` looks at 64 K UTF-16 code units; a code unit
@@ -99,15 +105,36 @@ function looksLikeJournalLine(line: string): boolean {
 export interface Detection {
   format: SourceFormat;
   label: string;
+  /** Format `unknown` only: the one error to give, naming what the file looks like. */
+  message?: string;
 }
 
 const result = (format: SourceFormat): Detection => ({ format, label: FORMAT_LABELS[format] });
+
+const CODEX_LINE_TYPES = new Set(["session_meta", "turn_context", "response_item", "event_msg", "compacted"]);
+const CLAUDE_LINE_TYPES = new Set(["user", "assistant", "system", "summary", "file-history-snapshot", "queue-operation"]);
+
+/** Line formats: Claude Code sessions and Codex rollouts, read off the first complete lines. */
+function detectLines(lines: Array<Record<string, unknown>>): SourceFormat | undefined {
+  if (lines.length === 0) return undefined;
+  const codex = lines.filter((l) => typeof l.type === "string" && CODEX_LINE_TYPES.has(l.type) && "payload" in l && "timestamp" in l);
+  if (codex.length === lines.length && lines.some((l) => l.type === "session_meta" || l.type === "response_item")) return "codex";
+  const claude = lines.filter((l) => typeof l.type === "string" && CLAUDE_LINE_TYPES.has(l.type));
+  const conversation = lines.some(
+    (l) => "sessionId" in l && ("parentUuid" in l || "uuid" in l) && (l.type === "user" || l.type === "assistant"),
+  );
+  const summary = lines.some((l) => l.type === "summary" && "leafUuid" in l);
+  if (claude.length === lines.length && (conversation || summary)) return "claude-code";
+  return undefined;
+}
 
 export function detectFormat(head: string, fileName?: string): Detection {
   const text = head.length > DETECT_HEAD_BYTES ? head.slice(0, DETECT_HEAD_BYTES) : head;
   const line = firstLine(text);
   // A journal's first line is a complete event; a pretty-printed JSON document's is "{".
   if (line.startsWith("{") && looksLikeJournalLine(line)) return result("retrace-journal");
+  const lineFormat = line.startsWith("{") ? detectLines(ndjsonHead(text)) : undefined;
+  if (lineFormat) return result(lineFormat);
 
   const { root, keys } = scan(text);
   const k1 = keys[1] ?? new Set<string>();
@@ -128,6 +155,10 @@ export function detectFormat(head: string, fileName?: string): Detection {
     if (k1.has("trajectory") || (has(k1, "history", "info") && k1.has("environment"))) return result("swe-agent");
     if (k1.has("eval") && any(k1, "version", "samples", "status", "plan")) return result("inspect-ai");
     if (has(k1, "task_id", "traj") || (k1.has("task_id") && any(k1, "reward", "trial"))) return result("tau-bench");
+    if (k1.has("instance_id") && any(k1, "history", "instruction", "test_result")) return result("openhands-eval");
+    if (has(k1, "schema_version", "steps") && /"schema_version"\s*:\s*"ATIF/i.test(text)) return result("atif");
+    if (any(k1, "post", "patch") && any(deep, "dotted_order", "run_type")) return result("langsmith");
+    if (has(k1, "run_type", "id") && any(k1, "dotted_order", "child_runs", "trace_id")) return result("langsmith");
   }
   if (root === "array") {
     if (any(k1, "resourceSpans", "resource_spans", "batches")) return result("otlp-json-array");
@@ -136,11 +167,12 @@ export function detectFormat(head: string, fileName?: string): Detection {
     if (k1.has("name") && (any(k1, "spanContext", "_spanContext", "parentSpanId", "parentSpanContext") || k1.has("startTime")))
       return result("otel-js-spans");
     if (has(k1, "traceID", "spans")) return result("jaeger");
+    if (has(k1, "run_type", "id") && any(k1, "dotted_order", "trace_id", "child_runs")) return result("langsmith");
   }
   const lower = (fileName ?? "").toLowerCase();
   if (lower.endsWith(".traj")) return result("swe-agent");
   if (/\.(jsonl|ndjson)(\.gz)?$/.test(lower) && line.startsWith("{") && /"run"\s*:/.test(line)) return result("retrace-journal");
-  return result("unknown");
+  return { ...result("unknown"), message: unknownFormatMessage(describeText(text, keys[1])) };
 }
 
 /**
@@ -149,6 +181,13 @@ export function detectFormat(head: string, fileName?: string): Detection {
  * second one, as importTrace drops it).
  */
 export function detectBytes(head: Uint8Array, fileName?: string): Detection {
+  if (isZip(head)) {
+    // Inspect's .eval: a zip whose members include header.json, samples/… or _journal/…
+    const names = zipMembers(head);
+    if (names.some((n) => n === "header.json" || n.startsWith("samples/") || n.startsWith("_journal/"))) return result("inspect-eval");
+  }
+  const binary = describeBinary(head);
+  if (binary) return { ...result("unknown"), message: unknownFormatMessage(binary) };
   const text = new TextDecoder().decode(head.subarray(0, STREAM_HEAD_BYTES), { stream: true });
   return detectFormat(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, fileName);
 }

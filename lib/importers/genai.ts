@@ -64,10 +64,24 @@ const HTTP_KEYS = [
 
 const LLM_OPERATIONS = new Set(["chat", "generate_content", "text_completion", "completion", "call_llm", "generate", "responses"]);
 
+/** Langfuse's observation types (`langfuse.observation.type`) → roles; span and event say nothing more. */
+const LANGFUSE_ROLES: Record<string, SpanRole> = {
+  generation: "llm",
+  tool: "tool",
+  agent: "agent",
+  chain: "chain",
+  retriever: "retriever",
+  embedding: "embedding",
+  evaluator: "chain",
+  guardrail: "chain",
+};
+
 export function spanRole(span: NormalizedSpan): SpanRole {
   const at = span.attributes;
   const oi = str(at["openinference.span.kind"])?.toLowerCase();
   if (oi && oi !== "unknown") return oi;
+  const lf = str(at["langfuse.observation.type"])?.toLowerCase();
+  if (lf && LANGFUSE_ROLES[lf]) return LANGFUSE_ROLES[lf];
   const op = str(at["gen_ai.operation.name"])?.toLowerCase();
   if (op) {
     if (LLM_OPERATIONS.has(op)) return "llm";
@@ -209,6 +223,37 @@ function adkContentToMessage(c: unknown, idBase: string): Message | undefined {
   };
 }
 
+/**
+ * A GenAI semconv message with `parts` (`[{role, parts: [{type: text|tool_call|
+ * tool_call_response, …}]}]`, AI SDK 7, Traceloop) → the journal's {role, content, toolCalls?,
+ * toolCallId?}; other shapes are kept as they are.
+ */
+export function normalizePartsMessage(m: unknown, idBase: string): unknown {
+  if (!isRecord(m) || !Array.isArray(m.parts) || m.content !== undefined) return m;
+  const texts: string[] = [];
+  const toolCalls: ToolCallRequest[] = [];
+  const results: unknown[] = [];
+  let toolCallId: string | undefined;
+  m.parts.forEach((p, j) => {
+    if (!isRecord(p)) return;
+    if (p.type === "text" || p.type === "reasoning") {
+      const t = firstStr(p.content, p.text);
+      if (t !== undefined) texts.push(t);
+    } else if (p.type === "tool_call") {
+      toolCalls.push({ id: str(p.id) ?? `${idBase}-${j}`, name: str(p.name) ?? "unknown", args: decodeJsonString(p.arguments ?? {}) });
+    } else if (p.type === "tool_call_response") {
+      toolCallId ??= str(p.id);
+      results.push(p.response ?? p.result ?? null);
+    }
+  });
+  const out: Rec = { role: str(m.role) ?? "user" };
+  if (texts.length > 0) out.content = texts.join("\n");
+  else if (results.length > 0) out.content = results.length === 1 ? results[0] : results;
+  if (toolCalls.length > 0) out.toolCalls = toolCalls;
+  if (toolCallId) out.toolCallId = toolCallId;
+  return out;
+}
+
 function messagesFromList(v: unknown): unknown[] | undefined {
   if (Array.isArray(v)) return v;
   if (isRecord(v) && Array.isArray(v.messages)) {
@@ -232,7 +277,15 @@ function messagesFrom(span: NormalizedSpan, role: SpanRole): { messages?: unknow
   const genai = first(at, ["gen_ai.input.messages", "gen_ai.prompt"]);
   if (genai) {
     const list = messagesFromList(decodeJsonString(genai.value));
-    if (list) return { messages: withSystem(list), keys: [...keys, genai.key] };
+    if (list)
+      return { messages: withSystem(list.map((m, i) => normalizePartsMessage(m, `${span.spanId}-p${i}`))), keys: [...keys, genai.key] };
+  }
+  const lf = first(at, ["langfuse.observation.input"]);
+  if (lf && role === "llm") {
+    const v = decodeJsonString(lf.value);
+    const list = messagesFromList(v);
+    if (list) return { messages: list.map((m, i) => normalizePartsMessage(m, `${span.spanId}-p${i}`)), keys: [lf.key] };
+    return { messages: [isRecord(v) && typeof v.role === "string" ? v : { role: "user", content: v }], keys: [lf.key] };
   }
   const oll = openLlmetryMessages(at, "gen_ai.prompt.", `${span.spanId}-p`);
   if (oll.messages.length > 0) return { messages: withSystem(oll.messages.map(cleanMessage)), keys: [...keys, ...oll.keys] };
@@ -394,6 +447,31 @@ function outputFrom(span: NormalizedSpan): Output {
     const text = isRecord(msg) ? textOf(msg.content) : textOf(msg);
     return { output: finishOutput(text, []), finish: str(choice.attributes.finish_reason), keys: [] };
   }
+  const lfo = first(at, ["langfuse.observation.output"]);
+  if (lfo) {
+    const v = decodeJsonString(lfo.value);
+    if (typeof v === "string") return { output: { text: v }, keys: [lfo.key] };
+    const msgs = Array.isArray(v) ? v : [v];
+    const texts: string[] = [];
+    const toolCalls: ToolCallRequest[] = [];
+    msgs.forEach((m, i) => {
+      const n = normalizePartsMessage(m, `${id}-${i}`);
+      if (!isRecord(n)) return;
+      const t = textOf(n.content);
+      if (t) texts.push(t);
+      const calls = Array.isArray(n.toolCalls) ? n.toolCalls : Array.isArray(n.tool_calls) ? n.tool_calls : [];
+      calls.filter(isRecord).forEach((c, j) => {
+        const fn = isRecord(c.function) ? c.function : {};
+        toolCalls.push({
+          id: str(c.id) ?? `${id}-${i}-${j}`,
+          name: firstStr(c.name, fn.name) ?? "unknown",
+          args: decodeJsonString(c.args ?? c.arguments ?? fn.arguments ?? {}),
+        });
+      });
+    });
+    const output = finishOutput(texts.length > 0 ? texts.join("\n") : undefined, toolCalls);
+    return { output: output ?? { text: canonicalText(v) }, keys: [lfo.key] };
+  }
   const ov = first(at, ["output.value"]);
   if (ov) {
     const v = decodeJsonString(ov.value);
@@ -475,6 +553,18 @@ const USAGE_KEYS: Array<[string, string[]]> = [
 
 export function usageFrom(at: Attributes): { usage?: Record<string, number> } {
   const usage: Record<string, number> = {};
+  // Langfuse: `langfuse.observation.usage_details` = JSON {input, output, total}
+  const lf = decodeJsonString(at["langfuse.observation.usage_details"]);
+  if (isRecord(lf)) {
+    for (const [name, key] of [
+      ["inputTokens", "input"],
+      ["outputTokens", "output"],
+      ["totalTokens", "total"],
+    ] as const) {
+      const n = toNumber(toAttrValueLoose(lf[key]));
+      if (n !== undefined) usage[name] = n;
+    }
+  }
   for (const [name, keys] of USAGE_KEYS) {
     const f = first(at, keys);
     const n = f ? toNumber(f.value) : undefined;
@@ -534,6 +624,7 @@ function modelCallOf(span: NormalizedSpan, role: SpanRole, start: bigint, end: b
   const model =
     firstStr(
       at["gen_ai.request.model"],
+      at["langfuse.observation.model.name"],
       at["llm.model_name"],
       at["ai.model.id"],
       at["gen_ai.response.model"],
@@ -566,6 +657,7 @@ function modelCallOf(span: NormalizedSpan, role: SpanRole, start: bigint, end: b
 
 const TOOL_ARG_KEYS = [
   "gen_ai.tool.call.arguments",
+  "langfuse.observation.input",
   "gen_ai.tool.args",
   "ai.toolCall.args",
   "gcp.vertex.agent.tool_call_args",
@@ -573,6 +665,7 @@ const TOOL_ARG_KEYS = [
 ];
 const TOOL_RESULT_KEYS = [
   "gen_ai.tool.call.result",
+  "langfuse.observation.output",
   "gen_ai.output",
   "ai.toolCall.result",
   "gcp.vertex.agent.tool_response",
@@ -645,6 +738,7 @@ function errorsOf(span: NormalizedSpan, end: bigint): { errors: ErrorInfo[]; mar
       t: end,
       message: span.status.message || "span status ERROR",
       code: str(span.attributes["error.type"]) ?? "STATUS_CODE_ERROR",
+      fromStatus: true,
     });
   }
   return { errors, marks };
@@ -692,4 +786,12 @@ export function spanToNode(span: NormalizedSpan): StepNode {
     }
   }
   return node;
+}
+
+function toAttrValueLoose(v: unknown): AttrValue {
+  return typeof v === "number" || typeof v === "string" ? v : null;
+}
+
+function canonicalText(v: unknown): string {
+  return typeof v === "string" ? v : JSON.stringify(v);
 }

@@ -7,6 +7,8 @@
 import { setOwn } from "../journal/own-keys";
 import { JournalBuilder } from "./builder";
 import { asArray, compact, contentId, firstStr, isRecord, isoToNanos, makeRunId, str, toNumber, type UnknownRecord } from "./json-utils";
+import { inferEffect } from "./effects";
+import { normalizeMessages, type JournalMessage } from "./messages";
 import { modelVersions, type ModelCallInfo } from "./nodes";
 import type { ImportOptions, ImportResult } from "./types";
 
@@ -50,6 +52,47 @@ function runStatus(logStatus: string | undefined, sampleError: unknown): "succee
   if (logStatus === "success") return "succeeded";
   if (logStatus === "error") return "failed";
   return "cancelled";
+}
+
+/** Model and tool calls read off a message list: each assistant message answers the messages before it. */
+function fromMessages(b: JournalBuilder, messages: JournalMessage[], calls: ModelCallInfo[], model: string) {
+  let n = 0;
+  let since = 0;
+  messages.forEach((m, i) => {
+    if (m.role === "tool") {
+      b.add({
+        t: 0n,
+        type: "tool.result",
+        parentKey: `t:${m.toolCallId ?? ""}`,
+        after: `t:${m.toolCallId ?? ""}`,
+        data: compact({ call: m.toolCallId ?? `result-${i}`, status: m.isError ? "error" : "ok", result: m.content }),
+      });
+      return;
+    }
+    if (m.role !== "assistant") return;
+    const call = `msg-model-${++n}`;
+    calls.push({ call, model });
+    b.add({ t: 0n, type: "model.request", key: `m:${call}`, data: { call, model, messages: messages.slice(since, i) } });
+    since = i + 1;
+    b.add({
+      t: 0n,
+      type: "model.response",
+      key: `r:${call}`,
+      parentKey: `m:${call}`,
+      after: `m:${call}`,
+      data: compact({ call, output: compact({ text: m.content || undefined, reasoning: m.reasoning, toolCalls: m.toolCalls }) }),
+    });
+    for (const tc of m.toolCalls ?? []) {
+      b.add({
+        t: 0n,
+        type: "tool.call",
+        key: `t:${tc.id}`,
+        parentKey: `r:${call}`,
+        after: `r:${call}`,
+        data: { call: tc.id, tool: tc.name, args: tc.args, ...inferEffect(tc.name, tc.args) },
+      });
+    }
+  });
 }
 
 const OMIT = new Set(["event", "timestamp", "span_id", "working_start", "pending", "uuid"]);
@@ -167,7 +210,7 @@ function sampleToRun(log: UnknownRecord, sample: UnknownRecord, opts: ImportOpti
           data: compact({
             call,
             model: info.model,
-            messages: asArray(e.input),
+            messages: normalizeMessages(asArray(e.input), `${call}-`),
             params: Object.keys(config).length > 0 ? config : undefined,
             tools: tools.length > 0 ? tools : undefined,
             toolChoice: e.tool_choice ?? undefined,
@@ -216,8 +259,7 @@ function sampleToRun(log: UnknownRecord, sample: UnknownRecord, opts: ImportOpti
             call,
             tool: firstStr(e.function) ?? "tool",
             args: e.arguments ?? {},
-            effect: "read",
-            effectInferred: true,
+            ...inferEffect(firstStr(e.function) ?? "tool", e.arguments),
             toolType: str(e.type),
           }),
         });
@@ -261,6 +303,17 @@ function sampleToRun(log: UnknownRecord, sample: UnknownRecord, opts: ImportOpti
     }
   };
   for (const e of asArray(s.events).filter(isRecord)) visit(e);
+  // a sample without events (older logs, or events left out): its messages are the run
+  if (asArray(s.events).length === 0) {
+    fromMessages(
+      b,
+      normalizeMessages(s.messages, "msg-"),
+      calls,
+      firstStr(isRecord(s.output) ? s.output.model : undefined, evalInfo.model) ?? "unknown",
+    );
+    if (asArray(s.messages).length > 0)
+      warnings.push(`sample ${sampleId}: no events; model and tool calls were read from its messages (no times)`);
+  }
 
   const error = s.error ?? undefined;
   if (error && !asArray(s.events).some((e) => isRecord(e) && e.event === "error")) {

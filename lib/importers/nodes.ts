@@ -11,6 +11,7 @@
 import { hasOwn, setOwn } from "../journal/own-keys";
 import type { EventType } from "../journal/types";
 import type { JournalBuilder } from "./builder";
+import { inferEffect } from "./effects";
 import { compact } from "./json-utils";
 
 export interface ToolCallRequest {
@@ -57,6 +58,8 @@ export interface RetrievalInfo {
 export interface ErrorInfo {
   t: bigint;
   message: string;
+  /** Only the span's status said so (no exception of its own): an ancestor may just have inherited it. */
+  fromStatus?: boolean;
   code?: string;
   extra?: Record<string, unknown>;
 }
@@ -95,12 +98,74 @@ export interface NodeSummary {
 
 const byStart = (a: StepNode, b: StepNode) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-/** Builds the tree (missing parents make extra roots) and drops wrapper model/tool calls. */
-export function arrangeNodes(nodes: StepNode[]): { roots: StepNode[]; children: Map<string, StepNode[]> } {
+const MS = 1_000_000n;
+
+/**
+ * Siblings in causal order: by start, then end. OpenTelemetry JS takes start times in whole
+ * milliseconds but measures durations finer, so starts within one millisecond are ties
+ * (compared by millisecond, which keeps the order transitive), decided by the end.
+ */
+export function causalCompare(a: StepNode, b: StepNode): number {
+  const am = a.start / MS;
+  const bm = b.start / MS;
+  if (am !== bm) return am < bm ? -1 : 1;
+  if (a.end !== b.end) return a.end < b.end ? -1 : 1;
+  return byStart(a, b);
+}
+
+export interface ArrangeOptions {
+  /** Order siblings causally (causalCompare, then a tool after the sibling whose model requested it). */
+  causal?: boolean;
+}
+
+/** The call ids a subtree's model calls requested and the ones its tools executed. */
+interface CallIds {
+  requested: Set<string>;
+  executed: Set<string>;
+}
+
+/** A tool that ran the call a later sibling's model asked for moves after that sibling. */
+function afterRequesters(list: StepNode[], ids: Map<string, CallIds>): StepNode[] {
+  const requester = new Map<string, number>();
+  list.forEach((n, i) => {
+    for (const c of ids.get(n.id)?.requested ?? []) if (!requester.has(c)) requester.set(c, i);
+  });
+  if (requester.size === 0) return list;
+  const out: StepNode[] = [];
+  const emitted = new Set<number>();
+  const waiting = new Map<number, number[]>();
+  const emit = (i: number) => {
+    out.push(list[i]);
+    emitted.add(i);
+    const w = waiting.get(i);
+    if (w) {
+      waiting.delete(i);
+      for (const j of w) emit(j);
+    }
+  };
+  list.forEach((n, i) => {
+    let wait: number | undefined;
+    for (const c of ids.get(n.id)?.executed ?? []) {
+      const r = requester.get(c);
+      if (r !== undefined && r > i && !emitted.has(r) && (wait === undefined || r > wait)) wait = r;
+    }
+    if (wait === undefined) emit(i);
+    else waiting.set(wait, [...(waiting.get(wait) ?? []), i]);
+  });
+  for (const w of waiting.values()) for (const j of w) if (!emitted.has(j)) out.push(list[j]);
+  return out;
+}
+
+/**
+ * Builds the tree (missing parents make extra roots) and drops wrapper model/tool calls.
+ * A failure is kept once: an error that only the span's status gives (no exception of its
+ * own) is dropped when a descendant failed, since the ancestor inherited it.
+ */
+export function arrangeNodes(nodes: StepNode[], opts: ArrangeOptions = {}): { roots: StepNode[]; children: Map<string, StepNode[]> } {
   const byId = new Map<string, StepNode>();
   for (const n of nodes) if (!byId.has(n.id)) byId.set(n.id, n);
   const children = new Map<string, StepNode[]>();
-  const roots: StepNode[] = [];
+  let roots: StepNode[] = [];
   for (const n of byId.values()) {
     if (n.end < n.start) n.end = n.start;
     let p = n.parentId !== undefined && n.parentId !== n.id ? byId.get(n.parentId) : undefined;
@@ -123,28 +188,48 @@ export function arrangeNodes(nodes: StepNode[]): { roots: StepNode[]; children: 
     list.push(n);
     children.set(p.id, list);
   }
-  roots.sort(byStart);
-  for (const list of children.values()) list.sort(byStart);
+  const cmp = opts.causal ? causalCompare : byStart;
+  roots.sort(cmp);
+  for (const list of children.values()) list.sort(cmp);
+  const ids = new Map<string, CallIds>();
   // Post-order: a step keeps its model/tool call only if no descendant has one.
-  const visit = (n: StepNode): { model: boolean; tool: boolean } => {
+  const visit = (n: StepNode): { model: boolean; tool: boolean; failed: boolean } => {
     let model = false;
     let tool = false;
+    let failed = false;
+    const mine: CallIds | undefined = opts.causal ? { requested: new Set(), executed: new Set() } : undefined;
     for (const c of children.get(n.id) ?? []) {
       const r = visit(c);
       model ||= r.model;
       tool ||= r.tool;
+      failed ||= r.failed;
+      const sub = ids.get(c.id);
+      if (mine && sub) {
+        for (const x of sub.requested) mine.requested.add(x);
+        for (const x of sub.executed) mine.executed.add(x);
+      }
     }
     if (model && n.model) n.model = undefined;
     if (tool && n.tool) n.tool = undefined;
-    return { model: model || !!n.model, tool: tool || !!n.tool };
+    if (failed && n.errors.length > 0 && n.errors.every((e) => e.fromStatus)) n.errors = [];
+    if (mine) {
+      for (const tc of n.model?.output?.toolCalls ?? []) mine.requested.add(tc.id);
+      if (n.tool) mine.executed.add(n.tool.call);
+      ids.set(n.id, mine);
+    }
+    return { model: model || !!n.model, tool: tool || !!n.tool, failed: failed || n.errors.length > 0 };
   };
   for (const r of roots) visit(r);
+  if (opts.causal) {
+    roots = afterRequesters(roots, ids);
+    for (const [k, list] of children) children.set(k, afterRequesters(list, ids));
+  }
   return { roots, children };
 }
 
 /** Adds the events of every step to the builder, in tree order; returns what was found. */
-export function addNodes(builder: JournalBuilder, nodes: StepNode[]): NodeSummary {
-  const { roots, children } = arrangeNodes(nodes);
+export function addNodes(builder: JournalBuilder, nodes: StepNode[], opts: ArrangeOptions = {}): NodeSummary {
+  const { roots, children } = arrangeNodes(nodes, opts);
   const modelCalls: ModelCallInfo[] = [];
   const toolCalls: ToolCallInfo[] = [];
   const walk = (n: StepNode, parent?: StepNode) => {
@@ -193,7 +278,7 @@ export function addNodes(builder: JournalBuilder, nodes: StepNode[]): NodeSummar
         key: `tc:${n.id}`,
         parentKey: sk,
         after: sk,
-        data: compact({ call: tc.call, tool: tc.tool, args: tc.args ?? {}, effect: "read", effectInferred: true, ...tc.callExtra }),
+        data: compact({ call: tc.call, tool: tc.tool, args: tc.args ?? {}, ...inferEffect(tc.tool, tc.args), ...tc.callExtra }),
       });
     }
     for (const c of children.get(n.id) ?? []) walk(c, n);

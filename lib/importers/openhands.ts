@@ -7,6 +7,7 @@
  */
 import { hasOwn, setOwn } from "../journal/own-keys";
 import { JournalBuilder } from "./builder";
+import { inferEffect } from "./effects";
 import {
   asArray,
   compact,
@@ -55,12 +56,20 @@ function argsOf(action: UnknownRecord): Record<string, unknown> {
   return args;
 }
 
-export function importOpenHands(value: unknown, text: string, opts: ImportOptions = {}): ImportResult {
+/** What an evaluation output line (openhands-eval.ts) adds to one instance's history. */
+export interface OpenHandsRunOptions extends ImportOptions {
+  runId?: string;
+  /** Extra `run.start` fields (task, model, agent…), over the defaults. */
+  start?: Record<string, unknown>;
+  end?: Record<string, unknown>;
+}
+
+export function importOpenHands(value: unknown, text: string, opts: OpenHandsRunOptions = {}): ImportResult {
   const warnings: string[] = [];
   const events = asArray(value).filter(isRecord);
   const stem = fileStem(opts.fileName);
-  const runId = makeRunId("openhands", stem ?? contentId(text));
-  if (!stem) warnings.push("the file has no session id and no file name was given: the run id was derived from the content");
+  const runId = opts.runId ?? makeRunId("openhands", stem ?? contentId(text));
+  if (!stem && !opts.runId) warnings.push("the file has no session id and no file name was given: the run id was derived from the content");
   const times = events.map((e) => isoToNanos(e.timestamp));
   const known = times.filter((t): t is bigint => t !== undefined);
   if (known.length < events.length)
@@ -178,8 +187,11 @@ export function importOpenHands(value: unknown, text: string, opts: ImportOption
             call: callId,
             tool: firstStr(tcm?.function_name) ?? action,
             args: argsOf(e),
-            effect: "read",
-            effectInferred: true,
+            ...inferEffect(
+              firstStr(tcm?.function_name) ?? action,
+              argsOf(e),
+              action === "edit" || action === "write" ? "write" : undefined,
+            ),
             action,
             thought: str(args.thought),
           }),
@@ -248,7 +260,8 @@ export function importOpenHands(value: unknown, text: string, opts: ImportOption
   };
   if (Object.keys(models).length > 0) startData.versions = { models };
   if (input !== undefined) startData.input = input;
-  const endData = compact({ status, output, finalAgentState: agentState });
+  Object.assign(startData, opts.start);
+  const endData = compact({ status, output, finalAgentState: agentState, ...opts.end });
   return {
     format: "openhands",
     runs: [{ runId, events: b.build({ runId, start: { data: startData, t: min }, end: { data: endData, t: max } }) }],

@@ -160,6 +160,13 @@ export interface SpansToRunsOptions {
   output?: unknown;
   /** Where to report recoverable problems. */
   warnings?: string[];
+  /**
+   * A trace without a root span (every span names a parent) is still arriving: give it no
+   * `run.end`, so it shows as live (the `/v1/traces` receiver; files are complete).
+   */
+  liveWithoutRoot?: boolean;
+  /** The Content-Type the spans came with (the receiver), recorded as it came in `source.contentType`. */
+  contentType?: string;
 }
 
 const cmpBig = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
@@ -234,7 +241,7 @@ function traceToRun(traceId: string, spans: NormalizedSpan[], opts: SpansToRunsO
   if (dangling > 0) warnings.push(`trace ${traceId}: ${dangling} span(s) name a parent that is not in the data; they are shown as roots`);
   const nodes: StepNode[] = sorted.map(spanToNode);
   // Arranging first drops wrapper calls, so the input comes from a real model call.
-  arrangeNodes(nodes);
+  arrangeNodes(nodes, { causal: true });
   const input = runInput(
     sorted,
     nodes.flatMap((n) => (n.model ? [n.model] : [])),
@@ -243,7 +250,7 @@ function traceToRun(traceId: string, spans: NormalizedSpan[], opts: SpansToRunsO
   const t0 = sorted.length > 0 ? BigInt(sorted[0].startTimeUnixNano) : 0n;
   // Added first so that, at equal times, the input precedes the first step.
   if (input !== undefined) builder.add({ t: t0, type: "input", data: { source: "user", content: input } });
-  const summary = addNodes(builder, nodes);
+  const summary = addNodes(builder, nodes, { causal: true });
 
   const services = [
     ...new Set(sorted.map((s) => str(s.resource["service.name"])).filter((s): s is string => !!s && !s.startsWith("unknown_service"))),
@@ -263,7 +270,13 @@ function traceToRun(traceId: string, spans: NormalizedSpan[], opts: SpansToRunsO
   const startData: Record<string, unknown> = {
     workflow: { name: workflowName, ...(serviceVersion ? { version: serviceVersion } : {}) },
     tags: [format],
-    source: { format, ...(opts.fileName ? { file: opts.fileName } : {}), traceId, spans: sorted.length },
+    source: {
+      format,
+      ...(opts.fileName ? { file: opts.fileName } : {}),
+      ...(opts.contentType ? { contentType: opts.contentType } : {}),
+      traceId,
+      spans: sorted.length,
+    },
   };
   if (agentName) startData.agent = { name: agentName };
   const models = modelVersions(summary.modelCalls);
@@ -284,7 +297,11 @@ function traceToRun(traceId: string, spans: NormalizedSpan[], opts: SpansToRunsO
   }
   const prefix = opts.runIdPrefix ?? "otel";
   const runId = makeRunId(prefix, traceId);
-  return { runId, events: builder.build({ runId, start: { data: startData, t: t0 }, end: { data: endData, t: maxEnd } }) };
+  const live = opts.liveWithoutRoot === true && !sorted.some((s) => !s.parentSpanId);
+  return {
+    runId,
+    events: builder.build({ runId, causal: true, start: { data: startData, t: t0 }, end: live ? null : { data: endData, t: maxEnd } }),
+  };
 }
 
 /** Groups spans by trace id and converts each trace into one run (`otel-<traceId>`). */

@@ -1,11 +1,12 @@
 /**
- * SWE-agent `.traj` → one run `swe-<instance id or file stem>`. Each trajectory entry is a
+ * SWE-agent `.traj` → one run `swe-<instance id or file stem>-<8 hex of the file's SHA-256>`. Each trajectory entry is a
  * step: the model call that chose the action, the action as a tool call, the observation
  * as its result. The file has no wall-clock times, so events get the synthetic time
  * 1970-01-01T00:00:00.000Z + seq ms (said in the warnings). Token usage exists only for the
  * whole run (`info.model_stats`) and is recorded on `run.end`.
  */
 import { JournalBuilder } from "./builder";
+import { inferEffect } from "./effects";
 import {
   asArray,
   compact,
@@ -47,7 +48,9 @@ export function importSweAgent(value: unknown, text: string, opts: ImportOptions
 
   const instanceId = firstStr(problem.id, root.instance_id) ?? fileStem(opts.fileName);
   if (!instanceId) warnings.push("no instance id or file name: the run id was derived from the file's content");
-  const runId = makeRunId("swe", instanceId ?? contentId(text));
+  // the file's hash is in the id: two configurations (or models) of one instance are two runs,
+  // and importing the same file again gives the same id
+  const runId = makeRunId("swe", instanceId ? `${instanceId}-${contentId(text).slice(0, 8)}` : contentId(text));
 
   // The i-th assistant message of the history is the model output behind trajectory step i.
   const assistantAt = history.flatMap((m, i) => (m.role === "assistant" && m.is_demo !== true ? [i] : []));
@@ -109,7 +112,13 @@ export function importSweAgent(value: unknown, text: string, opts: ImportOptions
       step: sid,
       key: `t${i}`,
       parentKey: `s${i}`,
-      data: { call: callId, tool, args, effect: "read", effectInferred: true, command: action },
+      data: {
+        call: callId,
+        tool,
+        args,
+        ...inferEffect(tool, isRecord(args) && Object.keys(args).length > 0 ? args : { command: action }),
+        command: action,
+      },
     });
     b.add({
       t: 0n,

@@ -6,6 +6,7 @@
  * No times exist in the format: events get 1970-01-01T00:00:00.000Z + seq ms.
  */
 import { JournalBuilder } from "./builder";
+import { inferEffect } from "./effects";
 import { asArray, compact, decodeJsonString, firstStr, isRecord, makeRunId, str, toNumber, type UnknownRecord } from "./json-utils";
 import type { ImportOptions, ImportResult } from "./types";
 
@@ -79,7 +80,7 @@ function recordToRun(r: UnknownRecord, index: number, opts: ImportOptions, usedI
           step: sid,
           key: `t:${c.id}`,
           parentKey: `s:${sid}`,
-          data: { call: c.id, tool: c.name, args: c.args, effect: "read", effectInferred: true },
+          data: { call: c.id, tool: c.name, args: c.args, ...inferEffect(c.name, c.args) },
         });
         pendingCalls.set(c.id, sid);
       }

@@ -7,6 +7,7 @@ import type { JournalEvent } from "../journal/types";
 export const SOURCE_FORMATS = [
   "retrace-journal",
   "otlp-json",
+  "otlp-protobuf",
   "otlp-json-array",
   "tempo-otlp",
   "otel-sdk-spans",
@@ -17,6 +18,12 @@ export const SOURCE_FORMATS = [
   "openhands",
   "inspect-ai",
   "tau-bench",
+  "claude-code",
+  "codex",
+  "inspect-eval",
+  "openhands-eval",
+  "atif",
+  "langsmith",
   "unknown",
 ] as const;
 export type SourceFormat = (typeof SOURCE_FORMATS)[number];
@@ -24,6 +31,7 @@ export type SourceFormat = (typeof SOURCE_FORMATS)[number];
 export const FORMAT_LABELS: Record<SourceFormat, string> = {
   "retrace-journal": "Retrace journal (NDJSON)",
   "otlp-json": "OTLP JSON export request (OpenTelemetry)",
+  "otlp-protobuf": "OTLP protobuf export request (OpenTelemetry, /v1/traces)",
   "otlp-json-array": "OTLP JSON, array of export requests (OpenTelemetry)",
   "tempo-otlp": "Grafana Tempo export (OTLP JSON, batches)",
   "otel-sdk-spans": "any-agent AgentTrace (OpenTelemetry SDK span dump)",
@@ -34,6 +42,12 @@ export const FORMAT_LABELS: Record<SourceFormat, string> = {
   openhands: "OpenHands event stream",
   "inspect-ai": "Inspect AI eval log (JSON)",
   "tau-bench": "tau-bench results",
+  "claude-code": "Claude Code session (JSONL)",
+  codex: "Codex CLI rollout (JSONL)",
+  "inspect-eval": "Inspect AI eval log (.eval archive)",
+  "openhands-eval": "OpenHands evaluation output (output.jsonl)",
+  atif: "ATIF agent trajectory (Harbor)",
+  langsmith: "LangSmith run payloads",
   unknown: "Unknown format",
 };
 

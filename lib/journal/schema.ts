@@ -114,6 +114,8 @@ export const dataSchemas = {
     version: str.optional(),
     args: anyJson,
     effect: z.enum(["read", "write"]),
+    // set by importers: the source did not say, the effect was guessed (lib/importers/effects.ts)
+    effectInferred: z.boolean().optional(),
     idempotencyKey: str.optional(),
     target: anyJson.optional(),
   }),

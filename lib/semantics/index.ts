@@ -31,6 +31,7 @@ export {
 } from "./effects";
 export { isFailure } from "./failure";
 export { compareFindings } from "./findings";
+export { plural, runHealth, severityTone, type HealthTone, type RunHealth, type RunHealthInput } from "./health";
 export { PMap } from "./pmap";
 export { readPolicy } from "./policy";
 export {

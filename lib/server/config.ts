@@ -7,6 +7,13 @@ export interface RetraceConfig {
   limits: IngestLimits;
   /** Where the redaction key is (lib/server/redaction-key.ts): RETRACE_REDACTION_KEY, RETRACE_REDACTION_KEY_FILE. */
   redactionKey?: { value?: string; file?: string };
+  /** Where the audit-bundle signing key is (lib/server/audit-key.ts): RETRACE_AUDIT_KEY_FILE. */
+  auditKeyFile?: string;
+  /**
+   * A trace received over OTLP whose root span has not arrived stays live this long after
+   * its last span (RETRACE_OTLP_IDLE_SECONDS, default 300), then is finished without it.
+   */
+  otlpIdleSeconds?: number;
 }
 
 export interface IngestLimits {
@@ -53,5 +60,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxDepth: intFromEnv(env, "RETRACE_MAX_DEPTH", 128),
     },
     redactionKey: { value: env.RETRACE_REDACTION_KEY || undefined, file: env.RETRACE_REDACTION_KEY_FILE || undefined },
+    auditKeyFile: env.RETRACE_AUDIT_KEY_FILE || undefined,
+    otlpIdleSeconds: intFromEnv(env, "RETRACE_OTLP_IDLE_SECONDS", 300),
   };
 }

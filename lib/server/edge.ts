@@ -365,6 +365,24 @@ export function action<S extends z.ZodType, R>(
   };
 }
 
+/**
+ * For an action on a run (its project known only once the run is found): `need` in the
+ * run's project, or an AccessError: 404 for a run the principal cannot see (exactly like a
+ * missing one), 403 for a role too weak. Returns the project.
+ */
+export async function authorizeRun(ctx: ActionCtx, run: string, need: Permission): Promise<string> {
+  const owner = await runProjectOf(ctx.db, run);
+  if (owner === null) throw new AccessError(`run "${run}" not found`, 404);
+  const d = decide(ctx.principal, need, owner);
+  if (!d.ok) throw new AccessError(d.status === 403 ? d.message : `run "${run}" not found`, d.status === 403 ? 403 : 404);
+  return owner;
+}
+
+/** May the principal do `need` on this run's project (for what a page shows: buttons, forms)? */
+export function mayOnProject(p: Principal, need: Permission, project: string): boolean {
+  return decide(p, need, project).ok;
+}
+
 function formObject(fd: FormData): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of fd.entries()) {

@@ -11,6 +11,9 @@ import { eventBatches } from "../journal/event-items";
 import { parseJsonExact } from "../journal/parse-line";
 import { DEFAULT_READER_LIMITS } from "../journal/reader";
 import type { Db } from "./db";
+import type { SqlTx } from "./sql";
+import type { ImportedRun } from "../importers/types";
+import type { JournalEvent, Seq } from "../journal/types";
 import { ingest } from "./ingest";
 import { publishRunChanges } from "./changes";
 import { runProjectOf } from "./queries";
@@ -47,7 +50,7 @@ export async function answerOtlp(db: Db, req: Request, project: string): Promise
     if (e instanceof OtlpBadRequest) return otlpError(400, e.message);
     throw e;
   }
-  const { rejected } = await receiveSpans(db, spans, project);
+  const { rejected } = await receiveSpans(db, spans, project, { contentType: req.headers.get("content-type") ?? "" });
   // ExportTraceServiceResponse: empty on success; partialSuccess names what was refused.
   if (isProto) return new Response(new Uint8Array(0), { status: 200, headers: { "content-type": "application/x-protobuf" } });
   return Response.json(
@@ -90,13 +93,81 @@ export function decodeOtlp(bytes: Uint8Array, contentType: string, redactor?: Re
   }
 }
 
+/** How a trace's spans arrived: kept per trace, so the next request can be appended without reading the trace. */
+interface TraceState {
+  /** Parent ids named by stored spans that have not arrived (they would have to come before them). */
+  missing: string[];
+  /** The last top-level step appended: its start's millisecond and its end (ns), for sibling order. */
+  lastMs?: string;
+  lastEnd?: string;
+  /** A root span has arrived (the trace is complete). */
+  root: boolean;
+  /** The content type of the trace's first request, as it came. */
+  contentType: string;
+  /** Ended without its root (idle): the next span derives the trace again. */
+  ended?: boolean;
+}
+
+/** The trace's state row in TraceSpan: span ids are 16 hex digits, so the empty one is free. */
+const STATE_ID = "";
+const MS = 1_000_000n;
+
+export interface ReceiveOptions {
+  /** The request's Content-Type as sent (recorded in run.start `source.contentType`). */
+  contentType?: string;
+  /** Now, in ms (tests). */
+  now?: number;
+}
+
+const formatOf = (contentType: string) => (contentType.toLowerCase().includes("protobuf") ? "otlp-protobuf" : "otlp-json");
+
+/** Top-level spans of a set (their parent is not in it), with what the state keeps of the last. */
+function topLevel(spans: NormalizedSpan[]): { missing: string[]; last?: { ms: bigint; end: bigint } } {
+  const ids = new Set(spans.map((s) => s.spanId));
+  const missing = new Set<string>();
+  let last: { ms: bigint; end: bigint } | undefined;
+  for (const s of spans) {
+    if (s.parentSpanId && ids.has(s.parentSpanId)) continue;
+    if (s.parentSpanId) missing.add(s.parentSpanId);
+    const ms = BigInt(s.startTimeUnixNano) / MS;
+    const end = BigInt(s.endTimeUnixNano);
+    if (!last || ms > last.ms || (ms === last.ms && end > last.end)) last = { ms, end };
+  }
+  return { missing: [...missing], last };
+}
+
+function stateOf(spans: NormalizedSpan[], contentType: string): TraceState {
+  const { missing, last } = topLevel(spans);
+  const state: TraceState = { missing, root: spans.some((s) => !s.parentSpanId), contentType };
+  if (last) {
+    state.lastMs = last.ms.toString();
+    state.lastEnd = last.end.toString();
+  }
+  return state;
+}
+
 /**
- * Stores spans (redacted) and re-derives the run of every trace they belong to, in
- * `project`. A trace whose run belongs to another project is refused whole: its spans are
- * neither stored nor mixed into that project's run.
+ * Stores spans (redacted) and gives each trace they belong to its events, in `project`.
+ * A trace whose run belongs to another project is refused whole: its spans are neither
+ * stored nor mixed into that project's run.
+ *
+ * Incremental: a request whose spans go after everything the trace holds (in causal order:
+ * none of them is the parent of a stored span or a child of one, its top-level spans start
+ * after the last one appended, no root span) is appended to the run, derived from its own
+ * spans alone, so its cost does not grow with the trace. Otherwise (the root arrives, a
+ * parent after its children, a span out of order or changed) the run is derived again from
+ * every stored span (`spansToRuns`, a pure function of the set). Until the root arrives the
+ * run has no run.end and shows as live; finishIdleTraces ends it after RETRACE_OTLP_IDLE_SECONDS.
  */
-export async function receiveSpans(db: Db, all: NormalizedSpan[], project: string): Promise<{ runs: string[]; rejected: number }> {
+export async function receiveSpans(
+  db: Db,
+  all: NormalizedSpan[],
+  project: string,
+  opts: ReceiveOptions = {},
+): Promise<{ runs: string[]; rejected: number }> {
+  await finishIdleTraces(db, opts.now).catch(() => undefined);
   if (all.length === 0) return { runs: [], rejected: 0 };
+  const contentType = opts.contentType ?? "application/json";
   const redactor = await redactorFor(db);
   const foreign = new Set<string>();
   for (const trace of new Set(all.map((s) => s.traceId))) {
@@ -105,44 +176,210 @@ export async function receiveSpans(db: Db, all: NormalizedSpan[], project: strin
   }
   const spans = foreign.size > 0 ? all.filter((s) => !foreign.has(s.traceId)) : all;
   if (spans.length === 0) return { runs: [], rejected: all.length };
-  const traces = [...new Set(spans.map((s) => s.traceId))];
-  const runIds = traces.map((t) => `otel-${t}`);
-  await db.sql.transaction(async (tx) => {
-    for (const span of spans) {
-      const stored = redactor.redact(span).value;
-      const params = [span.traceId, span.spanId, `otel-${span.traceId}`, span.startTimeUnixNano, canonicalJson(stored)];
-      await tx.run(
-        `INSERT INTO "TraceSpan" ("traceId", "spanId", "runId", "startNs", "body") VALUES (?, ?, ?, ?, ?) ON CONFLICT ("traceId", "spanId") DO UPDATE SET "body" = excluded."body", "startNs" = excluded."startNs"`,
-        params,
-      );
-    }
-  });
+  const byTrace = new Map<string, NormalizedSpan[]>();
+  for (const s of spans) {
+    const stored = redactor.redact(s).value;
+    const list = byTrace.get(s.traceId) ?? [];
+    list.push(stored);
+    byTrace.set(s.traceId, list);
+  }
+  const runIds = [...byTrace.keys()].map((t) => `otel-${t}`);
   const result = await ingest(
     db.sql,
     redactor,
     async (tx) => {
-      const all: NormalizedSpan[] = [];
-      for (const trace of traces) {
-        const rows = await tx.all<{ body: string }>(`SELECT "body" FROM "TraceSpan" WHERE "traceId" = ? ORDER BY "startNs", "spanId"`, [
-          trace,
-        ]);
-        for (const r of rows) all.push(JSON.parse(r.body) as NormalizedSpan);
-      }
-      const runs = spansToRuns(all, { format: "otlp-json" });
+      const runs: ImportedRun[] = [];
+      for (const [trace, list] of byTrace) runs.push(...(await traceEvents(tx, trace, list, contentType)));
       return eventBatches(runs, DEFAULT_READER_LIMITS);
     },
     {
-      mode: "upload",
+      // stream: a run without run.end is live (its root has not arrived)
+      mode: "stream",
       source: "otlp",
       project,
       fidelity: "trace",
       maxEventsPerRun: db.config.limits.maxEventsPerRun,
       lockRuns: runIds,
-      replaceRuns: true,
       redactedBefore: true,
+      // a rejected trace leaves nothing: neither its spans nor a half-cleared run
+      atomic: true,
     },
   );
   const stored = result.runs.filter((r) => r.status === "stored").map((r) => r.run);
   await publishRunChanges(db, stored).catch(() => undefined);
   return { runs: stored, rejected: result.errors.length + (all.length - spans.length) };
+}
+
+/** One trace's part of a request (inside ingest's transaction, its run locked): stores the spans, gives the events to add. */
+async function traceEvents(tx: SqlTx, trace: string, incoming: NormalizedSpan[], contentType: string): Promise<ImportedRun[]> {
+  const runId = `otel-${trace}`;
+  // one copy per span id (a request may repeat one): the last wins, as the upsert below would
+  const fresh = new Map<string, NormalizedSpan>();
+  for (const s of incoming) fresh.set(s.spanId, s);
+  const ids = [...fresh.keys()];
+  const known = new Map<string, string>();
+  for (const chunk of chunks([STATE_ID, ...ids])) {
+    const rows = await tx.all<{ spanId: string; body: string }>(
+      `SELECT "spanId", "body" FROM "TraceSpan" WHERE "traceId" = ? AND "spanId" IN (${chunk.map(() => "?").join(", ")})`,
+      [trace, ...chunk],
+    );
+    for (const r of rows) known.set(r.spanId, r.body);
+  }
+  const stateText = known.get(STATE_ID);
+  const state = stateText ? (JSON.parse(stateText) as TraceState) : undefined;
+  const news: NormalizedSpan[] = [];
+  let changed = false;
+  for (const s of fresh.values()) {
+    const before = known.get(s.spanId);
+    if (before === undefined) news.push(s);
+    else if (before !== canonicalJson(s)) changed = true;
+  }
+  if (news.length === 0 && !changed) return [];
+  const events = await tx.all<{ n: number }>(`SELECT "eventCount" AS "n" FROM "Run" WHERE "id" = ?`, [runId]);
+  const hasEvents = events.length > 0 && Number(events[0].n) > 0;
+
+  let append = hasEvents && state !== undefined && !state.root && !state.ended && !changed && !news.some((s) => !s.parentSpanId);
+  if (append && state) {
+    const missing = new Set(state.missing);
+    if (news.some((s) => missing.has(s.spanId))) append = false;
+    const newIds = new Set(news.map((s) => s.spanId));
+    const parents = [...new Set(news.flatMap((s) => (s.parentSpanId && !newIds.has(s.parentSpanId) ? [s.parentSpanId] : [])))];
+    const outside = parents.filter((p) => !missing.has(p));
+    for (const chunk of chunks(outside)) {
+      if (!append) break;
+      const rows = await tx.all<{ spanId: string }>(
+        `SELECT "spanId" FROM "TraceSpan" WHERE "traceId" = ? AND "spanId" IN (${chunk.map(() => "?").join(", ")})`,
+        [trace, ...chunk],
+      );
+      if (rows.length > 0) append = false;
+    }
+    const first = topLevel(news);
+    if (append && state.lastMs !== undefined && state.lastEnd !== undefined) {
+      // the request's first top-level step must not sort before the last one appended
+      const ids2 = new Set(news.map((s) => s.spanId));
+      for (const s of news) {
+        if (s.parentSpanId && ids2.has(s.parentSpanId)) continue;
+        const ms = BigInt(s.startTimeUnixNano) / MS;
+        const lastMs = BigInt(state.lastMs);
+        if (ms < lastMs || (ms === lastMs && BigInt(s.endTimeUnixNano) < BigInt(state.lastEnd))) append = false;
+      }
+    }
+    if (append) {
+      await storeSpans(tx, runId, news);
+      const next: TraceState = { ...state, missing: [...new Set([...state.missing, ...first.missing])] };
+      if (first.last) {
+        next.lastMs = first.last.ms.toString();
+        next.lastEnd = first.last.end.toString();
+      }
+      await storeState(tx, trace, runId, next);
+      return [await appendedRun(tx, runId, news, state.contentType)];
+    }
+  }
+
+  // Derive the whole trace again from every stored span.
+  await storeSpans(tx, runId, [...fresh.values()]);
+  const rows = await tx.all<{ body: string }>(
+    `SELECT "body" FROM "TraceSpan" WHERE "traceId" = ? AND "spanId" <> ? ORDER BY "startNs", "spanId"`,
+    [trace, STATE_ID],
+  );
+  const spans = rows.map((r) => JSON.parse(r.body) as NormalizedSpan);
+  const firstType = state?.contentType ?? contentType;
+  await storeState(tx, trace, runId, stateOf(spans, firstType));
+  if (hasEvents) await clearRun(tx, runId);
+  return spansToRuns(spans, { format: formatOf(firstType), liveWithoutRoot: true, contentType: firstType });
+}
+
+/** The events of spans appended to a live run: derived from them alone, numbered after the stored ones. */
+async function appendedRun(tx: SqlTx, runId: string, news: NormalizedSpan[], contentType: string): Promise<ImportedRun> {
+  const [derived] = spansToRuns(news, { format: formatOf(contentType), liveWithoutRoot: true, contentType });
+  const row = await tx.all<{ nextSeq: number }>(`SELECT "nextSeq" FROM "Run" WHERE "id" = ?`, [runId]);
+  const base = Number(row[0]?.nextSeq ?? 0);
+  // run.start and the run's input were given when the trace began
+  const kept = derived.events.filter((e) => e.type !== "run.start" && e.type !== "input" && e.type !== "run.end");
+  const seqOf = new Map<number, number>();
+  kept.forEach((e, i) => seqOf.set(e.seq as number, base + i));
+  const events = kept.map((e) => {
+    const out: JournalEvent = { ...e, seq: seqOf.get(e.seq as number) as Seq };
+    const p = e.parent !== undefined ? seqOf.get(e.parent as number) : undefined;
+    if (p === undefined) delete out.parent;
+    else out.parent = p as Seq;
+    return out;
+  });
+  return { runId, events };
+}
+
+async function storeSpans(tx: SqlTx, runId: string, spans: NormalizedSpan[]) {
+  for (const span of spans) {
+    await tx.run(
+      `INSERT INTO "TraceSpan" ("traceId", "spanId", "runId", "startNs", "body") VALUES (?, ?, ?, ?, ?) ON CONFLICT ("traceId", "spanId") DO UPDATE SET "body" = excluded."body", "startNs" = excluded."startNs"`,
+      [span.traceId, span.spanId, runId, span.startTimeUnixNano, canonicalJson(span)],
+    );
+  }
+}
+
+function storeState(tx: SqlTx, trace: string, runId: string, state: TraceState) {
+  return tx.run(
+    `INSERT INTO "TraceSpan" ("traceId", "spanId", "runId", "startNs", "body") VALUES (?, ?, ?, ?, ?) ON CONFLICT ("traceId", "spanId") DO UPDATE SET "body" = excluded."body"`,
+    [trace, STATE_ID, runId, "", JSON.stringify(state)],
+  );
+}
+
+/** What ingest's replaceRuns does, for a run whose events are given again from the start. */
+async function clearRun(tx: SqlTx, runId: string) {
+  await tx.run(`DELETE FROM "Event" WHERE "runId" = ?`, [runId]);
+  await tx.run(`DELETE FROM "Finding" WHERE "runId" = ?`, [runId]);
+  await tx.run(`UPDATE "Run" SET "eventCount" = 0, "analysis" = NULL, "analyzedSeq" = -1, "nextSeq" = 0, "maxSeq" = -1 WHERE "id" = ?`, [
+    runId,
+  ]);
+}
+
+function chunks<T>(xs: T[], size = 400): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < xs.length; i += size) out.push(xs.slice(i, i + size));
+  return out;
+}
+
+/**
+ * Ends the traces received over OTLP that are still live (no root span) and have had no
+ * span for RETRACE_OTLP_IDLE_SECONDS: each is derived again from its spans, with a run.end.
+ * Called before each OTLP request; `now` for tests.
+ */
+export async function finishIdleTraces(db: Db, now = Date.now()): Promise<string[]> {
+  const idleMs = (db.config.otlpIdleSeconds ?? 300) * 1000;
+  const idle = await db.sql.all<{ id: string; projectId: string }>(
+    `SELECT "id", "projectId" FROM "Run" WHERE "source" = 'otlp' AND "live" = ? AND "updatedAt" < ?`,
+    [db.sql.dialect === "postgres" ? true : 1, now - idleMs],
+  );
+  const done: string[] = [];
+  for (const { id, projectId } of idle) {
+    const redactor = await redactorFor(db);
+    const result = await ingest(
+      db.sql,
+      redactor,
+      async (tx) => {
+        const rows = await tx.all<{ spanId: string; body: string }>(`SELECT "spanId", "body" FROM "TraceSpan" WHERE "runId" = ?`, [id]);
+        const state = rows.find((r) => r.spanId === STATE_ID);
+        const spans = rows.filter((r) => r.spanId !== STATE_ID).map((r) => JSON.parse(r.body) as NormalizedSpan);
+        const contentType = state ? (JSON.parse(state.body) as TraceState).contentType : "application/json";
+        await clearRun(tx, id);
+        await storeState(tx, id.slice("otel-".length), id, { ...stateOf(spans, contentType), ended: true });
+        // a run.end now, root or not: the trace has gone quiet
+        const runs = spansToRuns(spans, { format: formatOf(contentType), contentType });
+        return eventBatches(runs, DEFAULT_READER_LIMITS);
+      },
+      {
+        mode: "stream",
+        source: "otlp",
+        project: projectId,
+        fidelity: "trace",
+        maxEventsPerRun: db.config.limits.maxEventsPerRun,
+        lockRuns: [id],
+        redactedBefore: true,
+        atomic: true,
+      },
+    );
+    done.push(...result.runs.filter((r) => r.status === "stored").map((r) => r.run));
+  }
+  if (done.length > 0) await publishRunChanges(db, done).catch(() => undefined);
+  return done;
 }

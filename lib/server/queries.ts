@@ -11,6 +11,7 @@ import { normaliseRunRow, tagsOf, type RunRow } from "./ingest/run-row";
 import type { SqlParam } from "./sql";
 import { timesRecordedIn } from "../journal/summary";
 import { compareFindings } from "../semantics/findings";
+import { rulesMatching } from "../analyze/rule-text";
 import type { ChainStatus, FindingItem, RunDetail, RunFidelity, RunListItem, RunStatus } from "../view/api-types";
 
 // The answer shapes live in lib/view/api-types.ts (pure), shared with the browser code.
@@ -47,6 +48,12 @@ export const runListQuery = z.object({
   from: dateFilter.optional(),
   to: dateFilter.optional(),
   live: z.enum(["true", "false"]).optional(),
+  /** runs with a finding of this rule */
+  rule: queryText(100).optional(),
+  /** runs with a finding of this severity */
+  severity: z.enum(["error", "warning"]).optional(),
+  /** "1": runs with at least one finding */
+  findings: z.enum(["1"]).optional(),
   sort: z.enum(SORTS).default("-started"),
   cursor: queryText(500).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
@@ -61,7 +68,11 @@ function likeLiteral(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-function toSummary(r: RunRecord, header: Record<string, unknown> = JSON.parse(r.header) as Record<string, unknown>): RunSummaryDto {
+function toSummary(
+  r: RunRecord,
+  errorFindings: number,
+  header: Record<string, unknown> = JSON.parse(r.header) as Record<string, unknown>,
+): RunSummaryDto {
   const timesRecorded = timesRecordedIn(header);
   return {
     id: r.id,
@@ -82,6 +93,7 @@ function toSummary(r: RunRecord, header: Record<string, unknown> = JSON.parse(r.
     eventCount: r.eventCount,
     errorCount: r.errorCount,
     findingCount: r.findingCount,
+    errorFindings,
     fidelity: r.fidelity as RunFidelity,
     chainStatus: r.chainStatus as ChainStatus,
     chainBrokenAt: r.chainBrokenAt,
@@ -156,6 +168,10 @@ export async function listRuns(
   if (q.workflow) cond(`"workflow" = ?`, q.workflow);
   if (q.environment) cond(`"environment" = ?`, q.environment);
   if (q.live) cond(`"live" = ?`, q.live === "true");
+  // findings are their own rows (indexed by run): an EXISTS per filter, no column to keep in step
+  if (q.findings) cond(`"findingCount" > 0`);
+  if (q.rule) cond(`EXISTS (SELECT 1 FROM "Finding" f WHERE f."runId" = "Run"."id" AND f."rule" = ?)`, q.rule);
+  if (q.severity) cond(`EXISTS (SELECT 1 FROM "Finding" f WHERE f."runId" = "Run"."id" AND f."severity" = ?)`, q.severity);
   if (q.tag) {
     // tagsColumn's JSON array: the tag's JSON string right after "[" or ","; in the older
     // space-separated form, the tag between spaces
@@ -175,11 +191,19 @@ export async function listRuns(
   if (q.q?.trim()) {
     const like = pg ? "ILIKE" : "LIKE";
     const pattern = `%${likeLiteral(q.q.trim())}%`;
+    // also the findings: their rule ids and messages, and the rules whose plain text says it
+    // ("twice" finds effect.retry-after-unknown)
+    const rules = rulesMatching(q.q);
+    const byTitle = rules.length > 0 ? ` OR f."rule" IN (${rules.map(() => "?").join(", ")})` : "";
     cond(
-      `("id" ${like} ? ESCAPE '\\' OR "workflow" ${like} ? ESCAPE '\\' OR "searchText" ${like} ? ESCAPE '\\')`,
+      `("id" ${like} ? ESCAPE '\\' OR "workflow" ${like} ? ESCAPE '\\' OR "searchText" ${like} ? ESCAPE '\\'` +
+        ` OR ("findingCount" > 0 AND EXISTS (SELECT 1 FROM "Finding" f WHERE f."runId" = "Run"."id" AND (f."rule" ${like} ? ESCAPE '\\' OR f."message" ${like} ? ESCAPE '\\'${byTitle}))))`,
       pattern,
       pattern,
       pattern,
+      pattern,
+      pattern,
+      ...rules,
     );
   }
   if (q.cursor) {
@@ -199,7 +223,23 @@ export async function listRuns(
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
   const nextCursor = rows.length > q.limit && last ? encodeCursor(Number(last[field] ?? 0), last.id) : null;
-  return { runs: page.map((r) => toSummary(r)), nextCursor };
+  const errors = await errorFindingsOf(
+    db,
+    page.filter((r) => r.findingCount > 0).map((r) => r.id),
+  );
+  return { runs: page.map((r) => toSummary(r, errors.get(r.id) ?? 0)), nextCursor };
+}
+
+/** Error-severity findings per run, for a page of runs (one grouped query). */
+async function errorFindingsOf(db: Db, ids: string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (ids.length === 0) return out;
+  const rows = await db.sql.all<{ runId: string; n: number | string }>(
+    `SELECT "runId", COUNT(*) AS n FROM "Finding" WHERE "severity" = 'error' AND "runId" IN (${ids.map(() => "?").join(", ")}) GROUP BY "runId"`,
+    ids,
+  );
+  for (const r of rows) out.set(r.runId, Number(r.n));
+  return out;
 }
 
 export async function getRun(db: Db, id: string): Promise<RunDetailDto | null> {
@@ -213,7 +253,7 @@ export async function getRun(db: Db, id: string): Promise<RunDetailDto | null> {
   const findings = await findingsOf(db, id);
   const header = JSON.parse(r.header) as Record<string, unknown>;
   return {
-    ...toSummary(r, header),
+    ...toSummary(r, findings.filter((f) => f.severity === "error").length, header),
     header,
     recorderLastHash: r.recorderLastHash,
     serverLastHash: r.serverLastHash,

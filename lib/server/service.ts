@@ -122,7 +122,11 @@ async function importBody(db: Db, redactor: Redactor, body: ByteSource, opts: Im
       const message = `this looks like ${detected.label}, not a Retrace journal (NDJSON, one event per line; see /schema/journal-v1.json). Import trace formats with \`npm run -s retrace -- import FILE\` or the upload button.`;
       return nothing({ format: { format: detected.format, message }, detected });
     }
-    if (!isJournal && detected.format === "unknown") return nothing({ format: { format: "unknown", message: UNKNOWN_FORMAT }, detected });
+    if (!isJournal && detected.format === "unknown") {
+      // the message quotes the file's keys: redacted like every other error that quotes input
+      const message = redactMessage(detected.message ?? UNKNOWN_FORMAT, redactor);
+      return nothing({ format: { format: "unknown", message }, detected });
+    }
 
     const common: IngestOptions = {
       mode: opts.mode ?? "upload",

@@ -54,6 +54,8 @@ const runListItemShape = {
   eventCount: int,
   errorCount: int,
   findingCount: int,
+  /** findings of severity error (findingCount less these are warnings): the run's health reads both */
+  errorFindings: int,
   fidelity: fidelitySchema,
   chainStatus: chainStatusSchema,
   chainBrokenAt: seq.nullable(),

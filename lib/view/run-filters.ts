@@ -26,6 +26,12 @@ export interface RunFilters {
   from: string;
   to: string;
   live: "" | "true";
+  /** runs with a finding of this rule id */
+  rule: string;
+  /** runs with a finding of this severity */
+  severity: "" | "error" | "warning";
+  /** "1": runs with at least one finding */
+  findings: "" | "1";
   sort: RunSort;
 }
 
@@ -39,10 +45,13 @@ export const EMPTY_FILTERS: RunFilters = {
   from: "",
   to: "",
   live: "",
+  rule: "",
+  severity: "",
+  findings: "",
   sort: "-started",
 };
 
-const KEYS = ["project", "status", "workflow", "environment", "tag", "q", "from", "to", "live"] as const;
+const KEYS = ["project", "status", "workflow", "environment", "tag", "q", "from", "to", "live", "rule", "severity", "findings"] as const;
 
 export function filtersFromParams(p: URLSearchParams): RunFilters {
   const f: RunFilters = { ...EMPTY_FILTERS };
@@ -50,6 +59,8 @@ export function filtersFromParams(p: URLSearchParams): RunFilters {
     const v = p.get(k);
     if (v === null) continue;
     if (k === "live") f.live = v === "true" ? "true" : "";
+    else if (k === "severity") f.severity = v === "error" || v === "warning" ? v : "";
+    else if (k === "findings") f.findings = v === "1" ? "1" : "";
     else f[k] = v.slice(0, 200);
   }
   const sort = p.get("sort");

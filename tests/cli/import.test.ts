@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -88,9 +89,14 @@ describe("retrace CLI", () => {
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/\(Jaeger JSON export\): run jaeger-3e289017\S* stored/);
-    expect(r.stdout).toMatch(/\(SWE-agent trajectory \(\.traj\)\): run swe-pydicom-1458-gpt4 stored/);
+    // the run id ends with the first 8 hex of the file's SHA-256 (two configurations of one instance differ)
+    const sha8 = createHash("sha256")
+      .update(fs.readFileSync("tests/fixtures/corpus/swe-agent/pydicom-1458-gpt4.traj", "utf8"))
+      .digest("hex")
+      .slice(0, 8);
+    expect(r.stdout).toContain(`(SWE-agent trajectory (.traj)): run swe-pydicom-1458-gpt4-${sha8} stored`);
     const db = t.open();
-    expect((await getRun(db, "swe-pydicom-1458-gpt4"))?.fidelity).toBe("trace");
+    expect((await getRun(db, `swe-pydicom-1458-gpt4-${sha8}`))?.fidelity).toBe("trace");
     expect((await cli(["import", "no/such/file.jsonl"], { DATABASE_URL: t.url })).code).toBe(2);
     await t.cleanup();
   });

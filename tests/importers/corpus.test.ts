@@ -172,7 +172,8 @@ const CASES: Case[] = [
     format: "swe-agent",
     runs: [
       {
-        runId: "swe-pydicom-1458-gpt4",
+        // the file's SHA-256 (first 8 hex) keeps two configurations of one instance apart
+        runId: "swe-pydicom-1458-gpt4-<sha8>",
         steps: 12,
         modelCalls: 12,
         toolCalls: 12,
@@ -188,7 +189,7 @@ const CASES: Case[] = [
     format: "swe-agent",
     runs: [
       {
-        runId: "swe-marshmallow-code__marshmallow-1867",
+        runId: "swe-marshmallow-code__marshmallow-1867-<sha8>",
         steps: 11,
         modelCalls: 11,
         toolCalls: 11,
@@ -338,7 +339,7 @@ describe.each(CASES)("corpus file $file", ({ file, format, runs }) => {
     const result = load(file);
     expect(result.format).toBe(format);
     const text = readCorpus(file);
-    const expected = runs.map((r) => ({ ...r, runId: r.runId.replace("<sha16>", sha16(text)) }));
+    const expected = runs.map((r) => ({ ...r, runId: r.runId.replace("<sha16>", sha16(text)).replace("<sha8>", sha16(text).slice(0, 8)) }));
     expect(result.runs.map((r) => r.runId)).toEqual(expected.map((r) => r.runId));
     result.runs.forEach((run, i) => {
       const { runId, ...want } = expected[i];

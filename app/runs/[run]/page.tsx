@@ -1,7 +1,8 @@
 import { notFound } from "next/navigation";
 import { preload } from "react-dom";
 import { RunView } from "@/components/run/run-view";
-import { page, runParams } from "@/lib/server/edge";
+import { mayOnProject, page, runParams } from "@/lib/server/edge";
+import { listNotes } from "@/lib/server/evidence";
 import { getRun } from "@/lib/server/queries";
 import type { RunDetail } from "@/lib/view/api-types";
 
@@ -18,13 +19,25 @@ export async function generateMetadata({ params }: Props) {
  * The run page. The header comes with the HTML; the event summary (the big part) is
  * preloaded by the browser while the scripts load, and read through TanStack Query.
  */
-export default page({ need: "runs.read", project: "run", params: runParams }, async ({ db, params }, { searchParams }: Props) => {
-  const { run } = params;
-  const sp = await searchParams;
-  const detail = await getRun(db, run);
-  if (!detail) notFound();
-  preload(`/api/runs/${encodeURIComponent(run)}/summary`, { as: "fetch", crossOrigin: "anonymous" });
-  const raw = Array.isArray(sp.event) ? sp.event[0] : sp.event;
-  const initialSeq = raw !== undefined && /^\d{1,10}$/.test(raw) ? Number(raw) : null;
-  return <RunView runId={run} initialDetail={detail as RunDetail} initialSeq={initialSeq} />;
-});
+export default page(
+  { need: "runs.read", project: "run", params: runParams },
+  async ({ db, params, principal, project }, { searchParams }: Props) => {
+    const { run } = params;
+    const sp = await searchParams;
+    const detail = await getRun(db, run);
+    if (!detail) notFound();
+    preload(`/api/runs/${encodeURIComponent(run)}/summary`, { as: "fetch", crossOrigin: "anonymous" });
+    const raw = Array.isArray(sp.event) ? sp.event[0] : sp.event;
+    const initialSeq = raw !== undefined && /^\d{1,10}$/.test(raw) ? Number(raw) : null;
+    const notes = await listNotes(db, run);
+    return (
+      <RunView
+        runId={run}
+        initialDetail={detail as RunDetail}
+        initialSeq={initialSeq}
+        notes={notes}
+        may={{ note: mayOnProject(principal, "notes.write", project), export: mayOnProject(principal, "audit.export", project) }}
+      />
+    );
+  },
+);

@@ -11,6 +11,7 @@
  */
 import { convertDocument, ImportError } from "../convert";
 import { detectBytes, STREAM_HEAD_BYTES } from "../detect";
+import { importInspectEval } from "../inspect-eval";
 import { peekBytes } from "./peek-bytes";
 import { spansToRuns, type SpansToRunsOptions } from "../otlp";
 import type { NormalizedSpan } from "../span";
@@ -50,6 +51,22 @@ async function readAllText(source: AsyncIterable<Uint8Array>): Promise<string> {
   parts.push(decoder.decode());
   const text = parts.join("");
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+async function readAllBytes(source: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of source) {
+    parts.push(chunk);
+    size += chunk.length;
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }
 
 function wholeDocument(result: ImportResult): StreamedImport {
@@ -97,6 +114,8 @@ export async function convertTraceStream(
   stream: AsyncIterable<Uint8Array>,
   opts: ImportOptions & { spill?: SpanSpill } = {},
 ): Promise<StreamedImport> {
+  // a zip is bytes, not text
+  if (format === "inspect-eval") return wholeDocument(importInspectEval(await readAllBytes(stream), opts));
   if (!STREAMABLE_FORMATS.has(format)) return wholeDocument(convertDocument(format, await readAllText(stream), opts));
   const label = FORMAT_LABELS[format];
 

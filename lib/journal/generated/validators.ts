@@ -3206,7 +3206,7 @@ return errors === 0;
 validate8.evaluated = {"props":{"run":true,"seq":true,"ts":true,"type":true,"step":true,"parent":true,"data":true,"hash":true},"dynamicProps":false,"dynamicItems":false};
 
 export const type9 = validate9;
-const schema9 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"run":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,128}$"},"seq":{"type":"integer","minimum":0,"maximum":9007199254740991},"ts":{"type":"string","pattern":"^(?:\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d{1,9})?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)$"},"type":{"type":"string","const":"tool.call"},"step":{"type":"string"},"parent":{"type":"integer","minimum":0,"maximum":9007199254740991},"data":{"type":"object","properties":{"call":{"type":"string"},"tool":{"type":"string"},"version":{"type":"string"},"args":{},"effect":{"type":"string","enum":["read","write"]},"idempotencyKey":{"type":"string"},"target":{}},"required":["call","tool","args","effect"]},"hash":{"type":"string","pattern":"^sha256:[0-9a-f]{64}$"}},"required":["run","seq","ts","type","data"],"$id":"type9"};
+const schema9 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"run":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,128}$"},"seq":{"type":"integer","minimum":0,"maximum":9007199254740991},"ts":{"type":"string","pattern":"^(?:\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d{1,9})?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)$"},"type":{"type":"string","const":"tool.call"},"step":{"type":"string"},"parent":{"type":"integer","minimum":0,"maximum":9007199254740991},"data":{"type":"object","properties":{"call":{"type":"string"},"tool":{"type":"string"},"version":{"type":"string"},"args":{},"effect":{"type":"string","enum":["read","write"]},"effectInferred":{"type":"boolean"},"idempotencyKey":{"type":"string"},"target":{}},"required":["call","tool","args","effect"]},"hash":{"type":"string","pattern":"^sha256:[0-9a-f]{64}$"}},"required":["run","seq","ts","type","data"],"$id":"type9"};
 
 function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="type9" */;
@@ -3416,16 +3416,29 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data6.idempotencyKey !== undefined){
+if(data6.effectInferred !== undefined){
 const _errs23 = errors;
-if(typeof data6.idempotencyKey !== "string"){
-validate9.errors = [{instancePath:instancePath+"/data/idempotencyKey",schemaPath:"#/properties/data/properties/idempotencyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data6.effectInferred !== "boolean"){
+validate9.errors = [{instancePath:instancePath+"/data/effectInferred",schemaPath:"#/properties/data/properties/effectInferred/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs23 === errors;
 }
 else {
 var valid1 = true;
+}
+if(valid1){
+if(data6.idempotencyKey !== undefined){
+const _errs25 = errors;
+if(typeof data6.idempotencyKey !== "string"){
+validate9.errors = [{instancePath:instancePath+"/data/idempotencyKey",schemaPath:"#/properties/data/properties/idempotencyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs25 === errors;
+}
+else {
+var valid1 = true;
+}
 }
 }
 }
@@ -3445,11 +3458,11 @@ var valid0 = true;
 }
 if(valid0){
 if(data.hash !== undefined){
-let data12 = data.hash;
-const _errs25 = errors;
-if(errors === _errs25){
-if(typeof data12 === "string"){
-if(!pattern2.test(data12)){
+let data13 = data.hash;
+const _errs27 = errors;
+if(errors === _errs27){
+if(typeof data13 === "string"){
+if(!pattern2.test(data13)){
 validate9.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -3459,7 +3472,7 @@ validate9.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/
 return false;
 }
 }
-var valid0 = _errs25 === errors;
+var valid0 = _errs27 === errors;
 }
 else {
 var valid0 = true;

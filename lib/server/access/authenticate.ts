@@ -54,9 +54,9 @@ export async function authenticate(
   if ((await accessMode(db, env)) === "open") return { principal: { kind: "open" }, via: "open" };
   const anonymous: Principal = { kind: "anonymous" };
   if (creds.authorization !== null) {
-    const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(creds.authorization);
-    if (!m) return { principal: anonymous, via: "none", invalid: "send Authorization: Bearer <key>" };
-    const p = await principalOfKey(db, m[1], env);
+    const key = bearerOrBasicKey(creds.authorization);
+    if (key === null) return { principal: anonymous, via: "none", invalid: "send Authorization: Bearer <key>" };
+    const p = await principalOfKey(db, key, env);
     return p ? { principal: p, via: "key" } : { principal: anonymous, via: "none", invalid: "unknown or revoked key" };
   }
   if (creds.session) {
@@ -78,3 +78,18 @@ export async function userPrincipal(db: Db, userId: string): Promise<Principal |
 }
 
 export { findUserByName };
+
+/**
+ * The key an Authorization header carries: `Bearer <key>`, or `Basic base64(user:key)` as
+ * the Langfuse SDK sends its public and secret key (the Retrace key is the secret key).
+ */
+export function bearerOrBasicKey(header: string): string | null {
+  const bearer = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+  if (bearer) return bearer[1];
+  const basic = /^Basic[ \t]+([A-Za-z0-9+/=]+)[ \t]*$/i.exec(header);
+  if (!basic) return null;
+  const text = Buffer.from(basic[1], "base64").toString("utf8");
+  const colon = text.indexOf(":");
+  const key = colon >= 0 ? text.slice(colon + 1) : "";
+  return /^\S+$/.test(key) ? key : null;
+}

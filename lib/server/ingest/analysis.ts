@@ -16,6 +16,8 @@ import type { RunRow } from "./run-row";
 
 const FINDINGS_PER_INSERT = 500;
 
+const findingKey = (f: Finding) => `${f.rule}\u0000${f.seq}\u0000${f.severity}\u0000${f.message}`;
+
 export class RunAnalysis {
   private analyzer: Analyzer;
   /** An event arrived at or before the last seq analysed: re-fold the whole run at the end. */
@@ -23,8 +25,12 @@ export class RunAnalysis {
   /** The secrets of events that arrived too late for the fold (the re-fold reports them). */
   private readonly lateSecrets = new Map<number, readonly SecretHit[]>();
 
+  /** The findings stored before this request (as keys), so that store() writes only the new ones. */
+  private readonly before: Set<string>;
+
   constructor(private readonly row: RunRow) {
     this.analyzer = createAnalyzer(row.analysis ? (parseJsonExact(row.analysis) as AnalyzerSnapshot) : undefined);
+    this.before = new Set(this.analyzer.findings().map(findingKey));
   }
 
   /** The event at seq `s`, in seq order; `chain` null: the verdict comes later (chainFailed). */
@@ -51,13 +57,24 @@ export class RunAnalysis {
     // not check hashes against placeholders (AnalyzerSnapshot.stateRedacted).
     const snapshot = this.analyzer.snapshot();
     if (redactor.redact(snapshot.state).count > 0) snapshot.stateRedacted = true;
-    row.analysis = canonicalJson(redactor.redact(snapshot).value);
+    // Findings kept from the stored snapshot were redacted when it was written: only the
+    // rest is scanned again (scanning them all made each append cost as much as the run held).
+    const { findings: all, ...rest } = snapshot;
+    const kept = all.map((f) => (this.before.has(findingKey(f)) ? f : (redactor.redact(f).value as Finding)));
+    row.analysis = canonicalJson({ ...(redactor.redact(rest).value as typeof rest), findings: kept });
     row.findingCount = findings.length;
-    await tx.run(`DELETE FROM "Finding" WHERE "runId" = ?`, [row.id]);
+    // A live run's findings only grow as events are appended: write the new ones alone
+    // (rewriting them all made each append cost as much as the run held). Any other
+    // change (a re-fold, a chain verdict) rewrites them all.
+    const keys = findings.map(findingKey);
+    const now = new Set(keys);
+    const grown = !this.stale && [...this.before].every((k) => now.has(k));
+    const toWrite = grown ? findings.filter((_, i) => !this.before.has(keys[i])) : findings;
+    if (!grown) await tx.run(`DELETE FROM "Finding" WHERE "runId" = ?`, [row.id]);
     // Many rows a statement: a journal broken at every event has a finding an event (5
     // parameters a row stays under SQLite's limit).
-    for (let i = 0; i < findings.length; i += FINDINGS_PER_INSERT) {
-      const chunk = findings.slice(i, i + FINDINGS_PER_INSERT);
+    for (let i = 0; i < toWrite.length; i += FINDINGS_PER_INSERT) {
+      const chunk = toWrite.slice(i, i + FINDINGS_PER_INSERT);
       const params: Array<string | number> = [];
       for (const f of chunk) params.push(row.id, f.rule, f.seq, f.severity, redactor.redactString(f.message));
       await tx.run(

@@ -192,7 +192,7 @@ class Request {
       }
     }
 
-    if (this.fatal || (opts.replaceRuns && this.errors.length > 0)) throw new FatalIngest();
+    if (this.fatal || ((opts.replaceRuns || opts.atomic) && this.errors.length > 0)) throw new FatalIngest();
     for (const ctx of this.runs.values()) await this.closeRun(ctx);
     if (this.results.length > 0 && this.results.every((r) => r.status === "rejected")) throw new FatalIngest();
     return this.results;

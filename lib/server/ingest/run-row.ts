@@ -208,6 +208,7 @@ export interface LoadedRun {
   isNew: boolean;
   /** The id belongs to a run of another project: nothing of it may be read or written. */
   foreign: boolean;
+  /** Every seq stored → its recorded hash (known from nextSeq − 1 on; null below it). */
   stored: SeqMap<string | null>;
 }
 
@@ -239,9 +240,15 @@ export async function loadRun(
   const existing = await tx.all<RunRow>(`SELECT * FROM "Run" WHERE "id" = ?${lock}`, [id]);
   const stored = new SeqMap<string | null>();
   if (existing.length > 0 && Number(existing[0].eventCount) > 0) {
-    const rows = await tx.all<{ seq: number; recordedHash: string | null }>(`SELECT "seq", "recordedHash" FROM "Event" WHERE "runId" = ?`, [
-      id,
-    ]);
+    // Every seq below nextSeq is stored (it is the first missing one), and of those only
+    // nextSeq − 1's recorded hash is ever read (the next event's link): reading the rest
+    // made each live append cost as much as the run already held.
+    const next = Number(existing[0].nextSeq);
+    for (let s = 0; s < next - 1; s++) stored.set(s, null);
+    const rows = await tx.all<{ seq: number; recordedHash: string | null }>(
+      `SELECT "seq", "recordedHash" FROM "Event" WHERE "runId" = ? AND "seq" >= ?`,
+      [id, Math.max(0, next - 1)],
+    );
     for (const r of rows) stored.set(Number(r.seq), r.recordedHash);
     return { row: normaliseRunRow(existing[0]), isNew: false, foreign: false, stored };
   }

@@ -20,6 +20,8 @@ export interface IngestOptions {
   lockRuns?: string[];
   /** Replace these runs' stored events with what the source gives (runs derived from spans). */
   replaceRuns?: boolean;
+  /** Any error rejects the whole request: nothing is committed (the OTLP receiver, which changes more than events). */
+  atomic?: boolean;
   /** The source gives each run's events together (converted imports): a run is finished as soon as the next begins. */
   contiguousRuns?: boolean;
   /**

@@ -1,0 +1,229 @@
+/**
+ * The reviewer's path (issue 16) on the demo data (the demo agent's recorded runs and the
+ * example journals, as `npm start` loads them): from `/`, the rule filter lists exactly
+ * the runs with that finding, and opening the run shows the cause, in two user actions;
+ * n / N and the shortcuts dialog; grouped findings; the layout at 1024×768.
+ */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { APIRequestContext, Page } from "@playwright/test";
+import { SQLITE_PORT } from "./servers";
+import { expect, postJournal, test, RunPage } from "./fixtures/viewer";
+
+const BASE = `http://127.0.0.1:${SQLITE_PORT}`;
+const OUT = path.resolve(process.env.RETRACE_SCREENSHOTS ? "docs/screenshots" : "test-results/screenshots");
+const RETRY_RUN = "demo-refund-retry-no-idempotency";
+const RULE = "effect.retry-after-unknown";
+
+test.beforeAll(async ({ request }) => {
+  test.setTimeout(120_000);
+  fs.mkdirSync(OUT, { recursive: true });
+  // the demo agent records its runs for real (fixed clock: the same journals every time)
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "retrace-e2e-demo-"));
+  try {
+    execFileSync("node_modules/.bin/tsx", ["scripts/demo-agent/main.ts", "--out", tmp, "--db", path.join(tmp, "bank")], {
+      stdio: "ignore",
+    });
+    for (const f of fs.readdirSync(tmp).filter((f) => f.endsWith(".jsonl")))
+      await postJournal(request, BASE, fs.readFileSync(path.join(tmp, f), "utf8"));
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  for (const f of fs.readdirSync("tests/fixtures/examples").filter((f) => f.endsWith(".jsonl")))
+    await postJournal(request, BASE, fs.readFileSync(path.join("tests/fixtures/examples", f), "utf8"));
+});
+
+/** Every run with a finding of `rule`, read run by run from the API (not through the filter). */
+async function runsWithFinding(request: APIRequestContext, rule: string): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = (await (await request.get(`${BASE}/api/runs?limit=500${cursor ? `&cursor=${cursor}` : ""}`)).json()) as {
+      runs: Array<{ id: string; findingCount: number }>;
+      nextCursor: string | null;
+    };
+    for (const r of page.runs) {
+      if (r.findingCount === 0) continue;
+      const detail = (await (await request.get(`${BASE}/api/runs/${encodeURIComponent(r.id)}`)).json()) as {
+        findings: Array<{ rule: string }>;
+      };
+      if (detail.findings.some((f) => f.rule === rule)) ids.push(r.id);
+    }
+    cursor = page.nextCursor;
+  } while (cursor);
+  return ids.sort();
+}
+
+async function noHorizontalScroll(page: Page) {
+  const { scroll, client } = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    client: document.documentElement.clientWidth,
+  }));
+  expect(scroll, "the page scrolls horizontally").toBeLessThanOrEqual(client);
+}
+
+test("from the runs list to the cause of the incident in two user actions", async ({ page, request, guard }) => {
+  guard.allowNavigation(BASE);
+  const expected = await runsWithFinding(request, RULE);
+  expect(expected).toContain(RETRY_RUN);
+  const rp = new RunPage(page);
+  let actions = 0;
+
+  await page.goto("/");
+  await expect(page.locator(".runs-page")).toHaveAttribute("data-ready", "true");
+
+  // action 1: filter by rule
+  actions++;
+  await page.getByLabel("Rule").selectOption(RULE);
+  await expect(page).toHaveURL(new RegExp(`[?&]rule=${RULE.replace(/\./g, "\\.")}`));
+  const table = page.getByRole("table", { name: "Runs", exact: true });
+  const links = table.locator("tbody td.run-id a");
+  await expect.poll(async () => (await links.allTextContents()).sort()).toEqual(expected);
+  // its health is not a green "succeeded"
+  const row = table.getByRole("row").filter({ has: page.getByRole("link", { name: RETRY_RUN, exact: true }) });
+  await expect(row.locator("[data-health]")).toHaveAttribute("data-health", "bad");
+  await expect(row.locator("[data-health]")).toHaveText(/^succeeded · 2 errors, 3 warnings$/);
+  await expect(row.locator("[data-severity]")).toHaveAttribute("data-severity", "error");
+
+  // action 2: open the run
+  actions++;
+  await page.getByRole("link", { name: RETRY_RUN, exact: true }).click();
+  await rp.ready();
+  // the retrying call (#29), with the URL saying so
+  await rp.shows(29);
+  await expect(page).toHaveURL(/[?&]event=29\b/);
+  await expect(rp.inspector.getByRole("heading", { level: 2 })).toContainText("#29 tool.call");
+  const card = rp.inspector.getByRole("note", { name: "Finding: A write (such as a refund) may have been issued twice" });
+  await expect(card).toBeVisible();
+  const evidence = card.getByRole("definition").filter({ hasText: "payment gateway timed out" });
+  await expect(evidence).toHaveText('status timeout, error "payment gateway timed out (the payment was committed)" (ToolTimeoutError)');
+  expect(actions).toBe(2);
+
+  // the link to the earlier result works
+  await card.getByRole("button", { name: "#27", exact: true }).click();
+  await rp.shows(27);
+  await expect(page).toHaveURL(/[?&]event=27\b/);
+  await expect(rp.panel()).toContainText("payment gateway timed out");
+  // the seq in the analyzer's exact message is a jump too
+  await rp.option("#29 tool.call issue_refund").click();
+  await rp.shows(29);
+  await card.locator(".fexact").getByRole("button", { name: "26", exact: true }).click();
+  await rp.shows(26);
+});
+
+test("n / N step through the findings, ? lists the keys, the Findings tab groups by rule", async ({ page, guard }) => {
+  guard.allowNavigation(BASE);
+  const rp = new RunPage(page);
+  await rp.open(BASE, RETRY_RUN);
+  await rp.shows(29);
+  // the findings are at 17, 26 and 29 (retrace analyze on the demo journal)
+  await page.keyboard.press("N");
+  await rp.shows(26);
+  await page.keyboard.press("N");
+  await rp.shows(17);
+  await page.keyboard.press("N");
+  await rp.shows(17);
+  await page.keyboard.press("n");
+  await rp.shows(26);
+  await expect(page).toHaveURL(/[?&]event=26\b/);
+
+  await page.keyboard.press("?");
+  const dialog = page.getByRole("dialog", { name: "Keyboard shortcuts" });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole("row", { name: /^n next finding$/ })).toBeVisible();
+  await expect(dialog.getByRole("row", { name: /previous finding/ })).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(dialog).toBeHidden();
+
+  await page.getByRole("tab", { name: /Findings \(5\)/ }).click();
+  const list = page.getByRole("list", { name: "Findings" });
+  // 5 findings of 4 rules; effect.no-idempotency twice (#26, #29)
+  const groups = list.getByRole("listitem", { name: /: \d+ findings?$/ });
+  await expect(groups).toHaveCount(4);
+  await expect(list.getByRole("listitem", { name: "A write has no idempotency key: 2 findings" })).toBeVisible();
+  await page.getByRole("radio", { name: "2 errors" }).check();
+  await expect(groups).toHaveCount(2);
+
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await rp.open(BASE, RETRY_RUN);
+  await rp.shows(29);
+  await page.screenshot({ path: path.join(OUT, "reviewer-run-1440.png") });
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await page.screenshot({ path: path.join(OUT, "reviewer-run-1024.png") });
+});
+
+test("the replay and compare pages read the same keymap", async ({ page, guard }) => {
+  guard.allowNavigation(BASE);
+  await page.goto(`/runs/${RETRY_RUN}/replay`);
+  await expect(page.getByTestId("replay-view")).toHaveAttribute("data-ready", "true", { timeout: 30_000 });
+  await page.keyboard.press("?");
+  const dialog = page.getByRole("dialog", { name: "Keyboard shortcuts" });
+  await expect(dialog.getByRole("row", { name: /next divergence or finding/ })).toBeVisible();
+  await page.keyboard.press("Escape");
+
+  await page.goto(`/compare?a=demo-refund-approval&b=${RETRY_RUN}`);
+  await expect(page.getByTestId("compare-view")).toHaveAttribute("data-ready", "true", { timeout: 30_000 });
+  await page.keyboard.press("?");
+  await expect(page.getByRole("dialog", { name: "Keyboard shortcuts" }).getByRole("row", { name: /next difference/ })).toBeVisible();
+});
+
+test("at 1024×768 no page scrolls sideways and the graph keeps 400 px beside the inspector", async ({ page, guard }) => {
+  guard.allowNavigation(BASE);
+  for (const [w, h] of [
+    [1440, 900],
+    [1024, 768],
+  ] as const) {
+    await page.setViewportSize({ width: w, height: h });
+    await page.goto("/?q=demo-");
+    await expect(page.locator(".runs-page")).toHaveAttribute("data-ready", "true");
+    await expect(page.getByRole("table", { name: "Runs", exact: true })).toBeVisible();
+    await page.screenshot({ path: path.join(OUT, `reviewer-runs-${w}.png`) });
+    await noHorizontalScroll(page);
+
+    const rp = new RunPage(page);
+    await rp.open(BASE, RETRY_RUN);
+    await rp.shows(29);
+    await page.screenshot({ path: path.join(OUT, `reviewer-run-page-${w}.png`) });
+    await noHorizontalScroll(page);
+    const graph = await page.locator(".graph-pane").boundingBox();
+    expect(graph?.width ?? 0).toBeGreaterThanOrEqual(400);
+    await expect(rp.inspector).toBeVisible();
+
+    await page.goto(`/runs/${RETRY_RUN}/replay`);
+    await expect(page.getByTestId("replay-view")).toHaveAttribute("data-ready", "true", { timeout: 30_000 });
+    await page.screenshot({ path: path.join(OUT, `reviewer-replay-${w}.png`) });
+    await noHorizontalScroll(page);
+
+    await page.goto(`/compare?a=demo-refund-approval&b=${RETRY_RUN}`);
+    await expect(page.getByTestId("compare-view")).toHaveAttribute("data-ready", "true", { timeout: 30_000 });
+    await page.screenshot({ path: path.join(OUT, `reviewer-compare-${w}.png`) });
+    await noHorizontalScroll(page);
+  }
+});
+
+test("a malformed fork link is an error on the page, with no console errors; the fork form prefills from the seq typed", async ({
+  page,
+  guard,
+}) => {
+  guard.allowNavigation(BASE);
+  const view = page.getByTestId("replay-view");
+  // the guard fails the test on any console error: a hydration mismatch would be one
+  await page.goto(`/runs/${RETRY_RUN}/replay?fork=3&override=${encodeURIComponent("{nope")}`);
+  await expect(view).toHaveAttribute("data-ready", "true", { timeout: 30_000 });
+  await expect(page.getByRole("region", { name: "Replay mode" }).getByRole("alert")).toContainText("override is not valid JSON");
+
+  // the playhead at #5 (a model.response); the seq typed is #27, the timed-out refund
+  await page.goto(`/runs/${RETRY_RUN}/replay?event=5`);
+  await expect(view).toHaveAttribute("data-ready", "true", { timeout: 30_000 });
+  await page.getByRole("complementary", { name: "Replay details" }).getByRole("tab", { name: "Fork" }).click();
+  const form = page.getByRole("form", { name: "What-if fork" });
+  await form.getByLabel("Fork at seq").fill("27");
+  await expect(form.getByText("seq 27: tool.result")).toBeVisible();
+  await form.getByLabel("Edit the tool result").check();
+  const editor = form.getByLabel(/Tool result fields/);
+  await expect(editor).toHaveValue(/"status": "timeout"/);
+  await expect(editor).toHaveValue(/payment gateway timed out \(the payment was committed\)/);
+  await page.screenshot({ path: path.join(OUT, "reviewer-fork-prefill.png") });
+});

@@ -1,0 +1,102 @@
+/**
+ * The bundle's container: a ustar archive (tar-stream), gzip-compressed with a fixed
+ * header. Read back strictly: the gzip header must be the one written (its MTIME, flags
+ * and OS bytes are covered by no checksum, so a changed one would otherwise pass), the
+ * CRC-32 and length in the trailer must hold, and nothing may follow the trailer. The
+ * CRC covers every byte of the tar (headers, padding), so any change to the file is found.
+ */
+import { Readable } from "node:stream";
+import { crc32, inflateRawSync } from "node:zlib";
+import { gzipSync } from "fflate";
+import tar from "tar-stream";
+
+export interface Member {
+  path: string;
+  bytes: Uint8Array;
+}
+
+/** What fflate writes at level 9 with mtime 0: magic, deflate, no flags, MTIME 0, XFL 2 (best), OS 3 (Unix). */
+const GZIP_HEADER = Uint8Array.from([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03]);
+
+export async function packTarGz(members: readonly Member[], mtime: Date): Promise<Uint8Array> {
+  const pack = tar.pack();
+  const chunks: Buffer[] = [];
+  const done = (async () => {
+    for await (const c of pack) chunks.push(c as Buffer);
+  })();
+  for (const m of members) {
+    await new Promise<void>((resolve, reject) =>
+      pack.entry({ name: m.path, size: m.bytes.length, mode: 0o644, mtime, type: "file" }, Buffer.from(m.bytes), (err) =>
+        err ? reject(err) : resolve(),
+      ),
+    );
+  }
+  pack.finalize();
+  await done;
+  return gzipSync(Buffer.concat(chunks), { level: 9, mtime: 0 });
+}
+
+export class ArchiveError extends Error {}
+
+/** The tar inside a .tar.gz, checked byte for byte (header, deflate stream, CRC, length, end). */
+export function gunzipStrict(gz: Uint8Array): Buffer {
+  if (gz.length < GZIP_HEADER.length + 8) throw new ArchiveError("the file is too short to be a gzip archive");
+  for (let i = 0; i < GZIP_HEADER.length; i++) {
+    if (gz[i] !== GZIP_HEADER[i]) throw new ArchiveError(`the gzip header differs from the one Retrace writes (byte ${i})`);
+  }
+  const body = Buffer.from(gz.buffer, gz.byteOffset + GZIP_HEADER.length, gz.length - GZIP_HEADER.length);
+  let tarBytes: Buffer;
+  let consumed: number;
+  try {
+    const r = inflateRawSync(body, { info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+    tarBytes = r.buffer;
+    consumed = r.engine.bytesWritten;
+  } catch (e) {
+    throw new ArchiveError(`the compressed data is damaged (${(e as Error).message})`);
+  }
+  const trailer = body.subarray(consumed);
+  if (trailer.length !== 8) throw new ArchiveError(`the archive ${trailer.length < 8 ? "is cut short" : "has bytes after its end"}`);
+  if (trailer.readUInt32LE(0) !== crc32(tarBytes)) throw new ArchiveError("the archive's CRC-32 does not match its content");
+  if (trailer.readUInt32LE(4) !== tarBytes.length % 2 ** 32)
+    throw new ArchiveError("the archive's length field does not match its content");
+  return tarBytes;
+}
+
+/** The members of a tar, in order; anything but plain files, or a name twice, is an error. */
+export async function untar(tarBytes: Buffer): Promise<Member[]> {
+  const ex = tar.extract();
+  const out: Member[] = [];
+  const seen = new Set<string>();
+  const feeding = new Promise<void>((resolve, reject) => {
+    const src = Readable.from([tarBytes]);
+    src.on("error", reject);
+    ex.on("error", reject);
+    ex.on("finish", resolve);
+    src.pipe(ex);
+  });
+  try {
+    for await (const entry of ex) {
+      const chunks: Buffer[] = [];
+      for await (const c of entry) chunks.push(c as Buffer);
+      const name = entry.header.name;
+      if (entry.header.type !== "file") throw new ArchiveError(`member "${name}" is not a plain file (${entry.header.type})`);
+      if (seen.has(name)) throw new ArchiveError(`member "${name}" appears twice`);
+      seen.add(name);
+      out.push({ path: name, bytes: Buffer.concat(chunks) });
+    }
+    await feeding;
+  } catch (e) {
+    if (e instanceof ArchiveError) throw e;
+    throw new ArchiveError(`the tar archive is damaged (${(e as Error).message})`);
+  }
+  return out;
+}
+
+export async function unpackTarGz(gz: Uint8Array): Promise<Member[]> {
+  return untar(gunzipStrict(gz));
+}
+
+/** Re-packs members as given (tests and tools that change a bundle on purpose). */
+export async function repack(members: readonly Member[]): Promise<Uint8Array> {
+  return packTarGz(members, new Date(0));
+}

@@ -1,0 +1,6 @@
+export * from "./bundle";
+export * from "./notes";
+export * from "./profiles";
+export { piiKindsIn, PII_KINDS, type PiiKind } from "./pii";
+export { signerFromPem, newPrivateKeyPem } from "./signer";
+export { ArchiveError, repack, unpackTarGz, type Member } from "./archive";

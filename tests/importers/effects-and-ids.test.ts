@@ -1,0 +1,84 @@
+/**
+ * Inferred effects (lib/importers/effects.ts: the verb list, editor commands, shell commands
+ * that write) on the importers that had every tool `read`, and run ids that stay apart for
+ * two files of one benchmark instance while re-importing one file gives the same id.
+ */
+import { describe, expect, it } from "vitest";
+import { importTrace } from "@/lib/importers";
+import { inferEffect } from "@/lib/importers/effects";
+import { readCorpus } from "./helpers";
+
+type Obj = Record<string, unknown>;
+
+describe("inferEffect", () => {
+  it.each([
+    ["write_file", {}, "write"],
+    ["TodoWrite", {}, "write"],
+    ["book_reservation", {}, "write"],
+    ["update_reservation_flights", {}, "write"],
+    ["apply_patch", {}, "write"],
+    ["send_email", {}, "write"],
+    ["get_order_details", {}, "read"],
+    ["search_direct_flight", {}, "read"],
+    ["Read", {}, "read"],
+    ["bash", { command: "echo hi > notes.txt" }, "write"],
+    ["bash", { command: "sed -i 's/a/b/' x.py" }, "write"],
+    ["exec_command", { cmd: "git commit -m x" }, "write"],
+    ["shell", { command: ["bash", "-lc", "rm -rf build"] }, "write"],
+    ["bash", { command: "ls -la 2>&1 | head" }, "read"],
+    ["bash", { command: "grep -r foo . >/dev/null" }, "read"],
+    ["str_replace_editor", { command: "create", path: "/a.py" }, "write"],
+    ["str_replace_editor", { command: "view", path: "/a.py" }, "read"],
+  ])("%s %j is %s, inferred", (tool, args, effect) => {
+    expect(inferEffect(tool, args)).toMatchObject({ effect, effectInferred: true });
+  });
+
+  it("what the source declares is kept and not marked inferred", () => {
+    expect(inferEffect("lookup", {}, "write")).toMatchObject({ effect: "write", effectInferred: false });
+  });
+});
+
+describe("existing importers infer writes", () => {
+  it("tau-bench: the update_* calls of the file are writes, searches and lookups reads", () => {
+    const rel = "tau-bench/airline-gpt-4o-task2-failed.json";
+    const raw = JSON.parse(readCorpus(rel)) as Array<{ traj: Obj[] }>;
+    // tool names of the assistant's tool calls, read off the raw trajectory
+    const names = raw.flatMap((t) =>
+      t.traj.flatMap((m) => ((m.tool_calls as Obj[] | undefined) ?? []).map((c) => String((c.function as Obj).name))),
+    );
+    const events = importTrace(readCorpus(rel), { fileName: rel }).runs.flatMap((r) => r.events);
+    const calls = events.filter((e) => e.type === "tool.call");
+    expect(calls.map((e) => e.data.tool).sort()).toEqual([...names].sort());
+    for (const c of calls) {
+      expect(c.data.effectInferred).toBe(true);
+      expect(c.data.effect).toBe(String(c.data.tool).startsWith("update_") ? "write" : "read");
+    }
+  });
+
+  it("SWE-agent: edit, create and rm actions are writes, open and find_file reads", () => {
+    const rel = "swe-agent/pydicom-1458-gpt4.traj";
+    const events = importTrace(readCorpus(rel), { fileName: rel }).runs[0].events;
+    const calls = events.filter((e) => e.type === "tool.call");
+    const byTool = (t: string) => calls.filter((e) => e.data.tool === t);
+    expect(byTool("edit").length).toBeGreaterThan(0);
+    for (const t of ["edit", "create", "rm"])
+      for (const c of byTool(t)) expect(c.data).toMatchObject({ effect: "write", effectInferred: true });
+    for (const t of ["open", "find_file"]) for (const c of byTool(t)) expect(c.data.effect).toBe("read");
+  });
+});
+
+describe("run ids unique per source file", () => {
+  it("two SWE-agent configurations of one instance get two ids; the same file the same id", () => {
+    const rel = "swe-agent/marshmallow-1867-function-calling.traj";
+    const text = readCorpus(rel);
+    const id = importTrace(text, { fileName: rel }).runs[0].runId;
+    expect(importTrace(text, { fileName: rel }).runs[0].runId).toBe(id);
+    // the same instance run with another model: the replay config names it
+    expect(text).toContain("gpt-4o");
+    const other = text.replaceAll("gpt-4o", "claude-sonnet-4");
+    const otherId = importTrace(other, { fileName: rel }).runs[0].runId;
+    expect(otherId).not.toBe(id);
+    expect(otherId.startsWith("swe-marshmallow-code__marshmallow-1867-")).toBe(true);
+    expect(id.startsWith("swe-marshmallow-code__marshmallow-1867-")).toBe(true);
+  });
+});
