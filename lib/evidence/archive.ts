@@ -2,8 +2,9 @@
  * The bundle's container: a ustar archive (tar-stream), gzip-compressed with a fixed
  * header. Read back strictly: the gzip header must be the one written (its MTIME, flags
  * and OS bytes are covered by no checksum, so a changed one would otherwise pass), the
- * CRC-32 and length in the trailer must hold, and nothing may follow the trailer. The
- * CRC covers every byte of the tar (headers, padding), so any change to the file is found.
+ * CRC-32 and length in the trailer must hold, nothing may follow the trailer, and the
+ * deflate stream must be the one fflate writes for the tar (export is deterministic), so a
+ * changed bit that decompresses alike is found too. The CRC covers every byte of the tar.
  */
 import { Readable } from "node:stream";
 import { crc32, inflateRawSync } from "node:zlib";
@@ -59,6 +60,13 @@ export function gunzipStrict(gz: Uint8Array): Buffer {
   if (trailer.readUInt32LE(0) !== crc32(tarBytes)) throw new ArchiveError("the archive's CRC-32 does not match its content");
   if (trailer.readUInt32LE(4) !== tarBytes.length % 2 ** 32)
     throw new ArchiveError("the archive's length field does not match its content");
+  // Deflate has bits no checksum covers (the code lengths of symbols never used, padding):
+  // a change there decompresses alike. Export compresses deterministically, so the file
+  // must be exactly the compression of its content.
+  if (!Buffer.from(gzipSync(tarBytes, { level: 9, mtime: 0 })).equals(Buffer.from(gz.buffer, gz.byteOffset, gz.length)))
+    throw new ArchiveError(
+      "the compressed data differs from what Retrace writes for this content (a changed byte that decompresses alike)",
+    );
   return tarBytes;
 }
 
