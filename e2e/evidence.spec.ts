@@ -55,7 +55,9 @@ test("notes, export, the offline report and verify", async ({ page, request, gua
   await page.setViewportSize(SIZES[0]);
   await rp.open(BASE, run, `?event=${finding.seq}`);
   await page.getByRole("tab", { name: /^Findings/ }).click();
-  const item = page.getByRole("list", { name: "Findings" }).getByRole("listitem").filter({ hasText: "tool.partial" });
+  // findings are grouped by rule: the group of tool.partial, then its one finding
+  const group = page.getByRole("list", { name: "Findings" }).locator("section.finding-group").filter({ hasText: "tool.partial" });
+  const item = group.locator("li").first();
   await expect(item).toHaveAttribute("data-label", "false positive");
   await expect(item).toHaveClass(/false-positive/);
   await expect(item).toContainText("Partial page is expected here");
