@@ -65,4 +65,6 @@ export interface ImportResult {
 export interface ImportOptions {
   /** Original file name; used for run ids of formats without ids and recorded in `run.start`. */
   fileName?: string;
+  /** The most bytes one member of an archive (an Inspect `.eval`) may inflate to (default 64 MiB). */
+  maxMemberBytes?: number;
 }

@@ -92,7 +92,11 @@ export async function openTrace(
   const spill = new FileSpill(opts.redactor);
   try {
     const source = streamed ? stream : limitBytes(stream, opts.limits.maxDocumentBytes, "RETRACE_MAX_DOCUMENT_BYTES");
-    const converted = await convertTraceStream(format, source, { fileName: opts.fileName, spill });
+    const converted = await convertTraceStream(format, source, {
+      fileName: opts.fileName,
+      spill,
+      maxMemberBytes: opts.limits.maxDocumentBytes,
+    });
     return {
       items: eventBatches(converted.runs(), opts.limits),
       warnings: converted.warnings,

@@ -7,10 +7,13 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { inflateRawSync } from "node:zlib";
+import { zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "@/lib/canonical";
 import { importTrace } from "@/lib/importers";
 import { detectBytes, detectFormat } from "@/lib/importers/detect";
+import { ImportError } from "@/lib/importers/convert";
+import { importInspectEval } from "@/lib/importers/inspect-eval";
 import { importTraceStreamWhole } from "@/lib/importers/stream";
 import { parseLine } from "@/lib/journal/parse-line";
 import type { JournalEvent } from "@/lib/journal/types";
@@ -223,5 +226,19 @@ describe("Inspect AI .eval archives", () => {
       expect(call?.data.args).toEqual(c.arguments);
       expect(result && call && result.seq > call.seq).toBe(true);
     }
+  });
+
+  it("refuses a member that inflates past the limit, before inflating it (a zip bomb)", () => {
+    const header = new TextEncoder().encode(JSON.stringify({ eval: { run_id: "bomb", task: "t" } }));
+    // 4 MiB of spaces inside a JSON sample: a few KiB compressed
+    const sample = new TextEncoder().encode(`{"id":1,"epoch":1,"messages":[]${" ".repeat(4 * 1024 * 1024)}}`);
+    const zip = zipSync({ "header.json": header, "samples/1_epoch_1.json": sample }, { level: 9 });
+    expect(zip.length).toBeLessThan(64 * 1024);
+    expect(() => importInspectEval(zip, { maxMemberBytes: 1024 * 1024 })).toThrow(ImportError);
+    expect(() => importInspectEval(zip, { maxMemberBytes: 1024 * 1024 })).toThrow(
+      `samples/1_epoch_1.json (${sample.length.toLocaleString("en-US")} bytes)`,
+    );
+    // under a limit it fits, it imports
+    expect(importInspectEval(zip, { maxMemberBytes: 8 * 1024 * 1024 }).runs).toHaveLength(1);
   });
 });
