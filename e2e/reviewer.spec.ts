@@ -169,6 +169,78 @@ test("the replay and compare pages read the same keymap", async ({ page, guard }
   await expect(page.getByRole("dialog", { name: "Keyboard shortcuts" }).getByRole("row", { name: /next difference/ })).toBeVisible();
 });
 
+/** Every stored event of a run, from the API. */
+async function eventsOf(
+  request: APIRequestContext,
+  run: string,
+): Promise<Array<{ seq: number; type: string; data: Record<string, unknown> }>> {
+  const out: Array<{ seq: number; type: string; data: Record<string, unknown> }> = [];
+  let after: number | null = -1;
+  while (after !== null) {
+    const page = (await (await request.get(`${BASE}/api/runs/${encodeURIComponent(run)}/events?after=${after}&limit=1000`)).json()) as {
+      events: Array<{ event: { seq: number; type: string; data: Record<string, unknown> } }>;
+      nextAfter: number | null;
+    };
+    out.push(...page.events.map((e) => e.event));
+    after = page.nextAfter;
+  }
+  return out;
+}
+
+test("compare on the two demo refund runs: the reconcile vs retry decision, the pair in the URL, health and findings per run", async ({
+  page,
+  request,
+  guard,
+}) => {
+  guard.allowNavigation(BASE);
+  const A = "demo-refund-approval";
+  // what the scenarios do after the refund timed out: a asks find_payment, b calls issue_refund again
+  const findPayment = (await eventsOf(request, A)).find((e) => e.type === "tool.call" && e.data.tool === "find_payment")!;
+  const retry = (await eventsOf(request, RETRY_RUN)).filter((e) => e.type === "tool.call" && e.data.tool === "issue_refund")[1];
+  await page.goto(`/compare?a=${A}&b=${RETRY_RUN}`);
+  const view = page.getByTestId("compare-view");
+  await expect(view).toHaveAttribute("data-ready", "true", { timeout: 30_000 });
+  const first = page.getByRole("region", { name: "First divergence" });
+  await expect(first).toHaveAttribute("data-a-seq", String(findPayment.seq));
+  await expect(first).toHaveAttribute("data-b-seq", String(retry.seq));
+  await expect(first).toHaveAttribute("data-kind", "decision");
+  await expect(first.getByRole("heading")).toContainText("after issue_refund timed out");
+  await expect(first.getByRole("heading")).toContainText("run a reconciled it (find_payment");
+  await expect(first.getByRole("heading")).toContainText(`run b retried issue_refund (#${retry.seq})`);
+  // the input, which every two runs differ in, is named only as the first difference of any kind
+  await expect(first.getByTestId("first-any")).toContainText("run.start: input changed");
+  const detail = page.getByRole("region", { name: "Selected pair" });
+  await expect(detail).toHaveAttribute("data-a-seq", String(findPayment.seq));
+
+  // each run card: its health and its findings by plain title
+  const cardA = page.getByRole("region", { name: "Run a" });
+  const cardB = page.getByRole("region", { name: "Run b" });
+  await expect(cardB.locator("[data-health]")).toHaveAttribute("data-health", "bad");
+  await expect(cardB.locator("[data-health]")).toHaveText("succeeded · 2 errors, 3 warnings");
+  const findingsB = cardB.getByRole("list", { name: "Findings of run b" });
+  await expect(findingsB.getByRole("link", { name: "A write (such as a refund) may have been issued twice" })).toHaveAttribute(
+    "href",
+    `/runs/${RETRY_RUN}?event=29`,
+  );
+  await expect(cardA.locator("[data-health]")).toBeVisible();
+
+  // the selected pair is in the URL, and a reload opens at it
+  const list = page.getByRole("listbox", { name: "Aligned events" });
+  await list.getByRole("option", { name: /^a #28 tool\.call .* b #26 tool\.call/ }).click();
+  await expect(page).toHaveURL(/[?&]ea=28&eb=26\b/);
+  await page.reload();
+  await expect(view).toHaveAttribute("data-ready", "true", { timeout: 30_000 });
+  await expect(detail).toHaveAttribute("data-a-seq", "28");
+  await expect(detail).toHaveAttribute("data-b-seq", "26");
+
+  // the run picker searches across workflows
+  await cardB.getByText("Compare another run as run b").click();
+  await cardB.getByRole("searchbox", { name: "Search runs of any workflow for run b" }).fill("transfer-watch");
+  await cardB.getByRole("button", { name: "Use demo-transfer-watch as run b" }).click();
+  await expect(page).toHaveURL(new RegExp(`/compare\\?a=${A}&b=demo-transfer-watch$`));
+  await expect(view).toHaveAttribute("data-b", "demo-transfer-watch");
+});
+
 test("at 1024×768 no page scrolls sideways and the graph keeps 400 px beside the inspector", async ({ page, guard }) => {
   guard.allowNavigation(BASE);
   for (const [w, h] of [
