@@ -241,6 +241,77 @@ test("compare on the two demo refund runs: the reconcile vs retry decision, the 
   await expect(view).toHaveAttribute("data-b", "demo-transfer-watch");
 });
 
+test("the retried call and its retry link to each other, and the graph draws the retry, explained in the legend", async ({
+  page,
+  guard,
+}) => {
+  guard.allowNavigation(BASE);
+  const rp = new RunPage(page);
+  // #26 is the first issue_refund, #29 its blind retry (the demo journal; the finding at #29 names 26)
+  await rp.open(BASE, RETRY_RUN, "?event=26");
+  await rp.shows(26);
+  await expect(rp.tab("Tool call")).toHaveAttribute("aria-selected", "true");
+  await rp.panel().getByRole("button", { name: "retried by #29" }).click();
+  await rp.shows(29);
+  await expect(page).toHaveURL(/[?&]event=29\b/);
+  await rp.panel().getByRole("button", { name: "retries #26" }).click();
+  await rp.shows(26);
+
+  // the edge between the two calls, and what it means
+  await expect(page.locator(".react-flow__edge.edge-retry")).toHaveCount(1);
+  const legend = page.getByRole("list", { name: "Edges" });
+  await expect(legend.getByRole("listitem").filter({ hasText: "retried by" })).toHaveAttribute(
+    "title",
+    "a write call retried by a later one after an unknown outcome",
+  );
+  // no overlay over the canvas: toolbar above it, legend, controls and minimap below it
+  const canvas = (await page.locator(".graph-canvas").boundingBox())!;
+  for (const sel of [".graph-status", ".graph-legend", ".react-flow__minimap", ".react-flow__controls"]) {
+    const box = (await page.locator(sel).boundingBox())!;
+    const overlaps =
+      box.x < canvas.x + canvas.width && box.x + box.width > canvas.x && box.y < canvas.y + canvas.height && box.y + box.height > canvas.y;
+    expect(overlaps, `${sel} lies over the graph canvas`).toBe(false);
+  }
+});
+
+test("the inspector reads errors as fields, retrievals with each document's age, durations and policies in units", async ({
+  page,
+  guard,
+}) => {
+  guard.allowNavigation(BASE);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const rp = new RunPage(page);
+  // #27: issue_refund's result, timed out with {message, name} (the demo journal)
+  await rp.open(BASE, RETRY_RUN, "?event=27");
+  await rp.shows(27);
+  const error = rp.panel().getByRole("group", { name: "error" });
+  await expect(error.getByRole("definition").first()).toHaveText("payment gateway timed out (the payment was committed)");
+  await expect(error.getByRole("term")).toHaveText(["message", "name"]);
+  await expect(error.getByRole("definition").nth(1)).toHaveText("ToolTimeoutError");
+  await expect(rp.panel()).toContainText("500 ms");
+  // #28: the agent's own error event, code and retryable as fields
+  await rp.option("#28 error timeout").click();
+  await rp.shows(28);
+  await expect(rp.panel().getByRole("group", { name: "error" }).getByRole("term")).toHaveText(["message", "code", "retryable"]);
+
+  // #17: the retrieval of a policy document indexed 400 days before (the scenario seeds it so), 30 allowed
+  await rp.open(BASE, RETRY_RUN, "?event=17");
+  await rp.shows(17);
+  await expect(rp.tab("Retrieval")).toHaveAttribute("aria-selected", "true");
+  await expect(rp.panel()).toContainText("30 days (2,592,000 s)");
+  const doc = rp.panel().getByRole("listitem", { name: "Document kb-refunds" });
+  await expect(doc).toContainText("400 days old when retrieved, older than allowed");
+  await expect(doc).toContainText("indexed at");
+  await page.screenshot({ path: path.join(OUT, "reviewer-retrieval-1440.png") });
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await page.screenshot({ path: path.join(OUT, "reviewer-retrieval-1024.png") });
+
+  // the run's policy in units
+  await page.getByText("versions in force and policy").click();
+  await expect(page.getByLabel("Versions in force")).toContainText("retrievalMaxAgeSeconds 30 days (2,592,000 s)");
+  await expect(page.getByLabel("Versions in force")).toContainText("maxSteps 8 steps");
+});
+
 test("at 1024×768 no page scrolls sideways and the graph keeps 400 px beside the inspector", async ({ page, guard }) => {
   guard.allowNavigation(BASE);
   for (const [w, h] of [

@@ -5,6 +5,7 @@ import { useStore } from "zustand";
 import type { RunIndex } from "@/lib/graph";
 import type { RunDetail } from "@/lib/view/api-types";
 import { findingSeqs, firstMostSevere } from "@/lib/view/findings";
+import { relationsOf } from "@/lib/view/relations";
 import { ShortcutsDialog } from "@/components/ui/shortcuts-dialog";
 import { EventList } from "./event-list";
 import { FindingsList } from "./findings-list";
@@ -61,6 +62,7 @@ function RunViewBody({ runId, initialDetail }: { runId: string; initialDetail: R
     return m;
   }, [detail.findings]);
 
+  const relations = useMemo(() => relationsOf(detail.findings), [detail.findings]);
   const ready = !!index && graphReady && timelineReady;
 
   return (
@@ -91,7 +93,11 @@ function RunViewBody({ runId, initialDetail }: { runId: string; initialDetail: R
             )}
           </aside>
           <section className="center" aria-label="Graph and timeline">
-            {index ? <GraphPane index={index} findings={findingsBySeq} /> : <div className="graph-pane skeleton">Loading graph…</div>}
+            {index ? (
+              <GraphPane index={index} findings={findingsBySeq} relations={relations} />
+            ) : (
+              <div className="graph-pane skeleton">Loading graph…</div>
+            )}
             <div className="bottom-pane">
               <div className="tabs" role="tablist" aria-label="Bottom panel">
                 <button
