@@ -10,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import type { APIRequestContext, Page } from "@playwright/test";
 import { SQLITE_PORT } from "./servers";
+import { ndjson, uniqueId } from "./fixtures/journals";
 import { expect, postJournal, test, RunPage } from "./fixtures/viewer";
 
 const BASE = `http://127.0.0.1:${SQLITE_PORT}`;
@@ -310,6 +311,100 @@ test("the inspector reads errors as fields, retrievals with each document's age,
   await page.getByText("versions in force and policy").click();
   await expect(page.getByLabel("Versions in force")).toContainText("retrievalMaxAgeSeconds 30 days (2,592,000 s)");
   await expect(page.getByLabel("Versions in force")).toContainText("maxSteps 8 steps");
+});
+
+test("the upload report says what happened: nothing new for a stored file, warnings listed, uploaded runs first", async ({
+  page,
+  guard,
+}) => {
+  guard.allowNavigation(BASE);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto("/");
+  await expect(page.locator(".runs-page")).toHaveAttribute("data-ready", "true");
+  const report = page.getByRole("region", { name: "Upload report" });
+  const send = async (name: string, body: string) => {
+    const chooser = page.waitForEvent("filechooser");
+    await page.getByRole("button", { name: "Upload journal" }).click();
+    await (await chooser).setFiles({ name, mimeType: "application/x-ndjson", buffer: Buffer.from(body) });
+  };
+
+  // a run that started in 2020 (last in the list by start) with a gap in its seqs: stored, with a warning
+  const old = uniqueId("e2e-old");
+  const ev = (seq: number, type: string, data: Record<string, unknown>) => ({
+    run: old,
+    seq,
+    ts: new Date(Date.parse("2020-01-02T03:04:05Z") + seq * 1000).toISOString(),
+    type,
+    data,
+  });
+  await send(
+    "gap.jsonl",
+    ndjson([
+      ev(0, "run.start", { workflow: { name: "old-wf", version: "1" } }),
+      ev(1, "note", { text: "a" }),
+      ev(3, "note", { text: "b" }),
+    ]),
+  );
+  await expect(report.getByRole("status").filter({ hasText: "HTTP 201" })).toHaveText("HTTP 201: stored");
+  const warnings = report.getByRole("table", { name: "Warnings in gap.jsonl" });
+  await expect(warnings.getByRole("row").nth(1)).toContainText("seq jumps from 1 to 3");
+  const table = page.getByRole("table", { name: "Runs", exact: true });
+  const firstRow = table.locator("tbody tr").first();
+  await expect(firstRow.locator("td.run-id a")).toHaveText(old);
+  await expect(firstRow.locator(".badge.uploaded")).toHaveText("uploaded");
+  // relative and absolute times
+  await expect(firstRow).toContainText("2020-01-02 03:04:05");
+  await expect(firstRow.getByTestId("relative-time")).toHaveText(/^\d+ years? ago$/);
+
+  // the same file again: every event was stored already
+  await send(
+    "gap-again.jsonl",
+    ndjson([
+      ev(0, "run.start", { workflow: { name: "old-wf", version: "1" } }),
+      ev(1, "note", { text: "a" }),
+      ev(3, "note", { text: "b" }),
+    ]),
+  );
+  await expect(report.getByRole("status").filter({ hasText: "nothing new" })).toHaveText(/^HTTP 20\d: already stored, nothing new$/);
+  await expect(
+    report.getByRole("table", { name: "Runs in gap-again.jsonl" }).getByRole("cell", { name: "already stored, nothing new" }),
+  ).toBeVisible();
+  await expect(report).not.toContainText("Imported as");
+  await page.screenshot({ path: path.join(OUT, "reviewer-upload-1440.png") });
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await page.screenshot({ path: path.join(OUT, "reviewer-upload-1024.png") });
+  await noHorizontalScroll(page);
+});
+
+test("a branded 404 names the missing run and offers the search; a finished run opens no live stream", async ({ page, guard }) => {
+  guard.allowNavigation(BASE);
+  guard.allowConsoleError(/status of 404/);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const missing = "no-such-run-e2e";
+  const answer = await page.goto(`/runs/${missing}`);
+  expect(answer?.status()).toBe(404);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(`No such run: ${missing}`);
+  await expect(page.getByText("404 · Not found")).toBeVisible();
+  await page.screenshot({ path: path.join(OUT, "reviewer-404-1440.png") });
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await page.screenshot({ path: path.join(OUT, "reviewer-404-1024.png") });
+  const search = page.getByRole("searchbox", { name: "Search runs" });
+  await expect(search).toHaveValue(missing);
+  await search.fill("refund-retry");
+  await page.getByRole("button", { name: "Search" }).click();
+  await expect(page).toHaveURL(/\/\?q=refund-retry$/);
+  await expect(page.getByRole("table", { name: "Runs", exact: true }).getByRole("link", { name: RETRY_RUN })).toBeVisible();
+
+  expect((await page.goto("/no/such/page"))?.status()).toBe(404);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("No page at /no/such/page");
+
+  // the demo run has ended: its page asks for no stream
+  const streams: string[] = [];
+  page.on("request", (r) => void (r.url().includes("/stream") && streams.push(r.url())));
+  const rp = new RunPage(page);
+  await rp.open(BASE, RETRY_RUN);
+  await expect(rp.view).toHaveAttribute("data-live", "off");
+  expect(streams).toEqual([]);
 });
 
 test("at 1024×768 no page scrolls sideways and the graph keeps 400 px beside the inspector", async ({ page, guard }) => {

@@ -42,7 +42,8 @@ function RunViewBody({ runId, initialDetail }: { runId: string; initialDetail: R
   const detail = useRunDetail(runId, initialDetail).data ?? initialDetail;
   const indexQuery = useRunIndex(runId);
   const index = indexQuery.data;
-  const liveMode = useLiveRun(runId, true);
+  // a finished run changes no more: no stream for it (a live run's stream closes at its run.end)
+  const liveMode = useLiveRun(runId, detail.live);
   const api = useRunStoreApi();
   const graphReady = useRunStore((s) => s.graphReady);
   const timelineReady = useRunStore((s) => s.timelineReady);
