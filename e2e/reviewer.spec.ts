@@ -407,6 +407,67 @@ test("a branded 404 names the missing run and offers the search; a finished run 
   expect(streams).toEqual([]);
 });
 
+test("panes resize and collapse and are remembered; graph nodes are one Tab stop; the findings lane counts", async ({ page, guard }) => {
+  guard.allowNavigation(BASE);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const rp = new RunPage(page);
+  await rp.open(BASE, RETRY_RUN);
+  await rp.shows(29);
+  const width = async (sel: string) => (await page.locator(sel).boundingBox())!.width;
+  const inspector0 = await width("aside.inspector");
+
+  // the inspector's splitter, by keyboard: two presses of ← widen it by 2 × 16 px
+  const splitter = page.getByRole("separator", { name: "Resize the inspector" });
+  await splitter.focus();
+  await page.keyboard.press("ArrowLeft");
+  await page.keyboard.press("ArrowLeft");
+  await expect.poll(() => width("aside.inspector")).toBeCloseTo(inspector0 + 32, 0);
+  await rp.shows(29); // the arrows resized, they did not step through events
+  // and by dragging the events panel's splitter 60 px to the right
+  const side0 = await width("aside.side");
+  const handle = (await page.getByRole("separator", { name: "Resize the events panel" }).boundingBox())!;
+  await page.mouse.move(handle.x + handle.width / 2, handle.y + 100);
+  await page.mouse.down();
+  await page.mouse.move(handle.x + handle.width / 2 + 60, handle.y + 100, { steps: 4 });
+  await page.mouse.up();
+  await expect.poll(() => width("aside.side")).toBeCloseTo(side0 + 60, 0);
+
+  // collapse the timeline and the events panel: the graph takes the room
+  const graph0 = (await page.locator(".graph-pane").boundingBox())!;
+  await page.getByRole("button", { name: "Hide the events panel" }).click();
+  await page.getByRole("button", { name: "Hide the timeline panel" }).click();
+  const graph1 = (await page.locator(".graph-pane").boundingBox())!;
+  expect(graph1.width).toBeGreaterThan(graph0.width + 200);
+  expect(graph1.height).toBeGreaterThan(graph0.height + 100);
+  await page.screenshot({ path: path.join(OUT, "reviewer-panes-collapsed-1440.png") });
+
+  // remembered across a reload
+  await page.reload();
+  await rp.ready();
+  await expect(page.getByRole("button", { name: "Show the events panel" })).toBeVisible();
+  await expect.poll(() => width("aside.inspector")).toBeCloseTo(inspector0 + 32, 0);
+  await page.getByRole("button", { name: "Show the events panel" }).click();
+  await page.getByRole("button", { name: "Show the timeline panel" }).click();
+  await expect.poll(() => width("aside.side")).toBeCloseTo(side0 + 60, 0);
+  await expect(page.locator("canvas[data-finding-count]")).toHaveAttribute("data-finding-count", "5"); // 5 findings, at 17, 26, 29
+  // Home on a splitter gives the pane back its default size
+  await splitter.focus();
+  await page.keyboard.press("Home");
+  await expect.poll(() => width("aside.inspector")).toBeCloseTo(inspector0, 0);
+  await page.getByRole("separator", { name: "Resize the events panel" }).focus();
+  await page.keyboard.press("Home");
+
+  // roving focus: one graph node is a Tab stop (the selected one); j moves the focus with the selection
+  const stops = page.locator('.react-flow__node[tabindex="0"]');
+  await expect(stops).toHaveCount(1);
+  await expect(stops).toHaveAttribute("aria-label", /^#29 tool\.call/);
+  await stops.focus();
+  await page.keyboard.press("j");
+  await rp.shows(30);
+  await expect(page.locator(".react-flow__node:focus")).toHaveAttribute("aria-label", /^#30 tool\.result/);
+  await expect(stops).toHaveCount(1);
+});
+
 test("at 1024×768 no page scrolls sideways and the graph keeps 400 px beside the inspector", async ({ page, guard }) => {
   guard.allowNavigation(BASE);
   for (const [w, h] of [

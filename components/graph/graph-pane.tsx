@@ -111,6 +111,19 @@ function GraphPaneInner({
     return { nodes, edges };
   }, [graph, layout, selectedSeq, selectedStep, matchedSeqs]);
 
+  // roving focus: when a node has the focus and the selection moves (j/k, arrows), the focus
+  // moves to the node of the new selection
+  useEffect(() => {
+    const el = container.current;
+    if (!el || !el.contains(document.activeElement) || !document.activeElement?.classList.contains("react-flow__node")) return;
+    const node =
+      graph.nodes.find((n) => n.kind === "event" && n.seq === selectedSeq) ??
+      graph.nodes.find((n) => n.kind === "step" && n.collapsed && n.stepId === selectedStep);
+    if (!node) return;
+    const target = el.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(node.id)}"]`);
+    if (target && target !== document.activeElement) target.focus({ preventScroll: true });
+  }, [graph, selectedSeq, selectedStep, nodes]);
+
   // ready once the first layout is drawn
   const drawn = nodes.length > 0 || graph.nodes.length === 0;
   useEffect(() => {
@@ -188,6 +201,7 @@ function GraphPaneInner({
           nodesConnectable={false}
           elementsSelectable={false}
           edgesFocusable={false}
+          nodesFocusable={false}
           onlyRenderVisibleElements
           minZoom={0.05}
           maxZoom={2}
@@ -246,6 +260,9 @@ function toFlowNode(
       height: box.height,
       data: { node: n, selected: n.seq === selectedSeq, matched: matched.has(n.seq) },
       ariaRole: "button",
+      // roving focus: only the selected node is a Tab stop; the keys move the selection and the focus with it
+      focusable: n.seq === selectedSeq,
+      domAttributes: n.seq === selectedSeq ? undefined : { tabIndex: -1 },
       ariaLabel: `#${n.seq} ${n.type}${n.name ? ` ${n.name}` : ""}${n.failed ? " (failed)" : ""}${n.findings ? ` (${n.findings} finding${n.findings > 1 ? "s" : ""})` : ""}`,
       className: "ev-node",
       zIndex: 2,
@@ -260,6 +277,9 @@ function toFlowNode(
     style: { width: box.width, height: box.height },
     data: { node: n, selected: n.stepId === selectedStep },
     ariaRole: n.collapsed ? "button" : "group",
+    // a collapsed step stands for its selected event; an open step is no stop of its own
+    focusable: n.collapsed && n.stepId === selectedStep,
+    domAttributes: n.collapsed && n.stepId === selectedStep ? undefined : { tabIndex: -1 },
     ariaLabel: `Step ${n.label}${n.collapsed ? ` (collapsed, ${n.eventCount} events)` : ""}`,
     zIndex: n.collapsed ? 2 : 0,
   } satisfies StepFlowNode;

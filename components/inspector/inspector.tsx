@@ -45,7 +45,18 @@ function tabsFor(type: string): Tab[] {
 const STATEFUL = (type: string) => type === "state" || type === "checkpoint" || type.startsWith("approval.");
 
 /** The selected event: a header at once from the summary, its panes when the payload arrives. */
-export function Inspector({ runId, detail, index }: { runId: string; detail: RunDetail; index: RunIndex | undefined }) {
+export function Inspector({
+  runId,
+  detail,
+  index,
+  onCollapse,
+}: {
+  runId: string;
+  detail: RunDetail;
+  index: RunIndex | undefined;
+  /** hides the inspector (the run page's panes) */
+  onCollapse?: () => void;
+}) {
   const api = useRunStoreApi();
   const qc = useQueryClient();
   const timed = useTimesRecorded();
@@ -133,6 +144,11 @@ export function Inspector({ runId, detail, index }: { runId: string; detail: Run
             {TAB_LABEL[t]}
           </button>
         ))}
+        {onCollapse ? (
+          <button type="button" className="pane-collapse" aria-label="Hide the inspector" onClick={onCollapse}>
+            »
+          </button>
+        ) : null}
       </div>
       <div className="tab-panel" role="tabpanel" aria-label={TAB_LABEL[tab]}>
         {q.isError ? (
