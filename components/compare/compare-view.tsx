@@ -1,7 +1,7 @@
 "use client";
 import { useSearchParams } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { compareVersions, type Alignment } from "@/lib/compare";
+import { compareVersions, type Alignment, type CompareEvent, type Divergence } from "@/lib/compare";
 import { actionFor, adjacentMark, isTyping } from "@/lib/view/keymap";
 import { ShortcutsButton, ShortcutsDialog } from "@/components/ui/shortcuts-dialog";
 import { AlignmentList, STATUS_TEXT } from "./alignment-list";
@@ -26,6 +26,33 @@ function navigate(a: string | null, b: string | null) {
   window.history.pushState(null, "", `?${p.toString()}`);
 }
 
+/** The selected pair as `ea` / `eb` (its seq in run a / run b), so a link reopens at it. */
+function pairParam(sp: URLSearchParams, name: "ea" | "eb"): number | null {
+  const v = sp.get(name);
+  return v !== null && /^\d{1,9}$/.test(v) ? Number(v) : null;
+}
+
+function writePair(aSeq: number | null, bSeq: number | null) {
+  const p = new URLSearchParams(window.location.search);
+  p.delete("ea");
+  p.delete("eb");
+  if (aSeq !== null) p.set("ea", String(aSeq));
+  if (bSeq !== null) p.set("eb", String(bSeq));
+  window.history.replaceState(window.history.state, "", `?${p.toString()}`);
+}
+
+/** The row whose events have these seqs (either may be null for an only-a / only-b row). */
+function rowOfPair(al: Alignment, a: readonly CompareEvent[], b: readonly CompareEvent[], ea: number | null, eb: number | null) {
+  if (ea === null && eb === null) return null;
+  const i = al.rows.findIndex((r) => (r.a === null ? null : a[r.a].seq) === ea && (r.b === null ? null : b[r.b].seq) === eb);
+  if (i >= 0) return i;
+  // a link naming one side only, or a pair the alignment no longer makes: the row of that event
+  const j = al.rows.findIndex(
+    (r) => (ea !== null && r.a !== null && a[r.a].seq === ea) || (eb !== null && r.b !== null && b[r.b].seq === eb),
+  );
+  return j >= 0 ? j : null;
+}
+
 function errorText(e: unknown): string | null {
   return e ? (e instanceof Error ? e.message : String(e)) : null;
 }
@@ -37,9 +64,9 @@ function errorText(e: unknown): string | null {
 export function CompareView() {
   const sp = useSearchParams();
   const query = sp.toString();
-  const { a, b } = useMemo(() => {
+  const { a, b, ea, eb } = useMemo(() => {
     const p = new URLSearchParams(query);
-    return { a: param(p, "a"), b: param(p, "b") };
+    return { a: param(p, "a"), b: param(p, "b"), ea: pairParam(p, "ea"), eb: pairParam(p, "eb") };
   }, [query]);
   const detailA = useRunDetail(a);
   const detailB = useRunDetail(b);
@@ -54,14 +81,27 @@ export function CompareView() {
   // `nonce` makes "Show it" scroll again to a row that is already selected
   const [picked, setPicked] = useState<{ key: string; row: number; nonce: number } | null>(null);
   const key = `${a}|${b}`;
-  const selected = picked && picked.key === key ? picked.row : (alignment?.firstDivergence?.row ?? null);
-  const first = alignment?.firstDivergence ?? null;
+  const linked = useMemo(
+    () => (alignment && eventsA.data && eventsB.data ? rowOfPair(alignment, eventsA.data, eventsB.data, ea, eb) : null),
+    // the link is read when the alignment arrives; later selections write it
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [alignment],
+  );
+  // what the runs did differently first; the first difference of any kind (the input text,
+  // usually) is shown beside it
+  const first: Divergence | null = alignment?.firstMeaningful ?? alignment?.firstDivergence ?? null;
+  const anyFirst = alignment?.firstDivergence ?? null;
+  const selected = picked && picked.key === key ? picked.row : (linked ?? first?.row ?? null);
   const ready = alignment !== null && versions !== null;
   const row = alignment && selected !== null ? alignment.rows[selected] : null;
   const workflow = detailA.data?.workflow ?? null;
-  useCompareKeyboard(alignment, selected, (r) => setPicked({ key, row: r, nonce: Date.now() }));
-  const [inputA, setInputA] = useState(a ?? "");
-  const [inputB, setInputB] = useState(b ?? "");
+  const pick = (r: number, nonce: number) => {
+    setPicked({ key, row: r, nonce });
+    const pr = alignment?.rows[r];
+    if (pr && eventsA.data && eventsB.data)
+      writePair(pr.a === null ? null : eventsA.data[pr.a].seq, pr.b === null ? null : eventsB.data[pr.b].seq);
+  };
+  useCompareKeyboard(alignment, selected, (r) => pick(r, Date.now()));
 
   return (
     <div
@@ -85,30 +125,15 @@ export function CompareView() {
           </button>
         ) : null}
       </div>
-      {a === null ? (
-        <form
-          className="cmp-pick"
-          aria-label="Runs to compare"
-          onSubmit={(e) => {
-            e.preventDefault();
-            navigate(ID.test(inputA) ? inputA : null, ID.test(inputB) ? inputB : null);
-          }}
-        >
-          <label>
-            Run a (id)
-            <input type="text" value={inputA} onChange={(e) => setInputA(e.target.value)} />
-          </label>
-          <label>
-            Run b (id, or pick it next)
-            <input type="text" value={inputB} onChange={(e) => setInputB(e.target.value)} />
-          </label>
-          <button type="submit" className="primary">
-            Compare
-          </button>
-        </form>
-      ) : null}
       <div className="cmp-runs">
-        <RunCard side="a" id={a} detail={detailA.data} error={errorText(detailA.error ?? eventsA.error)} />
+        <RunCard
+          side="a"
+          id={a}
+          detail={detailA.data}
+          error={errorText(detailA.error ?? eventsA.error)}
+          other={b}
+          onPick={(id) => navigate(id, b)}
+        />
         <RunCard
           side="b"
           id={b}
@@ -147,19 +172,34 @@ export function CompareView() {
           data-testid="first-divergence"
           data-a-seq={first?.aSeq ?? ""}
           data-b-seq={first?.bSeq ?? ""}
+          data-kind={alignment.firstMeaningful?.kind ?? ""}
         >
           {first ? (
             <>
               <h2>
-                First divergence: {first.aSeq !== null ? `a #${first.aSeq}` : "not in a"} {STATUS_TEXT[first.status].sign}{" "}
+                {alignment.firstMeaningful ? "First divergence" : "First difference"}:{" "}
+                {first.aSeq !== null ? `a #${first.aSeq}` : "not in a"} {STATUS_TEXT[first.status].sign}{" "}
                 {first.bSeq !== null ? `b #${first.bSeq}` : "not in b"}
                 <span style={{ fontWeight: 400 }}>
                   in {first.segment === "(run)" ? "the run itself" : `step “${first.segment}”`}: {first.reason}
                 </span>
-                <button type="button" onClick={() => setPicked({ key, row: first.row, nonce: Date.now() })}>
+                <button type="button" onClick={() => pick(first.row, Date.now())}>
                   Show it
                 </button>
               </h2>
+              {!alignment.firstMeaningful ? (
+                <div className="cmp-first-any" data-testid="only-text">
+                  The runs did the same things: they differ only in what they read and wrote (input, context, results, state).
+                </div>
+              ) : anyFirst && anyFirst.row !== first.row ? (
+                <div className="cmp-first-any" data-testid="first-any">
+                  Before it they differ only in what they read and wrote, from {anyFirst.aSeq !== null ? `a #${anyFirst.aSeq}` : "not in a"}{" "}
+                  / {anyFirst.bSeq !== null ? `b #${anyFirst.bSeq}` : "not in b"} on ({anyFirst.reason}).{" "}
+                  <button type="button" className="linklike" onClick={() => pick(anyFirst.row, Date.now())}>
+                    Show the first difference
+                  </button>
+                </div>
+              ) : null}
             </>
           ) : (
             <h2>No divergence: every event of both runs pairs with an equal one.</h2>
@@ -190,7 +230,7 @@ export function CompareView() {
             a={eventsA.data}
             b={eventsB.data}
             selected={selected}
-            onSelect={(r) => setPicked({ key, row: r, nonce: 0 })}
+            onSelect={(r) => pick(r, 0)}
             scrollNonce={picked?.nonce ?? 0}
           />
           <div className="cmp-right">

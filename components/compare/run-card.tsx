@@ -1,14 +1,21 @@
 "use client";
-import { plural } from "@/lib/semantics/health";
 import Link from "next/link";
+import { ruleText } from "@/lib/analyze/rule-text";
+import { plural } from "@/lib/semantics/health";
+import { groupFindings } from "@/lib/view/findings";
 import type { RunDetail } from "@/lib/view/api-types";
 import { formatTimestamp } from "@/lib/view/format";
 import { StatusBadge } from "@/components/runs/runs-table";
+import { RunPicker } from "./run-picker";
 import { useWorkflowRuns } from "./use-compare-data";
 
 const enc = encodeURIComponent;
 
-/** One side of the comparison: which run, and for run b the runs of the same workflow to pick from. */
+/**
+ * One side of the comparison: which run, its health and findings (grouped by rule, each a
+ * link to its first event), and pickers: for run b the runs of run a's workflow, for
+ * either side a search across workflows.
+ */
 export function RunCard({
   side,
   id,
@@ -25,8 +32,9 @@ export function RunCard({
   /** For run b: the workflow of run a, whose runs are offered. */
   workflow?: string | null;
   other?: string | null;
-  onPick?: (id: string) => void;
+  onPick: (id: string) => void;
 }) {
+  const groups = detail ? groupFindings(detail.findings) : [];
   const runs = useWorkflowRuns(side === "b" ? (workflow ?? null) : null);
   const candidates = (runs.data?.runs ?? []).filter((r) => r.id !== other);
   return (
@@ -60,7 +68,28 @@ export function RunCard({
           </Link>
         </div>
       ) : null}
-      {side === "b" && onPick && workflow ? (
+      {detail ? (
+        groups.length > 0 ? (
+          <ul className="cmp-findings" aria-label={`Findings of run ${side}`}>
+            {groups.map((g) => (
+              <li key={g.rule}>
+                <span className={`sev-${g.severity}`}>{g.severity}</span>{" "}
+                <Link href={`/runs/${enc(detail.id)}?event=${g.findings[0].seq}`} prefetch={false} title={g.rule}>
+                  {ruleText(g.rule).title}
+                </Link>{" "}
+                <span className="muted">
+                  {g.findings.length > 1 ? `${plural(g.findings.length, "time")}, first ` : ""}at #{g.findings[0].seq}
+                </span>
+              </li>
+            ))}
+          </ul>
+        ) : (
+          <div className="muted" aria-label={`Findings of run ${side}`}>
+            No findings.
+          </div>
+        )
+      ) : null}
+      {side === "b" && workflow ? (
         <label style={{ display: "flex", flexDirection: "column", gap: 2, fontSize: 12, color: "var(--muted)" }}>
           {id ? "Compare with another run" : "Pick a run"} of {workflow}
           <select aria-label={`Run b: a run of ${workflow}`} value={id ?? ""} onChange={(e) => e.target.value && onPick(e.target.value)}>
@@ -76,6 +105,14 @@ export function RunCard({
           </select>
         </label>
       ) : null}
+      {!id ? (
+        <RunPicker side={side} exclude={other ?? null} onPick={onPick} />
+      ) : (
+        <details className="cmp-change">
+          <summary>Compare another run as run {side}</summary>
+          <RunPicker side={side} exclude={other ?? null} onPick={onPick} />
+        </details>
+      )}
     </section>
   );
 }

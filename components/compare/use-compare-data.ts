@@ -9,6 +9,7 @@ import { parsePage } from "@/components/replay/parse-events";
 
 const enc = encodeURIComponent;
 const CANDIDATES = 100;
+const SEARCH_LIMIT = 20;
 
 /** Every stored event of a run, parsed (the alignment needs both runs whole). */
 export function useRunEvents(run: string | null) {
@@ -28,5 +29,15 @@ export function useWorkflowRuns(workflow: string | null) {
     queryKey: runsKeys.ofWorkflow(workflow ?? "", CANDIDATES),
     queryFn: ({ signal }) => fetchJson<RunListPage>(`/api/runs?workflow=${enc(workflow ?? "")}&limit=${CANDIDATES}&sort=-started`, signal),
     enabled: workflow !== null && workflow !== "",
+  });
+}
+
+/** Runs of any workflow whose id, workflow, tag or findings match `q`, newest first: the run picker. */
+export function useRunSearch(q: string) {
+  return useQuery({
+    queryKey: runsKeys.search(q, SEARCH_LIMIT),
+    queryFn: ({ signal }) => fetchJson<RunListPage>(`/api/runs?q=${enc(q)}&limit=${SEARCH_LIMIT}&sort=-started`, signal),
+    enabled: q.trim().length > 0,
+    staleTime: 10_000,
   });
 }

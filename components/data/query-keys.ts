@@ -29,4 +29,6 @@ export const runsKeys = {
   list: (filters: RunFilters) => ["runs", "list", filters] as const,
   /** The newest runs of one workflow (the compare page's candidates). */
   ofWorkflow: (workflow: string, limit: number) => ["runs", "workflow", workflow, limit] as const,
+  /** Runs of any workflow matching a search (the compare page's run picker). */
+  search: (q: string, limit: number) => ["runs", "search", q, limit] as const,
 };

@@ -3,6 +3,7 @@ import { plural } from "@/lib/semantics/health";
 import { Background, Controls, MiniMap, ReactFlow, ReactFlowProvider, useReactFlow, type Edge, type Node } from "@xyflow/react";
 import { useEffect, useMemo, useRef } from "react";
 import { buildStepGraph, EVENT_KINDS, graphWindow, type GraphNodeData, type RunIndex } from "@/lib/graph";
+import type { Relation } from "@/lib/view/relations";
 import { KindBadge } from "@/components/ui/kind-badge";
 import { useIsDark } from "@/components/theme/theme-toggle";
 import { useRunStore, useRunStoreApi } from "@/components/run/run-store";
@@ -14,7 +15,18 @@ const AUTO_EXPAND_EVENTS = 150;
 
 const nodeTypes = { event: EventNode, step: StepNode };
 
-export function GraphPane(props: { index: RunIndex; findings: ReadonlyMap<number, number> }) {
+const NO_RELATIONS: readonly Relation[] = [];
+
+/** What each kind of edge means, for the legend (the classes are app/globals.css's). */
+const EDGE_LEGEND: ReadonlyArray<{ kind: string; label: string; title: string }> = [
+  { kind: "order", label: "next", title: "the next event or step in the run" },
+  { kind: "parent", label: "caused", title: "the event that caused this one (its parent)" },
+  { kind: "call", label: "answer", title: "a request to its answer (same call id)" },
+  { kind: "retry", label: "retried by", title: "a write call retried by a later one after an unknown outcome" },
+  { kind: "duplicate", label: "repeated by", title: "a write call repeated by a later one after it had succeeded" },
+];
+
+export function GraphPane(props: { index: RunIndex; findings: ReadonlyMap<number, number>; relations?: readonly Relation[] }) {
   return (
     <ReactFlowProvider>
       <GraphPaneInner {...props} />
@@ -26,7 +38,15 @@ export function GraphPane(props: { index: RunIndex; findings: ReadonlyMap<number
  * A thin React Flow wrapper: the graph is built by lib/graph (pure), laid out in a worker,
  * and only drawn here. Big runs show a window of steps around the selection.
  */
-function GraphPaneInner({ index, findings }: { index: RunIndex; findings: ReadonlyMap<number, number> }) {
+function GraphPaneInner({
+  index,
+  findings,
+  relations = NO_RELATIONS,
+}: {
+  index: RunIndex;
+  findings: ReadonlyMap<number, number>;
+  relations?: readonly Relation[];
+}) {
   const api = useRunStoreApi();
   const selectedSeq = useRunStore((s) => s.selectedSeq);
   const overrides = useRunStore((s) => s.stepOverrides);
@@ -55,9 +75,10 @@ function GraphPaneInner({ index, findings }: { index: RunIndex; findings: Readon
         },
         window: { from: winFrom, to: winTo },
         findings,
+        relations,
       }),
     // the window's bounds, not the selection: stepping inside a window keeps the same graph
-    [index, overrides, mode, big, selectedStep, winFrom, winTo, findings],
+    [index, overrides, mode, big, selectedStep, winFrom, winTo, findings, relations],
   );
   const { layout, error } = useGraphLayout(graph, engine);
 
@@ -81,10 +102,27 @@ function GraphPaneInner({ index, findings }: { index: RunIndex; findings: Readon
         className: `edge-${e.kind}`,
         type: e.kind === "order" ? "smoothstep" : "default",
         zIndex: e.kind === "order" ? 0 : 1,
+        // between two events, out and back in on their right side (nodes.tsx), clear of the order line
+        ...((e.kind === "retry" || e.kind === "duplicate") && e.source.startsWith("e") && e.target.startsWith("e")
+          ? { sourceHandle: "rel-out", targetHandle: "rel-in" }
+          : {}),
         focusable: false,
       }));
     return { nodes, edges };
   }, [graph, layout, selectedSeq, selectedStep, matchedSeqs]);
+
+  // roving focus: when a node has the focus and the selection moves (j/k, arrows), the focus
+  // moves to the node of the new selection
+  useEffect(() => {
+    const el = container.current;
+    if (!el || !el.contains(document.activeElement) || !document.activeElement?.classList.contains("react-flow__node")) return;
+    const node =
+      graph.nodes.find((n) => n.kind === "event" && n.seq === selectedSeq) ??
+      graph.nodes.find((n) => n.kind === "step" && n.collapsed && n.stepId === selectedStep);
+    if (!node) return;
+    const target = el.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(node.id)}"]`);
+    if (target && target !== document.activeElement) target.focus({ preventScroll: true });
+  }, [graph, selectedSeq, selectedStep, nodes]);
 
   // ready once the first layout is drawn
   const drawn = nodes.length > 0 || graph.nodes.length === 0;
@@ -153,33 +191,53 @@ function GraphPaneInner({ index, findings }: { index: RunIndex; findings: Readon
         </label>
         {error ? <span className="bad">layout failed: {error}</span> : null}
       </div>
-      <ReactFlow
-        nodes={nodes}
-        edges={edges}
-        nodeTypes={nodeTypes}
-        colorMode={dark ? "dark" : "light"}
-        nodesDraggable={false}
-        nodesConnectable={false}
-        elementsSelectable={false}
-        edgesFocusable={false}
-        onlyRenderVisibleElements
-        minZoom={0.05}
-        maxZoom={2}
-        proOptions={{ hideAttribution: true }}
-        onNodeClick={(_, node) => {
-          const d = node.data as EventFlowNode["data"] | StepFlowNode["data"];
-          if (d.node.kind === "event") api.getState().select(d.node.seq);
-          else if (d.node.collapsed) api.getState().select(d.node.firstSeq);
-        }}
-      >
-        <Background gap={24} size={1} />
-        <MiniMap pannable zoomable ariaLabel="Graph overview" nodeColor={(n) => minimapColor(n)} style={{ width: 140, height: 84 }} />
-        <Controls showInteractive={false} />
-      </ReactFlow>
-      <div className="graph-legend" aria-label="Kinds">
-        {(["model", "tool-read", "tool-write", "approval", "state", "checkpoint", "decision", "error"] as const).map((k) => (
-          <KindBadge key={k} kind={k} />
-        ))}
+      <div className="graph-canvas">
+        <ReactFlow
+          nodes={nodes}
+          edges={edges}
+          nodeTypes={nodeTypes}
+          colorMode={dark ? "dark" : "light"}
+          nodesDraggable={false}
+          nodesConnectable={false}
+          elementsSelectable={false}
+          edgesFocusable={false}
+          nodesFocusable={false}
+          onlyRenderVisibleElements
+          minZoom={0.05}
+          maxZoom={2}
+          proOptions={{ hideAttribution: true }}
+          onNodeClick={(_, node) => {
+            const d = node.data as EventFlowNode["data"] | StepFlowNode["data"];
+            if (d.node.kind === "event") api.getState().select(d.node.seq);
+            else if (d.node.collapsed) api.getState().select(d.node.firstSeq);
+          }}
+        >
+          <Background gap={24} size={1} />
+        </ReactFlow>
+      </div>
+      {/* toolbar, legend, controls and minimap sit beside the canvas, never over a node */}
+      <div className="graph-foot">
+        <div className="graph-legend" aria-label="Legend">
+          <span className="legend-kinds" aria-label="Kinds">
+            {(["model", "tool-read", "tool-write", "approval", "state", "checkpoint", "decision", "error"] as const).map((k) => (
+              <KindBadge key={k} kind={k} />
+            ))}
+          </span>
+          <ul className="legend-edges" aria-label="Edges">
+            {EDGE_LEGEND.filter((l) => l.kind !== "duplicate" || graph.edges.some((e) => e.kind === "duplicate")).map((l) => (
+              <li key={l.kind} title={l.title} data-edge={l.kind}>
+                <svg width="22" height="8" aria-hidden="true" className={`legend-line edge-${l.kind}`}>
+                  <path d="M1 4 H21" />
+                </svg>
+                {l.label}
+              </li>
+            ))}
+          </ul>
+        </div>
+        <div className="graph-tools">
+          <Controls showInteractive={false} orientation="horizontal" position="bottom-left" />
+          <MiniMap pannable zoomable ariaLabel="Graph overview" nodeColor={(n) => minimapColor(n)} style={{ width: 120, height: 56 }} />
+        </div>
       </div>
     </div>
   );
@@ -202,6 +260,9 @@ function toFlowNode(
       height: box.height,
       data: { node: n, selected: n.seq === selectedSeq, matched: matched.has(n.seq) },
       ariaRole: "button",
+      // roving focus: only the selected node is a Tab stop; the keys move the selection and the focus with it
+      focusable: n.seq === selectedSeq,
+      domAttributes: n.seq === selectedSeq ? undefined : { tabIndex: -1 },
       ariaLabel: `#${n.seq} ${n.type}${n.name ? ` ${n.name}` : ""}${n.failed ? " (failed)" : ""}${n.findings ? ` (${n.findings} finding${n.findings > 1 ? "s" : ""})` : ""}`,
       className: "ev-node",
       zIndex: 2,
@@ -216,6 +277,9 @@ function toFlowNode(
     style: { width: box.width, height: box.height },
     data: { node: n, selected: n.stepId === selectedStep },
     ariaRole: n.collapsed ? "button" : "group",
+    // a collapsed step stands for its selected event; an open step is no stop of its own
+    focusable: n.collapsed && n.stepId === selectedStep,
+    domAttributes: n.collapsed && n.stepId === selectedStep ? undefined : { tabIndex: -1 },
     ariaLabel: `Step ${n.label}${n.collapsed ? ` (collapsed, ${n.eventCount} events)` : ""}`,
     zIndex: n.collapsed ? 2 : 0,
   } satisfies StepFlowNode;

@@ -32,6 +32,9 @@ export const EventNode = memo(function EventNode({ data }: NodeProps<EventFlowNo
       data-seq={n.seq}
     >
       <Handles vertical={n.parent !== null} />
+      {/* a retry or duplicate arcs out and back in on the right, clear of the order line */}
+      <Handle id="rel-out" type="source" position={Position.Right} isConnectable={false} style={hidden} />
+      <Handle id="rel-in" type="target" position={Position.Right} isConnectable={false} style={hidden} />
       <KindBadge kind={n.eventKind} />
       <span className="txt">
         <span className="t">

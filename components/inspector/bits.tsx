@@ -1,5 +1,6 @@
 "use client";
 import type { StoredEvent } from "@/lib/view/api-types";
+import { errorFields } from "@/lib/view/human";
 import { SafeText } from "@/components/ui/safe-text";
 import { useRunStoreApi } from "@/components/run/run-store";
 
@@ -46,5 +47,28 @@ export function Fields({ rows }: { rows: [string, React.ReactNode][] }) {
         </div>
       ))}
     </dl>
+  );
+}
+
+/** An error as fields (message, name, code, retryable, stack, the rest), never one line of JSON. */
+export function ErrorBlock({ error, label = "error" }: { error: unknown; label?: string }) {
+  const f = errorFields(error);
+  const rows: [string, React.ReactNode][] = [];
+  if (f.message !== null) rows.push(["message", <SafeText key="m" value={f.message} limit={2000} />]);
+  if (f.name !== null) rows.push(["name", <SafeText key="n" value={f.name} className="mono" />]);
+  if (f.code !== null) rows.push(["code", <SafeText key="c" value={f.code} className="mono" />]);
+  if (f.retryable !== null) rows.push(["retryable", f.retryable ? "yes" : "no"]);
+  if (f.rest) for (const [k, v] of Object.entries(f.rest)) rows.push([k, <Value key={k} v={v} limit={500} />]);
+  return (
+    <div className="finding-box error-block" role="group" aria-label={label}>
+      <b>{label}</b>
+      {rows.length > 0 ? <Fields rows={rows} /> : <span style={{ color: "var(--muted)" }}> (empty)</span>}
+      {f.stack !== null ? (
+        <details>
+          <summary>stack</summary>
+          <SafeText value={f.stack} limit={4000} className="text-block mono" />
+        </details>
+      ) : null}
+    </div>
   );
 }

@@ -1,7 +1,7 @@
 "use client";
 import { plural } from "@/lib/semantics/health";
 import { useQueryClient } from "@tanstack/react-query";
-import { useEffect } from "react";
+import { useEffect, useMemo } from "react";
 import { EVENT_KINDS, type RunIndex } from "@/lib/graph";
 import type { InspectAnswer, RunDetail, StoredEvent } from "@/lib/view/api-types";
 import { formatDuration, formatOffset, formatTimestamp } from "@/lib/view/format";
@@ -12,16 +12,19 @@ import { ApprovalPane } from "./approval-pane";
 import { ContextPane } from "./context-pane";
 import { ModelPane } from "./model-pane";
 import { OverviewPane, RawPane } from "./raw-pane";
+import { RetrievalPane } from "./retrieval-pane";
 import { StatePane } from "./state-pane";
 import { ToolPane } from "./tool-pane";
 import { useTimesRecorded } from "@/components/run/times-recorded";
 import { FindingCard } from "@/components/run/finding-card";
 import { orderAtEvent } from "@/lib/view/findings";
+import { relationsOf, type Relation } from "@/lib/view/relations";
 
-type Tab = "overview" | "context" | "model" | "tool" | "approval" | "state" | "raw";
+type Tab = "overview" | "context" | "retrieval" | "model" | "tool" | "approval" | "state" | "raw";
 const TAB_LABEL: Record<Tab, string> = {
   overview: "Overview",
   context: "Context",
+  retrieval: "Retrieval",
   model: "Model",
   tool: "Tool call",
   approval: "Approval",
@@ -31,6 +34,7 @@ const TAB_LABEL: Record<Tab, string> = {
 
 function tabsFor(type: string): Tab[] {
   if (type === "context") return ["context", "state", "raw"];
+  if (type === "retrieval") return ["retrieval", "state", "raw"];
   if (type.startsWith("model.")) return ["model", "context", "state", "raw"];
   if (type.startsWith("tool.") || type === "reconcile") return ["tool", "approval", "state", "raw"];
   if (type.startsWith("approval.")) return ["approval", "tool", "state", "raw"];
@@ -41,7 +45,18 @@ function tabsFor(type: string): Tab[] {
 const STATEFUL = (type: string) => type === "state" || type === "checkpoint" || type.startsWith("approval.");
 
 /** The selected event: a header at once from the summary, its panes when the payload arrives. */
-export function Inspector({ runId, detail, index }: { runId: string; detail: RunDetail; index: RunIndex | undefined }) {
+export function Inspector({
+  runId,
+  detail,
+  index,
+  onCollapse,
+}: {
+  runId: string;
+  detail: RunDetail;
+  index: RunIndex | undefined;
+  /** hides the inspector (the run page's panes) */
+  onCollapse?: () => void;
+}) {
   const api = useRunStoreApi();
   const qc = useQueryClient();
   const timed = useTimesRecorded();
@@ -53,6 +68,7 @@ export function Inspector({ runId, detail, index }: { runId: string; detail: Run
   const tab: Tab = chosen && tabs.includes(chosen) ? chosen : tabs[0];
   const withState = tab === "state" && !STATEFUL(type);
   const q = useInspect(runId, row >= 0 ? seq : null, withState);
+  const relations = useMemo(() => relationsOf(detail.findings), [detail.findings]);
 
   // the neighbours' payloads, so j/k show them without waiting
   useEffect(() => {
@@ -128,6 +144,11 @@ export function Inspector({ runId, detail, index }: { runId: string; detail: Run
             {TAB_LABEL[t]}
           </button>
         ))}
+        {onCollapse ? (
+          <button type="button" className="pane-collapse" aria-label="Hide the inspector" onClick={onCollapse}>
+            »
+          </button>
+        ) : null}
       </div>
       <div className="tab-panel" role="tabpanel" aria-label={TAB_LABEL[tab]}>
         {q.isError ? (
@@ -137,22 +158,34 @@ export function Inspector({ runId, detail, index }: { runId: string; detail: Run
         ) : !ready ? (
           <div className="skeleton">Loading event #{seq}…</div>
         ) : (
-          <Pane tab={tab} answer={q.data} policy={policy} />
+          <Pane tab={tab} answer={q.data} policy={policy} relations={relations} />
         )}
       </div>
     </div>
   );
 }
 
-function Pane({ tab, answer, policy }: { tab: Tab; answer: InspectAnswer; policy: Record<string, unknown> | null }) {
+function Pane({
+  tab,
+  answer,
+  policy,
+  relations,
+}: {
+  tab: Tab;
+  answer: InspectAnswer;
+  policy: Record<string, unknown> | null;
+  relations: readonly Relation[];
+}) {
   const all: StoredEvent[] = [answer.event, ...answer.related].sort((a, b) => a.seq - b.seq);
   switch (tab) {
     case "context":
       return <ContextPane answer={answer} all={all} policy={policy} />;
+    case "retrieval":
+      return <RetrievalPane answer={answer} policy={policy} />;
     case "model":
       return <ModelPane answer={answer} all={all} />;
     case "tool":
-      return <ToolPane answer={answer} all={all} />;
+      return <ToolPane answer={answer} all={all} relations={relations} />;
     case "approval":
       return <ApprovalPane answer={answer} all={all} />;
     case "state":

@@ -3,7 +3,7 @@ import type { InspectAnswer, StoredEvent } from "@/lib/view/api-types";
 import { formatCount, formatDuration } from "@/lib/view/format";
 import { JsonTree } from "@/components/ui/json-tree";
 import { SafeText } from "@/components/ui/safe-text";
-import { asObj, asStr, dataOf, Fields, findType, Jump, Value } from "./bits";
+import { asObj, asStr, dataOf, ErrorBlock, Fields, findType, Jump, Value } from "./bits";
 import { Messages } from "./context-pane";
 
 /** A model call: request (model, params, tools) and response (text, tool calls, usage, latency). */
@@ -79,11 +79,7 @@ export function ModelPane({ answer, all }: { answer: InspectAnswer; all: StoredE
               ["total tokens", inT !== null || outT !== null ? formatCount((inT ?? 0) + (outT ?? 0)) : "—"],
             ]}
           />
-          {rs.error !== undefined ? (
-            <div className="finding-box">
-              <b>error</b> <Value v={rs.error} limit={2000} />
-            </div>
-          ) : null}
+          {rs.error !== undefined ? <ErrorBlock error={rs.error} /> : null}
           {typeof output.text === "string" ? (
             <div className="message">
               <div className="role">output text</div>

@@ -2,13 +2,16 @@
 import type { InspectAnswer } from "@/lib/view/api-types";
 import { visibleText } from "@/lib/view/text";
 import { JsonTree } from "@/components/ui/json-tree";
-import { Fields, Jump, Value } from "./bits";
+import { ErrorBlock, Fields, Jump, Value } from "./bits";
 
 /** Any event's data as a tree, with the events that belong with it. */
 export function OverviewPane({ answer }: { answer: InspectAnswer }) {
   const e = answer.event.event;
+  // an error event is its own error; a run or step that ended with one carries it in `error`
+  const error = e.type === "error" ? e.data : e.data.error;
   return (
     <div className="pane">
+      {error !== undefined ? <ErrorBlock error={error} /> : null}
       <h3>Data</h3>
       <JsonTree value={e.data} label="Event data" />
       {answer.related.length > 0 ? (

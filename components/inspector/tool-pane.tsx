@@ -1,11 +1,12 @@
 "use client";
 import type { InspectAnswer, StoredEvent } from "@/lib/view/api-types";
 import { formatDuration } from "@/lib/view/format";
+import { relatedAt, type Relation } from "@/lib/view/relations";
 import { JsonTree } from "@/components/ui/json-tree";
-import { asStr, dataOf, Fields, findType, Jump, Value } from "./bits";
+import { asStr, dataOf, ErrorBlock, Fields, findType, Jump, Value } from "./bits";
 
 /** A tool call paired with its result by `call`: what was asked, with what effect, and what came back. */
-export function ToolPane({ answer, all }: { answer: InspectAnswer; all: StoredEvent[] }) {
+export function ToolPane({ answer, all, relations = [] }: { answer: InspectAnswer; all: StoredEvent[]; relations?: readonly Relation[] }) {
   const self = answer.event;
   const call = asStr(dataOf(self).call);
   const callEv = self.event.type === "tool.call" ? self : findType(all, "tool.call", (d) => d.call === call);
@@ -15,6 +16,30 @@ export function ToolPane({ answer, all }: { answer: InspectAnswer; all: StoredEv
   const c = dataOf(callEv);
   const write = c.effect === "write";
   const idem = asStr(c.idempotencyKey);
+  // other calls this one is related to by a finding, both ways (lib/view/relations.ts)
+  const rel = callEv ? relatedAt(relations, callEv.seq) : null;
+  const relRows: [string, React.ReactNode][] = rel
+    ? (
+        [
+          ["retried by", rel.retriedBy],
+          ["retries", rel.retries],
+          ["repeated by", rel.duplicatedBy],
+          ["repeats", rel.duplicates],
+        ] as const
+      )
+        .filter(([, seqs]) => seqs.length > 0)
+        .map(([label, seqs]) => [
+          label,
+          <span key={label} className="bad">
+            {seqs.map((q, i) => (
+              <span key={q}>
+                {i > 0 ? ", " : ""}
+                <Jump seq={q}>{`${label} #${q}`}</Jump>
+              </span>
+            ))}
+          </span>,
+        ])
+    : [];
   return (
     <div className="pane">
       <h3>Call {callEv ? <Jump seq={callEv.seq} /> : null}</h3>
@@ -72,6 +97,7 @@ export function ToolPane({ answer, all }: { answer: InspectAnswer; all: StoredEv
                   "—"
                 ),
               ],
+              ...relRows,
             ]}
           />
           <h3>Arguments</h3>
@@ -111,11 +137,7 @@ export function ToolPane({ answer, all }: { answer: InspectAnswer; all: StoredEv
                 ],
               ]}
             />
-            {d.error !== undefined ? (
-              <div className="finding-box">
-                <b>error</b> <Value v={d.error} limit={2000} />
-              </div>
-            ) : null}
+            {d.error !== undefined ? <ErrorBlock error={d.error} /> : null}
             {d.result !== undefined ? <JsonTree value={d.result} label="Result" /> : null}
           </div>
         );

@@ -1,4 +1,5 @@
 "use client";
+import { policyValueText } from "@/lib/view/human";
 import Link from "next/link";
 import type { RunIndex } from "@/lib/graph";
 import { obj } from "@/lib/journal/values";
@@ -138,10 +139,7 @@ export function RunHeader({
                 <h3>policy</h3>
                 {Object.entries(policy).map(([k, v]) => (
                   <div key={k} className="mono">
-                    {vt(k)}{" "}
-                    <b>
-                      {vt(Array.isArray(v) ? v.join(", ") : typeof v === "string" || typeof v === "number" ? String(v) : JSON.stringify(v))}
-                    </b>
+                    {vt(k)} <b>{vt(policyValueText(k, v))}</b>
                   </div>
                 ))}
               </div>

@@ -1,11 +1,12 @@
 "use client";
 import dynamic from "next/dynamic";
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useState, type CSSProperties } from "react";
 import { useStore } from "zustand";
 import type { RunIndex } from "@/lib/graph";
 import type { NoteItem } from "@/lib/evidence/notes";
 import type { RunDetail } from "@/lib/view/api-types";
 import { findingSeqs, firstMostSevere } from "@/lib/view/findings";
+import { relationsOf } from "@/lib/view/relations";
 import { ShortcutsDialog } from "@/components/ui/shortcuts-dialog";
 import { EventList } from "./event-list";
 import { FindingsList } from "./findings-list";
@@ -21,6 +22,12 @@ import { getLayoutWorker } from "@/components/graph/layout-worker";
 import { Timeline } from "@/components/timeline/timeline";
 import { Inspector } from "@/components/inspector/inspector";
 import { TimesRecordedProvider } from "./times-recorded";
+import { PANE_BOUNDS, usePaneSizes, type PaneName } from "./pane-sizes";
+import { Splitter } from "@/components/ui/splitter";
+
+/** The graph keeps at least this width when a side pane is dragged wider. */
+const GRAPH_MIN = 400;
+const COLLAPSED_W = 30;
 
 // recharts is only needed when the Charts tab is opened
 const StepCharts = dynamic(() => import("@/components/charts/step-charts").then((m) => m.StepCharts), {
@@ -72,7 +79,8 @@ function RunViewBody({
   const marks = useNoteMarks(notes);
   const indexQuery = useRunIndex(runId);
   const index = indexQuery.data;
-  const liveMode = useLiveRun(runId, true);
+  // a finished run changes no more: no stream for it (a live run's stream closes at its run.end)
+  const liveMode = useLiveRun(runId, detail.live);
   const api = useRunStoreApi();
   const graphReady = useRunStore((s) => s.graphReady);
   const timelineReady = useRunStore((s) => s.timelineReady);
@@ -92,49 +100,74 @@ function RunViewBody({
     return m;
   }, [detail.findings]);
 
-  const ready = !!index && graphReady && timelineReady;
+  const relations = useMemo(() => relationsOf(detail.findings), [detail.findings]);
+  const panes = usePanes();
+  // a collapsed timeline draws nothing, so it has nothing to wait for
+  const ready = !!index && graphReady && (timelineReady || panes.collapsed.bottom);
 
   return (
     <TimesRecordedProvider value={detail.timesRecorded !== false}>
       <div className="run-view" data-testid="run-view" data-ready={ready ? "true" : "false"} data-live={liveMode}>
         <RunHeader detail={detail} index={index} liveMode={liveMode} actions={may.export ? <ExportBundle runId={runId} /> : null} />
         <ShortcutsDialog page="run" />
-        <div className="run-body">
+        <div className="run-body" style={panes.style} data-collapsed={panes.collapsedNames}>
           <aside className="side" aria-label="Events and findings">
-            <div className="tabs" role="tablist" aria-label="Side panel">
-              <button type="button" role="tab" aria-selected={sideTab === "events"} onClick={() => api.getState().setSideTab("events")}>
-                Events {index ? `(${index.n.toLocaleString("en-US")})` : ""}
+            {panes.collapsed.side ? (
+              <button type="button" className="pane-expand" aria-label="Show the events panel" onClick={() => panes.toggle("side")}>
+                »
               </button>
-              <button type="button" role="tab" aria-selected={sideTab === "findings"} onClick={() => api.getState().setSideTab("findings")}>
-                Findings ({detail.findings.length})
-              </button>
-              <button type="button" role="tab" aria-selected={sideTab === "notes"} onClick={() => api.getState().setSideTab("notes")}>
-                Notes ({notes.length})
-              </button>
-            </div>
-            {sideTab === "events" ? (
-              index ? (
-                <EventList index={index} findings={findingsBySeq} notes={marks.bySeq} live={detail.live} />
-              ) : (
-                <div className="skeleton">
-                  {indexQuery.isError ? `Could not load events: ${indexQuery.error.message}` : "Loading events…"}
-                </div>
-              )
-            ) : sideTab === "findings" ? (
-              <FindingsList findings={detail.findings} labels={marks.labels} notes={notes} />
             ) : (
-              <NotesPanel
-                runId={runId}
-                notes={notes}
-                findings={detail.findings}
-                canWrite={may.note}
-                onAdded={(n) => setNotes((all) => [...all, n])}
-              />
+              <>
+                <div className="tabs" role="tablist" aria-label="Side panel">
+                  <button type="button" role="tab" aria-selected={sideTab === "events"} onClick={() => api.getState().setSideTab("events")}>
+                    Events {index ? `(${index.n.toLocaleString("en-US")})` : ""}
+                  </button>
+                  <button
+                    type="button"
+                    role="tab"
+                    aria-selected={sideTab === "findings"}
+                    onClick={() => api.getState().setSideTab("findings")}
+                  >
+                    Findings ({detail.findings.length})
+                  </button>
+                  <button type="button" role="tab" aria-selected={sideTab === "notes"} onClick={() => api.getState().setSideTab("notes")}>
+                    Notes ({notes.length})
+                  </button>
+                  <button type="button" className="pane-collapse" aria-label="Hide the events panel" onClick={() => panes.toggle("side")}>
+                    «
+                  </button>
+                </div>
+                {sideTab === "events" ? (
+                  index ? (
+                    <EventList index={index} findings={findingsBySeq} notes={marks.bySeq} live={detail.live} />
+                  ) : (
+                    <div className="skeleton">
+                      {indexQuery.isError ? `Could not load events: ${indexQuery.error.message}` : "Loading events…"}
+                    </div>
+                  )
+                ) : sideTab === "findings" ? (
+                  <FindingsList findings={detail.findings} labels={marks.labels} notes={notes} />
+                ) : (
+                  <NotesPanel
+                    runId={runId}
+                    notes={notes}
+                    findings={detail.findings}
+                    canWrite={may.note}
+                    onAdded={(n) => setNotes((all) => [...all, n])}
+                  />
+                )}
+              </>
             )}
+            <PaneSplitter pane="side" />
           </aside>
           <section className="center" aria-label="Graph and timeline">
-            {index ? <GraphPane index={index} findings={findingsBySeq} /> : <div className="graph-pane skeleton">Loading graph…</div>}
+            {index ? (
+              <GraphPane index={index} findings={findingsBySeq} relations={relations} />
+            ) : (
+              <div className="graph-pane skeleton">Loading graph…</div>
+            )}
             <div className="bottom-pane">
+              <PaneSplitter pane="bottom" />
               <div className="tabs" role="tablist" aria-label="Bottom panel">
                 <button
                   type="button"
@@ -152,12 +185,31 @@ function RunViewBody({
                 >
                   Charts
                 </button>
+                <button
+                  type="button"
+                  className="pane-collapse"
+                  aria-label={panes.collapsed.bottom ? "Show the timeline panel" : "Hide the timeline panel"}
+                  onClick={() => panes.toggle("bottom")}
+                >
+                  {panes.collapsed.bottom ? "▴" : "▾"}
+                </button>
               </div>
-              {index ? bottomTab === "timeline" ? <Timeline index={index} findings={findingsBySeq} /> : <StepCharts index={index} /> : null}
+              {!index || panes.collapsed.bottom ? null : bottomTab === "timeline" ? (
+                <Timeline index={index} findings={findingsBySeq} />
+              ) : (
+                <StepCharts index={index} />
+              )}
             </div>
           </section>
           <aside className="inspector" aria-label="Selected event">
-            <Inspector runId={runId} detail={detail} index={index} />
+            <PaneSplitter pane="inspector" />
+            {panes.collapsed.inspector ? (
+              <button type="button" className="pane-expand" aria-label="Show the inspector" onClick={() => panes.toggle("inspector")}>
+                «
+              </button>
+            ) : (
+              <Inspector runId={runId} detail={detail} index={index} onCollapse={() => panes.toggle("inspector")} />
+            )}
           </aside>
         </div>
       </div>
@@ -206,4 +258,61 @@ function useUrlSync() {
     }, 150);
     return () => clearTimeout(t);
   }, [seq]);
+}
+
+const PANE_LABEL: Record<PaneName, string> = {
+  side: "Resize the events panel",
+  inspector: "Resize the inspector",
+  bottom: "Resize the timeline",
+};
+const DEFAULT_PX: Record<PaneName, number> = { side: 300, inspector: 440, bottom: 205 };
+
+/**
+ * Resizable, collapsible panes (sizes in pane-sizes.ts, remembered): the grid's widths and
+ * the bottom pane's height as CSS variables, and collapse toggles.
+ */
+function usePanes() {
+  const size = usePaneSizes((s) => s.size);
+  const collapsed = usePaneSizes((s) => s.collapsed);
+  // the remembered sizes are read after mount, so the server's HTML matches the first render
+  useEffect(() => void usePaneSizes.persist.rehydrate(), []);
+  const toggle = (pane: PaneName) => usePaneSizes.getState().setCollapsed(pane, !usePaneSizes.getState().collapsed[pane]);
+  const px = (pane: PaneName) => (collapsed[pane] ? `${COLLAPSED_W}px` : size[pane] !== null ? `${size[pane]}px` : undefined);
+  const style = {
+    ...(px("side") ? { "--side-w": px("side") } : {}),
+    ...(px("inspector") ? { "--insp-w": px("inspector") } : {}),
+    ...(collapsed.bottom ? { "--bottom-h": "31px" } : size.bottom !== null ? { "--bottom-h": `${size.bottom}px` } : {}),
+  } as CSSProperties;
+  const collapsedNames = (Object.keys(collapsed) as PaneName[]).filter((p) => collapsed[p]).join(" ") || undefined;
+  return { style, collapsed, collapsedNames, toggle };
+}
+
+/** The handle of one pane; a side pane dragged wider stops where the graph would fall under GRAPH_MIN. */
+function PaneSplitter({ pane }: { pane: PaneName }) {
+  const size = usePaneSizes((s) => s.size[pane]);
+  const collapsed = usePaneSizes((s) => s.collapsed[pane]);
+  const resize = (px: number, handle: HTMLElement) => {
+    let max = PANE_BOUNDS[pane].max;
+    const body = handle.closest(".run-body");
+    if (pane !== "bottom" && body) {
+      const other = body.querySelector(pane === "side" ? ".inspector" : ".side")?.getBoundingClientRect().width ?? 0;
+      max = Math.min(max, body.getBoundingClientRect().width - other - GRAPH_MIN);
+    }
+    usePaneSizes.getState().setSize(pane, Math.min(px, Math.max(PANE_BOUNDS[pane].min, max)));
+  };
+  return (
+    <Splitter
+      label={PANE_LABEL[pane]}
+      orientation={pane === "bottom" ? "horizontal" : "vertical"}
+      size={size ?? DEFAULT_PX[pane]}
+      min={PANE_BOUNDS[pane].min}
+      max={PANE_BOUNDS[pane].max}
+      // the side pane grows to the right, the inspector to the left, the timeline upwards
+      sign={pane === "side" ? 1 : -1}
+      collapsed={collapsed}
+      onResize={resize}
+      onToggle={() => usePaneSizes.getState().setCollapsed(pane, !collapsed)}
+      onReset={() => usePaneSizes.getState().setSize(pane, null)}
+    />
+  );
 }

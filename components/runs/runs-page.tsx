@@ -7,6 +7,7 @@ import { runsKeys } from "@/components/data/query-keys";
 import { EmptyState } from "./empty-state";
 import { RunFiltersBar } from "./run-filters-bar";
 import { RunsTable } from "./runs-table";
+import { uploadedRunIds } from "@/lib/view/upload-text";
 import { UploadReport } from "./upload-report";
 import { useRuns } from "./use-runs";
 import { useUpload } from "./use-upload";
@@ -40,6 +41,8 @@ export function RunsPage({ origin, projects, uploadProject }: RunsPageProps) {
   const dragging = useDropZone(upload);
 
   const all = runs.data?.pages.flatMap((p) => p.runs) ?? [];
+  // the runs just uploaded come first, so a file whose runs started long ago is not lost in the list
+  const uploaded = useMemo(() => uploadedRunIds(items.map((i) => i.answer)), [items]);
   const loaded = runs.isSuccess;
   return (
     <div className="runs-page" data-ready={loaded ? "true" : "false"}>
@@ -84,7 +87,7 @@ export function RunsPage({ origin, projects, uploadProject }: RunsPageProps) {
           onClearFilters={() => setFilters({ ...EMPTY_FILTERS, sort: filters.sort })}
         />
       ) : null}
-      {all.length > 0 ? <RunsTable runs={all} showProject={projects.length > 1} /> : null}
+      {all.length > 0 ? <RunsTable runs={all} showProject={projects.length > 1} pinned={uploaded} /> : null}
       {!loaded && !runs.isError ? <div className="skeleton">Loading runs…</div> : null}
       <div className="runs-footer">
         {runs.hasNextPage ? (

@@ -1,6 +1,8 @@
+"use client";
 import Link from "next/link";
 import type { RunListItem } from "@/lib/view/api-types";
-import { describeChain, formatCount, formatDuration, formatTimestamp } from "@/lib/view/format";
+import { useMemo, useSyncExternalStore } from "react";
+import { describeChain, formatCount, formatDuration, formatRelative, formatTimestamp } from "@/lib/view/format";
 import { visibleText as vt } from "@/lib/view/text";
 import { plural, runHealth, severityTone, type HealthTone } from "@/lib/semantics/health";
 
@@ -60,7 +62,24 @@ export function ChainBadge({ status, brokenAt, prefix = "" }: { status: string; 
 }
 
 /** `showProject`: the viewer can see several projects, so each run says which it is in. */
-export function RunsTable({ runs, showProject = false }: { runs: RunListItem[]; showProject?: boolean }) {
+export function RunsTable({
+  runs,
+  showProject = false,
+  pinned = [],
+}: {
+  runs: RunListItem[];
+  showProject?: boolean;
+  /** run ids shown first, marked "uploaded" (the runs just uploaded from this page) */
+  pinned?: readonly string[];
+}) {
+  const now = useNow();
+  const rows = useMemo(() => {
+    if (pinned.length === 0) return runs;
+    const rank = new Map(pinned.map((id, i) => [id, i]));
+    const first = runs.filter((r) => rank.has(r.id)).sort((a, b) => rank.get(a.id)! - rank.get(b.id)!);
+    return [...first, ...runs.filter((r) => !rank.has(r.id))];
+  }, [runs, pinned]);
+  const isPinned = new Set(pinned);
   return (
     <div className="runs-table-wrap">
       <table className={showProject ? "runs-table with-project" : "runs-table"} aria-label="Runs">
@@ -81,12 +100,13 @@ export function RunsTable({ runs, showProject = false }: { runs: RunListItem[]; 
           </tr>
         </thead>
         <tbody>
-          {runs.map((r) => (
-            <tr key={r.id}>
+          {rows.map((r) => (
+            <tr key={r.id} className={isPinned.has(r.id) ? "pinned" : undefined}>
               <td className="run-id">
                 <Link href={`/runs/${encodeURIComponent(r.id)}`} prefetch={false}>
                   {r.id}
                 </Link>
+                {isPinned.has(r.id) ? <span className="badge uploaded">uploaded</span> : null}
                 {r.tags.length > 0 ? <div className="sub">{vt(r.tags.join(" · "))}</div> : null}
               </td>
               {showProject ? (
@@ -110,7 +130,18 @@ export function RunsTable({ runs, showProject = false }: { runs: RunListItem[]; 
                 {r.live ? <span className="badge live">live</span> : null}
               </td>
               <td title={r.timesRecorded === false ? "The source recorded no times" : formatTimestamp(r.startedAt)}>
-                {r.timesRecorded === false ? "not recorded" : formatTimestamp(r.startedAt).slice(0, 19)}
+                {r.timesRecorded === false ? (
+                  "not recorded"
+                ) : (
+                  <>
+                    {formatTimestamp(r.startedAt).slice(0, 19)}
+                    {now !== null && r.startedAt !== null ? (
+                      <div className="sub" data-testid="relative-time">
+                        {formatRelative(Date.parse(r.startedAt), now)}
+                      </div>
+                    ) : null}
+                  </>
+                )}
               </td>
               <td className="num col-duration">{formatDuration(r.durationMs)}</td>
               <td className="num">
@@ -130,4 +161,19 @@ export function RunsTable({ runs, showProject = false }: { runs: RunListItem[]; 
       </table>
     </div>
   );
+}
+
+const subscribeMinutes = (changed: () => void) => {
+  const t = setInterval(changed, 30_000);
+  return () => clearInterval(t);
+};
+const thisMinute = () => Math.floor(Date.now() / 60_000) * 60_000;
+const onServer = () => null;
+
+/**
+ * Now, to the minute: null on the server and while hydrating, so the relative times
+ * ("3 days ago") never differ between the server's HTML and the browser's first render.
+ */
+function useNow(): number | null {
+  return useSyncExternalStore(subscribeMinutes, thisMinute, onServer);
 }

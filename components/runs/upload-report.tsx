@@ -1,9 +1,11 @@
 import Link from "next/link";
 import { formatBytes } from "@/lib/view/format";
 import { visibleText as vt } from "@/lib/view/text";
+import { formatLine, runResultText, uploadStatusText } from "@/lib/view/upload-text";
 import type { UploadItem } from "./use-upload";
 
 const MAX_ERRORS = 500;
+const MAX_WARNINGS = 100;
 
 /** Progress per file, then what the server said: runs stored or rejected, errors by line. */
 export function UploadReport({ items, onClear }: { items: UploadItem[]; onClear: () => void }) {
@@ -26,20 +28,11 @@ export function UploadReport({ items, onClear }: { items: UploadItem[]; onClear:
                 ? `sending ${Math.round(it.progress * 100)}%`
                 : it.phase === "storing"
                   ? "storing…"
-                  : it.phase === "done"
-                    ? `HTTP ${it.status}: ${it.status === 207 ? "partly stored" : "stored"}`
-                    : it.answer?.errors?.length
-                      ? `HTTP ${it.status}: rejected, ${it.answer.errors.length} error${it.answer.errors.length > 1 ? "s" : ""} below`
-                      : `HTTP ${it.status ?? "—"}: ${vt(it.error)}`}
+                  : vt(uploadStatusText(it.phase, it.status, it.answer, it.error))}
             </span>
           </div>
           <progress aria-label={`Upload of ${it.file}`} max={1} value={it.progress} />
-          {it.answer?.formatLabel && it.answer.format !== "retrace-journal" && it.answer.format !== "unknown" ? (
-            // "Imported" only when something was stored: a rejected trace file was read, not imported
-            <p className="muted">
-              {it.phase === "done" ? "Imported as" : "Read as"} {vt(it.answer.formatLabel)}
-            </p>
-          ) : null}
+          {formatLine(it.phase, it.answer) ? <p className="muted">{vt(formatLine(it.phase, it.answer) ?? "")}</p> : null}
           {it.answer?.runs && it.answer.runs.length > 0 ? (
             <table aria-label={`Runs in ${it.file}`}>
               <thead>
@@ -55,7 +48,7 @@ export function UploadReport({ items, onClear }: { items: UploadItem[]; onClear:
                 {it.answer.runs.map((r) => (
                   <tr key={r.run}>
                     <td>{r.status === "stored" ? <Link href={`/runs/${encodeURIComponent(r.run)}`}>{r.run}</Link> : r.run}</td>
-                    <td className={r.status === "stored" ? "ok" : "bad"}>{r.status}</td>
+                    <td className={r.status === "stored" ? (r.accepted > 0 ? "ok" : "") : "bad"}>{runResultText(r)}</td>
                     <td>{r.accepted}</td>
                     <td>{r.duplicates}</td>
                     <td>{r.findings}</td>
@@ -92,7 +85,32 @@ export function UploadReport({ items, onClear }: { items: UploadItem[]; onClear:
             </div>
           ) : null}
           {it.answer?.warnings && it.answer.warnings.length > 0 ? (
-            <p className="warnc">{it.answer.warnings.length} warning(s), e.g. gaps in seq.</p>
+            <div className="warnings">
+              <p className="warnc">
+                {it.answer.warnings.length === 1 ? "1 warning" : `${it.answer.warnings.length} warnings`}: stored, but worth a look
+              </p>
+              <table aria-label={`Warnings in ${it.file}`}>
+                <thead>
+                  <tr>
+                    <th>Line</th>
+                    <th>Run</th>
+                    <th>Seq</th>
+                    <th>Message</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {it.answer.warnings.slice(0, MAX_WARNINGS).map((w, j) => (
+                    <tr key={j}>
+                      <td>{w.line ?? "—"}</td>
+                      <td>{w.run ? vt(w.run) : "—"}</td>
+                      <td>{w.seq ?? "—"}</td>
+                      <td>{vt(w.message)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              {it.answer.warnings.length > MAX_WARNINGS ? <p>… and {it.answer.warnings.length - MAX_WARNINGS} more warnings</p> : null}
+            </div>
           ) : null}
         </div>
       ))}

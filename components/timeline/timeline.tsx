@@ -2,7 +2,7 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { EVENT_KINDS, type RunIndex } from "@/lib/graph";
 import { formatDuration, formatOffset } from "@/lib/view/format";
-import { clampViewport, lowerBound, panViewport, revealTime, ticks, zoomViewport, type Viewport } from "@/lib/view/timeline";
+import { bucketMarks, clampViewport, lowerBound, panViewport, revealTime, ticks, zoomViewport, type Viewport } from "@/lib/view/timeline";
 import { useIsDark } from "@/components/theme/theme-toggle";
 import { useRunStore, useRunStoreApi } from "@/components/run/run-store";
 import { useTimesRecorded } from "@/components/run/times-recorded";
@@ -70,17 +70,17 @@ export function Timeline({ index, findings }: { index: RunIndex; findings: Reado
   const colors = useRef<Colors | null>(null);
   const frame = useRef(0);
   const [hover, setHover] = useState<{ x: number; text: string } | null>(null);
-  const findingRows = useRef<number[]>([]);
+  const findingRows = useRef<Array<{ row: number; count: number }>>([]);
   const selectedRef = useRef<number>(-1);
 
   const indexRef = useRef(index);
   const paintRef = useRef<() => void>(() => {});
 
   useEffect(() => {
-    const rows: number[] = [];
-    for (const seq of findings.keys()) {
+    const rows: Array<{ row: number; count: number }> = [];
+    for (const [seq, count] of findings) {
       const r = index.rowOfSeq(seq);
-      if (r >= 0) rows.push(r);
+      if (r >= 0) rows.push({ row: r, count });
     }
     findingRows.current = rows;
   }, [findings, index]);
@@ -205,18 +205,35 @@ export function Timeline({ index, findings }: { index: RunIndex; findings: Reado
         ctx.fillRect(x, y + 4, 2, h - 8);
       }
     }
-    // findings
+    // findings: one mark per finding, aggregated with its count where marks would overprint
     {
       const y = laneTop(4);
-      ctx.fillStyle = col.bad;
-      for (const row of findingRows.current) {
-        const x = xOf(s.tsMs[row]);
-        if (x < LABEL_W - 6 || x > W + 6) continue;
-        ctx.beginPath();
-        ctx.moveTo(x, y);
-        ctx.lineTo(x - 5, y + 10);
-        ctx.lineTo(x + 5, y + 10);
-        ctx.fill();
+      const marks: Array<{ x: number; count: number }> = [];
+      for (const f of findingRows.current) {
+        const x = xOf(s.tsMs[f.row]);
+        if (x >= LABEL_W - 6 && x <= W + 6) marks.push({ x, count: f.count });
+      }
+      const buckets = bucketMarks(marks);
+      // what the lane shows, for tests and tools that cannot read a canvas
+      c.dataset.findingMarks = String(buckets.length);
+      c.dataset.findingCount = String(buckets.reduce((n, b) => n + b.count, 0));
+      for (const b of buckets) {
+        ctx.fillStyle = col.bad;
+        if (b.marks === 1 && b.count === 1) {
+          ctx.beginPath();
+          ctx.moveTo(b.x, y);
+          ctx.lineTo(b.x - 5, y + 10);
+          ctx.lineTo(b.x + 5, y + 10);
+          ctx.fill();
+          continue;
+        }
+        const text = b.count.toLocaleString("en-US");
+        const w = Math.max(14, ctx.measureText(text).width + 6);
+        ctx.fillRect(b.x - w / 2, y - 1, w, 13);
+        ctx.fillStyle = col.panel;
+        ctx.textAlign = "center";
+        ctx.fillText(text, b.x, y + 5.5);
+        ctx.textAlign = "left";
       }
     }
     // selection

@@ -15,6 +15,7 @@
  */
 import { canonicalJson } from "../canonical";
 import { obj, str } from "../journal/values";
+import { firstMeaningfulDivergence, type MeaningfulDivergence } from "./meaningful";
 import { alignSequences, type Pair } from "./sequence-align";
 
 /** The part of a journal event the alignment reads (an API event or a JournalEvent). */
@@ -66,7 +67,10 @@ export interface Alignment {
   segments: SegmentPair[];
   rows: AlignedRow[];
   counts: Record<RowStatus, number>;
+  /** The first row of any difference, the input text included. */
   firstDivergence: Divergence | null;
+  /** The first row where the runs acted differently (meaningful.ts): what a reviewer looks for. */
+  firstMeaningful: MeaningfulDivergence | null;
 }
 
 const RUN_LABEL = "(run)";
@@ -347,7 +351,8 @@ export function alignRuns(a: readonly CompareEvent[], b: readonly CompareEvent[]
       };
     }
   }
-  return { segments, rows, counts, firstDivergence };
+  const firstMeaningful = firstDivergence ? firstMeaningfulDivergence(a, b, rows, segments) : null;
+  return { segments, rows, counts, firstDivergence, firstMeaningful };
 }
 
 function makeRow(

@@ -12,6 +12,7 @@ export {
   type Segment,
   type SegmentPair,
 } from "./align";
+export { firstMeaningfulDivergence, type DivergenceKind, type MeaningfulDivergence } from "./meaningful";
 export { alignSequences, type Pair } from "./sequence-align";
 export { compareVersions, VERSION_GROUPS, type VersionRow } from "./versions";
 export { diffLineText, jsonDiff, jsonText, type DiffLine } from "./json-diff";

@@ -59,7 +59,8 @@ export interface GraphEdgeData {
   id: string;
   source: string;
   target: string;
-  kind: "order" | "parent" | "call";
+  /** order in the run, cause (`parent`), a request to its answer (`call`), a later write retrying or repeating an earlier one */
+  kind: "order" | "parent" | "call" | "retry" | "duplicate";
 }
 
 export interface StepGraph {
@@ -78,6 +79,8 @@ export interface BuildOptions {
   window?: { from: number; to: number };
   /** Number of findings per seq. */
   findings?: ReadonlyMap<number, number>;
+  /** Calls related by a finding (lib/view/relations.ts): drawn from the earlier call to the later. */
+  relations?: ReadonlyArray<{ kind: "retry" | "duplicate"; earlier: number; later: number }>;
 }
 
 export const eventNodeId = (seq: number) => `e${seq}`;
@@ -201,7 +204,24 @@ export function buildStepGraph(index: RunIndex, opts: BuildOptions): StepGraph {
     }
   }
 
-  return { nodes, edges, window: { from, to, total }, signature: `${from}:${to}:${sig.join(",")}` };
+  // a retry or duplicate between two visible calls (not drawn inside one collapsed step)
+  const related: string[] = [];
+  for (const r of opts.relations ?? []) {
+    const ra = index.rowOfSeq(r.earlier);
+    const rb = index.rowOfSeq(r.later);
+    const source = ra >= 0 ? repOfRow.get(ra) : undefined;
+    const target = rb >= 0 ? repOfRow.get(rb) : undefined;
+    if (!source || !target || source === target) continue;
+    const id = `${r.kind}:${source}->${target}`;
+    if (edgeIds.has(id)) continue;
+    edgeIds.add(id);
+    edges.push({ id, source, target, kind: r.kind });
+    related.push(id);
+  }
+
+  // the related edges count for a layout that reads edges (ELK)
+  const rel = related.length > 0 ? `|${related.join(",")}` : "";
+  return { nodes, edges, window: { from, to, total }, signature: `${from}:${to}:${sig.join(",")}${rel}` };
 }
 
 /**

@@ -71,3 +71,27 @@ export function describeAuditDetail(detail: string): string {
     .map(([k, v]) => `${k}: ${show(v)}`)
     .join(" · ");
 }
+
+/** "just now", "5 minutes ago", "3 days ago", "in 2 hours": a time against now, for people. */
+export function formatRelative(atMs: number, nowMs: number): string {
+  if (!Number.isFinite(atMs) || !Number.isFinite(nowMs)) return "";
+  const s = Math.round((nowMs - atMs) / 1000);
+  const a = Math.abs(s);
+  if (a < 45) return "just now";
+  const units: Array<[number, string]> = [
+    [365 * 86_400, "year"],
+    [30 * 86_400, "month"],
+    [7 * 86_400, "week"],
+    [86_400, "day"],
+    [3_600, "hour"],
+    [60, "minute"],
+  ];
+  for (const [size, name] of units) {
+    if (a >= size) {
+      const n = Math.floor(a / size);
+      const t = `${n} ${name}${n === 1 ? "" : "s"}`;
+      return s >= 0 ? `${t} ago` : `in ${t}`;
+    }
+  }
+  return "just now";
+}

@@ -68,3 +68,38 @@ export function lowerBound(arr: ArrayLike<number>, x: number, order?: ArrayLike<
   }
   return lo;
 }
+
+export interface MarkBucket {
+  /** where to draw it, px: the middle of the marks it holds */
+  x: number;
+  /** findings in it (a seq with two findings counts two) */
+  count: number;
+  /** marks (seqs) in it */
+  marks: number;
+}
+
+/**
+ * Finding marks aggregated when dense: marks closer than `gapPx` to the first of their
+ * bucket share one bucket, drawn as one mark with its count, so a run with 100 findings in
+ * one burst shows "100" instead of 100 overprinted triangles. `marks` need not be sorted.
+ */
+export function bucketMarks(marks: ReadonlyArray<{ x: number; count: number }>, gapPx = 14): MarkBucket[] {
+  const sorted = [...marks].filter((m) => Number.isFinite(m.x)).sort((a, b) => a.x - b.x);
+  const out: MarkBucket[] = [];
+  let first = 0;
+  let last = 0;
+  let cur: MarkBucket | null = null;
+  for (const m of sorted) {
+    if (cur && m.x - first < gapPx) {
+      cur.count += m.count;
+      cur.marks++;
+      last = m.x;
+      cur.x = (first + last) / 2;
+      continue;
+    }
+    first = last = m.x;
+    cur = { x: m.x, count: m.count, marks: 1 };
+    out.push(cur);
+  }
+  return out;
+}

@@ -1,12 +1,6 @@
-import Link from "next/link";
+import { NotFoundPage } from "@/components/ui/not-found-page";
 
+/** A run that is not there, or not in a project of yours (the same answer): "No such run: ID". */
 export default function RunNotFound() {
-  return (
-    <div className="empty-state">
-      <h2>No such run</h2>
-      <p>
-        It may not have been uploaded to this server yet. <Link href="/">Back to the runs list</Link>
-      </p>
-    </div>
-  );
+  return <NotFoundPage />;
 }
