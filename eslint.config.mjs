@@ -30,7 +30,7 @@ export default tseslint.config(
       ".next/**",
       "lib/server/generated/**",
       "lib/journal/generated/**",
-      "lib/recorder/dist/**",
+      "packages/recorder/dist/**",
       "data/**",
       "test-results/**",
       "playwright-report/**",

@@ -1,5 +1,5 @@
 /**
- * The recorder as another project uses it: `npm pack` in lib/recorder, the tarball installed
+ * The recorder as another project uses it: `npm pack` in packages/recorder, the tarball installed
  * offline into an empty folder, imported by name from a plain Node script (and type-checked
  * from a TypeScript file), and the journal it writes read back with this repository's reader
  * and chain check.
@@ -13,8 +13,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { verifyChain } from "../journal/chain";
 import { readJournalText } from "../journal/reader";
 
-const here = fileURLToPath(new URL(".", import.meta.url));
-const repo = join(here, "..", "..");
+const repo = fileURLToPath(new URL("../..", import.meta.url));
+const pkg = join(repo, "packages", "recorder");
 const tmp = mkdtempSync(join(tmpdir(), "retrace-recorder-pack-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -66,7 +66,7 @@ void delivered;
 
 describe("@retrace/recorder package", () => {
   it("packs, installs offline into an empty project, records a run whose journal parses and verifies", async () => {
-    run("npm", ["pack", "--pack-destination", tmp, "--silent"], here);
+    run("npm", ["pack", "--pack-destination", tmp, "--silent"], pkg);
     const tarballs = readdirSync(tmp).filter((f) => f.endsWith(".tgz"));
     expect(tarballs).toEqual(["retrace-recorder-0.1.0.tgz"]);
 
