@@ -9,7 +9,7 @@ import { setOwn } from "../journal/own-keys";
 import { decodeJsonString, firstStr, isRecord, str, toNumber } from "./json-utils";
 import { normalizeMessage, normalizeMessages, type JournalMessage } from "./messages";
 import type { ErrorInfo, ModelCallInfo, RetrievalInfo, StepNode, ToolCallInfo, ToolCallRequest } from "./nodes";
-import { latencyMs } from "./nodes";
+import { latencyMs, requestSignature } from "./nodes";
 import type { Attributes, AttrValue, NormalizedSpan } from "./span";
 
 type Rec = Record<string, unknown>;
@@ -863,6 +863,16 @@ export function spanToNode(span: NormalizedSpan): StepNode {
     }
   }
   return node;
+}
+
+/**
+ * What a span's model call was asked (see `requestSignature`), or undefined when it records
+ * none: lets the OTLP receiver spot a second instrumentation of a call it already appended.
+ */
+export function modelCallSignature(span: NormalizedSpan): string | undefined {
+  if (spanRole(span) !== "llm") return undefined;
+  const node = spanToNode(span);
+  return node.model ? requestSignature(node.model) : undefined;
 }
 
 function toAttrValueLoose(v: unknown): AttrValue {

@@ -158,7 +158,7 @@ function afterRequesters(list: StepNode[], ids: Map<string, CallIds>): StepNode[
 }
 
 /** What a model call was asked: role and text of each message (shapes differ between instrumentations). */
-function requestSignature(m: ModelCallInfo): string | undefined {
+export function requestSignature(m: ModelCallInfo): string | undefined {
   if (!m.messages || m.messages.length === 0) return undefined;
   return JSON.stringify(m.messages.map((x) => (isRecord(x) ? [String(x.role ?? ""), contentText(x.content)] : [contentText(x)])));
 }
