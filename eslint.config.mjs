@@ -30,6 +30,7 @@ export default tseslint.config(
       ".next/**",
       "lib/server/generated/**",
       "lib/journal/generated/**",
+      "packages/recorder/dist/**",
       "data/**",
       "test-results/**",
       "playwright-report/**",

@@ -7,8 +7,9 @@
  */
 import { setOwn } from "../journal/own-keys";
 import { decodeJsonString, firstStr, isRecord, str, toNumber } from "./json-utils";
+import { normalizeMessage, normalizeMessages, type JournalMessage } from "./messages";
 import type { ErrorInfo, ModelCallInfo, RetrievalInfo, StepNode, ToolCallInfo, ToolCallRequest } from "./nodes";
-import { latencyMs } from "./nodes";
+import { latencyMs, requestSignature } from "./nodes";
 import type { Attributes, AttrValue, NormalizedSpan } from "./span";
 
 type Rec = Record<string, unknown>;
@@ -290,7 +291,12 @@ function messagesFrom(span: NormalizedSpan, role: SpanRole): { messages?: unknow
   const oll = openLlmetryMessages(at, "gen_ai.prompt.", `${span.spanId}-p`);
   if (oll.messages.length > 0) return { messages: withSystem(oll.messages.map(cleanMessage)), keys: [...keys, ...oll.keys] };
   const oi = openInferenceMessages(at, "llm.input_messages.", `${span.spanId}-p`);
-  if (oi.messages.length > 0) return { messages: oi.messages.map(cleanMessage), keys: oi.keys };
+  const oiValue = role === "llm" ? first(at, ["input.value"]) : undefined;
+  const fromValue = oiValue ? requestMessages(decodeJsonString(oiValue.value), `${span.spanId}-p`) : undefined;
+  // The request as sent (`input.value`) holds what the flattened attributes may drop: the system
+  // prompt, the assistant's earlier tool calls, tool results with their call ids.
+  if (fromValue && fromValue.length > 0 && oiValue) return { messages: fromValue, keys: [oiValue.key, ...oi.keys] };
+  if (oi.messages.length > 0) return { messages: normalizeMessages(oi.messages.map(chatShape), `${span.spanId}-p`), keys: oi.keys };
   const ai = first(at, ["ai.prompt.messages", "ai.prompt"]);
   if (ai) {
     const v = decodeJsonString(ai.value);
@@ -328,14 +334,46 @@ function messagesFrom(span: NormalizedSpan, role: SpanRole): { messages?: unknow
       keys: [],
     };
   }
-  const input = first(at, ["input.value"]);
-  if (input && role === "llm") {
-    const v = decodeJsonString(input.value);
-    const list = messagesFromList(v);
-    if (list) return { messages: list, keys: [input.key] };
-    return { messages: [{ role: "user", content: v }], keys: [input.key] };
-  }
+  if (oiValue) return { messages: normalizeMessages([{ role: "user", content: decodeJsonString(oiValue.value) }]), keys: [oiValue.key] };
   return { keys };
+}
+
+/** A flattened OpenInference message as OpenAI chat, so `normalizeMessages` reads it. */
+function chatShape(m: Message): Rec {
+  const out: Rec = { role: m.role, content: m.content };
+  if (m.toolCalls && m.toolCalls.length > 0)
+    out.tool_calls = m.toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.args } }));
+  if (m.toolCallId) out.tool_call_id = m.toolCallId;
+  if (m.name) out.name = m.name;
+  return out;
+}
+
+function systemMessage(v: unknown): unknown[] {
+  if (v === undefined || v === null || v === "") return [];
+  return [{ role: "system", content: v }];
+}
+
+/**
+ * A model request as an instrumentation serialised it (OpenInference `input.value`): OpenAI
+ * chat `{messages}`, LangChain `{messages: [[…]]}`, Anthropic `{system, messages}`, OpenAI
+ * Responses `{instructions, input}`, or a bare list → journal messages; undefined when it is
+ * none of these.
+ */
+export function requestMessages(v: unknown, idPrefix = ""): JournalMessage[] | undefined {
+  if (Array.isArray(v)) return normalizeMessages(v, idPrefix);
+  if (!isRecord(v)) return undefined;
+  const list = messagesFromList(v);
+  if (list) return normalizeMessages([...systemMessage(v.system), ...list], idPrefix);
+  if (v.input !== undefined && (v.instructions !== undefined || v.model !== undefined)) {
+    const items = Array.isArray(v.input) ? v.input : [{ role: "user", content: v.input }];
+    return normalizeMessages([...systemMessage(v.instructions), ...items], idPrefix);
+  }
+  if (Array.isArray(v.prompts))
+    return normalizeMessages(
+      v.prompts.map((p) => ({ role: "user", content: p })),
+      idPrefix,
+    );
+  return undefined;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -408,7 +446,12 @@ function outputFrom(span: NormalizedSpan): Output {
   const oll = openLlmetryMessages(at, "gen_ai.completion.", id);
   if (oll.messages.length > 0) return { output: fromMessages(oll.messages), finish: oll.finish, keys: oll.keys };
   const oi = openInferenceMessages(at, "llm.output_messages.", id);
-  if (oi.messages.length > 0) return { output: fromMessages(oi.messages), keys: oi.keys };
+  const ov0 = first(at, ["output.value"]);
+  const fromValue = ov0 ? responseOutput(decodeJsonString(ov0.value), id) : undefined;
+  // The response as received holds the requested tool calls with their arguments even when the
+  // flattened `llm.output_messages` leave them out (LangChain).
+  if (fromValue && ov0) return { output: fromValue.output, finish: fromValue.finish, keys: [ov0.key, ...oi.keys] };
+  if (oi.messages.length > 0) return { output: fromMessages(normalizeMessages(oi.messages.map(chatShape), id)), keys: oi.keys };
   if (has(at, "ai.response.text") || has(at, "ai.response.toolCalls")) {
     const calls = decodeJsonString(at["ai.response.toolCalls"]);
     const toolCalls = (Array.isArray(calls) ? calls : []).filter(isRecord).map((c, j) => ({
@@ -473,20 +516,40 @@ function outputFrom(span: NormalizedSpan): Output {
     return { output: output ?? { text: canonicalText(v) }, keys: [lfo.key] };
   }
   const ov = first(at, ["output.value"]);
-  if (ov) {
-    const v = decodeJsonString(ov.value);
-    if (isRecord(v) && Array.isArray(v.choices) && isRecord(v.choices[0]) && isRecord(v.choices[0].message)) {
-      const msg = v.choices[0].message as Rec;
-      const calls = Array.isArray(msg.tool_calls) ? msg.tool_calls : [];
-      const toolCalls = calls.filter(isRecord).map((c, j) => {
-        const fn = isRecord(c.function) ? c.function : {};
-        return { id: str(c.id) ?? `${id}-${j}`, name: str(fn.name) ?? "unknown", args: decodeJsonString(fn.arguments ?? {}) };
-      });
-      return { output: finishOutput(textOf(msg.content), toolCalls), finish: str(v.choices[0].finish_reason), keys: [ov.key] };
-    }
-    if (typeof ov.value === "string") return { output: { text: ov.value }, keys: [ov.key] };
-  }
+  if (ov && typeof ov.value === "string") return { output: { text: ov.value }, keys: [ov.key] };
   return { keys: [] };
+}
+
+/**
+ * A model response as an instrumentation serialised it (OpenInference `output.value`): OpenAI
+ * chat `{choices: [{message}]}`, LangChain `{generations: [[{message | text}]]}`, Anthropic
+ * `{type: "message", content: [blocks]}`, OpenAI Responses `{output: [items]}`; undefined
+ * when it is none of these.
+ */
+export function responseOutput(v: unknown, idPrefix = ""): { output: Output["output"]; finish?: string } | undefined {
+  if (!isRecord(v)) return undefined;
+  if (Array.isArray(v.choices) && isRecord(v.choices[0]) && isRecord(v.choices[0].message)) {
+    return { output: fromMessages(normalizeMessage(v.choices[0].message, idPrefix)), finish: str(v.choices[0].finish_reason) };
+  }
+  if (Array.isArray(v.generations)) {
+    const batch = Array.isArray(v.generations[0]) ? (v.generations[0] as unknown[]) : v.generations;
+    const msgs: JournalMessage[] = [];
+    let finish: string | undefined;
+    batch.filter(isRecord).forEach((g, i) => {
+      const info = isRecord(g.generation_info) ? g.generation_info : isRecord(g.generationInfo) ? g.generationInfo : {};
+      finish ??= firstStr(info.finish_reason, info.finishReason, info.stop_reason);
+      if (isRecord(g.message)) msgs.push(...normalizeMessage(g.message, `${idPrefix}${i}-`));
+      else if (typeof g.text === "string") msgs.push({ role: "assistant", content: g.text });
+    });
+    return msgs.length > 0 ? { output: fromMessages(msgs), finish } : undefined;
+  }
+  if (v.type === "message" && Array.isArray(v.content)) {
+    return { output: fromMessages(normalizeMessage({ role: "assistant", content: v.content }, idPrefix)), finish: str(v.stop_reason) };
+  }
+  if (v.object === "response" && Array.isArray(v.output)) {
+    return { output: fromMessages(normalizeMessages(v.output, idPrefix)), finish: str(v.status) };
+  }
+  return undefined;
 }
 
 function finishReasonFrom(at: Attributes): string | undefined {
@@ -661,6 +724,7 @@ const TOOL_ARG_KEYS = [
   "gen_ai.tool.args",
   "ai.toolCall.args",
   "gcp.vertex.agent.tool_call_args",
+  "tool_call.function.arguments",
   "input.value",
 ];
 const TOOL_RESULT_KEYS = [
@@ -677,13 +741,13 @@ function toolCallOf(span: NormalizedSpan, start: bigint, end: bigint): { tool: T
   const args = first(at, TOOL_ARG_KEYS);
   const result = first(at, TOOL_RESULT_KEYS);
   const name =
-    firstStr(at["gen_ai.tool.name"], at["tool.name"], at["ai.toolCall.name"]) ??
+    firstStr(at["gen_ai.tool.name"], at["tool.name"], at["ai.toolCall.name"], at["tool_call.function.name"]) ??
     (span.name.replace(/^execute_tool\s*/, "").trim() || span.name);
   const failed = span.status.code === "error";
   const tool: ToolCallInfo = {
     call: firstStr(at["gen_ai.tool.call.id"], at["ai.toolCall.id"], at["tool_call.id"]) ?? span.spanId,
     tool: name,
-    args: args ? decodeJsonString(args.value) : {},
+    args: args ? (args.key === "input.value" ? toolInputValue(args.value) : decodeJsonString(args.value)) : {},
     status: failed ? "error" : "ok",
     result: result ? decodeJsonString(result.value) : undefined,
     error: failed ? (span.status.message ?? "span status ERROR") : undefined,
@@ -691,6 +755,19 @@ function toolCallOf(span: NormalizedSpan, start: bigint, end: bigint): { tool: T
     callExtra: { description: firstStr(at["gen_ai.tool.description"], at["tool.description"]), toolType: str(at["gen_ai.tool.type"]) },
   };
   return { tool, keys: [...(args ? [args.key] : []), ...(result ? [result.key] : [])] };
+}
+
+/**
+ * OpenInference TOOL `input.value`: the arguments as JSON, or (LangChain) the run's inputs
+ * `{input: "<arguments as JSON>"}`, unwrapped so the arguments stay an object.
+ */
+function toolInputValue(v: AttrValue): unknown {
+  const d = decodeJsonString(v);
+  if (isRecord(d) && Object.keys(d).length === 1 && typeof d.input === "string") {
+    const inner = decodeJsonString(d.input);
+    if (isRecord(inner)) return inner;
+  }
+  return d;
 }
 
 function retrievalOf(span: NormalizedSpan): { retrieval: RetrievalInfo; keys: string[] } | undefined {
@@ -786,6 +863,16 @@ export function spanToNode(span: NormalizedSpan): StepNode {
     }
   }
   return node;
+}
+
+/**
+ * What a span's model call was asked (see `requestSignature`), or undefined when it records
+ * none: lets the OTLP receiver spot a second instrumentation of a call it already appended.
+ */
+export function modelCallSignature(span: NormalizedSpan): string | undefined {
+  if (spanRole(span) !== "llm") return undefined;
+  const node = spanToNode(span);
+  return node.model ? requestSignature(node.model) : undefined;
 }
 
 function toAttrValueLoose(v: unknown): AttrValue {

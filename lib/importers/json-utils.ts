@@ -5,8 +5,11 @@
 import { setOwn } from "../journal/own-keys";
 import { sha256Hex } from "../canonical";
 import { parseJsonExact } from "../journal/parse-line";
-import type { JsonObject, JsonValue } from "../journal/types";
+import type { JsonObject } from "../journal/types";
 import { nonEmptyStr as str } from "../journal/values";
+import { bytesToHex, toJson } from "./to-json";
+
+export { bytesToHex, toJson };
 
 export type UnknownRecord = Record<string, unknown>;
 
@@ -59,36 +62,6 @@ export function decodeJsonString(v: unknown, maxRounds = 3): unknown {
   return cur;
 }
 
-/**
- * Any value → a JSON value that the journal accepts: plain objects only, `undefined` dropped,
- * non-finite numbers → null, bytes → hex, keys kept whatever their name (`__proto__`
- * included, as an own key). bigint stays (canonical JSON writes its digits).
- */
-export function toJson(v: unknown, depth = 0): JsonValue {
-  if (depth > 100) return "[nested too deep]";
-  if (v === null || v === undefined) return null;
-  switch (typeof v) {
-    case "string":
-    case "boolean":
-    case "bigint":
-      return v;
-    case "number":
-      return Number.isFinite(v) ? v : null;
-    case "object":
-      break;
-    default:
-      return String(v);
-  }
-  if (v instanceof Uint8Array) return bytesToHex(v);
-  if (Array.isArray(v)) return v.map((x) => (x === undefined ? null : toJson(x, depth + 1)));
-  const out: JsonObject = {};
-  for (const [k, child] of Object.entries(v as UnknownRecord)) {
-    if (child === undefined) continue;
-    setOwn(out, k, toJson(child, depth + 1));
-  }
-  return out;
-}
-
 export function toJsonObject(v: Record<string, unknown>): JsonObject {
   return toJson(v) as JsonObject;
 }
@@ -98,13 +71,6 @@ export function compact<T extends Record<string, unknown>>(o: T): T {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(o)) if (v !== undefined) setOwn(out, k, v);
   return out as T;
-}
-
-const HEX = "0123456789abcdef";
-export function bytesToHex(b: Uint8Array): string {
-  let s = "";
-  for (const x of b) s += HEX[x >> 4] + HEX[x & 15];
-  return s;
 }
 
 function base64ToBytes(s: string): Uint8Array | undefined {

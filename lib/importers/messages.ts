@@ -203,7 +203,9 @@ export function normalizeMessage(raw: unknown, idPrefix = ""): JournalMessage[] 
   const parts = Array.isArray(body)
     ? readParts(body, idPrefix)
     : { text: body === undefined ? [] : [contentText(body)], reasoning: [], toolCalls: [], results: [] };
-  const toolCalls = [...parts.toolCalls, ...chatToolCalls(m.tool_calls, idPrefix)];
+  // LangChain keeps OpenAI's tool calls in additional_kwargs when its own tool_calls are absent (before 0.2)
+  const extra = isRecord(m.additional_kwargs) ? m.additional_kwargs.tool_calls : undefined;
+  const toolCalls = [...parts.toolCalls, ...chatToolCalls(asArray(m.tool_calls).length > 0 ? m.tool_calls : extra, idPrefix)];
   const reasoning = [...parts.reasoning, ...[firstStr(m.reasoning_content, m.reasoning)].filter((x): x is string => !!x)];
   const out: JournalMessage[] = [];
   const content = parts.text.join("\n");

@@ -12,7 +12,8 @@ import { hasOwn, setOwn } from "../journal/own-keys";
 import type { EventType } from "../journal/types";
 import type { JournalBuilder } from "./builder";
 import { inferEffect } from "./effects";
-import { compact } from "./json-utils";
+import { compact, isRecord } from "./json-utils";
+import { contentText } from "./messages";
 
 export interface ToolCallRequest {
   id: string;
@@ -156,6 +157,44 @@ function afterRequesters(list: StepNode[], ids: Map<string, CallIds>): StepNode[
   return out;
 }
 
+/** What a model call was asked: role and text of each message (shapes differ between instrumentations). */
+export function requestSignature(m: ModelCallInfo): string | undefined {
+  if (!m.messages || m.messages.length === 0) return undefined;
+  return JSON.stringify(m.messages.map((x) => (isRecord(x) ? [String(x.role ?? ""), contentText(x.content)] : [contentText(x)])));
+}
+
+/** Of two records of one call, the one to keep: the inner one in time, else the one with usage. */
+function better(a: StepNode, b: StepNode): StepNode {
+  const aIn = a.start >= b.start && a.end <= b.end;
+  const bIn = b.start >= a.start && b.end <= a.end;
+  if (aIn !== bIn) return aIn ? a : b;
+  if (!!a.model?.usage !== !!b.model?.usage) return a.model?.usage ? a : b;
+  return a;
+}
+
+/**
+ * Sibling steps that describe one model call (a framework's span and a provider's, e.g.
+ * OpenInference LangChain + OpenAI): the same messages at overlapping times. One keeps the
+ * call, the other stays a step without it. A call repeated later (a retry) does not overlap.
+ */
+function dropSiblingDuplicates(list: StepNode[]): void {
+  const seen: Array<{ node: StepNode; sig: string }> = [];
+  for (const n of list) {
+    if (!n.model) continue;
+    const sig = requestSignature(n.model);
+    if (sig === undefined) continue;
+    const twin = seen.find((s) => s.sig === sig && s.node.model && s.node.start <= n.end && n.start <= s.node.end);
+    if (!twin) {
+      seen.push({ node: n, sig });
+      continue;
+    }
+    const keep = better(twin.node, n);
+    const drop = keep === n ? twin.node : n;
+    drop.model = undefined;
+    twin.node = keep;
+  }
+}
+
 /**
  * Builds the tree (missing parents make extra roots) and drops wrapper model/tool calls.
  * A failure is kept once: an error that only the span's status gives (no exception of its
@@ -191,6 +230,8 @@ export function arrangeNodes(nodes: StepNode[], opts: ArrangeOptions = {}): { ro
   const cmp = opts.causal ? causalCompare : byStart;
   roots.sort(cmp);
   for (const list of children.values()) list.sort(cmp);
+  dropSiblingDuplicates(roots);
+  for (const list of children.values()) dropSiblingDuplicates(list);
   const ids = new Map<string, CallIds>();
   // Post-order: a step keeps its model/tool call only if no descendant has one.
   const visit = (n: StepNode): { model: boolean; tool: boolean; failed: boolean } => {

@@ -1,13 +1,27 @@
 /**
  * tau-bench results (an array of `{task_id, trial, reward, info, traj}`) → one run per
- * record, `tau-<task_id>-<trial>`. `traj` is an OpenAI chat transcript: each assistant
+ * record, `tau-<task_id>-<trial>-<8 hex of the record's SHA-256>`: two result files (another
+ * model, another run of the benchmark) with the same task and trial are two runs, and the
+ * same record imported again (also from a checkpoint file that has grown) keeps its id. `traj` is an OpenAI chat transcript: each assistant
  * message is a model call (prompt = the messages before it) in its own step, its tool
  * calls are executed by the `tool` messages that follow, user messages are inputs.
  * No times exist in the format: events get 1970-01-01T00:00:00.000Z + seq ms.
  */
+import { canonicalJson } from "../canonical";
 import { JournalBuilder } from "./builder";
 import { inferEffect } from "./effects";
-import { asArray, compact, decodeJsonString, firstStr, isRecord, makeRunId, str, toNumber, type UnknownRecord } from "./json-utils";
+import {
+  asArray,
+  compact,
+  contentId,
+  decodeJsonString,
+  firstStr,
+  isRecord,
+  makeRunId,
+  str,
+  toNumber,
+  type UnknownRecord,
+} from "./json-utils";
 import type { ImportOptions, ImportResult } from "./types";
 
 function recordToRun(r: UnknownRecord, index: number, opts: ImportOptions, usedIds: Set<string>) {
@@ -16,8 +30,10 @@ function recordToRun(r: UnknownRecord, index: number, opts: ImportOptions, usedI
   const traj = asArray(r.traj).filter(isRecord);
   const taskId = r.task_id !== undefined && r.task_id !== null ? String(r.task_id) : String(index);
   const trial = r.trial !== undefined && r.trial !== null ? String(r.trial) : "0";
-  let runId = makeRunId("tau", `${taskId}-${trial}`);
-  for (let n = 2; usedIds.has(runId); n++) runId = makeRunId("tau", `${taskId}-${trial}-${n}`);
+  // the record's canonical JSON: the same record hashes alike whatever the file's layout
+  const hash = contentId(canonicalJson(r)).slice(0, 8);
+  let runId = makeRunId("tau", `${taskId}-${trial}-${hash}`);
+  for (let n = 2; usedIds.has(runId); n++) runId = makeRunId("tau", `${taskId}-${trial}-${hash}-${n}`);
   usedIds.add(runId);
 
   const b = new JournalBuilder();

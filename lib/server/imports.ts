@@ -5,8 +5,8 @@ import "server-only";
  * many pieces; its events go to ingest as reader items (lib/journal/event-items.ts).
  * Files (journals and trace exports) are imported by `importStream` in service.ts.
  */
-import { canonicalJson } from "../canonical";
-import { spansFromOtlpJson, spansFromOtlpProtobuf, spansToRuns, type NormalizedSpan } from "../importers";
+import { canonicalJson, sha256Hex } from "../canonical";
+import { modelCallSignature, spansFromOtlpJson, spansFromOtlpProtobuf, spansToRuns, type NormalizedSpan } from "../importers";
 import { eventBatches } from "../journal/event-items";
 import { parseJsonExact } from "../journal/parse-line";
 import { DEFAULT_READER_LIMITS } from "../journal/reader";
@@ -106,6 +106,36 @@ interface TraceState {
   contentType: string;
   /** Ended without its root (idle): the next span derives the trace again. */
   ended?: boolean;
+  /**
+   * The latest top-level model calls (what they were asked, their times in ns): a request
+   * holding a second instrumentation of one of them (the same messages at overlapping
+   * times, e.g. LangChain + OpenAI) derives the trace again, so the call is counted once.
+   */
+  calls?: ModelCallMark[];
+}
+
+interface ModelCallMark {
+  /** Hash of `modelCallSignature`. */
+  sig: string;
+  start: string;
+  end: string;
+}
+
+/** How many top-level model calls the state remembers: twins end close together. */
+const CALL_MARKS = 16;
+
+function callMarks(spans: NormalizedSpan[]): ModelCallMark[] {
+  const out: ModelCallMark[] = [];
+  for (const s of spans) {
+    const sig = modelCallSignature(s);
+    // hashed: the state row stays small whatever the prompts hold
+    if (sig !== undefined) out.push({ sig: sha256Hex(sig).slice(0, 32), start: s.startTimeUnixNano, end: s.endTimeUnixNano });
+  }
+  return out;
+}
+
+function twinOf(marks: ModelCallMark[], news: ModelCallMark[]): boolean {
+  return news.some((n) => marks.some((m) => m.sig === n.sig && BigInt(m.start) <= BigInt(n.end) && BigInt(n.start) <= BigInt(m.end)));
 }
 
 /** The trace's state row in TraceSpan: span ids are 16 hex digits, so the empty one is free. */
@@ -136,9 +166,18 @@ function topLevel(spans: NormalizedSpan[]): { missing: string[]; last?: { ms: bi
   return { missing: [...missing], last };
 }
 
+/** The spans of a set whose parent is not in it. */
+function topSpans(spans: NormalizedSpan[]): NormalizedSpan[] {
+  const ids = new Set(spans.map((s) => s.spanId));
+  return spans.filter((s) => !s.parentSpanId || !ids.has(s.parentSpanId));
+}
+
 function stateOf(spans: NormalizedSpan[], contentType: string): TraceState {
   const { missing, last } = topLevel(spans);
   const state: TraceState = { missing, root: spans.some((s) => !s.parentSpanId), contentType };
+  const tops = topSpans(spans).sort((a, b) => (BigInt(a.endTimeUnixNano) < BigInt(b.endTimeUnixNano) ? -1 : 1));
+  const calls = callMarks(tops).slice(-CALL_MARKS);
+  if (calls.length > 0) state.calls = calls;
   if (last) {
     state.lastMs = last.ms.toString();
     state.lastEnd = last.end.toString();
@@ -254,6 +293,8 @@ async function traceEvents(tx: SqlTx, trace: string, incoming: NormalizedSpan[],
       if (rows.length > 0) append = false;
     }
     const first = topLevel(news);
+    const newCalls = append ? callMarks(topSpans(news)) : [];
+    if (append && newCalls.length > 0 && twinOf(state.calls ?? [], newCalls)) append = false;
     if (append && state.lastMs !== undefined && state.lastEnd !== undefined) {
       // the request's first top-level step must not sort before the last one appended
       const ids2 = new Set(news.map((s) => s.spanId));
@@ -267,6 +308,7 @@ async function traceEvents(tx: SqlTx, trace: string, incoming: NormalizedSpan[],
     if (append) {
       await storeSpans(tx, runId, news);
       const next: TraceState = { ...state, missing: [...new Set([...state.missing, ...first.missing])] };
+      if (newCalls.length > 0) next.calls = [...(state.calls ?? []), ...newCalls].slice(-CALL_MARKS);
       if (first.last) {
         next.lastMs = first.last.ms.toString();
         next.lastEnd = first.last.end.toString();

@@ -291,10 +291,11 @@ const CASES: Case[] = [
   },
   {
     // task 2 trial 1: 30 assistant messages (model calls, one step each), 27 tool_calls and 27
-    // tool messages, 4 user messages; reward 0.0.
+    // tool messages, 4 user messages; reward 0.0. The id's hash: first 8 hex of the SHA-256 of
+    // the record as sorted-key compact JSON, computed with Python's json + hashlib.
     file: "tau-bench/airline-gpt-4o-task2-failed.json",
     format: "tau-bench",
-    runs: [{ runId: "tau-2-1", steps: 30, modelCalls: 30, toolCalls: 27, errors: 0, inputs: 4, status: "failed" }],
+    runs: [{ runId: "tau-2-1-453dec74", steps: 30, modelCalls: 30, toolCalls: 27, errors: 0, inputs: 4, status: "failed" }],
   },
 ];
 

@@ -68,6 +68,26 @@ describe("existing importers infer writes", () => {
 });
 
 describe("run ids unique per source file", () => {
+  it("tau-bench: two result files with the same task and trial get two ids; re-importing keeps them", () => {
+    const rel = "tau-bench/airline-gpt-4o-task2-failed.json";
+    const text = readCorpus(rel);
+    const records = JSON.parse(text) as Array<Record<string, unknown>>;
+    expect(records.map((r) => [r.task_id, r.trial])).toEqual([[2, 1]]);
+    const ids = (t: string, fileName = rel) => importTrace(t, { fileName }).runs.map((r) => r.runId);
+    const [id] = ids(text);
+    expect(id).toMatch(/^tau-2-1-[0-9a-f]{8}$/);
+    // the same file again, and the same record in another file name or layout: the same id
+    expect(ids(text)).toEqual([id]);
+    expect(ids(JSON.stringify(records, null, 1), "other-run/results.json")).toEqual([id]);
+    // another model's results for task 2 trial 1 (a different transcript): another id
+    const other = { ...records[0], reward: 1, traj: (records[0].traj as unknown[]).slice(0, 3) };
+    const [otherId] = ids(JSON.stringify([other]), "claude/results.json");
+    expect(otherId).toMatch(/^tau-2-1-[0-9a-f]{8}$/);
+    expect(otherId).not.toBe(id);
+    // a checkpoint file that has grown keeps the ids of the records it already held
+    expect(ids(JSON.stringify([records[0], other]))).toEqual([id, otherId]);
+  });
+
   it("two SWE-agent configurations of one instance get two ids; the same file the same id", () => {
     const rel = "swe-agent/marshmallow-1867-function-calling.traj";
     const text = readCorpus(rel);

@@ -54,7 +54,7 @@ function makeTrace() {
     span(id(i, 1), 1, `turn ${i}`, 100 * i, 100 * i + 99),
   ];
   const root = span(1, undefined, "invoke_agent inc-agent", 0, 1000, [attr("gen_ai.operation.name", "invoke_agent")]);
-  return { trace, runId: `otel-${trace}`, id, request, turn, root };
+  return { trace, runId: `otel-${trace}`, id, request, turn, root, span };
 }
 
 describe.each(DIALECTS)("the OTLP receiver, request by request, on %s", (dialect) => {
@@ -117,6 +117,23 @@ describe.each(DIALECTS)("the OTLP receiver, request by request, on %s", (dialect
     expect(startOf(tr.id(0, 1))).toBeLessThan(startOf(tr.id(0, 3)));
     expect(endOf(tr.id(0, 3))).toBeLessThan(endOf(tr.id(0, 1)));
     expect(evs.some((e) => e.type === "run.end")).toBe(false);
+  });
+
+  it("a second instrumentation of a model call arriving in a later request is not a second call", async () => {
+    const tr = makeTrace();
+    const messages = JSON.stringify({ messages: [{ role: "user", content: "weather in Oslo?" }] });
+    const llm = (id: number, start: number, end: number, extra: object[] = []) =>
+      tr.span(id, 7, `llm ${id}`, start, end, [attr("openinference.span.kind", "LLM"), attr("input.value", messages), ...extra]);
+    // the LangChain span first, under a chain span (7) that has not arrived: it is appended
+    await receiveSpans(db, tr.request([llm(71, 10, 900)]), "default");
+    expect((await stored(tr.runId)).filter((e) => e.type === "model.request")).toHaveLength(1);
+    // the OpenAI instrumentation's sibling: same messages, inside the first one's time
+    await receiveSpans(db, tr.request([llm(72, 12, 880, [attr("llm.provider", "openai")])]), "default");
+    const requests = (await stored(tr.runId)).filter((e) => e.type === "model.request");
+    expect(requests.map((e) => e.step)).toEqual([(72).toString(16).padStart(16, "0")]);
+    // the same question asked again later is a second call, and is appended
+    await receiveSpans(db, tr.request([llm(73, 1000, 1900)]), "default");
+    expect((await stored(tr.runId)).filter((e) => e.type === "model.request")).toHaveLength(2);
   });
 
   it("records the content type as it came: protobuf is not tagged otlp-json", async () => {
