@@ -14,7 +14,9 @@ const AUTO_EXPAND_EVENTS = 150;
 
 const nodeTypes = { event: EventNode, step: StepNode };
 
-export function GraphPane(props: { index: RunIndex; findings: ReadonlyMap<number, number> }) {
+const NO_NOTES: ReadonlyMap<number, number> = new Map();
+
+export function GraphPane(props: { index: RunIndex; findings: ReadonlyMap<number, number>; notes?: ReadonlyMap<number, number> }) {
   return (
     <ReactFlowProvider>
       <GraphPaneInner {...props} />
@@ -26,7 +28,15 @@ export function GraphPane(props: { index: RunIndex; findings: ReadonlyMap<number
  * A thin React Flow wrapper: the graph is built by lib/graph (pure), laid out in a worker,
  * and only drawn here. Big runs show a window of steps around the selection.
  */
-function GraphPaneInner({ index, findings }: { index: RunIndex; findings: ReadonlyMap<number, number> }) {
+function GraphPaneInner({
+  index,
+  findings,
+  notes = NO_NOTES,
+}: {
+  index: RunIndex;
+  findings: ReadonlyMap<number, number>;
+  notes?: ReadonlyMap<number, number>;
+}) {
   const api = useRunStoreApi();
   const selectedSeq = useRunStore((s) => s.selectedSeq);
   const overrides = useRunStore((s) => s.stepOverrides);
@@ -55,9 +65,10 @@ function GraphPaneInner({ index, findings }: { index: RunIndex; findings: Readon
         },
         window: { from: winFrom, to: winTo },
         findings,
+        notes,
       }),
     // the window's bounds, not the selection: stepping inside a window keeps the same graph
-    [index, overrides, mode, big, selectedStep, winFrom, winTo, findings],
+    [index, overrides, mode, big, selectedStep, winFrom, winTo, findings, notes],
   );
   const { layout, error } = useGraphLayout(graph, engine);
 
@@ -202,7 +213,7 @@ function toFlowNode(
       height: box.height,
       data: { node: n, selected: n.seq === selectedSeq, matched: matched.has(n.seq) },
       ariaRole: "button",
-      ariaLabel: `#${n.seq} ${n.type}${n.name ? ` ${n.name}` : ""}${n.failed ? " (failed)" : ""}${n.findings ? ` (${n.findings} finding${n.findings > 1 ? "s" : ""})` : ""}`,
+      ariaLabel: `#${n.seq} ${n.type}${n.name ? ` ${n.name}` : ""}${n.failed ? " (failed)" : ""}${n.findings ? ` (${n.findings} finding${n.findings > 1 ? "s" : ""})` : ""}${n.notes ? ` (${n.notes} note${n.notes > 1 ? "s" : ""})` : ""}`,
       className: "ev-node",
       zIndex: 2,
     } satisfies EventFlowNode;

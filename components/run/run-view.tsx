@@ -11,7 +11,7 @@ import { EventList } from "./event-list";
 import { FindingsList } from "./findings-list";
 import { ExportBundle, NotesPanel, useNoteMarks } from "./notes";
 import { RunHeader } from "./run-header";
-import { createRunViewStore, RunStoreContext, useRunStore, useRunStoreApi } from "./run-store";
+import { createRunViewStore, RunStoreContext, useRunStore, useRunStoreApi, type SideTab } from "./run-store";
 import { useRunKeyboard } from "./use-run-keyboard";
 import { useRunDetail } from "@/components/data/use-run-detail";
 import { useLiveRun, useRunIndex } from "./use-run-data";
@@ -37,16 +37,19 @@ export function RunView({
   runId,
   initialDetail,
   initialSeq,
+  initialTab,
   notes = [],
   may = { note: false, export: false },
 }: {
   runId: string;
   initialDetail: RunDetail;
   initialSeq: number | null;
+  /** the side panel a link asked for (`?tab=`) */
+  initialTab?: SideTab;
   notes?: NoteItem[];
   may?: RunPowers;
 }) {
-  const [store] = useState(() => createRunViewStore(initialSeq, initialSeq === null && initialDetail.live));
+  const [store] = useState(() => createRunViewStore(initialSeq, initialSeq === null && initialDetail.live, initialTab));
   // warm the layout worker while the summary is on its way
   useEffect(() => void getLayoutWorker(), []);
   return (
@@ -121,7 +124,7 @@ function RunViewBody({
                 </div>
               )
             ) : sideTab === "findings" ? (
-              <FindingsList findings={detail.findings} labels={marks.labels} notes={notes} />
+              <FindingsList runId={runId} findings={detail.findings} labels={marks.labels} notes={notes} />
             ) : (
               <NotesPanel
                 runId={runId}
@@ -133,7 +136,11 @@ function RunViewBody({
             )}
           </aside>
           <section className="center" aria-label="Graph and timeline">
-            {index ? <GraphPane index={index} findings={findingsBySeq} /> : <div className="graph-pane skeleton">Loading graph…</div>}
+            {index ? (
+              <GraphPane index={index} findings={findingsBySeq} notes={marks.bySeq} />
+            ) : (
+              <div className="graph-pane skeleton">Loading graph…</div>
+            )}
             <div className="bottom-pane">
               <div className="tabs" role="tablist" aria-label="Bottom panel">
                 <button
@@ -153,7 +160,13 @@ function RunViewBody({
                   Charts
                 </button>
               </div>
-              {index ? bottomTab === "timeline" ? <Timeline index={index} findings={findingsBySeq} /> : <StepCharts index={index} /> : null}
+              {index ? (
+                bottomTab === "timeline" ? (
+                  <Timeline index={index} findings={findingsBySeq} notes={marks.bySeq} />
+                ) : (
+                  <StepCharts index={index} />
+                )
+              ) : null}
             </div>
           </section>
           <aside className="inspector" aria-label="Selected event">

@@ -59,13 +59,45 @@ export function ChainBadge({ status, brokenAt, prefix = "" }: { status: string; 
   );
 }
 
-/** `showProject`: the viewer can see several projects, so each run says which it is in. */
-export function RunsTable({ runs, showProject = false }: { runs: RunListItem[]; showProject?: boolean }) {
+export interface RunSelection {
+  selected: ReadonlySet<string>;
+  toggle(ids: readonly string[], on: boolean): void;
+}
+
+/**
+ * `showProject`: the viewer can see several projects, so each run says which it is in.
+ * `selection`: a checkbox per run (and one for all shown), for exporting several at once.
+ */
+export function RunsTable({
+  runs,
+  showProject = false,
+  selection,
+}: {
+  runs: RunListItem[];
+  showProject?: boolean;
+  selection?: RunSelection;
+}) {
+  const allOn = selection !== undefined && runs.length > 0 && runs.every((r) => selection.selected.has(r.id));
   return (
     <div className="runs-table-wrap">
-      <table className={showProject ? "runs-table with-project" : "runs-table"} aria-label="Runs">
+      <table className={`runs-table${showProject ? " with-project" : ""}${selection ? " with-select" : ""}`} aria-label="Runs">
         <thead>
           <tr>
+            {selection ? (
+              <th className="col-select">
+                <input
+                  type="checkbox"
+                  aria-label="Select every run shown"
+                  checked={allOn}
+                  onChange={(e) =>
+                    selection.toggle(
+                      runs.map((r) => r.id),
+                      e.target.checked,
+                    )
+                  }
+                />
+              </th>
+            ) : null}
             <th>Run</th>
             {showProject ? <th>Project</th> : null}
             <th>Workflow</th>
@@ -82,7 +114,17 @@ export function RunsTable({ runs, showProject = false }: { runs: RunListItem[]; 
         </thead>
         <tbody>
           {runs.map((r) => (
-            <tr key={r.id}>
+            <tr key={r.id} aria-selected={selection ? selection.selected.has(r.id) : undefined}>
+              {selection ? (
+                <td className="col-select">
+                  <input
+                    type="checkbox"
+                    aria-label={`Select run ${r.id}`}
+                    checked={selection.selected.has(r.id)}
+                    onChange={(e) => selection.toggle([r.id], e.target.checked)}
+                  />
+                </td>
+              ) : null}
               <td className="run-id">
                 <Link href={`/runs/${encodeURIComponent(r.id)}`} prefetch={false}>
                   {r.id}

@@ -8,7 +8,7 @@ import type { RunDetail } from "@/lib/view/api-types";
 
 export const dynamic = "force-dynamic";
 
-type Props = { params: Promise<{ run: string }>; searchParams: Promise<{ event?: string | string[] }> };
+type Props = { params: Promise<{ run: string }>; searchParams: Promise<{ event?: string | string[]; tab?: string | string[] }> };
 
 export async function generateMetadata({ params }: Props) {
   const { run } = await params;
@@ -29,12 +29,15 @@ export default page(
     preload(`/api/runs/${encodeURIComponent(run)}/summary`, { as: "fetch", crossOrigin: "anonymous" });
     const raw = Array.isArray(sp.event) ? sp.event[0] : sp.event;
     const initialSeq = raw !== undefined && /^\d{1,10}$/.test(raw) ? Number(raw) : null;
+    const tab = Array.isArray(sp.tab) ? sp.tab[0] : sp.tab;
+    const initialTab = tab === "findings" || tab === "notes" || tab === "events" ? tab : undefined;
     const notes = await listNotes(db, run);
     return (
       <RunView
         runId={run}
         initialDetail={detail as RunDetail}
         initialSeq={initialSeq}
+        initialTab={initialTab}
         notes={notes}
         may={{ note: mayOnProject(principal, "notes.write", project), export: mayOnProject(principal, "audit.export", project) }}
       />
