@@ -7,6 +7,8 @@ import "server-only";
  * their payloads (events, findings, notes, OTLP spans), in one transaction, and writes
  * one privileged-action log entry with the ids and counts (never a payload).
  */
+import Database from "better-sqlite3";
+import { sqliteFileFromUrl } from "../../prisma/urls";
 import { AccessError } from "./access/accounts";
 import { appendAudit } from "./access/audit-log";
 import type { Db } from "./db";
@@ -38,6 +40,14 @@ export interface PurgeResult {
   policies: { project: string; days: number }[];
   /** the privileged-action log entry's seq (null for a dry run) */
   auditSeq: number | null;
+  /**
+   * SQLite: the write-ahead log was copied into the (zeroed) pages and emptied, so no
+   * frame of it still holds the removed rows; false when a reader kept it busy (the next
+   * checkpoint does it). Null on PostgreSQL and for a dry run.
+   */
+  walEmptied: boolean | null;
+  /** PostgreSQL: the tables were vacuumed after the purge (their dead rows' space marked free). */
+  vacuumed: boolean;
 }
 
 export interface PurgeOptions {
@@ -146,7 +156,7 @@ export async function purge(db: Db, opts: PurgeOptions): Promise<PurgeResult> {
     return { runs, held };
   };
 
-  if (opts.dryRun) return { dryRun: true, ...(await find(db.sql)), policies, auditSeq: null };
+  if (opts.dryRun) return { dryRun: true, ...(await find(db.sql)), policies, auditSeq: null, walEmptied: null, vacuumed: false };
 
   const found = await db.sql.transaction(async (tx) => {
     // Freed SQLite pages are zeroed rather than left holding the payloads until reused.
@@ -191,5 +201,29 @@ export async function purge(db: Db, opts: PurgeOptions): Promise<PurgeResult> {
       held: found.held,
     },
   });
-  return { dryRun: false, ...found, policies, auditSeq: entry.seq };
+  const walEmptied = db.sql.dialect === "sqlite" && found.runs.length > 0 ? emptySqliteWal(db.config.databaseUrl) : null;
+  // VACUUM runs outside any transaction, so after the commit (a failed one loses nothing:
+  // autovacuum reclaims the rows later)
+  let vacuumed = false;
+  if (db.sql.dialect === "postgres" && found.runs.length > 0) {
+    await db.sql.all(`VACUUM ${TABLES.map(([, t]) => `"${t}"`).join(", ")}, "Run"`);
+    vacuumed = true;
+  }
+  return { dryRun: false, ...found, policies, auditSeq: entry.seq, walEmptied, vacuumed };
+}
+
+/**
+ * The WAL still holds the pages as they were before the purge zeroed them: a TRUNCATE
+ * checkpoint copies the zeroed pages into the file and cuts the WAL to nothing. Any
+ * connection may run it; one of its own keeps the writer thread's line free.
+ */
+function emptySqliteWal(url: string): boolean {
+  const conn = new Database(sqliteFileFromUrl(url));
+  try {
+    conn.pragma("busy_timeout = 5000");
+    const [r] = conn.pragma("wal_checkpoint(TRUNCATE)") as { busy: number }[];
+    return r !== undefined && Number(r.busy) === 0;
+  } finally {
+    conn.close();
+  }
 }

@@ -5,6 +5,7 @@
  * project without a policy, and writes one privileged-action log entry naming the run and
  * its counts but no payload.
  */
+import fs from "node:fs";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,8 +18,8 @@ import { bytesOf, DIALECTS, freshDb, type TestDb } from "../helpers/db";
 
 const ROOT = path.resolve(__dirname, "../..");
 const DAY = 86_400_000;
-// a payload no id, count or name contains, to look for in the log
-const MARKER = "payload-marker-Zq81";
+// a payload no id, count or name contains, one per run, to look for in the log and the file
+const marker = (run: string) => `payload-marker-Zq81-${run.split("").reverse().join("")}`;
 
 function retrace(t: TestDb, args: string[]) {
   const r = spawnSync(process.execPath, [path.join(ROOT, "scripts/retrace.mjs"), ...args], {
@@ -33,6 +34,7 @@ function retrace(t: TestDb, args: string[]) {
 /** Four events; the partial tool result gives a tool.partial finding at seq 2. */
 function journal(run: string): string {
   const ts = (s: number) => `2026-12-01T10:00:0${s}.000Z`;
+  const MARKER = marker(run);
   return (
     [
       { run, seq: 0, ts: ts(0), type: "run.start", data: { workflow: { name: "refund", version: "3" }, input: `${MARKER} input` } },
@@ -78,7 +80,7 @@ describe.each(DIALECTS)("retention and purge on %s", (dialect) => {
         runs: [{ status: "stored" }],
       });
     await ingestBytes(db, bytesOf(journal(elsewhere)), { mode: "upload", source: "upload", project: "archive" });
-    await addNote(db, { run: old, target: "event", seq: 1, label: "question", text: `why ${MARKER}?`, author: "user:rita" });
+    await addNote(db, { run: old, target: "event", seq: 1, label: "question", text: `why ${marker(old)}?`, author: "user:rita" });
     await addNote(db, { run: held, target: "run", label: "needs fix", text: "keep this one", author: "user:rita" });
     // a span as the OTLP receiver keeps it, so the purge must find spans by run too
     await db.sql.transaction((tx) =>
@@ -87,7 +89,7 @@ describe.each(DIALECTS)("retention and purge on %s", (dialect) => {
         "s1",
         old,
         "1",
-        JSON.stringify({ name: MARKER }),
+        JSON.stringify({ name: marker(old) }),
       ]),
     );
     // age: 40 days without a change for three runs, the fourth was changed now
@@ -148,7 +150,21 @@ describe.each(DIALECTS)("retention and purge on %s", (dialect) => {
     expect(detail.runs.map((x) => [x.id, x.events])).toEqual([[old, 4]]);
     expect(detail.held).toEqual([held]);
     expect(detail.totals.runs).toBe(1);
-    expect(entry.detail).not.toContain(MARKER);
+    expect(entry.detail).not.toContain(marker(old));
+
+    // SQLite: no byte of the purged run's payloads is left in the file or its WAL; the held
+    // run's are (the scan finds what is there)
+    if (dialect === "sqlite") {
+      const file = t.url.slice("file:".length);
+      const raw = Buffer.concat([fs.readFileSync(file), fs.existsSync(`${file}-wal`) ? fs.readFileSync(`${file}-wal`) : Buffer.alloc(0)]);
+      expect(raw.includes(marker(old)), "purged payload in the SQLite file").toBe(false);
+      expect(raw.includes(marker(held)), "held payload in the SQLite file").toBe(true);
+    } else {
+      const dump = spawnSync("pg_dump", ["--data-only", t.url], { encoding: "utf8", timeout: 60_000 });
+      expect(dump.status, dump.stderr).toBe(0);
+      expect(dump.stdout.includes(marker(old)), "purged payload in pg_dump").toBe(false);
+      expect(dump.stdout.includes(marker(held)), "held payload in pg_dump").toBe(true);
+    }
 
     // nothing left to purge: the next one removes nothing, and says so
     const again = retrace(t, ["purge", "--project", "default"]);

@@ -43,7 +43,10 @@ export async function run({ values, positionals }: CommandArgs<typeof options>):
       `${r.dryRun ? "dry run: " : ""}${verb} ${r.runs.length} run${r.runs.length === 1 ? "" : "s"} ` +
         `(${sum("events")} events, ${sum("findings")} findings, ${sum("notes")} notes, ${sum("spans")} spans), ` +
         `${r.held.length} held` +
-        (r.auditSeq === null ? "" : `; privileged-action log entry ${r.auditSeq}`),
+        (r.auditSeq === null ? "" : `; privileged-action log entry ${r.auditSeq}`) +
+        (r.walEmptied === true ? "; SQLite pages zeroed and WAL emptied" : "") +
+        (r.walEmptied === false ? "; SQLite WAL busy: its next checkpoint empties it" : "") +
+        (r.vacuumed ? "; tables vacuumed" : ""),
     );
     return 0;
   } catch (e) {
