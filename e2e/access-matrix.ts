@@ -152,6 +152,9 @@ export const CASES: readonly Case[] = [
   // notes (notes.write: reviewer and up), decided on the server against the run's project; keys cannot use actions
   { kind: "action", file: "notes", name: "addNote", input: { run: "demo-refund-4185", target: "event", seq: 1, label: "question", text: "matrix note" },  expect: [401, 401, 403, 403, 403, 200, 200, 200, 200, 404] },
   { kind: "action", file: "notes", name: "addNote", input: { run: "demo-booking-5999", target: "run", label: "confirmed", text: "matrix note" },         expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 200] },
+  // legal hold (project.admin in the run's project); lifting a hold no run has changes nothing
+  { kind: "action", file: "retention", name: "setLegalHold", input: { run: "demo-refund-4185", held: false },              expect: [401, 401, 403, 403, 403, 403, 403, 403, 200, 404] },
+  { kind: "action", file: "retention", name: "setLegalHold", input: { run: "demo-booking-5999", held: false },             expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 200] },
   // signs out a session made for this cell alone (the matrix's own sessions stay alive)
   { kind: "action", file: "session", name: "signOut", input: {},                                                          expect: [303, 303, 303, 303, 303, 303, 303, 303, 303, 303] },
 ];

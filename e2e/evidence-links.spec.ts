@@ -163,3 +163,27 @@ test("an admin sets a project's retention on the projects page", async ({ page, 
   await page.reload();
   await expect(page.getByLabel("Retention days of default")).toHaveValue("");
 });
+
+test("an admin places a legal hold on a run and lifts it; the header says so", async ({ page, request, guard }) => {
+  guard.allowNavigation(BASE);
+  fs.mkdirSync(OUT, { recursive: true });
+  const run = uniqueId("hold");
+  await postJournal(request, BASE, example("08-refund-tool.partial.jsonl", run));
+  await page.setViewportSize(SIZES[0]);
+  const rp = new RunPage(page);
+  await rp.open(BASE, run);
+  await expect(page.getByText("legal hold", { exact: true })).toHaveCount(0);
+  await page.getByRole("button", { name: "Place legal hold" }).click();
+  await expect(page.getByRole("button", { name: "Lift legal hold" })).toBeVisible();
+  // stored, not local state: a reload still shows it
+  await rp.open(BASE, run);
+  await expect(page.getByText("legal hold", { exact: true })).toBeVisible();
+  for (const size of SIZES) {
+    await page.setViewportSize(size);
+    await page.screenshot({ path: path.join(OUT, `run-legal-hold-${size.width}.png`), animations: "disabled" });
+  }
+  await page.getByRole("button", { name: "Lift legal hold" }).click();
+  await expect(page.getByRole("button", { name: "Place legal hold" })).toBeVisible();
+  await rp.open(BASE, run);
+  await expect(page.getByText("legal hold", { exact: true })).toHaveCount(0);
+});

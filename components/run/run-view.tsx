@@ -9,6 +9,7 @@ import { findingSeqs, firstMostSevere } from "@/lib/view/findings";
 import { ShortcutsDialog } from "@/components/ui/shortcuts-dialog";
 import { EventList } from "./event-list";
 import { FindingsList } from "./findings-list";
+import { LegalHold } from "./legal-hold";
 import { ExportBundle, NotesPanel, useNoteMarks } from "./notes";
 import { RunHeader } from "./run-header";
 import { createRunViewStore, RunStoreContext, useRunStore, useRunStoreApi, type SideTab } from "./run-store";
@@ -40,12 +41,15 @@ export function RunView({
   initialTab,
   notes = [],
   may = { note: false, export: false },
+  hold = { held: false, canSet: false },
 }: {
   runId: string;
   initialDetail: RunDetail;
   initialSeq: number | null;
   /** the side panel a link asked for (`?tab=`) */
   initialTab?: SideTab;
+  /** legal hold: whether the run is held, and whether this viewer (an admin) may change it */
+  hold?: { held: boolean; canSet: boolean };
   notes?: NoteItem[];
   may?: RunPowers;
 }) {
@@ -54,7 +58,7 @@ export function RunView({
   useEffect(() => void getLayoutWorker(), []);
   return (
     <RunStoreContext.Provider value={store}>
-      <RunViewBody runId={runId} initialDetail={initialDetail} initialNotes={notes} may={may} />
+      <RunViewBody runId={runId} initialDetail={initialDetail} initialNotes={notes} may={may} hold={hold} />
     </RunStoreContext.Provider>
   );
 }
@@ -64,11 +68,13 @@ function RunViewBody({
   initialDetail,
   initialNotes,
   may,
+  hold,
 }: {
   runId: string;
   initialDetail: RunDetail;
   initialNotes: NoteItem[];
   may: RunPowers;
+  hold: { held: boolean; canSet: boolean };
 }) {
   const detail = useRunDetail(runId, initialDetail).data ?? initialDetail;
   const [notes, setNotes] = useState(initialNotes);
@@ -100,7 +106,17 @@ function RunViewBody({
   return (
     <TimesRecordedProvider value={detail.timesRecorded !== false}>
       <div className="run-view" data-testid="run-view" data-ready={ready ? "true" : "false"} data-live={liveMode}>
-        <RunHeader detail={detail} index={index} liveMode={liveMode} actions={may.export ? <ExportBundle runId={runId} /> : null} />
+        <RunHeader
+          detail={detail}
+          index={index}
+          liveMode={liveMode}
+          actions={
+            <>
+              <LegalHold runId={runId} initiallyHeld={hold.held} canSet={hold.canSet} />
+              {may.export ? <ExportBundle runId={runId} /> : null}
+            </>
+          }
+        />
         <ShortcutsDialog page="run" />
         <div className="run-body">
           <aside className="side" aria-label="Events and findings">

@@ -73,6 +73,13 @@ export async function setRetention(db: Db, project: string, days: number | null)
   if (n === 0) throw new AccessError(`project "${project}" not found`, 404);
 }
 
+/** Whether a run is under legal hold (false for a run that does not exist). */
+export async function legalHoldOf(db: Db, run: string): Promise<boolean> {
+  if (!isRunId(run)) return false;
+  const rows = await db.sql.all<{ legalHold: boolean | number }>(`SELECT "legalHold" FROM "Run" WHERE "id" = ?`, [run]);
+  return rows.length > 0 && Boolean(Number(rows[0].legalHold));
+}
+
 /** Puts a run under legal hold or lifts it; logged either way (run.hold / run.release). */
 export async function setLegalHold(db: Db, run: string, held: boolean, actor: string, reason?: string): Promise<void> {
   const rows = isRunId(run) ? await db.sql.all<{ projectId: string }>(`SELECT "projectId" FROM "Run" WHERE "id" = ?`, [run]) : [];

@@ -4,6 +4,7 @@ import { RunView } from "@/components/run/run-view";
 import { mayOnProject, page, runParams } from "@/lib/server/edge";
 import { listNotes } from "@/lib/server/evidence";
 import { getRun } from "@/lib/server/queries";
+import { legalHoldOf } from "@/lib/server/retention";
 import type { RunDetail } from "@/lib/view/api-types";
 
 export const dynamic = "force-dynamic";
@@ -38,6 +39,7 @@ export default page(
         initialDetail={detail as RunDetail}
         initialSeq={initialSeq}
         initialTab={initialTab}
+        hold={{ held: await legalHoldOf(db, run), canSet: mayOnProject(principal, "project.admin", project) }}
         notes={notes}
         may={{ note: mayOnProject(principal, "notes.write", project), export: mayOnProject(principal, "audit.export", project) }}
       />
