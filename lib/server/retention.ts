@@ -56,6 +56,8 @@ export interface PurgeOptions {
   dryRun?: boolean;
   /** the time the purge counts from (tests give a later one instead of waiting days) */
   now?: number;
+  /** log a purge that removed nothing (true; the schedule's empty rounds are not logged) */
+  logEmpty?: boolean;
 }
 
 /** A project's retention in days (null: kept forever). */
@@ -181,6 +183,8 @@ export async function purge(db: Db, opts: PurgeOptions): Promise<PurgeResult> {
     if (db.sql.dialect === "sqlite") await tx.run(`PRAGMA secure_delete = OFF`);
     return f;
   });
+  if (found.runs.length === 0 && opts.logEmpty === false)
+    return { dryRun: false, ...found, policies, auditSeq: null, walEmptied: null, vacuumed: false };
   const total = (k: keyof PurgedRun) => found.runs.reduce((n, r) => n + Number(r[k]), 0);
   const entry = await appendAudit(db, {
     actor: opts.actor,
@@ -233,4 +237,44 @@ function emptySqliteWal(url: string): boolean {
   } finally {
     conn.close();
   }
+}
+
+/** RETRACE_PURGE_EVERY_MINUTES: minutes between the server's own purges (default 60), `off` for none. */
+export function purgeIntervalMs(env: Record<string, string | undefined> = process.env): number | null {
+  const raw = (env.RETRACE_PURGE_EVERY_MINUTES ?? "").trim();
+  if (raw === "") return 60 * 60_000;
+  if (raw === "off") return null;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1)
+    throw new Error(`RETRACE_PURGE_EVERY_MINUTES must be a number of minutes or "off", got "${raw}"`);
+  return Number(raw) * 60_000;
+}
+
+/**
+ * The purge on a schedule inside the server: every `everyMs`, one purge of every project
+ * with a retention (logged when it removed something). Behind one PostgreSQL database each
+ * instance runs its own; their purges lock the runs they remove, so none is removed twice.
+ * `schedule` is setInterval unless a test gives its own; returns what stops it.
+ */
+export function startPurgeSchedule(
+  db: Db,
+  everyMs: number,
+  schedule: (tick: () => Promise<void>, ms: number) => () => void = (tick, ms) => {
+    const t = setInterval(() => void tick(), ms);
+    t.unref();
+    return () => clearInterval(t);
+  },
+): () => void {
+  let running = false;
+  return schedule(async () => {
+    if (running) return; // a slow purge is not started twice over
+    running = true;
+    try {
+      const r = await purge(db, { actor: "server:schedule", logEmpty: false });
+      if (r.runs.length > 0) console.log(`retrace: scheduled purge removed ${r.runs.length} run(s) past their retention`);
+    } catch (e) {
+      console.warn(`retrace: scheduled purge failed (${e instanceof Error ? e.message : String(e)}); the next one retries`);
+    } finally {
+      running = false;
+    }
+  }, everyMs);
 }

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addProject } from "@/lib/server/access/accounts";
 import type { Db } from "@/lib/server/db";
 import { addNote } from "@/lib/server/evidence";
-import { setLegalHold, setRetention } from "@/lib/server/retention";
+import { purgeIntervalMs, setLegalHold, setRetention, startPurgeSchedule } from "@/lib/server/retention";
 import { ingestBytes } from "@/lib/server/service";
 import { bytesOf, DIALECTS, freshDb, type TestDb } from "../helpers/db";
 
@@ -181,5 +181,43 @@ describe.each(DIALECTS)("retention and purge on %s", (dialect) => {
     for (const table of TABLES) expect(await count(table, held), table).toBe(0);
     expect(await runExists(fresh)).toBe(true);
     expect(await runExists(elsewhere)).toBe(true);
+  });
+
+  it("the server's schedule purges at its interval and logs only the rounds that removed something", async () => {
+    await db.sql.transaction((tx) => tx.run(`UPDATE "Run" SET "updatedAt" = ? WHERE "id" = ?`, [Date.now() - 40 * DAY, fresh]));
+    const auditCount = async () => Number((await db.sql.all<{ n: number | string }>(`SELECT COUNT(*) AS "n" FROM "AuditEntry"`))[0].n);
+    let tick: (() => Promise<void>) | null = null;
+    let every = 0;
+    let stopped = false;
+    const stop = startPurgeSchedule(db, 15 * 60_000, (fn, ms) => {
+      tick = fn;
+      every = ms;
+      return () => (stopped = true);
+    });
+    expect(every).toBe(15 * 60_000);
+    const before = await auditCount();
+    await tick!();
+    expect(await runExists(fresh)).toBe(false);
+    expect(await runExists(elsewhere)).toBe(true);
+    const [entry] = await db.sql.all<{ actor: string; action: string; target: string }>(
+      `SELECT "actor", "action", "target" FROM "AuditEntry" ORDER BY "seq" DESC LIMIT 1`,
+    );
+    expect(entry).toEqual({ actor: "server:schedule", action: "retention.purge", target: fresh });
+    expect(await auditCount()).toBe(before + 1);
+    // nothing left to remove: a round with nothing to say adds no entry
+    await tick!();
+    expect(await auditCount()).toBe(before + 1);
+    stop();
+    expect(stopped).toBe(true);
+  });
+});
+
+describe("RETRACE_PURGE_EVERY_MINUTES", () => {
+  it("is 60 minutes by default, off on request, and refuses anything but whole minutes", () => {
+    expect(purgeIntervalMs({})).toBe(3_600_000);
+    expect(purgeIntervalMs({ RETRACE_PURGE_EVERY_MINUTES: "15" })).toBe(900_000);
+    expect(purgeIntervalMs({ RETRACE_PURGE_EVERY_MINUTES: "off" })).toBeNull();
+    for (const bad of ["0", "1.5", "-3", "hourly"])
+      expect(() => purgeIntervalMs({ RETRACE_PURGE_EVERY_MINUTES: bad }), bad).toThrow(/minutes/);
   });
 });
