@@ -2,7 +2,7 @@ import { Suspense } from "react";
 import { RunsPage } from "@/components/runs/runs-page";
 import { defaultWriteProject } from "@/lib/access/roles";
 import { listProjects } from "@/lib/server/access/accounts";
-import { currentProjectFor, page, serverOrigin } from "@/lib/server/edge";
+import { currentProjectFor, mayOnProject, page, serverOrigin } from "@/lib/server/edge";
 
 export const dynamic = "force-dynamic";
 
@@ -16,7 +16,12 @@ export default page({ need: "runs.read", project: "any" }, async ({ db, principa
   const uploadProject = (await currentProjectFor(principal)) ?? defaultWriteProject(principal);
   return (
     <Suspense fallback={<div className="skeleton">Loading runs…</div>}>
-      <RunsPage origin={await serverOrigin()} projects={projects} uploadProject={uploadProject} />
+      <RunsPage
+        origin={await serverOrigin()}
+        projects={projects}
+        uploadProject={uploadProject}
+        canExport={projects.some((p) => mayOnProject(principal, "audit.export", p))}
+      />
     </Suspense>
   );
 });

@@ -97,6 +97,10 @@ export const CASES: readonly Case[] = [
   // ---- routes: audit export (audit.export: reviewer and up, signed-in users only; keys hold no such scope)
   { kind: "route", method: "GET", path: "/api/runs/[run]/bundle", run: "default",     expect: [401, 401, 403, 403, 403, 200, 200, 200, 200, 404] },
   { kind: "route", method: "GET", path: "/api/runs/[run]/bundle", run: "team-b",      expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
+  // a selection's bundle: audit.export on every run's project; any run not visible is a 404 (before any 403)
+  { kind: "route", method: "GET", path: "/api/bundles", query: "runs=[default]",          expect: [401, 401, 403, 403, 403, 200, 200, 200, 200, 404] },
+  { kind: "route", method: "GET", path: "/api/bundles", query: "runs=[team-b]",           expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
+  { kind: "route", method: "GET", path: "/api/bundles", query: "runs=[default],[team-b]", expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 404] },
   // ---- routes: writes (runs.write)
   { kind: "route", method: "POST", path: "/api/journals", body: "journal",            expect: [401, 401, 201, 403, 403, 201, 201, 201, 201, 201] },
   { kind: "route", method: "POST", path: "/api/journals", body: "journal", query: "project=team-b", expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 201] },
@@ -142,9 +146,15 @@ export const CASES: readonly Case[] = [
   { kind: "action", file: "admin", name: "createKey", input: { project: "default", name: "matrix made", scope: "read" },     expect: [401, 401, 403, 403, 403, 403, 403, 403, 200, 404] },
   { kind: "action", file: "admin", name: "createKey", input: { project: "team-b", name: "matrix made", scope: "read" },      expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 200] },
   { kind: "action", file: "admin", name: "revokeKey", input: { project: "default", keyId: "no-such-key" },                  expect: [401, 401, 403, 403, 403, 403, 403, 403, 404, 404] },
+  // retention: null (forever) is what the seeded projects already have, so the admin's 200 changes nothing
+  { kind: "action", file: "admin", name: "setProjectRetention", input: { project: "default", days: null },                 expect: [401, 401, 403, 403, 403, 403, 403, 403, 200, 404] },
+  { kind: "action", file: "admin", name: "setProjectRetention", input: { project: "team-b", days: null },                  expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 200] },
   // notes (notes.write: reviewer and up), decided on the server against the run's project; keys cannot use actions
   { kind: "action", file: "notes", name: "addNote", input: { run: "demo-refund-4185", target: "event", seq: 1, label: "question", text: "matrix note" },  expect: [401, 401, 403, 403, 403, 200, 200, 200, 200, 404] },
   { kind: "action", file: "notes", name: "addNote", input: { run: "demo-booking-5999", target: "run", label: "confirmed", text: "matrix note" },         expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 200] },
+  // legal hold (project.admin in the run's project); lifting a hold no run has changes nothing
+  { kind: "action", file: "retention", name: "setLegalHold", input: { run: "demo-refund-4185", held: false },              expect: [401, 401, 403, 403, 403, 403, 403, 403, 200, 404] },
+  { kind: "action", file: "retention", name: "setLegalHold", input: { run: "demo-booking-5999", held: false },             expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 200] },
   // signs out a session made for this cell alone (the matrix's own sessions stay alive)
   { kind: "action", file: "session", name: "signOut", input: {},                                                          expect: [303, 303, 303, 303, 303, 303, 303, 303, 303, 303] },
 ];

@@ -12,6 +12,7 @@ import { accountName, addAccount, addKey, addMember, changeMembership, setAccoun
 import { appendAudit, type AuditInput } from "@/lib/server/access/audit-log";
 import { revokeKey as revokeStoredKey } from "@/lib/server/access/keys";
 import { MAX_PASSWORD_LENGTH } from "@/lib/server/access/password";
+import { MAX_RETENTION_DAYS, setRetention } from "@/lib/server/retention";
 import { action, type ActionCtx } from "@/lib/server/edge";
 
 const project = z.string().regex(PROJECT_ID, "a project id is lower-case letters, digits and dashes");
@@ -185,5 +186,25 @@ export const revokeKey = action(
         return { id: k.id, name: k.name };
       },
       (k) => ({ target: k.name }),
+    ),
+);
+
+/** How long a project keeps runs before a purge removes them (null: forever). */
+export const setProjectRetention = action(
+  { need: "project.admin", projectOf: (i) => i.project },
+  z.object({
+    project,
+    days: z
+      .number()
+      .int("retention is whole days")
+      .min(1, "retention is at least 1 day")
+      .max(MAX_RETENTION_DAYS, `retention is at most ${MAX_RETENTION_DAYS} days`)
+      .nullable(),
+  }),
+  async (ctx, input) =>
+    audited(
+      ctx,
+      { action: "project.retention", project: input.project, target: input.project, detail: { retentionDays: input.days } },
+      () => setRetention(ctx.db, input.project, input.days).then(() => ({ project: input.project, days: input.days })),
     ),
 );

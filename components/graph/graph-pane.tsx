@@ -26,7 +26,14 @@ const EDGE_LEGEND: ReadonlyArray<{ kind: string; label: string; title: string }>
   { kind: "duplicate", label: "repeated by", title: "a write call repeated by a later one after it had succeeded" },
 ];
 
-export function GraphPane(props: { index: RunIndex; findings: ReadonlyMap<number, number>; relations?: readonly Relation[] }) {
+const NO_NOTES: ReadonlyMap<number, number> = new Map();
+
+export function GraphPane(props: {
+  index: RunIndex;
+  findings: ReadonlyMap<number, number>;
+  relations?: readonly Relation[];
+  notes?: ReadonlyMap<number, number>;
+}) {
   return (
     <ReactFlowProvider>
       <GraphPaneInner {...props} />
@@ -42,10 +49,12 @@ function GraphPaneInner({
   index,
   findings,
   relations = NO_RELATIONS,
+  notes = NO_NOTES,
 }: {
   index: RunIndex;
   findings: ReadonlyMap<number, number>;
   relations?: readonly Relation[];
+  notes?: ReadonlyMap<number, number>;
 }) {
   const api = useRunStoreApi();
   const selectedSeq = useRunStore((s) => s.selectedSeq);
@@ -76,9 +85,10 @@ function GraphPaneInner({
         window: { from: winFrom, to: winTo },
         findings,
         relations,
+        notes,
       }),
     // the window's bounds, not the selection: stepping inside a window keeps the same graph
-    [index, overrides, mode, big, selectedStep, winFrom, winTo, findings, relations],
+    [index, overrides, mode, big, selectedStep, winFrom, winTo, findings, relations, notes],
   );
   const { layout, error } = useGraphLayout(graph, engine);
 
@@ -263,7 +273,7 @@ function toFlowNode(
       // roving focus: only the selected node is a Tab stop; the keys move the selection and the focus with it
       focusable: n.seq === selectedSeq,
       domAttributes: n.seq === selectedSeq ? undefined : { tabIndex: -1 },
-      ariaLabel: `#${n.seq} ${n.type}${n.name ? ` ${n.name}` : ""}${n.failed ? " (failed)" : ""}${n.findings ? ` (${n.findings} finding${n.findings > 1 ? "s" : ""})` : ""}`,
+      ariaLabel: `#${n.seq} ${n.type}${n.name ? ` ${n.name}` : ""}${n.failed ? " (failed)" : ""}${n.findings ? ` (${n.findings} finding${n.findings > 1 ? "s" : ""})` : ""}${n.notes ? ` (${n.notes} note${n.notes > 1 ? "s" : ""})` : ""}`,
       className: "ev-node",
       zIndex: 2,
     } satisfies EventFlowNode;

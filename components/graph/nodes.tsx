@@ -47,6 +47,11 @@ export const EventNode = memo(function EventNode({ data }: NodeProps<EventFlowNo
           !{n.findings > 1 ? n.findings : ""}
         </span>
       ) : null}
+      {n.notes > 0 ? (
+        <span className="nbadge" title={plural(n.notes, "note")}>
+          ✎{n.notes > 1 ? n.notes : ""}
+        </span>
+      ) : null}
     </div>
   );
 });
@@ -85,6 +90,11 @@ export const StepNode = memo(function StepNode({ data }: NodeProps<StepFlowNode>
           {n.label}
         </span>
         {n.findings > 0 ? <span className="badge bad">{n.findings}!</span> : null}
+        {n.notes > 0 ? (
+          <span className="badge note-count" title={plural(n.notes, "note")}>
+            ✎{n.notes}
+          </span>
+        ) : null}
         <button type="button" onClick={toggle} aria-label={`Expand step ${n.label}`}>
           +
         </button>

@@ -16,6 +16,7 @@ import { RetrievalPane } from "./retrieval-pane";
 import { StatePane } from "./state-pane";
 import { ToolPane } from "./tool-pane";
 import { useTimesRecorded } from "@/components/run/times-recorded";
+import { CopyLink } from "@/components/run/copy-link";
 import { FindingCard } from "@/components/run/finding-card";
 import { orderAtEvent } from "@/lib/view/findings";
 import { relationsOf, type Relation } from "@/lib/view/relations";
@@ -122,6 +123,7 @@ export function Inspector({
             </button>
           ) : null}
           <span title="recorder chain at this event">chain {s.chain[row]}</span>
+          {seq !== null ? <CopyLink runId={runId} seq={seq} what={`event #${seq}`} /> : null}
           {s.redactions[row] > 0 ? <span className="warnc">{plural(s.redactions[row], "secret")} redacted</span> : null}
         </div>
         {findings.length > 0 ? (

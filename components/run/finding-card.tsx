@@ -4,6 +4,7 @@ import type { FindingItem } from "@/lib/view/api-types";
 import { evidenceFor } from "@/lib/view/evidence";
 import { SafeText } from "@/components/ui/safe-text";
 import { Jump } from "@/components/inspector/bits";
+import { CopyLink } from "./copy-link";
 import { useInspect } from "./use-run-data";
 
 const QUOTES_NAMED = new Set(["effect.retry-after-unknown", "effect.duplicate", "approval.reused"]);
@@ -63,18 +64,18 @@ export function FindingCard({
     return (
       <details className={`finding-box ${finding.severity}`} role="note" aria-label={`Finding: ${text.title}`}>
         <summary>{head}</summary>
-        <FindingBody finding={finding} lines={lines} />
+        <FindingBody runId={runId} finding={finding} lines={lines} />
       </details>
     );
   return (
     <div className={`finding-box ${finding.severity}`} role="note" aria-label={`Finding: ${text.title}`}>
       {head}
-      <FindingBody finding={finding} lines={lines} />
+      <FindingBody runId={runId} finding={finding} lines={lines} />
     </div>
   );
 }
 
-function FindingBody({ finding, lines }: { finding: FindingItem; lines: ReturnType<typeof evidenceFor> }) {
+function FindingBody({ runId, finding, lines }: { runId: string; finding: FindingItem; lines: ReturnType<typeof evidenceFor> }) {
   const text = ruleText(finding.rule);
   return (
     <>
@@ -106,7 +107,8 @@ function FindingBody({ finding, lines }: { finding: FindingItem; lines: ReturnTy
       ) : null}
       <p className="fexact">
         <span className="sub">Analyzer: </span>
-        <FindingMessage message={finding.message} />
+        <FindingMessage message={finding.message} />{" "}
+        <CopyLink runId={runId} seq={finding.seq} tab="findings" what={`finding #${finding.seq}: ${text.title}`} />
       </p>
     </>
   );

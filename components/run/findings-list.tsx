@@ -6,6 +6,7 @@ import { plural } from "@/lib/semantics/health";
 import type { FindingItem } from "@/lib/view/api-types";
 import { groupFindings } from "@/lib/view/findings";
 import { visibleText } from "@/lib/view/text";
+import { CopyLink } from "./copy-link";
 import { NoteLabelBadge } from "./notes";
 import { useRunStore, useRunStoreApi } from "./run-store";
 
@@ -19,10 +20,13 @@ const SHOWN = 20;
  * beside it; one marked false positive stays listed, struck through.
  */
 export function FindingsList({
+  runId,
   findings,
   labels = new Map(),
   notes = [],
 }: {
+  /** gives each finding a "copy link" to it */
+  runId?: string;
   findings: FindingItem[];
   labels?: ReadonlyMap<string, NoteLabel>;
   notes?: NoteItem[];
@@ -90,6 +94,9 @@ export function FindingsList({
                           </div>
                         ))}
                       </button>
+                      {runId ? (
+                        <CopyLink runId={runId} seq={f.seq} tab="findings" what={`finding #${f.seq}: ${ruleText(f.rule).title}`} short />
+                      ) : null}
                     </li>
                   );
                 })}

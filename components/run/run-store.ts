@@ -42,14 +42,14 @@ export interface RunViewState {
   setTimelineReady(v: boolean): void;
 }
 
-export function createRunViewStore(initialSeq: number | null, follow: boolean): StoreApi<RunViewState> {
+export function createRunViewStore(initialSeq: number | null, follow: boolean, sideTab: SideTab = "events"): StoreApi<RunViewState> {
   return createStore<RunViewState>((set) => ({
     selectedSeq: initialSeq,
     follow,
     stepOverrides: {},
     collapseMode: "auto",
     layoutEngine: "sequence",
-    sideTab: "events",
+    sideTab,
     bottomTab: "timeline",
     inspectorTab: null,
     search: "",

@@ -10,9 +10,10 @@ import { relationsOf } from "@/lib/view/relations";
 import { ShortcutsDialog } from "@/components/ui/shortcuts-dialog";
 import { EventList } from "./event-list";
 import { FindingsList } from "./findings-list";
+import { LegalHold } from "./legal-hold";
 import { ExportBundle, NotesPanel, useNoteMarks } from "./notes";
 import { RunHeader } from "./run-header";
-import { createRunViewStore, RunStoreContext, useRunStore, useRunStoreApi } from "./run-store";
+import { createRunViewStore, RunStoreContext, useRunStore, useRunStoreApi, type SideTab } from "./run-store";
 import { useRunKeyboard } from "./use-run-keyboard";
 import { useRunDetail } from "@/components/data/use-run-detail";
 import { useLiveRun, useRunIndex } from "./use-run-data";
@@ -44,21 +45,27 @@ export function RunView({
   runId,
   initialDetail,
   initialSeq,
+  initialTab,
   notes = [],
   may = { note: false, export: false },
+  hold = { held: false, canSet: false },
 }: {
   runId: string;
   initialDetail: RunDetail;
   initialSeq: number | null;
+  /** the side panel a link asked for (`?tab=`) */
+  initialTab?: SideTab;
+  /** legal hold: whether the run is held, and whether this viewer (an admin) may change it */
+  hold?: { held: boolean; canSet: boolean };
   notes?: NoteItem[];
   may?: RunPowers;
 }) {
-  const [store] = useState(() => createRunViewStore(initialSeq, initialSeq === null && initialDetail.live));
+  const [store] = useState(() => createRunViewStore(initialSeq, initialSeq === null && initialDetail.live, initialTab));
   // warm the layout worker while the summary is on its way
   useEffect(() => void getLayoutWorker(), []);
   return (
     <RunStoreContext.Provider value={store}>
-      <RunViewBody runId={runId} initialDetail={initialDetail} initialNotes={notes} may={may} />
+      <RunViewBody runId={runId} initialDetail={initialDetail} initialNotes={notes} may={may} hold={hold} />
     </RunStoreContext.Provider>
   );
 }
@@ -68,11 +75,13 @@ function RunViewBody({
   initialDetail,
   initialNotes,
   may,
+  hold,
 }: {
   runId: string;
   initialDetail: RunDetail;
   initialNotes: NoteItem[];
   may: RunPowers;
+  hold: { held: boolean; canSet: boolean };
 }) {
   const detail = useRunDetail(runId, initialDetail).data ?? initialDetail;
   const [notes, setNotes] = useState(initialNotes);
@@ -108,7 +117,17 @@ function RunViewBody({
   return (
     <TimesRecordedProvider value={detail.timesRecorded !== false}>
       <div className="run-view" data-testid="run-view" data-ready={ready ? "true" : "false"} data-live={liveMode}>
-        <RunHeader detail={detail} index={index} liveMode={liveMode} actions={may.export ? <ExportBundle runId={runId} /> : null} />
+        <RunHeader
+          detail={detail}
+          index={index}
+          liveMode={liveMode}
+          actions={
+            <>
+              <LegalHold runId={runId} initiallyHeld={hold.held} canSet={hold.canSet} />
+              {may.export ? <ExportBundle runId={runId} /> : null}
+            </>
+          }
+        />
         <ShortcutsDialog page="run" />
         <div className="run-body" style={panes.style} data-collapsed={panes.collapsedNames}>
           <aside className="side" aria-label="Events and findings">
@@ -146,7 +165,7 @@ function RunViewBody({
                     </div>
                   )
                 ) : sideTab === "findings" ? (
-                  <FindingsList findings={detail.findings} labels={marks.labels} notes={notes} />
+                  <FindingsList runId={runId} findings={detail.findings} labels={marks.labels} notes={notes} />
                 ) : (
                   <NotesPanel
                     runId={runId}
@@ -162,7 +181,7 @@ function RunViewBody({
           </aside>
           <section className="center" aria-label="Graph and timeline">
             {index ? (
-              <GraphPane index={index} findings={findingsBySeq} relations={relations} />
+              <GraphPane index={index} findings={findingsBySeq} relations={relations} notes={marks.bySeq} />
             ) : (
               <div className="graph-pane skeleton">Loading graph…</div>
             )}
@@ -195,7 +214,7 @@ function RunViewBody({
                 </button>
               </div>
               {!index || panes.collapsed.bottom ? null : bottomTab === "timeline" ? (
-                <Timeline index={index} findings={findingsBySeq} />
+                <Timeline index={index} findings={findingsBySeq} notes={marks.bySeq} />
               ) : (
                 <StepCharts index={index} />
               )}

@@ -18,10 +18,12 @@ export interface RunsPageProps {
   projects: string[];
   /** where an upload from this page goes (the user menu's project) */
   uploadProject: string;
+  /** the viewer may export audit bundles from at least one project: runs can be selected */
+  canExport?: boolean;
 }
 
 /** The runs list: filters live in the URL; uploads by button or by dropping files anywhere. */
-export function RunsPage({ origin, projects, uploadProject }: RunsPageProps) {
+export function RunsPage({ origin, projects, uploadProject, canExport = false }: RunsPageProps) {
   const params = useSearchParams();
   const router = useRouter();
   const pathname = usePathname();
@@ -44,6 +46,22 @@ export function RunsPage({ origin, projects, uploadProject }: RunsPageProps) {
   // the runs just uploaded come first, so a file whose runs started long ago is not lost in the list
   const uploaded = useMemo(() => uploadedRunIds(items.map((i) => i.answer)), [items]);
   const loaded = runs.isSuccess;
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const selection = useMemo(
+    () => ({
+      selected,
+      toggle: (ids: readonly string[], on: boolean) =>
+        setSelected((prev) => {
+          const next = new Set(prev);
+          for (const id of ids) {
+            if (on) next.add(id);
+            else next.delete(id);
+          }
+          return next;
+        }),
+    }),
+    [selected],
+  );
   return (
     <div className="runs-page" data-ready={loaded ? "true" : "false"}>
       <div className="runs-toolbar">
@@ -87,7 +105,10 @@ export function RunsPage({ origin, projects, uploadProject }: RunsPageProps) {
           onClearFilters={() => setFilters({ ...EMPTY_FILTERS, sort: filters.sort })}
         />
       ) : null}
-      {all.length > 0 ? <RunsTable runs={all} showProject={projects.length > 1} pinned={uploaded} /> : null}
+      {canExport && selected.size > 0 ? <SelectionBar selected={selected} onClear={() => setSelected(new Set())} /> : null}
+      {all.length > 0 ? (
+        <RunsTable runs={all} showProject={projects.length > 1} pinned={uploaded} selection={canExport ? selection : undefined} />
+      ) : null}
       {!loaded && !runs.isError ? <div className="skeleton">Loading runs…</div> : null}
       <div className="runs-footer">
         {runs.hasNextPage ? (
@@ -104,6 +125,41 @@ export function RunsPage({ origin, projects, uploadProject }: RunsPageProps) {
     </div>
   );
 }
+
+/**
+ * What to do with the runs ticked: one audit bundle of them all (a download; the server
+ * checks audit.export on every run's project and logs the export once).
+ */
+function SelectionBar({ selected, onClear }: { selected: ReadonlySet<string>; onClear: () => void }) {
+  const [profile, setProfile] = useState("reviewer");
+  const ids = [...selected];
+  const tooMany = ids.length > MAX_SELECTION;
+  return (
+    <div className="selection-bar" role="region" aria-label="Selected runs">
+      <b>
+        {ids.length.toLocaleString("en-US")} run{ids.length === 1 ? "" : "s"} selected
+      </b>
+      <select aria-label="Bundle profile" value={profile} onChange={(e) => setProfile(e.target.value)}>
+        <option value="secrets">secrets</option>
+        <option value="reviewer">reviewer</option>
+        <option value="public">public</option>
+      </select>
+      {tooMany ? (
+        <span className="bad">a bundle holds at most {MAX_SELECTION} runs</span>
+      ) : (
+        <a className="button primary" href={`/api/bundles?runs=${ids.map(encodeURIComponent).join(",")}&profile=${profile}`} download>
+          Export selected
+        </a>
+      )}
+      <button type="button" onClick={onClear}>
+        Clear selection
+      </button>
+    </div>
+  );
+}
+
+/** The server's limit (lib/server/evidence.ts MAX_BUNDLE_RUNS), said here before asking. */
+const MAX_SELECTION = 100;
 
 /** True while files are dragged over the window; dropped files go to `onFiles`. */
 function useDropZone(onFiles: (files: File[]) => void): boolean {

@@ -61,16 +61,26 @@ export function ChainBadge({ status, brokenAt, prefix = "" }: { status: string; 
   );
 }
 
-/** `showProject`: the viewer can see several projects, so each run says which it is in. */
+export interface RunSelection {
+  selected: ReadonlySet<string>;
+  toggle(ids: readonly string[], on: boolean): void;
+}
+
+/**
+ * `showProject`: the viewer can see several projects, so each run says which it is in.
+ * `selection`: a checkbox per run (and one for all shown), for exporting several at once.
+ */
 export function RunsTable({
   runs,
   showProject = false,
   pinned = [],
+  selection,
 }: {
   runs: RunListItem[];
   showProject?: boolean;
   /** run ids shown first, marked "uploaded" (the runs just uploaded from this page) */
   pinned?: readonly string[];
+  selection?: RunSelection;
 }) {
   const now = useNow();
   const rows = useMemo(() => {
@@ -80,11 +90,27 @@ export function RunsTable({
     return [...first, ...runs.filter((r) => !rank.has(r.id))];
   }, [runs, pinned]);
   const isPinned = new Set(pinned);
+  const allOn = selection !== undefined && runs.length > 0 && runs.every((r) => selection.selected.has(r.id));
   return (
     <div className="runs-table-wrap">
-      <table className={showProject ? "runs-table with-project" : "runs-table"} aria-label="Runs">
+      <table className={`runs-table${showProject ? " with-project" : ""}${selection ? " with-select" : ""}`} aria-label="Runs">
         <thead>
           <tr>
+            {selection ? (
+              <th className="col-select">
+                <input
+                  type="checkbox"
+                  aria-label="Select every run shown"
+                  checked={allOn}
+                  onChange={(e) =>
+                    selection.toggle(
+                      runs.map((r) => r.id),
+                      e.target.checked,
+                    )
+                  }
+                />
+              </th>
+            ) : null}
             <th>Run</th>
             {showProject ? <th>Project</th> : null}
             <th>Workflow</th>
@@ -101,7 +127,21 @@ export function RunsTable({
         </thead>
         <tbody>
           {rows.map((r) => (
-            <tr key={r.id} className={isPinned.has(r.id) ? "pinned" : undefined}>
+            <tr
+              key={r.id}
+              className={isPinned.has(r.id) ? "pinned" : undefined}
+              aria-selected={selection ? selection.selected.has(r.id) : undefined}
+            >
+              {selection ? (
+                <td className="col-select">
+                  <input
+                    type="checkbox"
+                    aria-label={`Select run ${r.id}`}
+                    checked={selection.selected.has(r.id)}
+                    onChange={(e) => selection.toggle([r.id], e.target.checked)}
+                  />
+                </td>
+              ) : null}
               <td className="run-id">
                 <Link href={`/runs/${encodeURIComponent(r.id)}`} prefetch={false}>
                   {r.id}

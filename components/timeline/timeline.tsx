@@ -14,7 +14,9 @@ const LANES = [
   { id: "tool", label: "tools", h: 16 },
   { id: "events", label: "events", h: 24 },
   { id: "findings", label: "findings", h: 14 },
+  { id: "notes", label: "notes", h: 12 },
 ] as const;
+const NO_NOTES: ReadonlyMap<number, number> = new Map();
 const LABEL_W = 64;
 const GAP = 4;
 
@@ -58,7 +60,16 @@ function readColors(): Colors {
  * lane, so 100,000 events draw in a few ms. Wheel zooms, drag pans, click selects.
  * The viewport lives in a ref and is drawn directly; React only holds the selection.
  */
-export function Timeline({ index, findings }: { index: RunIndex; findings: ReadonlyMap<number, number> }) {
+export function Timeline({
+  index,
+  findings,
+  notes = NO_NOTES,
+}: {
+  index: RunIndex;
+  findings: ReadonlyMap<number, number>;
+  /** reviewers' notes per seq, marked in their own lane */
+  notes?: ReadonlyMap<number, number>;
+}) {
   const api = useRunStoreApi();
   const selectedSeq = useRunStore((s) => s.selectedSeq);
   const dark = useIsDark();
@@ -71,6 +82,7 @@ export function Timeline({ index, findings }: { index: RunIndex; findings: Reado
   const frame = useRef(0);
   const [hover, setHover] = useState<{ x: number; text: string } | null>(null);
   const findingRows = useRef<Array<{ row: number; count: number }>>([]);
+  const noteRows = useRef<number[]>([]);
   const selectedRef = useRef<number>(-1);
 
   const indexRef = useRef(index);
@@ -83,7 +95,13 @@ export function Timeline({ index, findings }: { index: RunIndex; findings: Reado
       if (r >= 0) rows.push({ row: r, count });
     }
     findingRows.current = rows;
-  }, [findings, index]);
+    const marked: number[] = [];
+    for (const seq of notes.keys()) {
+      const r = index.rowOfSeq(seq);
+      if (r >= 0) marked.push(r);
+    }
+    noteRows.current = marked;
+  }, [findings, notes, index]);
 
   // draw is stable and paints from refs on the next frame, so handlers installed once stay correct
   const draw = useCallback(() => {
@@ -236,6 +254,16 @@ export function Timeline({ index, findings }: { index: RunIndex; findings: Reado
         ctx.textAlign = "left";
       }
     }
+    // reviewers' notes: a square per noted event
+    {
+      const y = laneTop(5);
+      ctx.fillStyle = col.accent;
+      for (const row of noteRows.current) {
+        const x = xOf(s.tsMs[row]);
+        if (x < LABEL_W - 6 || x > W + 6) continue;
+        ctx.fillRect(Math.round(x) - 4, y + 1, 8, 8);
+      }
+    }
     // selection
     const sel = selectedRef.current;
     if (sel >= 0) {
@@ -273,7 +301,7 @@ export function Timeline({ index, findings }: { index: RunIndex; findings: Reado
   useEffect(() => {
     colors.current = null;
     draw();
-  }, [dark, findings, draw]);
+  }, [dark, findings, notes, draw]);
 
   useEffect(() => {
     const el = box.current;
@@ -350,7 +378,7 @@ export function Timeline({ index, findings }: { index: RunIndex; findings: Reado
       <canvas
         ref={canvas}
         role="img"
-        aria-label={`Timeline of ${index.n.toLocaleString("en-US")} events ${timed ? `over ${formatDuration(index.endMs - index.startMs)}` : "in recorded order (the source has no times)"}: wheel to zoom, drag to pan, click to select`}
+        aria-label={`Timeline of ${index.n.toLocaleString("en-US")} events ${timed ? `over ${formatDuration(index.endMs - index.startMs)}` : "in recorded order (the source has no times)"}${notes.size > 0 ? `, ${notes.size} with reviewers' notes` : ""}: wheel to zoom, drag to pan, click to select`}
         onPointerDown={(e) => {
           (e.target as HTMLElement).setPointerCapture(e.pointerId);
           drag.current = { x: e.clientX, start: view.current, moved: false };

@@ -15,6 +15,8 @@ const COMMANDS = [
   "export",
   "verify",
   "keys",
+  "purge",
+  "hold",
   "user",
   "project",
   "key",

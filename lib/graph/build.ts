@@ -28,6 +28,8 @@ export interface EventNodeData {
   eventKind: EventKind;
   failed: boolean;
   findings: number;
+  /** reviewers' notes on this event */
+  notes: number;
   width: number;
   height: number;
 }
@@ -46,6 +48,8 @@ export interface StepNodeData {
   status: string | null;
   failures: number;
   findings: number;
+  /** reviewers' notes on the step's events */
+  notes: number;
   durationMs: number;
   kindCounts: Partial<Record<EventKind, number>>;
   /** Layout fills width and height of expanded steps from their children. */
@@ -81,6 +85,8 @@ export interface BuildOptions {
   findings?: ReadonlyMap<number, number>;
   /** Calls related by a finding (lib/view/relations.ts): drawn from the earlier call to the later. */
   relations?: ReadonlyArray<{ kind: "retry" | "duplicate"; earlier: number; later: number }>;
+  /** Number of reviewers' notes per seq. */
+  notes?: ReadonlyMap<number, number>;
 }
 
 export const eventNodeId = (seq: number) => `e${seq}`;
@@ -92,6 +98,7 @@ export function buildStepGraph(index: RunIndex, opts: BuildOptions): StepGraph {
   const from = Math.max(0, Math.min(opts.window?.from ?? 0, total));
   const to = Math.max(from, Math.min(opts.window?.to ?? total, total));
   const findings = opts.findings ?? new Map<number, number>();
+  const notes = opts.notes ?? new Map<number, number>();
   const nodes: GraphNodeData[] = [];
   const edges: GraphEdgeData[] = [];
   const edgeIds = new Set<string>();
@@ -121,6 +128,7 @@ export function buildStepGraph(index: RunIndex, opts: BuildOptions): StepGraph {
       eventKind: EVENT_KINDS[index.kindOfRow[row]],
       failed: index.failed[row] === 1,
       findings: findings.get(seq) ?? 0,
+      notes: notes.get(seq) ?? 0,
       ...EVENT_NODE,
     };
   };
@@ -141,7 +149,11 @@ export function buildStepGraph(index: RunIndex, opts: BuildOptions): StepGraph {
       const collapsed = opts.collapsed(step.id);
       topId = stepNodeId(step.id);
       let stepFindings = 0;
-      for (const r of step.rows) stepFindings += findings.get(s.seq[r]) ?? 0;
+      let stepNotes = 0;
+      for (const r of step.rows) {
+        stepFindings += findings.get(s.seq[r]) ?? 0;
+        stepNotes += notes.get(s.seq[r]) ?? 0;
+      }
       nodes.push({
         kind: "step",
         id: topId,
@@ -156,6 +168,7 @@ export function buildStepGraph(index: RunIndex, opts: BuildOptions): StepGraph {
         status: step.status,
         failures: step.failures,
         findings: stepFindings,
+        notes: stepNotes,
         durationMs: step.endMs - step.startMs,
         kindCounts: step.kindCounts,
         width: collapsed ? COLLAPSED_NODE.width : 0,

@@ -8,12 +8,13 @@ import { randomUUID } from "node:crypto";
 import { buildBundle, sha256Bytes, type AuditLogRow, type BundleRunInput } from "../evidence/bundle";
 import { isNoteLabel, MAX_NOTE_LENGTH, type NoteItem, type NoteLabel, type NoteTarget } from "../evidence/notes";
 import { parseFieldPath, type Profile } from "../evidence/profiles";
+import { decide, type Principal } from "../access/roles";
 import { parseJsonExact } from "../journal/exact-json";
 import { AccessError } from "./access/accounts";
 import { appendAudit } from "./access/audit-log";
 import { loadAuditSigner } from "./audit-key";
 import type { Db } from "./db";
-import { isRunId } from "./queries";
+import { isRunId, runProjectOf } from "./queries";
 import { redactorFor } from "./service";
 
 export const RETRACE_VERSION = "0.1.0";
@@ -254,4 +255,27 @@ export async function exportBundle(db: Db, req: ExportRequest): Promise<ExportRe
     detail: { runs: ids, profile: req.profile, events, sha256, keyId: signer.keyId },
   });
   return { bytes, sha256, runs: ids, events, keyId: signer.keyId };
+}
+
+/** Most runs one bundle of a selection may hold (the bundle is built in memory). */
+export const MAX_BUNDLE_RUNS = 100;
+
+/**
+ * Checks `audit.export` on the project of every run of a selection: a run that does not
+ * exist or that the principal cannot see is a 404 naming it (exactly like a missing one,
+ * and before any 403, so a refusal reveals nothing of an unseen run); one whose project
+ * the principal may read but not export from is a 403.
+ */
+export async function authorizeExport(db: Db, principal: Principal, runs: readonly string[]): Promise<void> {
+  const ids = [...new Set(runs)];
+  if (ids.length === 0) throw new AccessError("name at least one run");
+  if (ids.length > MAX_BUNDLE_RUNS) throw new AccessError(`a bundle holds at most ${MAX_BUNDLE_RUNS} runs`);
+  let refused: string | null = null;
+  for (const id of ids) {
+    const owner = isRunId(id) ? await runProjectOf(db, id) : null;
+    const d = owner === null ? null : decide(principal, "audit.export", owner);
+    if (d === null || (!d.ok && d.status !== 403)) throw new AccessError(`run "${id}" not found`, 404);
+    if (!d.ok) refused ??= d.message;
+  }
+  if (refused !== null) throw new AccessError(refused, 403);
 }

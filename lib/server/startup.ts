@@ -88,6 +88,10 @@ export async function checkStartup(
     );
     process.exit(1);
   }
+  // retention: the server purges on its own schedule (RETRACE_PURGE_EVERY_MINUTES)
+  const { purgeIntervalMs, startPurgeSchedule } = await import("./retention");
+  const every = purgeIntervalMs();
+  if (every !== null) startPurgeSchedule(db, every);
   const token = await issueSetupToken(db);
   if (token) {
     const { host, port } = bound[0];

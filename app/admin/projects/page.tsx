@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { CreateProjectForm } from "@/components/admin/create-project-form";
+import { RetentionForm } from "@/components/admin/retention-form";
 import { DEFAULT_PROJECT, decide } from "@/lib/access/roles";
 import { administeredProjects, projectSummaries } from "@/lib/server/access/admin";
 import { page } from "@/lib/server/edge";
@@ -16,6 +17,10 @@ export default page({ need: "project.admin", project: "admin" }, async ({ db, pr
       <header className="admin-head">
         <h1>Projects</h1>
         <p>Runs, keys, notes and roles belong to one project; a user sees only the projects they are a member of.</p>
+        <p>
+          Retention: <code>npm run -s retrace -- purge</code> removes a project&apos;s runs unchanged for longer than its days, except runs
+          under legal hold (<code>retrace hold RUN</code>); empty keeps runs forever.
+        </p>
       </header>
       {mayCreate ? (
         <CreateProjectForm />
@@ -35,6 +40,7 @@ export default page({ need: "project.admin", project: "admin" }, async ({ db, pr
               <th className="num">Admins</th>
               <th className="num">Active keys</th>
               <th className="num">Runs</th>
+              <th>Retention</th>
               <th />
             </tr>
           </thead>
@@ -48,6 +54,9 @@ export default page({ need: "project.admin", project: "admin" }, async ({ db, pr
                 <td className="num">{p.admins}</td>
                 <td className="num">{p.activeKeys}</td>
                 <td className="num">{p.runs.toLocaleString("en-US")}</td>
+                <td>
+                  <RetentionForm key={`${p.id}:${p.retentionDays}`} project={p.id} days={p.retentionDays} />
+                </td>
                 <td>
                   <Link href={`/?project=${encodeURIComponent(p.id)}`} prefetch={false}>
                     Runs

@@ -4,11 +4,12 @@ import { RunView } from "@/components/run/run-view";
 import { mayOnProject, page, runParams } from "@/lib/server/edge";
 import { listNotes } from "@/lib/server/evidence";
 import { getRun } from "@/lib/server/queries";
+import { legalHoldOf } from "@/lib/server/retention";
 import type { RunDetail } from "@/lib/view/api-types";
 
 export const dynamic = "force-dynamic";
 
-type Props = { params: Promise<{ run: string }>; searchParams: Promise<{ event?: string | string[] }> };
+type Props = { params: Promise<{ run: string }>; searchParams: Promise<{ event?: string | string[]; tab?: string | string[] }> };
 
 export async function generateMetadata({ params }: Props) {
   const { run } = await params;
@@ -29,12 +30,16 @@ export default page(
     preload(`/api/runs/${encodeURIComponent(run)}/summary`, { as: "fetch", crossOrigin: "anonymous" });
     const raw = Array.isArray(sp.event) ? sp.event[0] : sp.event;
     const initialSeq = raw !== undefined && /^\d{1,10}$/.test(raw) ? Number(raw) : null;
+    const tab = Array.isArray(sp.tab) ? sp.tab[0] : sp.tab;
+    const initialTab = tab === "findings" || tab === "notes" || tab === "events" ? tab : undefined;
     const notes = await listNotes(db, run);
     return (
       <RunView
         runId={run}
         initialDetail={detail as RunDetail}
         initialSeq={initialSeq}
+        initialTab={initialTab}
+        hold={{ held: await legalHoldOf(db, run), canSet: mayOnProject(principal, "project.admin", project) }}
         notes={notes}
         may={{ note: mayOnProject(principal, "notes.write", project), export: mayOnProject(principal, "audit.export", project) }}
       />

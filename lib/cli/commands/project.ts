@@ -7,8 +7,10 @@ export const summary = "add or list projects";
 export const usage = `Usage:
   npm run -s retrace -- project add ID [--name NAME]
   npm run -s retrace -- project list
+  npm run -s retrace -- project retention ID DAYS|off
 
-A project id is lower-case letters, digits and dashes. Runs, keys and roles belong to a project.`;
+A project id is lower-case letters, digits and dashes. Runs, keys and roles belong to a project.
+Retention: \`purge\` removes the project's runs unchanged for more than DAYS days (off: kept forever).`;
 
 export const options = { name: { type: "string" } } as const;
 
@@ -27,6 +29,21 @@ export async function run({ values, positionals }: CommandArgs<typeof options>):
         detail: { name: p.name },
       });
       console.log(`added project "${p.id}"`);
+      return 0;
+    }
+    if (verb === "retention" && id && extra.length === 1) {
+      const days = extra[0] === "off" ? null : /^\d+$/.test(extra[0]) ? Number(extra[0]) : NaN;
+      const { setRetention } = await import("../../server/retention");
+      await setRetention(db, id, days);
+      await appendAudit(db, {
+        actor: `cli:${process.env.USER ?? "local"}`,
+        action: "project.retention",
+        project: id,
+        target: id,
+        result: "ok",
+        detail: { retentionDays: days },
+      });
+      console.log(days === null ? `project "${id}" keeps its runs forever` : `project "${id}" keeps runs for ${days} days`);
       return 0;
     }
     if (verb === "list" && !id) {

@@ -39,6 +39,8 @@ export interface ProjectSummary {
   admins: number;
   activeKeys: number;
   runs: number;
+  /** days a purge keeps unchanged runs; null: forever */
+  retentionDays: number | null;
 }
 
 /** Projects `ids` with their counts of members, admins, active keys and runs. */
@@ -59,6 +61,14 @@ export async function projectSummaries(db: Db, ids: readonly string[]): Promise<
     `SELECT "projectId" AS "id", COUNT(*) AS "n" FROM "ApiKey" WHERE "revokedMs" IS NULL AND "projectId" IN (${marks}) GROUP BY "projectId"`,
   );
   const runs = await count(`SELECT "projectId" AS "id", COUNT(*) AS "n" FROM "Run" WHERE "projectId" IN (${marks}) GROUP BY "projectId"`);
+  const retention = new Map(
+    (
+      await db.sql.all<{ id: string; retentionDays: number | null }>(
+        `SELECT "id", "retentionDays" FROM "Project" WHERE "id" IN (${marks})`,
+        [...ids],
+      )
+    ).map((r) => [r.id, r.retentionDays === null ? null : Number(r.retentionDays)]),
+  );
   return (await listProjects(db))
     .filter((r) => ids.includes(r.id))
     .map((r) => ({
@@ -67,6 +77,7 @@ export async function projectSummaries(db: Db, ids: readonly string[]): Promise<
       admins: admins.get(r.id) ?? 0,
       activeKeys: keys.get(r.id) ?? 0,
       runs: runs.get(r.id) ?? 0,
+      retentionDays: retention.get(r.id) ?? null,
     }));
 }
 

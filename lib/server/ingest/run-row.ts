@@ -49,6 +49,8 @@ export const RUN_COLUMNS = [
   "source",
   "analysis",
   "analyzedSeq",
+  // written back as this transaction read it (the row is locked), so ingest never lifts a hold
+  "legalHold",
   "createdAt",
   "updatedAt",
 ] as const satisfies ReadonlyArray<keyof RunRow>;
@@ -110,6 +112,7 @@ export function emptyRunRow(id: string, opts: Pick<IngestOptions, "mode" | "sour
     source: opts.source,
     analysis: null,
     analyzedSeq: -1,
+    legalHold: false,
     createdAt: now,
     updatedAt: now,
   };
@@ -121,6 +124,7 @@ export function normaliseRunRow(r: RunRow): RunRow {
   return {
     ...r,
     live: Boolean(r.live),
+    legalHold: Boolean(Number(r.legalHold)),
     startedMs: n(r.startedMs),
     endedMs: n(r.endedMs),
     lastEventMs: n(r.lastEventMs),

@@ -1,0 +1,280 @@
+import "server-only";
+/**
+ * Retention and legal hold. A project may keep runs for a number of days
+ * (Project.retentionDays, null: forever); `purge` removes the runs the server has not
+ * changed for longer than that (Run.updatedAt, the server's clock: a journal's own times
+ * are the recorder's word), except those under legal hold, with every row that holds
+ * their payloads (events, findings, notes, OTLP spans), in one transaction, and writes
+ * one privileged-action log entry with the ids and counts (never a payload).
+ */
+import Database from "better-sqlite3";
+import { sqliteFileFromUrl } from "../../prisma/urls";
+import { AccessError } from "./access/accounts";
+import { appendAudit } from "./access/audit-log";
+import type { Db } from "./db";
+import { isRunId } from "./queries";
+import type { SqlTx } from "./sql";
+
+const DAY_MS = 86_400_000;
+/** Longest retention an admin may set (100 years); anything longer is "forever". */
+export const MAX_RETENTION_DAYS = 36_500;
+
+export interface PurgedRun {
+  id: string;
+  project: string;
+  /** when the server last changed the run (ms) */
+  updatedMs: number;
+  events: number;
+  findings: number;
+  notes: number;
+  spans: number;
+}
+
+export interface PurgeResult {
+  dryRun: boolean;
+  /** the runs removed (or, dry, that would be) */
+  runs: PurgedRun[];
+  /** runs past their retention kept by a legal hold */
+  held: string[];
+  /** the projects whose policy was applied, with their days */
+  policies: { project: string; days: number }[];
+  /** the privileged-action log entry's seq (null for a dry run) */
+  auditSeq: number | null;
+  /**
+   * SQLite: the write-ahead log was copied into the (zeroed) pages and emptied, so no
+   * frame of it still holds the removed rows; false when a reader kept it busy (the next
+   * checkpoint does it). Null on PostgreSQL and for a dry run.
+   */
+  walEmptied: boolean | null;
+  /** PostgreSQL: the tables were vacuumed after the purge (their dead rows' space marked free). */
+  vacuumed: boolean;
+}
+
+export interface PurgeOptions {
+  actor: string;
+  project?: string;
+  dryRun?: boolean;
+  /** the time the purge counts from (tests give a later one instead of waiting days) */
+  now?: number;
+  /** log a purge that removed nothing (true; the schedule's empty rounds are not logged) */
+  logEmpty?: boolean;
+}
+
+/** A project's retention in days (null: kept forever). */
+export async function retentionOf(db: Db, project: string): Promise<number | null> {
+  const rows = await db.sql.all<{ retentionDays: number | null }>(`SELECT "retentionDays" FROM "Project" WHERE "id" = ?`, [project]);
+  if (rows.length === 0) throw new AccessError(`project "${project}" not found`, 404);
+  return rows[0].retentionDays === null ? null : Number(rows[0].retentionDays);
+}
+
+/** Sets a project's retention (whole days, 1 to MAX_RETENTION_DAYS; null keeps runs forever). */
+export async function setRetention(db: Db, project: string, days: number | null): Promise<void> {
+  if (days !== null && (!Number.isInteger(days) || days < 1 || days > MAX_RETENTION_DAYS))
+    throw new AccessError(`retention is whole days from 1 to ${MAX_RETENTION_DAYS}, or none`);
+  const n = await db.sql.transaction((tx) => tx.run(`UPDATE "Project" SET "retentionDays" = ? WHERE "id" = ?`, [days, project]));
+  if (n === 0) throw new AccessError(`project "${project}" not found`, 404);
+}
+
+/** Whether a run is under legal hold (false for a run that does not exist). */
+export async function legalHoldOf(db: Db, run: string): Promise<boolean> {
+  if (!isRunId(run)) return false;
+  const rows = await db.sql.all<{ legalHold: boolean | number }>(`SELECT "legalHold" FROM "Run" WHERE "id" = ?`, [run]);
+  return rows.length > 0 && Boolean(Number(rows[0].legalHold));
+}
+
+/** Puts a run under legal hold or lifts it; logged either way (run.hold / run.release). */
+export async function setLegalHold(db: Db, run: string, held: boolean, actor: string, reason?: string): Promise<void> {
+  const rows = isRunId(run) ? await db.sql.all<{ projectId: string }>(`SELECT "projectId" FROM "Run" WHERE "id" = ?`, [run]) : [];
+  if (rows.length === 0) throw new AccessError(`run "${run}" not found`, 404);
+  await db.sql.transaction((tx) => tx.run(`UPDATE "Run" SET "legalHold" = ? WHERE "id" = ?`, [held, run]));
+  await appendAudit(db, {
+    actor,
+    action: held ? "run.hold" : "run.release",
+    project: rows[0].projectId,
+    target: run,
+    reason: reason ?? null,
+    result: "ok",
+    detail: { legalHold: held },
+  });
+}
+
+interface Candidate {
+  id: string;
+  projectId: string;
+  updatedAt: number;
+  legalHold: boolean | number;
+}
+
+type Reader = Pick<SqlTx, "all">;
+
+const TABLES = [
+  ["events", "Event"],
+  ["findings", "Finding"],
+  ["notes", "Note"],
+  ["spans", "TraceSpan"],
+] as const;
+
+async function countsOf(q: Reader, ids: readonly string[]): Promise<Map<string, Record<(typeof TABLES)[number][0], number>>> {
+  const out = new Map(ids.map((id) => [id, { events: 0, findings: 0, notes: 0, spans: 0 }]));
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    const marks = chunk.map(() => "?").join(", ");
+    for (const [key, table] of TABLES) {
+      const rows = await q.all<{ runId: string; n: number | string }>(
+        `SELECT "runId", COUNT(*) AS "n" FROM "${table}" WHERE "runId" IN (${marks}) GROUP BY "runId"`,
+        chunk,
+      );
+      for (const r of rows) out.get(r.runId)![key] = Number(r.n);
+    }
+  }
+  return out;
+}
+
+/**
+ * Removes the runs past their project's retention that are not held (all projects, or
+ * `project`). A dry run reads the same and changes nothing (and logs nothing).
+ */
+export async function purge(db: Db, opts: PurgeOptions): Promise<PurgeResult> {
+  const now = opts.now ?? Date.now();
+  const projects = await db.sql.all<{ id: string; retentionDays: number | null }>(
+    opts.project === undefined
+      ? `SELECT "id", "retentionDays" FROM "Project" WHERE "retentionDays" IS NOT NULL ORDER BY "id"`
+      : `SELECT "id", "retentionDays" FROM "Project" WHERE "id" = ?`,
+    opts.project === undefined ? [] : [opts.project],
+  );
+  if (opts.project !== undefined && projects.length === 0) throw new AccessError(`project "${opts.project}" not found`, 404);
+  const policies = projects.filter((p) => p.retentionDays !== null).map((p) => ({ project: p.id, days: Number(p.retentionDays) }));
+
+  const find = async (q: Reader, lock = false) => {
+    const due: Candidate[] = [];
+    for (const p of policies) {
+      due.push(
+        ...(await q.all<Candidate>(
+          `SELECT "id", "projectId", "updatedAt", "legalHold" FROM "Run" WHERE "projectId" = ? AND "updatedAt" < ? ORDER BY "updatedAt", "id"${lock ? " FOR UPDATE" : ""}`,
+          [p.project, now - p.days * DAY_MS],
+        )),
+      );
+    }
+    const held = due.filter((r) => Boolean(Number(r.legalHold))).map((r) => r.id);
+    const gone = due.filter((r) => !Number(r.legalHold));
+    const counts = await countsOf(
+      q,
+      gone.map((r) => r.id),
+    );
+    const runs: PurgedRun[] = gone.map((r) => ({ id: r.id, project: r.projectId, updatedMs: Number(r.updatedAt), ...counts.get(r.id)! }));
+    return { runs, held };
+  };
+
+  if (opts.dryRun) return { dryRun: true, ...(await find(db.sql)), policies, auditSeq: null, walEmptied: null, vacuumed: false };
+
+  const found = await db.sql.transaction(async (tx) => {
+    // Freed SQLite pages are zeroed rather than left holding the payloads until reused.
+    if (db.sql.dialect === "sqlite") await tx.run(`PRAGMA secure_delete = ON`);
+    // Found again inside the transaction (rows locked on PostgreSQL, where a hold could be
+    // set meanwhile; SQLite's one writer excludes that), so what is counted is what is deleted.
+    const f = await find(tx, db.sql.dialect === "postgres");
+    const ids = f.runs.map((r) => r.id);
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      const marks = chunk.map(() => "?").join(", ");
+      for (const [, table] of TABLES) await tx.run(`DELETE FROM "${table}" WHERE "runId" IN (${marks})`, chunk);
+      await tx.run(`DELETE FROM "Run" WHERE "id" IN (${marks})`, chunk);
+    }
+    if (db.sql.dialect === "sqlite") await tx.run(`PRAGMA secure_delete = OFF`);
+    return f;
+  });
+  if (found.runs.length === 0 && opts.logEmpty === false)
+    return { dryRun: false, ...found, policies, auditSeq: null, walEmptied: null, vacuumed: false };
+  const total = (k: keyof PurgedRun) => found.runs.reduce((n, r) => n + Number(r[k]), 0);
+  const entry = await appendAudit(db, {
+    actor: opts.actor,
+    action: "retention.purge",
+    project: opts.project ?? null,
+    target: found.runs.length > 0 ? found.runs.map((r) => r.id).join(",") : null,
+    result: "ok",
+    detail: {
+      policies,
+      runs: found.runs.map((r) => ({
+        id: r.id,
+        project: r.project,
+        events: r.events,
+        findings: r.findings,
+        notes: r.notes,
+        spans: r.spans,
+      })),
+      totals: {
+        runs: found.runs.length,
+        events: total("events"),
+        findings: total("findings"),
+        notes: total("notes"),
+        spans: total("spans"),
+      },
+      held: found.held,
+    },
+  });
+  const walEmptied = db.sql.dialect === "sqlite" && found.runs.length > 0 ? emptySqliteWal(db.config.databaseUrl) : null;
+  // VACUUM runs outside any transaction, so after the commit (a failed one loses nothing:
+  // autovacuum reclaims the rows later)
+  let vacuumed = false;
+  if (db.sql.dialect === "postgres" && found.runs.length > 0) {
+    await db.sql.all(`VACUUM ${TABLES.map(([, t]) => `"${t}"`).join(", ")}, "Run"`);
+    vacuumed = true;
+  }
+  return { dryRun: false, ...found, policies, auditSeq: entry.seq, walEmptied, vacuumed };
+}
+
+/**
+ * The WAL still holds the pages as they were before the purge zeroed them: a TRUNCATE
+ * checkpoint copies the zeroed pages into the file and cuts the WAL to nothing. Any
+ * connection may run it; one of its own keeps the writer thread's line free.
+ */
+function emptySqliteWal(url: string): boolean {
+  const conn = new Database(sqliteFileFromUrl(url));
+  try {
+    conn.pragma("busy_timeout = 5000");
+    const [r] = conn.pragma("wal_checkpoint(TRUNCATE)") as { busy: number }[];
+    return r !== undefined && Number(r.busy) === 0;
+  } finally {
+    conn.close();
+  }
+}
+
+/** RETRACE_PURGE_EVERY_MINUTES: minutes between the server's own purges (default 60), `off` for none. */
+export function purgeIntervalMs(env: Record<string, string | undefined> = process.env): number | null {
+  const raw = (env.RETRACE_PURGE_EVERY_MINUTES ?? "").trim();
+  if (raw === "") return 60 * 60_000;
+  if (raw === "off") return null;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1)
+    throw new Error(`RETRACE_PURGE_EVERY_MINUTES must be a number of minutes or "off", got "${raw}"`);
+  return Number(raw) * 60_000;
+}
+
+/**
+ * The purge on a schedule inside the server: every `everyMs`, one purge of every project
+ * with a retention (logged when it removed something). Behind one PostgreSQL database each
+ * instance runs its own; their purges lock the runs they remove, so none is removed twice.
+ * `schedule` is setInterval unless a test gives its own; returns what stops it.
+ */
+export function startPurgeSchedule(
+  db: Db,
+  everyMs: number,
+  schedule: (tick: () => Promise<void>, ms: number) => () => void = (tick, ms) => {
+    const t = setInterval(() => void tick(), ms);
+    t.unref();
+    return () => clearInterval(t);
+  },
+): () => void {
+  let running = false;
+  return schedule(async () => {
+    if (running) return; // a slow purge is not started twice over
+    running = true;
+    try {
+      const r = await purge(db, { actor: "server:schedule", logEmpty: false });
+      if (r.runs.length > 0) console.log(`retrace: scheduled purge removed ${r.runs.length} run(s) past their retention`);
+    } catch (e) {
+      console.warn(`retrace: scheduled purge failed (${e instanceof Error ? e.message : String(e)}); the next one retries`);
+    } finally {
+      running = false;
+    }
+  }, everyMs);
+}
