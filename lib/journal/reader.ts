@@ -52,30 +52,15 @@ export async function* byteChunks(source: ByteSource): AsyncGenerator<Uint8Array
   }
 }
 
-export interface GunzipLimits {
-  /**
-   * Most bytes inflated per compressed byte read (a gzip bomb inflates a thousandfold);
-   * checked once the output passes `floorBytes`, so small bodies are never refused on it.
-   */
-  maxRatio: number;
-  /** Output below which the ratio is not checked (default 1 MiB). */
-  floorBytes?: number;
-}
-
-/** A gzip body inflates past its ratio limit (GunzipLimits.maxRatio); nothing more is inflated. */
-export class InflateLimitError extends Error {}
-
-// Compressed bytes fed to the inflater at a time: one piece inflates to at most ~1,032×
-// its size, so the ratio check runs before a bomb's output piles up.
+// Compressed bytes fed to the inflater at a time.
 const GUNZIP_PIECE = 4096;
 
 /**
- * Yields the bytes, gunzipped when they start with the gzip magic number. With `limits`,
- * stops (InflateLimitError) as soon as the output outgrows the compressed input read so
- * far by more than the ratio: a bomb costs about `floorBytes` of inflation, not its size.
- * An error of the source (a size limit counted on the wire) comes out as it is.
+ * Yields the bytes, gunzipped when they start with the gzip magic number (a local file:
+ * the CLI). Bodies from the network are inflated by lib/server/gunzip.ts instead, with a
+ * ratio cap, on node:zlib. An error of the source comes out as it is.
  */
-export async function* maybeGunzip(source: ByteSource, limits?: GunzipLimits): AsyncGenerator<Uint8Array> {
+export async function* maybeGunzip(source: ByteSource): AsyncGenerator<Uint8Array> {
   const it = byteChunks(source)[Symbol.asyncIterator]();
   let first = await it.next();
   while (!first.done && first.value.length === 0) first = await it.next();
@@ -92,13 +77,11 @@ export async function* maybeGunzip(source: ByteSource, limits?: GunzipLimits): A
   const ds = new DecompressionStream("gzip");
   const writer = ds.writable.getWriter();
   const reader = (ds.readable as ReadableStream<Uint8Array>).getReader();
-  let fed = 0;
   let sourceError: unknown = null;
   let stopped = false;
   const feed = async (chunk: Uint8Array) => {
     for (let at = 0; at < chunk.length && !stopped; at += GUNZIP_PIECE) {
       const piece = chunk.subarray(at, at + GUNZIP_PIECE);
-      fed += piece.length;
       await writer.write(piece as Uint8Array<ArrayBuffer>);
     }
   };
@@ -115,8 +98,6 @@ export async function* maybeGunzip(source: ByteSource, limits?: GunzipLimits): A
       await writer.abort(e).catch(() => undefined);
     }
   })();
-  const floor = limits?.floorBytes ?? 1024 * 1024;
-  let out = 0;
   let finished = false;
   try {
     for (;;) {
@@ -128,12 +109,6 @@ export async function* maybeGunzip(source: ByteSource, limits?: GunzipLimits): A
         throw new JournalReadError("the gzip stream is corrupt or truncated");
       }
       if (r.done) break;
-      out += r.value.length;
-      if (limits && out > floor && out > limits.maxRatio * fed) {
-        throw new InflateLimitError(
-          `the gzip body inflates more than ${limits.maxRatio} times its compressed size (RETRACE_MAX_GZIP_RATIO); nothing was stored`,
-        );
-      }
       yield r.value;
     }
     finished = true;

@@ -2,11 +2,12 @@ import "server-only";
 /**
  * Every request body is read as a stream, and its limits are enforced while reading: bytes
  * are counted as they pass and reading stops at the limit, before the next chunk is
- * pulled; a gzip body is inflated with a ratio cap (lib/journal/reader.ts maybeGunzip) and
+ * pulled; a gzip body is inflated with a ratio cap (gunzip.ts) and
  * counted again after inflation. A body that must be held whole (an OTLP/HTTP request,
  * decoded at once; a single-document trace export) has the smaller document limit.
  */
-import { byteChunks, InflateLimitError, maybeGunzip, type ByteSource } from "../journal/reader";
+import { byteChunks, type ByteSource } from "../journal/reader";
+import { gunzipLimited, InflateLimitError } from "./gunzip";
 import type { IngestLimits } from "./config";
 
 export class BodyTooLarge extends Error {}
@@ -31,7 +32,7 @@ export function limitedBody(
   max = limits.maxBodyBytes,
   variable?: string,
 ): AsyncGenerator<Uint8Array> {
-  return limitBytes(maybeGunzip(limitBytes(source, max, variable), { maxRatio: limits.maxGzipRatio }), max, variable);
+  return limitBytes(gunzipLimited(limitBytes(source, max, variable), { maxRatio: limits.maxGzipRatio }), max, variable);
 }
 
 /** A declared content-length over `max`: the message to refuse it with (413), unread; else null. */

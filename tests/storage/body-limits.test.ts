@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { once } from "node:events";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InflateLimitError, maybeGunzip } from "@/lib/journal/reader";
+import { gunzipLimited, InflateLimitError } from "@/lib/server/gunzip";
 import type { Db } from "@/lib/server/db";
 import { answerOtlp } from "@/lib/server/imports";
 import { getRun } from "@/lib/server/queries";
@@ -147,7 +147,7 @@ describe("body limits, enforced while reading", () => {
     let inflated = 0;
     await expect(
       (async () => {
-        for await (const c of maybeGunzip(bytesOf(bomb), { maxRatio: 100 })) inflated += c.length;
+        for await (const c of gunzipLimited(bytesOf(bomb), { maxRatio: 100 })) inflated += c.length;
       })(),
     ).rejects.toBeInstanceOf(InflateLimitError);
     expect(inflated).toBeLessThan(2 * MiB);
