@@ -2,7 +2,7 @@
 import { useMemo, useState } from "react";
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { RunIndex } from "@/lib/graph";
-import { stepBars, type StepBar } from "@/lib/view/charts";
+import { axisTicks, stepBars, type StepBar } from "@/lib/view/charts";
 import { formatCount, formatDuration, formatUsd } from "@/lib/view/format";
 import { useRunStoreApi } from "@/components/run/run-store";
 
@@ -22,27 +22,38 @@ export function StepCharts({ index }: { index: RunIndex }) {
   if (bars.length === 0) return <div className="empty-pane">This run has no steps to chart.</div>;
   const grouped = bars[0].to > bars[0].from;
   const onClick = (b: StepBar) => api.getState().select(index.summary.seq[b.firstRow]);
-  const chart = (title: string, key: "latencyMs" | "tokens" | "cost", fill: string, fmt: (n: number) => string) => (
-    <div className="chart" aria-label={title}>
-      <h3>{title}</h3>
-      <div style={{ flex: 1, minHeight: 0 }}>
-        <ResponsiveContainer width="100%" height="100%">
-          <BarChart data={bars} margin={{ top: 4, right: 4, bottom: 0, left: 0 }}>
-            <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" vertical={false} />
-            <XAxis dataKey="label" tick={{ fontSize: 10, fill: "var(--muted)" }} interval="preserveStartEnd" minTickGap={20} />
-            <YAxis tick={{ fontSize: 10, fill: "var(--muted)" }} width={52} tickFormatter={(v: number) => fmt(v)} />
-            <Tooltip
-              formatter={(v) => fmt(Number(v))}
-              labelStyle={{ color: "var(--fg)" }}
-              contentStyle={{ background: "var(--bg)", border: "1px solid var(--border)", fontSize: 12 }}
-              isAnimationActive={false}
-            />
-            <Bar dataKey={key} fill={fill} isAnimationActive={false} onClick={(d) => onClick(d.payload as StepBar)} cursor="pointer" />
-          </BarChart>
-        </ResponsiveContainer>
+  const chart = (title: string, key: "latencyMs" | "tokens" | "cost", fill: string, fmt: (n: number) => string) => {
+    // our own ticks: the library's would repeat labels once formatted ("1 s 1 s 2 s")
+    const ticks = axisTicks(Math.max(0, ...bars.map((b) => b[key])), fmt);
+    return (
+      <div className="chart" aria-label={title}>
+        <h3>{title}</h3>
+        <div style={{ flex: 1, minHeight: 0 }}>
+          <ResponsiveContainer width="100%" height="100%">
+            <BarChart data={bars} margin={{ top: 4, right: 4, bottom: 0, left: 0 }}>
+              <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" vertical={false} />
+              <XAxis dataKey="label" tick={{ fontSize: 10, fill: "var(--muted)" }} interval="preserveStartEnd" minTickGap={20} />
+              <YAxis
+                tick={{ fontSize: 10, fill: "var(--muted)" }}
+                width={52}
+                ticks={ticks}
+                domain={[0, ticks[ticks.length - 1]]}
+                interval={0}
+                tickFormatter={(v: number) => fmt(v)}
+              />
+              <Tooltip
+                formatter={(v) => fmt(Number(v))}
+                labelStyle={{ color: "var(--fg)" }}
+                contentStyle={{ background: "var(--bg)", border: "1px solid var(--border)", fontSize: 12 }}
+                isAnimationActive={false}
+              />
+              <Bar dataKey={key} fill={fill} isAnimationActive={false} onClick={(d) => onClick(d.payload as StepBar)} cursor="pointer" />
+            </BarChart>
+          </ResponsiveContainer>
+        </div>
       </div>
-    </div>
-  );
+    );
+  };
   return (
     <div className="charts">
       {chart(

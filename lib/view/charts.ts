@@ -54,3 +54,27 @@ export function stepBars(index: RunIndex, usdPerMillionTokens: number, maxBars =
   }
   return bars;
 }
+
+/**
+ * Y-axis ticks from 0 to at least `max` at a round step (1, 2 or 5 × a power of ten)
+ * whose labels, as `format` writes them, are all different: a latency axis up to 1.8 s
+ * does not read "0 ms, 1 s, 1 s, 2 s", and a token axis up to 3 does not read "0, 1, 1,
+ * 2". The smallest such step giving at most `target` + 1 ticks is taken.
+ */
+export function axisTicks(max: number, format: (n: number) => string, target = 4): number[] {
+  if (!Number.isFinite(max) || max <= 0) return [0];
+  const raw = max / target;
+  let exp = Math.floor(Math.log10(raw)) - 1;
+  for (let guard = 0; guard < 60; guard++, exp++) {
+    for (const m of [1, 2, 5]) {
+      const step = m * 10 ** exp;
+      if (step < raw) continue;
+      // integer multiples written exactly: 3 × 0.1 must not become 0.30000000000000004
+      const count = Math.ceil(max / step - 1e-9);
+      const ticks = Array.from({ length: count + 1 }, (_, i) => Number((i * step).toPrecision(12)));
+      const labels = new Set(ticks.map(format));
+      if (labels.size === ticks.length) return ticks;
+    }
+  }
+  return [0, max];
+}
