@@ -1,24 +1,33 @@
 "use client";
-import { useMemo, useState } from "react";
+import { useMemo } from "react";
+import Link from "next/link";
+import { useQuery } from "@tanstack/react-query";
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { RunIndex } from "@/lib/graph";
-import { axisTicks, stepBars, type StepBar } from "@/lib/view/charts";
+import type { UsageAnswer } from "@/lib/view/api-types";
+import { axisTicks, stepBars, stepCosts, type StepBar } from "@/lib/view/charts";
 import { formatCount, formatDuration, formatUsd } from "@/lib/view/format";
+import { fetchJson } from "@/components/data/fetch-json";
+import { runKeys } from "@/components/data/query-keys";
 import { useRunStoreApi } from "@/components/run/run-store";
 
-const PRICE_KEY = "retrace-usd-per-mtok";
-
-function initialPrice(): number {
-  if (typeof window === "undefined") return 3;
-  const v = Number(window.localStorage.getItem(PRICE_KEY));
-  return Number.isFinite(v) && v > 0 ? v : 3;
-}
-
-/** Latency, tokens and estimated cost per step; a click selects the step's first event. */
+/**
+ * Latency, tokens and cost per step; a click selects the step's first event. The cost is
+ * each model call's input and output tokens at the project's prices (Admin → Projects);
+ * a model without a price is named, never counted as $0.
+ */
 export function StepCharts({ index }: { index: RunIndex }) {
   const api = useRunStoreApi();
-  const [price, setPrice] = useState(initialPrice);
-  const bars = useMemo(() => stepBars(index, price), [index, price]);
+  const run = index.summary.run;
+  const usage = useQuery({
+    queryKey: runKeys.usage(run, index.n),
+    queryFn: ({ signal }) => fetchJson<UsageAnswer>(`/api/runs/${encodeURIComponent(run)}/usage`, signal),
+    placeholderData: (prev) => prev,
+  });
+  const costs = useMemo(() => (usage.data ? stepCosts(index, usage.data.calls, usage.data.prices) : null), [index, usage.data]);
+  const bars = useMemo(() => stepBars(index, costs), [index, costs]);
+  const unpriced = useMemo(() => [...new Set(bars.flatMap((b) => b.unpriced))].sort(), [bars]);
+  const priced = usage.data ? usage.data.calls.length > 0 && unpriced.length === 0 : false;
   if (bars.length === 0) return <div className="empty-pane">This run has no steps to chart.</div>;
   const grouped = bars[0].to > bars[0].from;
   const onClick = (b: StepBar) => api.getState().select(index.summary.seq[b.firstRow]);
@@ -63,24 +72,29 @@ export function StepCharts({ index }: { index: RunIndex }) {
         (n) => formatDuration(n),
       )}
       {chart("Tokens per step", "tokens", "var(--k-context)", (n) => formatCount(n))}
-      <div className="chart">
-        {chart("Estimated cost per step", "cost", "var(--k-tool-write)", (n) => formatUsd(n))}
-        <label className="price" title="Journals carry no prices: the cost is tokens × this price">
-          at $
-          <input
-            type="number"
-            min={0}
-            step={0.1}
-            value={price}
-            aria-label="US dollars per million tokens"
-            onChange={(e) => {
-              const v = Math.max(0, Number(e.target.value) || 0);
-              setPrice(v);
-              window.localStorage.setItem(PRICE_KEY, String(v));
-            }}
-          />
-          / M tokens
-        </label>
+      <div className="chart cost-chart">
+        {priced ? (
+          chart("Cost per step", "cost", "var(--k-tool-write)", (n) => formatUsd(n))
+        ) : (
+          <div className="chart" aria-label="Cost per step">
+            <h3>Cost per step</h3>
+            <p className="chart-note" role="status">
+              {usage.isError
+                ? `Usage could not be read: ${usage.error.message}`
+                : !usage.data
+                  ? "Reading the model calls' usage…"
+                  : usage.data.calls.length === 0
+                    ? "This run has no model calls to cost."
+                    : `No price for ${unpriced.join(", ")}: the cost is not shown rather than counted as $0.`}
+            </p>
+          </div>
+        )}
+        <p className="price">
+          {priced ? "At this project's prices per model · " : null}
+          <Link href="/admin/projects" prefetch={false}>
+            Model prices
+          </Link>
+        </p>
       </div>
     </div>
   );
