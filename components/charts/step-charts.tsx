@@ -69,7 +69,8 @@ export function StepCharts({ index }: { index: RunIndex }) {
         grouped ? `Latency per ${bars[0].to - bars[0].from + 1} steps` : "Latency per step (model + tool)",
         "latencyMs",
         "var(--k-model)",
-        (n) => formatDuration(n),
+        // the axis's zero reads 0, not "<1 ms"
+        (n) => (n === 0 ? "0" : formatDuration(n)),
       )}
       {chart("Tokens per step", "tokens", "var(--k-context)", (n) => formatCount(n))}
       <div className="chart cost-chart">
@@ -90,9 +91,8 @@ export function StepCharts({ index }: { index: RunIndex }) {
           </div>
         )}
         <p className="price">
-          {priced ? "At this project's prices per model · " : null}
-          <Link href="/admin/projects" prefetch={false}>
-            Model prices
+          <Link href="/admin/projects" prefetch={false} title="Each model's price per million input and output tokens, set per project">
+            {priced ? "at this project's model prices" : "set model prices"}
           </Link>
         </p>
       </div>
