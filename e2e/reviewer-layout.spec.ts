@@ -194,5 +194,12 @@ test("versions in force open over the panes without pushing them off screen", as
     const scrolls = await page.evaluate(() => document.documentElement.scrollHeight > document.documentElement.clientHeight);
     expect(scrolls, "the page scrolls vertically").toBe(false);
     await page.screenshot({ path: path.join(OUT, `versions-in-force-${size.width}x${size.height}.png`) });
+    // a popover shuts like one: Escape, or a click outside it
+    await page.keyboard.press("Escape");
+    await expect(versions).toBeHidden();
+    await page.getByText("versions in force").click();
+    await expect(versions).toBeVisible();
+    await rp.inspector.click({ position: { x: 20, y: 300 } });
+    await expect(versions).toBeHidden();
   }
 });
