@@ -90,6 +90,8 @@ export const CASES: readonly Case[] = [
   { kind: "route", method: "GET", path: "/api/runs/[run]/stream", run: "team-b",      expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
   { kind: "route", method: "GET", path: "/api/runs/[run]/summary", run: "default",    expect: [401, 401, 403, 200, 200, 200, 200, 200, 200, 404] },
   { kind: "route", method: "GET", path: "/api/runs/[run]/summary", run: "team-b",     expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
+  { kind: "route", method: "GET", path: "/api/runs/[run]/usage", run: "default",      expect: [401, 401, 403, 200, 200, 200, 200, 200, 200, 404] },
+  { kind: "route", method: "GET", path: "/api/runs/[run]/usage", run: "team-b",       expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
   // the audit public key: public (a verifier needs no account); a sent key that is not valid is still 401
   { kind: "route", method: "GET", path: "/api/keys/audit",                            expect: [200, 401, 200, 200, 200, 200, 200, 200, 200, 200] },
   // verifying an uploaded bundle reads nothing stored but needs a reader (an empty body: 200 with the failures)
@@ -149,6 +151,9 @@ export const CASES: readonly Case[] = [
   // retention: null (forever) is what the seeded projects already have, so the admin's 200 changes nothing
   { kind: "action", file: "admin", name: "setProjectRetention", input: { project: "default", days: null },                 expect: [401, 401, 403, 403, 403, 403, 403, 403, 200, 404] },
   { kind: "action", file: "admin", name: "setProjectRetention", input: { project: "team-b", days: null },                  expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 200] },
+  // a price line that does not parse: refused with 400 after the role check, nothing stored
+  { kind: "action", file: "admin", name: "setProjectModelPrices", input: { project: "default", text: "not a price line" }, expect: [401, 401, 403, 403, 403, 403, 403, 403, 400, 404] },
+  { kind: "action", file: "admin", name: "setProjectModelPrices", input: { project: "team-b", text: "not a price line" },  expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 400] },
   // notes (notes.write: reviewer and up), decided on the server against the run's project; keys cannot use actions
   { kind: "action", file: "notes", name: "addNote", input: { run: "demo-refund-4185", target: "event", seq: 1, label: "question", text: "matrix note" },  expect: [401, 401, 403, 403, 403, 200, 200, 200, 200, 404] },
   { kind: "action", file: "notes", name: "addNote", input: { run: "demo-booking-5999", target: "run", label: "confirmed", text: "matrix note" },         expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 200] },

@@ -14,6 +14,8 @@ import { revokeKey as revokeStoredKey } from "@/lib/server/access/keys";
 import { MAX_PASSWORD_LENGTH } from "@/lib/server/access/password";
 import { MAX_RETENTION_DAYS, setRetention } from "@/lib/server/retention";
 import { action, type ActionCtx } from "@/lib/server/edge";
+import { setModelPrices } from "@/lib/server/prices";
+import { formatPriceLines, parsePriceLines } from "@/lib/view/prices";
 
 const project = z.string().regex(PROJECT_ID, "a project id is lower-case letters, digits and dashes");
 const userId = z.string().min(1).max(64);
@@ -207,4 +209,22 @@ export const setProjectRetention = action(
       { action: "project.retention", project: input.project, target: input.project, detail: { retentionDays: input.days } },
       () => setRetention(ctx.db, input.project, input.days).then(() => ({ project: input.project, days: input.days })),
     ),
+);
+
+/**
+ * Sets the project's model prices (one model a line, `MODEL INPUT OUTPUT` in USD per
+ * million tokens; lib/view/prices.ts reads it). An empty text removes them.
+ */
+export const setProjectModelPrices = action(
+  { need: "project.admin", projectOf: (i) => i.project },
+  z.object({ project, text: z.string().max(40_000, "at most 40,000 characters") }),
+  async (ctx, input) => {
+    const { table, errors } = parsePriceLines(input.text);
+    const models = Object.keys(table).length;
+    return audited(ctx, { action: "project.prices", project: input.project, target: input.project, detail: { models } }, async () => {
+      if (errors.length > 0) throw new AccessError(errors.slice(0, 5).join("; "), 400);
+      await setModelPrices(ctx.db, input.project, table);
+      return { project: input.project, models, text: formatPriceLines(table) };
+    });
+  },
 );

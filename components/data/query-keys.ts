@@ -19,6 +19,8 @@ export const runKeys = {
   search: (run: string, q: string) => ["run", run, "search", q] as const,
   /** Every page of GET /api/runs/{run}/events as text, for the replay worker. */
   eventPages: (run: string) => ["run", run, "event-pages"] as const,
+  /** GET /api/runs/{run}/usage at `n` events (a live run refetches as it grows). */
+  usage: (run: string, n: number) => ["run", run, "usage", n] as const,
   /** Every stored event, parsed, for the compare page. */
   events: (run: string) => ["run", run, "events"] as const,
 };

@@ -168,6 +168,14 @@ function GraphPaneInner({
     }
   }, [layout, selectedSeq, selectedStep, graph, flow]);
 
+  // the selected step's box (an open step's group, or the collapsed node), in flow coordinates
+  const stepNode = selectedStep === null ? undefined : graph.nodes.find((n) => n.kind === "step" && n.stepId === selectedStep);
+  const stepBox = stepNode && layout ? layout.boxes[stepNode.id] : undefined;
+  const fitStep = () => {
+    if (!stepBox) return;
+    void flow.fitBounds({ x: stepBox.x, y: stepBox.y, width: stepBox.width, height: stepBox.height }, { padding: 0.08, duration: 200 });
+  };
+
   return (
     <div className="graph-pane" ref={container} data-graph-ready={drawn ? "true" : "false"}>
       <div className="graph-status">
@@ -199,6 +207,15 @@ function GraphPaneInner({
             <option value="elk">ELK layered</option>
           </select>
         </label>
+        <button
+          type="button"
+          className="fit-step"
+          onClick={fitStep}
+          disabled={!stepBox}
+          title={stepBox ? `Zoom the graph to step ${selectedStep}` : "Select an event inside a step to fit the graph to it"}
+        >
+          Fit step
+        </button>
         {error ? <span className="bad">layout failed: {error}</span> : null}
       </div>
       <div className="graph-canvas">

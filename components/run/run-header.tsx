@@ -10,6 +10,34 @@ import { ChainBadge, StatusBadge } from "@/components/runs/runs-table";
 import { plural } from "@/lib/semantics/health";
 import { ShortcutsButton } from "@/components/ui/shortcuts-dialog";
 import { SearchBox } from "./search-box";
+import { useEffect, useRef } from "react";
+
+/**
+ * A <details> that shuts on Escape or a click outside it: "versions in force" opens as a
+ * popover over the panes, so it must be dismissable like one.
+ */
+function usePopoverDetails() {
+  const ref = useRef<HTMLDetailsElement>(null);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const el = ref.current;
+      if (e.key !== "Escape" || !el?.open) return;
+      el.open = false;
+      el.querySelector("summary")?.focus();
+    };
+    const onDown = (e: PointerEvent) => {
+      const el = ref.current;
+      if (el?.open && e.target instanceof Node && !el.contains(e.target)) el.open = false;
+    };
+    document.addEventListener("keydown", onKey);
+    document.addEventListener("pointerdown", onDown);
+    return () => {
+      document.removeEventListener("keydown", onKey);
+      document.removeEventListener("pointerdown", onDown);
+    };
+  }, []);
+  return ref;
+}
 
 const VERSION_GROUPS = ["prompts", "policies", "tools", "models"] as const;
 
@@ -29,6 +57,7 @@ export function RunHeader({
   const policy = obj(detail.header.policy);
   const resumeOf = obj(detail.header.resumeOf);
   const forkOf = obj(detail.header.forkOf);
+  const versionsRef = usePopoverDetails();
   return (
     <header className="run-header">
       <div className="title-row">
@@ -117,7 +146,7 @@ export function RunHeader({
           </span>
         ) : null}
         {detail.tags.length > 0 ? <span>tags {vt(detail.tags.join(", "))}</span> : null}
-        <details>
+        <details ref={versionsRef} className="versions-details">
           <summary>versions in force{policy ? " and policy" : ""}</summary>
           <div className="versions" aria-label="Versions in force">
             {VERSION_GROUPS.map((g) => {

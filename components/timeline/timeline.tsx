@@ -1,8 +1,19 @@
 "use client";
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { EVENT_KINDS, type RunIndex } from "@/lib/graph";
 import { formatDuration, formatOffset } from "@/lib/view/format";
-import { bucketMarks, clampViewport, lowerBound, panViewport, revealTime, ticks, zoomViewport, type Viewport } from "@/lib/view/timeline";
+import {
+  assignLanes,
+  bucketMarks,
+  clampViewport,
+  fitLabel,
+  lowerBound,
+  panViewport,
+  revealTime,
+  ticks,
+  zoomViewport,
+  type Viewport,
+} from "@/lib/view/timeline";
 import { useIsDark } from "@/components/theme/theme-toggle";
 import { useRunStore, useRunStoreApi } from "@/components/run/run-store";
 import { useTimesRecorded } from "@/components/run/times-recorded";
@@ -19,11 +30,47 @@ const LANES = [
 const NO_NOTES: ReadonlyMap<number, number> = new Map();
 const LABEL_W = 64;
 const GAP = 4;
+/** Height of each sub-lane when a group has several (nested steps, overlapping calls). */
+const SUB_H = [16, 10, 10];
 
-function laneTop(i: number): number {
+/** Where each lane group and its sub-lanes sit: `sub` lanes of `subH` px from `top`. */
+interface LaneLayout {
+  top: number[];
+  subH: number[];
+  sub: number[];
+  height: number;
+  stepLane: Int32Array;
+  callLane: Int32Array;
+}
+
+/**
+ * Nested steps and overlapping calls each get a sub-lane of their group (assignLanes), so
+ * no two bars share a lane where they overlap in time.
+ */
+function layoutLanes(index: RunIndex): LaneLayout {
+  const steps = assignLanes(index.steps);
+  const callLane = new Int32Array(index.calls.length);
+  const sub = LANES.map((_, g) => (g === 0 ? Math.max(1, steps.lanes) : 1));
+  for (const [g, kind] of [
+    [1, "model"],
+    [2, "tool"],
+  ] as const) {
+    const ids: number[] = [];
+    index.calls.forEach((c, i) => {
+      if (c.lane === kind) ids.push(i);
+    });
+    const r = assignLanes(ids.map((i) => index.calls[i]));
+    ids.forEach((id, k) => (callLane[id] = r.lane[k]));
+    sub[g] = Math.max(1, r.lanes);
+  }
+  const subH = LANES.map((l, g) => (sub[g] === 1 ? l.h : SUB_H[g]));
+  const top: number[] = [];
   let y = AXIS + 6;
-  for (let k = 0; k < i; k++) y += LANES[k].h + GAP;
-  return y;
+  LANES.forEach((_, g) => {
+    top.push(y);
+    y += sub[g] * subH[g] + GAP;
+  });
+  return { top, subH, sub, height: y + 22, stepLane: steps.lane, callLane };
 }
 
 interface Colors {
@@ -86,6 +133,8 @@ export function Timeline({
   const selectedRef = useRef<number>(-1);
 
   const indexRef = useRef(index);
+  const lanes = useMemo(() => layoutLanes(index), [index]);
+  const lanesRef = useRef(lanes);
   const paintRef = useRef<() => void>(() => {});
 
   useEffect(() => {
@@ -111,6 +160,7 @@ export function Timeline({
 
   const paint = () => {
     const index = indexRef.current;
+    const L = lanesRef.current;
     const c = canvas.current;
     if (!c) return;
     const ctx = c.getContext("2d");
@@ -145,54 +195,74 @@ export function Timeline({
     }
     LANES.forEach((lane, i) => {
       ctx.fillStyle = col.muted;
-      ctx.fillText(lane.label, 6, laneTop(i) + lane.h / 2);
+      ctx.fillText(lane.label, 6, L.top[i] + Math.min(lane.h, L.subH[i] * L.sub[i]) / 2);
     });
     ctx.save();
     ctx.beginPath();
     ctx.rect(LABEL_W, 0, plotW, H);
     ctx.clip();
 
-    // steps: alternating bars, names where they fit
+    // steps: alternating bars, a nested step one sub-lane below its parent, names only
+    // where they fit inside their bar (truncated with "…" or left out)
     {
-      const y = laneTop(0);
-      const h = LANES[0].h;
-      let lastPx = -1;
+      const h = L.subH[0];
+      const lastPx = new Map<number, number>();
+      let labels = 0;
+      let overflow = 0;
       for (const st of index.steps) {
         if (st.endMs < v.startMs || st.startMs > v.endMs) continue;
+        const sub = L.stepLane[st.ordinal];
+        const y = L.top[0] + sub * h;
         const x0 = xOf(st.startMs);
         const x1 = Math.max(x0 + 1, xOf(st.endMs));
-        if (x1 - x0 < 2 && Math.floor(x0) === lastPx) continue;
-        lastPx = Math.floor(x0);
+        if (x1 - x0 < 2 && Math.floor(x0) === lastPx.get(sub)) continue;
+        lastPx.set(sub, Math.floor(x0));
         ctx.fillStyle = st.failures > 0 ? col.bad : st.ordinal % 2 ? col.kind[1] : col.muted;
         ctx.globalAlpha = 0.35;
-        ctx.fillRect(x0, y, x1 - x0, h);
+        ctx.fillRect(x0, y, x1 - x0, h - 1);
         ctx.globalAlpha = 1;
-        if (x1 - x0 > 40) {
+        // the visible part of the bar is what the label may use
+        const left = Math.max(x0, LABEL_W);
+        const right = Math.min(x1, W);
+        const text = fitLabel(st.name ?? st.id, right - left, (t) => ctx.measureText(t).width);
+        if (text !== null) {
+          labels++;
+          if (ctx.measureText(text).width + 4 > right - left) overflow++;
           ctx.fillStyle = col.fg;
-          ctx.fillText((st.name ?? st.id).slice(0, Math.floor((x1 - x0 - 8) / 6.5)), Math.max(x0, LABEL_W) + 4, y + h / 2);
+          ctx.fillText(text, left + 4, y + h / 2);
         }
       }
+      // for tests and tools that cannot read a canvas
+      c.dataset.stepLanes = String(L.sub[0]);
+      c.dataset.stepLabels = String(labels);
+      c.dataset.labelOverflow = String(overflow);
     }
-    // calls
+    // calls: overlapping calls (parallel tools, a call inside a call) in sub-lanes
     {
-      const lastPx = [-1, -1];
-      for (const call of index.calls) {
-        if (call.endMs < v.startMs || call.startMs > v.endMs) continue;
+      const lastPx = new Map<number, number>();
+      index.calls.forEach((call, ci) => {
+        if (call.endMs < v.startMs || call.startMs > v.endMs) return;
         const li = call.lane === "model" ? 1 : 2;
+        const sub = L.callLane[ci];
+        const key = li * 100_000 + sub;
         const x0 = xOf(call.startMs);
         const x1 = Math.max(x0 + 2, xOf(call.endMs));
-        if (x1 - x0 < 3 && Math.floor(x0) === lastPx[li - 1] && !call.failed) continue;
-        lastPx[li - 1] = Math.floor(x0);
+        if (x1 - x0 < 3 && Math.floor(x0) === lastPx.get(key) && !call.failed) return;
+        lastPx.set(key, Math.floor(x0));
         ctx.fillStyle = call.failed
           ? col.bad
           : col.kind[EVENT_KINDS.indexOf(call.lane === "model" ? "model" : call.write ? "tool-write" : "tool-read")];
-        ctx.fillRect(x0, laneTop(li) + 2, x1 - x0, LANES[li].h - 4);
-      }
+        const h = L.subH[li];
+        const pad = L.sub[li] === 1 ? 2 : 1;
+        ctx.fillRect(x0, L.top[li] + sub * h + pad, x1 - x0, h - 2 * pad);
+      });
+      c.dataset.modelLanes = String(L.sub[1]);
+      c.dataset.toolLanes = String(L.sub[2]);
     }
     // events: one tick per pixel per kind, failures always drawn. A bit per kind for the
     // current pixel column: runs that interleave kinds would otherwise draw every event.
     {
-      const y = laneTop(3);
+      const y = L.top[3];
       const h = LANES[3].h;
       const from = lowerBound(s.tsMs, v.startMs, index.byTime);
       let lastPx = -1;
@@ -225,7 +295,7 @@ export function Timeline({
     }
     // findings: one mark per finding, aggregated with its count where marks would overprint
     {
-      const y = laneTop(4);
+      const y = L.top[4];
       const marks: Array<{ x: number; count: number }> = [];
       for (const f of findingRows.current) {
         const x = xOf(s.tsMs[f.row]);
@@ -256,7 +326,7 @@ export function Timeline({
     }
     // reviewers' notes: a square per noted event
     {
-      const y = laneTop(5);
+      const y = L.top[5];
       ctx.fillStyle = col.accent;
       for (const row of noteRows.current) {
         const x = xOf(s.tsMs[row]);
@@ -278,6 +348,7 @@ export function Timeline({
   // the latest render's values, in place before the effects below draw
   useLayoutEffect(() => {
     indexRef.current = index;
+    lanesRef.current = lanes;
     selectedRef.current = selectedSeq === null ? -1 : index.rowOfSeq(selectedSeq);
     paintRef.current = paint;
   });
@@ -343,15 +414,22 @@ export function Timeline({
     const t = v.startMs + ((x - LABEL_W) / plotW) * (v.endMs - v.startMs);
     const msPerPx = (v.endMs - v.startMs) / plotW;
     const s = index.summary;
-    // a step or call bar under the pointer selects its first event
-    if (y >= laneTop(0) && y < laneTop(1)) {
-      const st = index.steps.find((st) => st.startMs <= t + msPerPx && st.endMs >= t - msPerPx);
+    // a step or call bar under the pointer (in its sub-lane) selects its first event
+    const L = lanes;
+    const subAt = (g: number) => Math.floor((y - L.top[g]) / L.subH[g]);
+    if (y >= L.top[0] && y < L.top[1]) {
+      const sub = subAt(0);
+      const st = index.steps.find((st) => L.stepLane[st.ordinal] === sub && st.startMs <= t + msPerPx && st.endMs >= t - msPerPx);
       if (st) return st.rows[0];
     }
-    if (y >= laneTop(1) && y < laneTop(3)) {
-      const lane = y < laneTop(2) ? "model" : "tool";
-      const call = index.calls.find((c) => c.lane === lane && c.startMs <= t + 2 * msPerPx && c.endMs >= t - 2 * msPerPx);
-      if (call) return call.startRow;
+    if (y >= L.top[1] && y < L.top[3]) {
+      const g = y < L.top[2] ? 1 : 2;
+      const lane = g === 1 ? "model" : "tool";
+      const sub = subAt(g);
+      const ci = index.calls.findIndex(
+        (c, i) => c.lane === lane && L.callLane[i] === sub && c.startMs <= t + 2 * msPerPx && c.endMs >= t - 2 * msPerPx,
+      );
+      if (ci >= 0) return index.calls[ci].startRow;
     }
     // otherwise the event nearest in time
     const i = lowerBound(s.tsMs, t, index.byTime);
@@ -377,6 +455,7 @@ export function Timeline({
     <div className="timeline" ref={box} data-selected-seq={selectedSeq ?? undefined}>
       <canvas
         ref={canvas}
+        style={{ minHeight: lanes.height }}
         role="img"
         aria-label={`Timeline of ${index.n.toLocaleString("en-US")} events ${timed ? `over ${formatDuration(index.endMs - index.startMs)}` : "in recorded order (the source has no times)"}${notes.size > 0 ? `, ${notes.size} with reviewers' notes` : ""}: wheel to zoom, drag to pan, click to select`}
         onPointerDown={(e) => {

@@ -164,6 +164,14 @@ export const runChangeSchema = z.strictObject({
 });
 export type RunChange = z.infer<typeof runChangeSchema>;
 
+/** GET /api/runs/{run}/usage: each model call's tokens (by its response's seq) and the project's prices. */
+const usd = z.number().min(0);
+export const usageAnswerSchema = z.strictObject({
+  calls: z.array(z.strictObject({ seq, model: z.string().nullable(), inputTokens: z.number().min(0), outputTokens: z.number().min(0) })),
+  prices: z.record(z.string(), z.strictObject({ input: usd, output: usd })),
+});
+export type UsageAnswer = z.infer<typeof usageAnswerSchema>;
+
 /** GET /api/runs/{run}/search. */
 export const searchAnswerSchema = z.strictObject({ seqs: z.array(seq), truncated: z.boolean() });
 export type SearchAnswer = z.infer<typeof searchAnswerSchema>;

@@ -103,3 +103,104 @@ export function bucketMarks(marks: ReadonlyArray<{ x: number; count: number }>, 
   }
   return out;
 }
+
+export interface Span {
+  startMs: number;
+  endMs: number;
+}
+
+/**
+ * Lanes for spans that may nest or overlap (a step inside a step, parallel tool calls):
+ * each span gets the lowest lane free at its start, outer spans (earlier start, then
+ * longer) first, so a nested step sits one lane below the step that holds it and no two
+ * spans in one lane overlap. Spans are half-open; a span with no duration still occupies
+ * its instant, so two at the same time get two lanes. Returns the lane of each span in
+ * input order and the number of lanes.
+ */
+export function assignLanes(spans: ReadonlyArray<Span>): { lane: Int32Array; lanes: number } {
+  const n = spans.length;
+  const lane = new Int32Array(n);
+  const end = (i: number) => Math.max(spans[i].endMs, spans[i].startMs);
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => spans[a].startMs - spans[b].startMs || end(b) - end(a) || a - b);
+  // busy lanes by their end (lanes that end there first, zero-length ones after), free lanes by their number: O(n log n) for any nesting depth
+  const busy = new MinHeap<[number, number, number]>((x, y) => x[0] - y[0] || x[2] - y[2] || x[1] - y[1]);
+  const free = new MinHeap<number>((x, y) => x - y);
+  let lanes = 0;
+  for (const i of order) {
+    const s = spans[i].startMs;
+    while (busy.size > 0) {
+      const top = busy.peek()!;
+      // a zero-length span keeps its lane through its own instant
+      if (top[0] > s || (top[0] === s && top[2] === 1)) break;
+      busy.pop();
+      free.push(top[1]);
+    }
+    const l = free.size > 0 ? free.pop()! : lanes++;
+    lane[i] = l;
+    const e = end(i);
+    busy.push([e, l, e === s ? 1 : 0]);
+  }
+  return { lane, lanes };
+}
+
+class MinHeap<T> {
+  private a: T[] = [];
+  constructor(private less: (x: T, y: T) => number) {}
+  get size(): number {
+    return this.a.length;
+  }
+  peek(): T | undefined {
+    return this.a[0];
+  }
+  push(v: T): void {
+    const a = this.a;
+    a.push(v);
+    let i = a.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (this.less(a[i], a[p]) >= 0) break;
+      [a[i], a[p]] = [a[p], a[i]];
+      i = p;
+    }
+  }
+  pop(): T | undefined {
+    const a = this.a;
+    const top = a[0];
+    const last = a.pop();
+    if (a.length > 0 && last !== undefined) {
+      a[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < a.length && this.less(a[l], a[m]) < 0) m = l;
+        if (r < a.length && this.less(a[r], a[m]) < 0) m = r;
+        if (m === i) break;
+        [a[i], a[m]] = [a[m], a[i]];
+        i = m;
+      }
+    }
+    return top;
+  }
+}
+
+/**
+ * The label that fits a bar `widthPx` wide (after `padPx` of padding): the text, or its
+ * longest prefix with "…", or null when not even one letter and the ellipsis fit, so a
+ * label is never drawn past its bar. `measure` is the canvas's text width.
+ */
+export function fitLabel(text: string, widthPx: number, measure: (s: string) => number, padPx = 8): string | null {
+  const room = widthPx - padPx;
+  if (room <= 0 || text.length === 0) return null;
+  if (measure(text) <= room) return text;
+  let lo = 0;
+  let hi = text.length - 1;
+  // the longest prefix whose "prefix…" fits: binary search, text widths grow with length
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (measure(text.slice(0, mid) + "…") <= room) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo === 0 ? null : text.slice(0, lo) + "…";
+}

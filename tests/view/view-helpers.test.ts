@@ -72,16 +72,16 @@ describe("timeline viewport", () => {
 });
 
 describe("charts and panes", () => {
-  it("sums latency and tokens per step and prices tokens", () => {
-    const bars = stepBars(index, 2);
+  it("sums latency and tokens per step (costs: tests/view/prices.test.ts)", () => {
+    const bars = stepBars(index);
     expect(bars.map((b) => b.label)).toEqual(["triage", "refund", "notify"]);
     expect(bars[0].tokens).toBeGreaterThan(0);
-    expect(bars[0].cost).toBeCloseTo((bars[0].tokens / 1e6) * 2);
+    expect(bars[0].cost).toBe(0);
     expect(bars[1].latencyMs).toBe(index.steps[1].latencyMs);
   });
   it("groups thousands of steps into at most maxBars bars", () => {
     const many = { ...index, steps: Array.from({ length: 1000 }, (_, i) => ({ ...index.steps[0], id: `s${i}`, ordinal: i })) };
-    const bars = stepBars(many, 1, 100);
+    const bars = stepBars(many, null, 100);
     expect(bars).toHaveLength(100);
     expect(bars[0]).toMatchObject({ from: 0, to: 9 });
   });

@@ -1,9 +1,12 @@
 import Link from "next/link";
 import { CreateProjectForm } from "@/components/admin/create-project-form";
 import { RetentionForm } from "@/components/admin/retention-form";
+import { ModelPricesForm } from "@/components/admin/model-prices-form";
 import { DEFAULT_PROJECT, decide } from "@/lib/access/roles";
 import { administeredProjects, projectSummaries } from "@/lib/server/access/admin";
 import { page } from "@/lib/server/edge";
+import { modelPricesOf } from "@/lib/server/prices";
+import { formatPriceLines } from "@/lib/view/prices";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Projects · Admin · Retrace" };
@@ -12,6 +15,9 @@ export const metadata = { title: "Projects · Admin · Retrace" };
 export default page({ need: "project.admin", project: "admin" }, async ({ db, principal }) => {
   const projects = await projectSummaries(db, await administeredProjects(db, principal));
   const mayCreate = decide(principal, "project.admin", DEFAULT_PROJECT).ok;
+  const prices = await Promise.all(
+    projects.map(async (p) => ({ id: p.id, name: p.name, prices: formatPriceLines(await modelPricesOf(db, p.id)) })),
+  );
   return (
     <>
       <header className="admin-head">
@@ -29,6 +35,7 @@ export default page({ need: "project.admin", project: "admin" }, async ({ db, pr
           Only an admin of the <code>{DEFAULT_PROJECT}</code> project can create projects.
         </p>
       )}
+      <ModelPricesForm projects={prices} />
       <div className="admin-table-wrap">
         <table className="admin-table" aria-label="Projects">
           <thead>
