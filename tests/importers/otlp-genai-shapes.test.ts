@@ -40,10 +40,55 @@ describe("GenAI parts", () => {
       { role: "system", content: "You book flights." },
       { role: "user", content: "Oslo on Friday" },
       { role: "assistant", toolCalls: [{ id: "call_1", name: "search", args: { city: "Oslo" } }] },
-      { role: "tool", content: { flights: 2 }, toolCallId: "call_1" },
+      // a tool result's content is text, as every message's is (the object as JSON)
+      { role: "tool", content: '{"flights":2}', toolCallId: "call_1" },
     ]);
     // the user's question is the run's input, not `undefined`
     expect(evs[0].data.input).toBe("Oslo on Friday");
+  });
+
+  it("AI SDK 7: system instructions as text parts, and one tool message holding two results, become text and two tool messages", () => {
+    // as @ai-sdk/otel 1.0 writes them: `gen_ai.system_instructions` is a parts array, and the
+    // results of two parallel tool calls share one `tool` message
+    const input = [
+      { role: "user", parts: [{ type: "text", content: "Book and check the weather" }] },
+      {
+        role: "assistant",
+        parts: [
+          { type: "tool_call", id: "call_w", name: "get_weather", arguments: { city: "Oslo" } },
+          { type: "tool_call", id: "call_b", name: "book_table", arguments: { guests: 2 } },
+        ],
+      },
+      {
+        role: "tool",
+        parts: [
+          { type: "tool_call_response", id: "call_w", response: { temperature: 4 } },
+          { type: "tool_call_response", id: "call_b", response: "Error: unavailable" },
+        ],
+      },
+    ];
+    const evs = eventsOf([
+      span("1", {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.request.model": "m",
+        "gen_ai.system_instructions": JSON.stringify([{ type: "text", content: "You book tables." }]),
+        "gen_ai.input.messages": JSON.stringify(input),
+      }),
+    ]);
+    const req = evs.find((e) => e.type === "model.request")!;
+    expect(req.data.messages).toEqual([
+      { role: "system", content: "You book tables." },
+      { role: "user", content: "Book and check the weather" },
+      {
+        role: "assistant",
+        toolCalls: [
+          { id: "call_w", name: "get_weather", args: { city: "Oslo" } },
+          { id: "call_b", name: "book_table", args: { guests: 2 } },
+        ],
+      },
+      { role: "tool", content: '{"temperature":4}', toolCallId: "call_w" },
+      { role: "tool", content: "Error: unavailable", toolCallId: "call_b" },
+    ]);
   });
 });
 
