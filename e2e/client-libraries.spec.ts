@@ -1,4 +1,6 @@
 import { expect, test, type APIRequestContext } from "@playwright/test";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { ROOT_CONTEXT, context, type Context, type ContextManager } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, type ReadableSpan, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
@@ -18,6 +20,33 @@ import { SERVERS } from "./servers";
 const BASE = SERVERS[0].base;
 
 type Event = { seq: number; type: string; data: Record<string, unknown> };
+
+/**
+ * The active-span context across awaits (what `NodeTracerProvider.register()` installs), set
+ * once without registering a global provider: each test brings its own provider.
+ */
+class AsyncContext implements ContextManager {
+  private readonly store = new AsyncLocalStorage<Context>();
+  active(): Context {
+    return this.store.getStore() ?? ROOT_CONTEXT;
+  }
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(ctx: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A) {
+    return this.store.run(ctx, () => fn.call(thisArg, ...args));
+  }
+  bind<T>(ctx: Context, target: T): T {
+    if (typeof target !== "function") return target;
+    const f = target as (...a: unknown[]) => unknown;
+    return ((...a: unknown[]) => this.with(ctx, () => f(...a))) as T;
+  }
+  enable() {
+    return this;
+  }
+  disable() {
+    this.store.disable();
+    return this;
+  }
+}
+context.setGlobalContextManager(new AsyncContext());
 
 /** A tracer provider exporting OTLP/HTTP JSON to Retrace; remembers the trace ids it saw. */
 function tracing(serviceName: string, url = `${BASE}/v1/traces`) {
@@ -218,4 +247,191 @@ test("Vercel AI SDK 7 (MockLanguageModelV4, @ai-sdk/otel): tool calls, a tool th
       { id: "call_b2", tool: "book_table", args: TABLE },
     ],
   });
+});
+
+/**
+ * A local stand-in for OpenAI's chat completions endpoint: answers each POST with the next
+ * scripted assistant message (tool calls or text), in order.
+ */
+type ScriptedReply = { toolCalls?: { id: string; name: string; args: object }[]; text?: string };
+async function fakeOpenAI(replies: ScriptedReply[]) {
+  const { createServer } = await import("node:http");
+  const seen: unknown[] = [];
+  let next = 0;
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => (body += c.toString()));
+    req.on("end", () => {
+      seen.push(body ? JSON.parse(body) : null);
+      if (req.method !== "POST" || !req.url?.endsWith("/chat/completions") || next >= replies.length) {
+        res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `unscripted ${req.url}` } }));
+        return;
+      }
+      const reply = replies[next++];
+      const toolCalls = reply.toolCalls?.map((c) => ({
+        id: c.id,
+        type: "function",
+        function: { name: c.name, arguments: JSON.stringify(c.args) },
+      }));
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          id: `chatcmpl-${next}`,
+          object: "chat.completion",
+          created: 1_764_000_000,
+          model: "gpt-4o-mini",
+          choices: [
+            {
+              index: 0,
+              message: { role: "assistant", content: reply.text ?? null, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
+              finish_reason: toolCalls ? "tool_calls" : "stop",
+              logprobs: null,
+            },
+          ],
+          usage: { prompt_tokens: 50, completion_tokens: 12, total_tokens: 62 },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  return { baseURL: `http://127.0.0.1:${port}/v1`, seen, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** The model's script for the OpenAI SDK tests: weather and a booking, the booking retried, then an answer. */
+const OPENAI_SCRIPT: ScriptedReply[] = [
+  {
+    toolCalls: [
+      { id: "call_w1", name: "get_weather", args: OSLO },
+      { id: "call_b1", name: "book_table", args: TABLE },
+    ],
+  },
+  { toolCalls: [{ id: "call_b2", name: "book_table", args: TABLE }] },
+  { text: "Booked Maaemo for Friday 19:00; 4°C in Oslo." },
+];
+const OPENAI_EXPECTED = {
+  modelCalls: 3,
+  failures: 1,
+  calls: [
+    { id: "call_w1", tool: "get_weather", args: OSLO },
+    { id: "call_b1", tool: "book_table", args: TABLE },
+    { id: "call_b2", tool: "book_table", args: TABLE },
+  ],
+};
+
+type ToolSpan = (call: { id: string; name: string; args: string }, run: () => Promise<string>) => Promise<string>;
+
+/**
+ * A hand-written agent loop on the OpenAI SDK, as users write one: call the model, run the
+ * tools it asks for (the first booking fails), send the results back, until it answers.
+ * `toolSpan` wraps each tool run in the span convention of the instrumentation under test.
+ */
+async function openAIAgentLoop(OpenAI: typeof import("openai").OpenAI, baseURL: string, toolSpan: ToolSpan) {
+  const client = new OpenAI({ apiKey: "test-key", baseURL, maxRetries: 0 });
+  type Msg = import("openai").OpenAI.Chat.Completions.ChatCompletionMessageParam;
+  const messages: Msg[] = [
+    { role: "system", content: "You book tables." },
+    { role: "user", content: "Book Maaemo for two on Friday at 19 and tell me the weather." },
+  ];
+  const tools = ["get_weather", "book_table"].map((name) => ({
+    type: "function" as const,
+    function: { name, description: name.replace("_", " "), parameters: { type: "object", properties: {} } },
+  }));
+  let bookings = 0;
+  for (let turn = 0; turn < 5; turn++) {
+    const res = await client.chat.completions.create({ model: "gpt-4o-mini", messages, tools });
+    const msg = res.choices[0].message;
+    messages.push(msg);
+    const calls = (msg.tool_calls ?? []).flatMap((c) => (c.type === "function" ? [c] : []));
+    if (calls.length === 0) return msg.content;
+    for (const c of calls) {
+      const content = await toolSpan({ id: c.id, name: c.function.name, args: c.function.arguments }, async () => {
+        if (c.function.name === "get_weather") return JSON.stringify({ city: "Oslo", temperature: 4 });
+        bookings += 1;
+        if (bookings === 1) throw new Error("booking service unavailable");
+        return JSON.stringify({ confirmation: "MA-1" });
+      }).catch((e: Error) => `Error: ${e.message}`);
+      messages.push({ role: "tool", tool_call_id: c.id, content });
+    }
+  }
+  throw new Error("the scripted model never answered");
+}
+
+/** Restores OpenAI's prototype methods an instrumentation wrapped, so the next test sees a clean SDK. */
+function keepOpenAIPristine(OpenAI: typeof import("openai").OpenAI) {
+  const targets = [
+    OpenAI.Chat.Completions.prototype,
+    OpenAI.Completions.prototype,
+    OpenAI.Responses.prototype,
+    OpenAI.Embeddings.prototype,
+  ];
+  const saved = targets.map((t) => t.create);
+  return () => targets.forEach((t, i) => Object.assign(t, { create: saved[i] }));
+}
+
+test("OpenAI SDK + OpenInference instrumentation against a fake server: tool calls, one failure, messages, agent", async ({ request }) => {
+  const openai = await import("openai");
+  const { OpenAIInstrumentation } = await import("@arizeai/openinference-instrumentation-openai");
+  const { SpanStatusCode } = await import("@opentelemetry/api");
+  const restore = keepOpenAIPristine(openai.OpenAI);
+  const fake = await fakeOpenAI(OPENAI_SCRIPT);
+  const t = tracing("openinference-agent");
+  const instrumentation = new OpenAIInstrumentation({ tracerProvider: t.provider });
+  try {
+    // OpenInference reads `module.OpenAI` at run time: it wants the namespace, whatever its types say
+    instrumentation.manuallyInstrument(openai as unknown as Parameters<typeof instrumentation.manuallyInstrument>[0]);
+    const tracer = t.provider.getTracer("app");
+    const answer = await tracer.startActiveSpan(
+      "booking-agent",
+      { attributes: { "openinference.span.kind": "AGENT", "agent.name": "booking-agent" } },
+      async (root) => {
+        // tools are the application's own code: OpenInference TOOL spans, as its docs show
+        const toolSpan: ToolSpan = (call, run) =>
+          tracer.startActiveSpan(
+            call.name,
+            {
+              attributes: {
+                "openinference.span.kind": "TOOL",
+                "tool.name": call.name,
+                "tool_call.id": call.id,
+                "input.value": call.args,
+                "input.mime_type": "application/json",
+              },
+            },
+            async (span) => {
+              try {
+                const out = await run();
+                span.setAttribute("output.value", out);
+                return out;
+              } catch (e) {
+                span.recordException(e as Error);
+                span.setStatus({ code: SpanStatusCode.ERROR, message: (e as Error).message });
+                throw e;
+              } finally {
+                span.end();
+              }
+            },
+          );
+        try {
+          return await openAIAgentLoop(openai.OpenAI, fake.baseURL, toolSpan);
+        } finally {
+          root.end();
+        }
+      },
+    );
+    expect(answer).toMatch(/Booked/);
+  } finally {
+    instrumentation.disable();
+    restore();
+    await t.finish();
+    await fake.close();
+  }
+  expect(fake.seen).toHaveLength(OPENAI_SCRIPT.length);
+  const { run, events } = await storedRun(request, t.traceIds);
+  expect(run.agent).toBe("booking-agent");
+  const { requests } = expectFaithful(events, OPENAI_EXPECTED);
+  // the system prompt and the earlier turns reach the stored request
+  const last = requests.at(-1)!.data.messages as Message[];
+  expect(last[0]).toMatchObject({ role: "system", content: "You book tables." });
+  expect(last.filter((m) => m.role === "tool")).toHaveLength(3);
 });
