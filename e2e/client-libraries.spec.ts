@@ -435,3 +435,71 @@ test("OpenAI SDK + OpenInference instrumentation against a fake server: tool cal
   expect(last[0]).toMatchObject({ role: "system", content: "You book tables." });
   expect(last.filter((m) => m.role === "tool")).toHaveLength(3);
 });
+
+test("OpenAI SDK + Traceloop (OpenLLMetry) instrumentation against a fake server: tool calls, one failure, messages, agent", async ({
+  request,
+}) => {
+  const openai = await import("openai");
+  const { OpenAIInstrumentation } = await import("@traceloop/instrumentation-openai");
+  const { SpanStatusCode } = await import("@opentelemetry/api");
+  const restore = keepOpenAIPristine(openai.OpenAI);
+  const fake = await fakeOpenAI(OPENAI_SCRIPT);
+  const t = tracing("traceloop-agent");
+  const instrumentation = new OpenAIInstrumentation({ traceContent: true, enrichTokens: false });
+  instrumentation.setTracerProvider(t.provider);
+  try {
+    // Traceloop wants the OpenAI class, not the module namespace
+    instrumentation.manuallyInstrument(openai.OpenAI);
+    const tracer = t.provider.getTracer("app");
+    // the agent and its tools in the OTel GenAI conventions OpenLLMetry follows
+    const answer = await tracer.startActiveSpan(
+      "invoke_agent booking-agent",
+      { attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "booking-agent" } },
+      async (root) => {
+        const toolSpan: ToolSpan = (call, run) =>
+          tracer.startActiveSpan(
+            `execute_tool ${call.name}`,
+            {
+              attributes: {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": call.name,
+                "gen_ai.tool.call.id": call.id,
+                "gen_ai.tool.call.arguments": call.args,
+              },
+            },
+            async (span) => {
+              try {
+                const out = await run();
+                span.setAttribute("gen_ai.tool.call.result", out);
+                return out;
+              } catch (e) {
+                span.recordException(e as Error);
+                span.setStatus({ code: SpanStatusCode.ERROR, message: (e as Error).message });
+                throw e;
+              } finally {
+                span.end();
+              }
+            },
+          );
+        try {
+          return await openAIAgentLoop(openai.OpenAI, fake.baseURL, toolSpan);
+        } finally {
+          root.end();
+        }
+      },
+    );
+    expect(answer).toMatch(/Booked/);
+  } finally {
+    instrumentation.disable();
+    restore();
+    await t.finish();
+    await fake.close();
+  }
+  expect(fake.seen).toHaveLength(OPENAI_SCRIPT.length);
+  const { run, events } = await storedRun(request, t.traceIds);
+  expect(run.agent).toBe("booking-agent");
+  const { requests } = expectFaithful(events, OPENAI_EXPECTED);
+  const last = requests.at(-1)!.data.messages as Message[];
+  expect(last[0]).toMatchObject({ role: "system", content: "You book tables." });
+  expect(last.filter((m) => m.role === "tool")).toHaveLength(3);
+});
