@@ -503,3 +503,90 @@ test("OpenAI SDK + Traceloop (OpenLLMetry) instrumentation against a fake server
   expect(last[0]).toMatchObject({ role: "system", content: "You book tables." });
   expect(last.filter((m) => m.role === "tool")).toHaveLength(3);
 });
+
+test("LangChain.js createAgent + OpenInference instrumentation with a scripted chat model: tool calls, one failure, messages, agent", async ({
+  request,
+}) => {
+  const { BaseChatModel } = await import("@langchain/core/language_models/chat_models");
+  const { AIMessage } = await import("@langchain/core/messages");
+  const { tool } = await import("@langchain/core/tools");
+  const callbacks = await import("@langchain/core/callbacks/manager");
+  const { createAgent, toolErrorMiddleware } = await import("langchain");
+  const { LangChainInstrumentation } = await import("@arizeai/openinference-instrumentation-langchain");
+  type Messages = Parameters<InstanceType<typeof BaseChatModel>["_generate"]>[0];
+
+  // the model's script: the same turns as the other libraries, one AIMessage per call
+  const turns = [
+    new AIMessage({
+      content: "",
+      tool_calls: [
+        { id: "call_w1", name: "get_weather", args: OSLO, type: "tool_call" },
+        { id: "call_b1", name: "book_table", args: TABLE, type: "tool_call" },
+      ],
+    }),
+    new AIMessage({ content: "", tool_calls: [{ id: "call_b2", name: "book_table", args: TABLE, type: "tool_call" }] }),
+    new AIMessage({ content: "Booked Maaemo for Friday 19:00; 4°C in Oslo." }),
+  ];
+  class ScriptedChatModel extends BaseChatModel {
+    calls = 0;
+    _llmType() {
+      return "scripted";
+    }
+    override bindTools() {
+      return this;
+    }
+    async _generate(_messages: Messages) {
+      const message = turns[this.calls++];
+      if (!message) throw new Error("the script has no more turns");
+      const text = typeof message.content === "string" ? message.content : "";
+      return {
+        generations: [{ text, message }],
+        llmOutput: { tokenUsage: { promptTokens: 50, completionTokens: 12, totalTokens: 62 } },
+      };
+    }
+  }
+  const model = new ScriptedChatModel({});
+
+  const t = tracing("langchain-agent");
+  const instrumentation = new LangChainInstrumentation({ tracerProvider: t.provider });
+  instrumentation.manuallyInstrument(callbacks);
+  let bookings = 0;
+  try {
+    const getWeather = tool(async ({ city }: { city: string }) => JSON.stringify({ city, temperature: 4 }), {
+      name: "get_weather",
+      description: "Weather for a city",
+      schema: { type: "object", properties: { city: { type: "string" }, unit: { type: "string" } }, required: ["city"] },
+    });
+    const bookTable = tool(
+      async () => {
+        bookings += 1;
+        if (bookings === 1) throw new Error("booking service unavailable");
+        return JSON.stringify({ confirmation: "MA-1" });
+      },
+      { name: "book_table", description: "Book a table", schema: { type: "object", properties: {} } },
+    );
+    const agent = createAgent({
+      name: "booking-agent",
+      model,
+      tools: [getWeather, bookTable],
+      systemPrompt: "You book tables.",
+      // the failed booking goes back to the model as an error ToolMessage, as users configure it
+      middleware: [toolErrorMiddleware({ onError: (e) => `Error: ${(e as Error).message}` })],
+    });
+    const out = await agent.invoke({
+      messages: [{ role: "user", content: "Book Maaemo for two on Friday at 19 and tell me the weather." }],
+    });
+    expect(String(out.messages.at(-1)?.content)).toMatch(/Booked/);
+  } finally {
+    instrumentation.disable();
+    await t.finish();
+  }
+  expect(model.calls).toBe(turns.length);
+  expect(bookings).toBe(2);
+  const { run, events } = await storedRun(request, t.traceIds);
+  expect(run.agent).toBe("booking-agent");
+  const { requests } = expectFaithful(events, OPENAI_EXPECTED);
+  const last = requests.at(-1)!.data.messages as Message[];
+  expect(last[0]).toMatchObject({ role: "system", content: "You book tables." });
+  expect(last.filter((m) => m.role === "tool")).toHaveLength(3);
+});

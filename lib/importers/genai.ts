@@ -749,17 +749,32 @@ function toolCallOf(span: NormalizedSpan, start: bigint, end: bigint): { tool: T
     firstStr(at["gen_ai.tool.name"], at["tool.name"], at["ai.toolCall.name"], at["tool_call.function.name"]) ??
     (span.name.replace(/^execute_tool\s*/, "").trim() || span.name);
   const failed = span.status.code === "error";
+  const decodedResult = result ? decodeJsonString(result.value) : undefined;
+  const lcResult = result?.key === "output.value" ? langChainToolMessage(decodedResult) : undefined;
   const tool: ToolCallInfo = {
-    call: firstStr(at["gen_ai.tool.call.id"], at["ai.toolCall.id"], at["tool_call.id"]) ?? span.spanId,
+    call: firstStr(at["gen_ai.tool.call.id"], at["ai.toolCall.id"], at["tool_call.id"], lcResult?.callId) ?? span.spanId,
     tool: name,
     args: args ? (args.key === "input.value" ? toolInputValue(args.value) : decodeJsonString(args.value)) : {},
     status: failed ? "error" : "ok",
-    result: result ? decodeJsonString(result.value) : undefined,
+    result: lcResult ? lcResult.content : decodedResult,
     error: failed ? (span.status.message ?? "span status ERROR") : undefined,
     latencyMs: latencyMs(start, end),
     callExtra: { description: firstStr(at["gen_ai.tool.description"], at["tool.description"]), toolType: str(at["gen_ai.tool.type"]) },
   };
   return { tool, keys: [...(args ? [args.key] : []), ...(result ? [result.key] : [])] };
+}
+
+/**
+ * OpenInference LangChain.js TOOL `output.value`: `{output: <serialized ToolMessage>}` (or the
+ * message itself). Its `tool_call_id` is the only link to the model's request, since the span
+ * has no `tool_call.id`; its content is the tool's result.
+ */
+function langChainToolMessage(v: unknown): { callId?: string; content: unknown } | undefined {
+  const m = isRecord(v) && Object.keys(v).length === 1 && isRecord(v.output) ? v.output : v;
+  if (!isRecord(m)) return undefined;
+  const body = m.lc !== undefined && isRecord(m.kwargs) ? m.kwargs : m.type === "tool" ? m : undefined;
+  if (!body || typeof body.tool_call_id !== "string") return undefined;
+  return { callId: body.tool_call_id, content: decodeJsonString(body.content) };
 }
 
 /**
