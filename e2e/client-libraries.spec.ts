@@ -48,8 +48,8 @@ class AsyncContext implements ContextManager {
 }
 context.setGlobalContextManager(new AsyncContext());
 
-/** A tracer provider exporting OTLP/HTTP JSON to Retrace; remembers the trace ids it saw. */
-function tracing(serviceName: string, url = `${BASE}/v1/traces`) {
+/** A tracer provider exporting OTLP/HTTP JSON to Retrace (or through `exportWith`); remembers the trace ids it saw. */
+function tracing(serviceName: string, exportWith?: SpanProcessor) {
   const traceIds = new Set<string>();
   const recorder: SpanProcessor = {
     onStart: () => {},
@@ -59,7 +59,7 @@ function tracing(serviceName: string, url = `${BASE}/v1/traces`) {
   };
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ "service.name": serviceName }),
-    spanProcessors: [recorder, new BatchSpanProcessor(new OTLPTraceExporter({ url }))],
+    spanProcessors: [recorder, exportWith ?? new BatchSpanProcessor(new OTLPTraceExporter({ url: `${BASE}/v1/traces` }))],
   });
   return {
     provider,
@@ -589,4 +589,94 @@ test("LangChain.js createAgent + OpenInference instrumentation with a scripted c
   const last = requests.at(-1)!.data.messages as Message[];
   expect(last[0]).toMatchObject({ role: "system", content: "You book tables." });
   expect(last.filter((m) => m.role === "tool")).toHaveLength(3);
+});
+
+/** A hand-instrumented agent loop on the Langfuse SDK, given only `baseUrl` = Retrace; the stored run. */
+async function langfuseRun(request: APIRequestContext) {
+  const { LangfuseSpanProcessor } = await import("@langfuse/otel");
+  const { setLangfuseTracerProvider, startActiveObservation } = await import("@langfuse/tracing");
+  // only the base URL: the SDK posts to /api/public/otel/v1/traces on it
+  const processor = new LangfuseSpanProcessor({ baseUrl: BASE, publicKey: "pk-lf-retrace", secretKey: "sk-lf-retrace" });
+  const t = tracing("langfuse-agent", processor);
+  setLangfuseTracerProvider(t.provider);
+
+  // a hand-instrumented agent loop, as Langfuse's docs show it without a framework
+  type ChatMessage = { role: string; content: string | null; tool_calls?: unknown[]; tool_call_id?: string };
+  const messages: ChatMessage[] = [
+    { role: "system", content: "You book tables." },
+    { role: "user", content: "Book Maaemo for two on Friday at 19 and tell me the weather." },
+  ];
+  let bookings = 0;
+  try {
+    await startActiveObservation(
+      "booking-agent",
+      async (agent) => {
+        agent.update({ input: messages[1].content });
+        for (const reply of OPENAI_SCRIPT) {
+          const assistant: ChatMessage = {
+            role: "assistant",
+            content: reply.text ?? null,
+            ...(reply.toolCalls
+              ? {
+                  tool_calls: reply.toolCalls.map((c) => ({
+                    id: c.id,
+                    type: "function",
+                    function: { name: c.name, arguments: JSON.stringify(c.args) },
+                  })),
+                }
+              : {}),
+          };
+          await startActiveObservation(
+            "chat gpt-4o-mini",
+            async (generation) => {
+              generation.update({
+                model: "gpt-4o-mini",
+                input: [...messages],
+                output: assistant,
+                usageDetails: { input: 50, output: 12, total: 62 },
+              });
+            },
+            { asType: "generation" },
+          );
+          messages.push(assistant);
+          for (const call of reply.toolCalls ?? []) {
+            const content = await startActiveObservation(
+              call.name,
+              async (span) => {
+                span.update({ input: call.args });
+                if (call.name === "book_table" && ++bookings === 1) {
+                  span.update({ level: "ERROR", statusMessage: "booking service unavailable" });
+                  return "Error: booking service unavailable";
+                }
+                const out = call.name === "get_weather" ? { city: "Oslo", temperature: 4 } : { confirmation: "MA-1" };
+                span.update({ output: out });
+                return JSON.stringify(out);
+              },
+              { asType: "tool" },
+            );
+            messages.push({ role: "tool", tool_call_id: call.id, content });
+          }
+        }
+        agent.update({ output: messages.at(-1)?.content });
+      },
+      { asType: "agent" },
+    );
+  } finally {
+    await t.finish();
+  }
+  expect(bookings).toBe(2);
+  return storedRun(request, t.traceIds);
+}
+
+test("Langfuse SDK (@langfuse/otel + @langfuse/tracing) with only baseUrl set to Retrace: observations become model and tool calls", async ({
+  request,
+}) => {
+  const { run, events } = await langfuseRun(request);
+  // the agent observation's name
+  expect(run.agent).toBe("booking-agent");
+  const { requests } = expectFaithful(events, OPENAI_EXPECTED);
+  expect(requests[0].data.messages as Message[]).toEqual([
+    { role: "system", content: "You book tables." },
+    { role: "user", content: "Book Maaemo for two on Friday at 19 and tell me the weather." },
+  ]);
 });

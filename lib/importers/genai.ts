@@ -289,7 +289,8 @@ function messagesFrom(span: NormalizedSpan, role: SpanRole): { messages?: unknow
   if (lf && role === "llm") {
     const v = decodeJsonString(lf.value);
     const list = messagesFromList(v);
-    if (list) return { messages: list.flatMap((m, i) => normalizePartsMessage(m, `${span.spanId}-p${i}`)), keys: [lf.key] };
+    // OpenAI chat messages as the user passed them, or GenAI parts: one normaliser reads both
+    if (list) return { messages: normalizeMessages(list, `${span.spanId}-p`), keys: [lf.key] };
     return { messages: [isRecord(v) && typeof v.role === "string" ? v : { role: "user", content: v }], keys: [lf.key] };
   }
   const oll = openLlmetryMessages(at, "gen_ai.prompt.", `${span.spanId}-p`);
@@ -765,6 +766,16 @@ function toolCallOf(span: NormalizedSpan, start: bigint, end: bigint): { tool: T
 }
 
 /**
+ * The Langfuse SDK marks a failed observation with `langfuse.observation.level: ERROR` (and
+ * `status_message`), not the span status: read as a failed span, so it counts as one error.
+ */
+function withLangfuseLevel(span: NormalizedSpan): NormalizedSpan {
+  if (span.status.code === "error" || span.attributes["langfuse.observation.level"] !== "ERROR") return span;
+  const message = str(span.attributes["langfuse.observation.status_message"]);
+  return { ...span, status: { code: "error", ...(message ? { message } : {}) } };
+}
+
+/**
  * OpenInference LangChain.js TOOL `output.value`: `{output: <serialized ToolMessage>}` (or the
  * message itself). Its `tool_call_id` is the only link to the model's request, since the span
  * has no `tool_call.id`; its content is the tool's result.
@@ -842,7 +853,8 @@ function errorsOf(span: NormalizedSpan, end: bigint): { errors: ErrorInfo[]; mar
 }
 
 /** One span → one step node with what it did. */
-export function spanToNode(span: NormalizedSpan): StepNode {
+export function spanToNode(raw: NormalizedSpan): StepNode {
+  const span = withLangfuseLevel(raw);
   const start = BigInt(span.startTimeUnixNano);
   let end = BigInt(span.endTimeUnixNano);
   if (end < start) end = start;

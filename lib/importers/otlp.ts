@@ -257,9 +257,13 @@ function traceToRun(traceId: string, spans: NormalizedSpan[], opts: SpansToRunsO
   const services = [
     ...new Set(sorted.map((s) => str(s.resource["service.name"])).filter((s): s is string => !!s && !s.startsWith("unknown_service"))),
   ];
-  const agentSpan = sorted.find((s) => spanRole(s) === "agent" && firstStr(s.attributes["gen_ai.agent.name"], s.attributes["agent.name"]));
+  // a Langfuse agent observation is named by its span name
+  const agentNameOf = (s: NormalizedSpan) =>
+    firstStr(s.attributes["gen_ai.agent.name"], s.attributes["agent.name"]) ??
+    (s.attributes["langfuse.observation.type"] === "agent" ? s.name : undefined);
+  const agentSpan = sorted.find((s) => spanRole(s) === "agent" && agentNameOf(s));
   const agentName =
-    (agentSpan ? firstStr(agentSpan.attributes["gen_ai.agent.name"], agentSpan.attributes["agent.name"]) : undefined) ??
+    (agentSpan ? agentNameOf(agentSpan) : undefined) ??
     attr(sorted, ["gen_ai.agent.name", "componentName"], "attributes") ??
     langChainAgentName(sorted);
   const appName = attr(sorted, ["app.name"], "attributes");

@@ -128,3 +128,78 @@ describe("Langfuse observation attributes", () => {
     expect(evs.find((e) => e.type === "step.start" && e.step === "0000000000000001")!.data.kind).toBe("agent");
   });
 });
+
+describe("Langfuse SDK observations as @langfuse/tracing 5.11 writes them", () => {
+  // every span starts at T0 (one millisecond), as a fast agent loop records them; ends differ by microseconds
+  const at = (id: string, endUs: number, attributes: NormalizedSpan["attributes"], parent?: string): NormalizedSpan => ({
+    ...span(id, attributes, parent),
+    startTimeUnixNano: T0.toString(),
+    endTimeUnixNano: (T0 + BigInt(endUs) * 1000n).toString(),
+  });
+  const assistant = (calls: { id: string; name: string; args: object }[]) => ({
+    role: "assistant",
+    content: null,
+    tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } })),
+  });
+  const book = { id: "call_b", name: "book_table", args: { guests: 2 } };
+  const spans = [
+    at("1", 900, { "langfuse.observation.type": "agent" }),
+    at(
+      "2",
+      100,
+      {
+        "langfuse.observation.type": "generation",
+        "langfuse.observation.input": JSON.stringify([{ role: "user", content: "book" }]),
+        "langfuse.observation.output": JSON.stringify(assistant([book])),
+      },
+      "1",
+    ),
+    at(
+      "3",
+      200,
+      {
+        "langfuse.observation.type": "tool",
+        "langfuse.observation.input": JSON.stringify(book.args),
+        "langfuse.observation.level": "ERROR",
+        "langfuse.observation.status_message": "booking service unavailable",
+      },
+      "1",
+    ),
+    // the last generation's span ends before the first's: only its messages say it came later
+    at(
+      "4",
+      50,
+      {
+        "langfuse.observation.type": "generation",
+        "langfuse.observation.input": JSON.stringify([
+          { role: "user", content: "book" },
+          assistant([book]),
+          { role: "tool", tool_call_id: "call_b", content: "Error: booking service unavailable" },
+        ]),
+        "langfuse.observation.output": JSON.stringify({ role: "assistant", content: "Sorry." }),
+      },
+      "1",
+    ),
+  ];
+  spans[0].name = "booking-agent";
+  spans[2].name = "book_table";
+  const evs = eventsOf(spans);
+
+  it("level ERROR is one failed tool; the agent observation names the run's agent", () => {
+    expect(evs.filter((e) => e.type === "error")).toHaveLength(1);
+    expect(evs.find((e) => e.type === "tool.result")?.data).toMatchObject({ status: "error", error: "booking service unavailable" });
+    expect(evs[0].data.agent).toEqual({ name: "booking-agent" });
+  });
+
+  it("OpenAI chat input messages are normalised, and a generation sent a tool's result comes after that tool", () => {
+    const reqs = evs.filter((e) => e.type === "model.request");
+    expect(reqs[1].data.messages).toEqual([
+      { role: "user", content: "book" },
+      { role: "assistant", content: "", toolCalls: [{ id: "call_b", name: "book_table", args: { guests: 2 } }] },
+      { role: "tool", content: "Error: booking service unavailable", toolCallId: "call_b" },
+    ]);
+    const types = evs.map((e) => e.type);
+    expect(types.indexOf("tool.call")).toBeGreaterThan(types.indexOf("model.response"));
+    expect(types.lastIndexOf("model.request")).toBeGreaterThan(types.indexOf("tool.result"));
+  });
+});
