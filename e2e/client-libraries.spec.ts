@@ -680,3 +680,64 @@ test("Langfuse SDK (@langfuse/otel + @langfuse/tracing) with only baseUrl set to
     { role: "user", content: "Book Maaemo for two on Friday at 19 and tell me the weather." },
   ]);
 });
+
+test("OpenAI Agents SDK + OpenInference instrumentation, chat completions on a fake server: tool calls, one failure, messages, agent", async ({
+  request,
+}) => {
+  const agents = await import("@openai/agents");
+  const { OpenAI } = await import("openai");
+  const { OpenAIAgentsInstrumentation } = await import("@arizeai/openinference-instrumentation-openai-agents");
+  const fake = await fakeOpenAI(OPENAI_SCRIPT);
+  const t = tracing("openai-agents");
+  // exclusive: the SDK's own exporter (to OpenAI, over the network) is replaced
+  const instrumentation = new OpenAIAgentsInstrumentation({ tracerProvider: t.provider });
+  instrumentation.manuallyInstrument(agents);
+  agents.setDefaultOpenAIClient(new OpenAI({ apiKey: "test-key", baseURL: fake.baseURL, maxRetries: 0 }));
+  agents.setOpenAIAPI("chat_completions");
+  let bookings = 0;
+  try {
+    const getWeather = agents.tool({
+      name: "get_weather",
+      description: "Weather for a city",
+      parameters: {
+        type: "object",
+        properties: { city: { type: "string" }, unit: { type: "string" } },
+        required: [],
+        additionalProperties: true,
+      },
+      strict: false,
+      execute: async (input) => JSON.stringify({ city: (input as { city?: string }).city, temperature: 4 }),
+    });
+    const bookTable = agents.tool({
+      name: "book_table",
+      description: "Book a table",
+      parameters: { type: "object", properties: {}, required: [], additionalProperties: true },
+      strict: false,
+      execute: async () => {
+        bookings += 1;
+        if (bookings === 1) throw new Error("booking service unavailable");
+        return JSON.stringify({ confirmation: "MA-1" });
+      },
+    });
+    const agent = new agents.Agent({
+      name: "booking-agent",
+      instructions: "You book tables.",
+      model: "gpt-4o-mini",
+      tools: [getWeather, bookTable],
+    });
+    const result = await agents.run(agent, "Book Maaemo for two on Friday at 19 and tell me the weather.");
+    expect(String(result.finalOutput)).toMatch(/Booked/);
+  } finally {
+    await t.finish();
+    instrumentation.disable();
+    await fake.close();
+  }
+  expect(fake.seen).toHaveLength(OPENAI_SCRIPT.length);
+  expect(bookings).toBe(2);
+  const { run, events } = await storedRun(request, t.traceIds);
+  expect(run.agent).toBe("booking-agent");
+  const { requests } = expectFaithful(events, OPENAI_EXPECTED);
+  const last = requests.at(-1)!.data.messages as Message[];
+  expect(last[0]).toMatchObject({ role: "system", content: "You book tables." });
+  expect(last.filter((m) => m.role === "tool")).toHaveLength(3);
+});

@@ -257,9 +257,10 @@ function traceToRun(traceId: string, spans: NormalizedSpan[], opts: SpansToRunsO
   const services = [
     ...new Set(sorted.map((s) => str(s.resource["service.name"])).filter((s): s is string => !!s && !s.startsWith("unknown_service"))),
   ];
-  // a Langfuse agent observation is named by its span name
+  // a Langfuse agent observation is named by its span name; OpenInference's OpenAI Agents
+  // instrumentation names the agent in `graph.node.id`
   const agentNameOf = (s: NormalizedSpan) =>
-    firstStr(s.attributes["gen_ai.agent.name"], s.attributes["agent.name"]) ??
+    firstStr(s.attributes["gen_ai.agent.name"], s.attributes["agent.name"], s.attributes["graph.node.id"]) ??
     (s.attributes["langfuse.observation.type"] === "agent" ? s.name : undefined);
   const agentSpan = sorted.find((s) => spanRole(s) === "agent" && agentNameOf(s));
   const agentName =

@@ -92,3 +92,13 @@ describe("OpenInference LangChain.js tool spans", () => {
     expect(run.events[0].data.agent).toEqual({ name: "booking-agent" });
   });
 });
+
+describe("OpenInference OpenAI Agents spans", () => {
+  it("the agent span's graph.node.id names the run's agent (the root AGENT span names none)", () => {
+    const [run] = spansToRuns([
+      span("1", 0, 100, { "openinference.span.kind": "AGENT" }),
+      span("2", 1, 99, { "openinference.span.kind": "AGENT", "graph.node.id": "booking-agent" }),
+    ]);
+    expect(run.events[0].data.agent).toEqual({ name: "booking-agent" });
+  });
+});
