@@ -53,7 +53,11 @@ function tracing(serviceName: string, exportWith?: SpanProcessor) {
   const traceIds = new Set<string>();
   const recorder: SpanProcessor = {
     onStart: () => {},
-    onEnd: (span: ReadableSpan) => void traceIds.add(span.spanContext().traceId),
+    onEnd: (span: ReadableSpan) => {
+      traceIds.add(span.spanContext().traceId);
+      if (process.env.DUMP_SPANS)
+        console.log("SPAN", span.name, span.spanContext().spanId, span.startTime.join("."), span.endTime.join("."));
+    },
     forceFlush: async () => {},
     shutdown: async () => {},
   };
