@@ -7,7 +7,7 @@
  */
 import { setOwn } from "../journal/own-keys";
 import { decodeJsonString, firstStr, isRecord, str, toNumber } from "./json-utils";
-import { normalizeMessage, normalizeMessages, type JournalMessage } from "./messages";
+import { contentText, normalizeMessage, normalizeMessages, type JournalMessage } from "./messages";
 import type { ErrorInfo, ModelCallInfo, RetrievalInfo, StepNode, ToolCallInfo, ToolCallRequest } from "./nodes";
 import { latencyMs, requestSignature } from "./nodes";
 import type { Attributes, AttrValue, NormalizedSpan } from "./span";
@@ -226,15 +226,15 @@ function adkContentToMessage(c: unknown, idBase: string): Message | undefined {
 
 /**
  * A GenAI semconv message with `parts` (`[{role, parts: [{type: text|tool_call|
- * tool_call_response, …}]}]`, AI SDK 7, Traceloop) → the journal's {role, content, toolCalls?,
- * toolCallId?}; other shapes are kept as they are.
+ * tool_call_response, …}]}]`, AI SDK 7, Traceloop) → the journal's {role, content, toolCalls?}
+ * and one `{role: "tool", content, toolCallId}` per tool result (AI SDK 7 puts the results of
+ * parallel calls in one message); other shapes are kept as they are.
  */
-export function normalizePartsMessage(m: unknown, idBase: string): unknown {
-  if (!isRecord(m) || !Array.isArray(m.parts) || m.content !== undefined) return m;
+export function normalizePartsMessage(m: unknown, idBase: string): unknown[] {
+  if (!isRecord(m) || !Array.isArray(m.parts) || m.content !== undefined) return [m];
   const texts: string[] = [];
   const toolCalls: ToolCallRequest[] = [];
-  const results: unknown[] = [];
-  let toolCallId: string | undefined;
+  const results: Rec[] = [];
   m.parts.forEach((p, j) => {
     if (!isRecord(p)) return;
     if (p.type === "text" || p.type === "reasoning") {
@@ -243,16 +243,20 @@ export function normalizePartsMessage(m: unknown, idBase: string): unknown {
     } else if (p.type === "tool_call") {
       toolCalls.push({ id: str(p.id) ?? `${idBase}-${j}`, name: str(p.name) ?? "unknown", args: decodeJsonString(p.arguments ?? {}) });
     } else if (p.type === "tool_call_response") {
-      toolCallId ??= str(p.id);
-      results.push(p.response ?? p.result ?? null);
+      results.push({ role: "tool", content: contentText(p.response ?? p.result ?? null), toolCallId: str(p.id) ?? `${idBase}-${j}` });
     }
   });
   const out: Rec = { role: str(m.role) ?? "user" };
   if (texts.length > 0) out.content = texts.join("\n");
-  else if (results.length > 0) out.content = results.length === 1 ? results[0] : results;
   if (toolCalls.length > 0) out.toolCalls = toolCalls;
-  if (toolCallId) out.toolCallId = toolCallId;
-  return out;
+  return texts.length > 0 || toolCalls.length > 0 || results.length === 0 ? [out, ...results] : results;
+}
+
+/** `gen_ai.system_instructions`: a string, or text parts `[{type: "text", content}]`. */
+function systemText(v: unknown): unknown {
+  if (!Array.isArray(v)) return v;
+  const texts = v.map((p) => (typeof p === "string" ? p : isRecord(p) ? firstStr(p.content, p.text) : undefined));
+  return texts.filter((t): t is string => t !== undefined).join("\n");
 }
 
 function messagesFromList(v: unknown): unknown[] | undefined {
@@ -273,19 +277,20 @@ function messagesFrom(span: NormalizedSpan, role: SpanRole): { messages?: unknow
     if (!sys) return msgs;
     keys.push(sys.key);
     const s = decodeJsonString(sys.value);
-    return [{ role: "system", content: s }, ...msgs];
+    return [{ role: "system", content: systemText(s) }, ...msgs];
   };
   const genai = first(at, ["gen_ai.input.messages", "gen_ai.prompt"]);
   if (genai) {
     const list = messagesFromList(decodeJsonString(genai.value));
     if (list)
-      return { messages: withSystem(list.map((m, i) => normalizePartsMessage(m, `${span.spanId}-p${i}`))), keys: [...keys, genai.key] };
+      return { messages: withSystem(list.flatMap((m, i) => normalizePartsMessage(m, `${span.spanId}-p${i}`))), keys: [...keys, genai.key] };
   }
   const lf = first(at, ["langfuse.observation.input"]);
   if (lf && role === "llm") {
     const v = decodeJsonString(lf.value);
     const list = messagesFromList(v);
-    if (list) return { messages: list.map((m, i) => normalizePartsMessage(m, `${span.spanId}-p${i}`)), keys: [lf.key] };
+    // OpenAI chat messages as the user passed them, or GenAI parts: one normaliser reads both
+    if (list) return { messages: normalizeMessages(list, `${span.spanId}-p`), keys: [lf.key] };
     return { messages: [isRecord(v) && typeof v.role === "string" ? v : { role: "user", content: v }], keys: [lf.key] };
   }
   const oll = openLlmetryMessages(at, "gen_ai.prompt.", `${span.spanId}-p`);
@@ -497,21 +502,22 @@ function outputFrom(span: NormalizedSpan): Output {
     const msgs = Array.isArray(v) ? v : [v];
     const texts: string[] = [];
     const toolCalls: ToolCallRequest[] = [];
-    msgs.forEach((m, i) => {
-      const n = normalizePartsMessage(m, `${id}-${i}`);
-      if (!isRecord(n)) return;
-      const t = textOf(n.content);
-      if (t) texts.push(t);
-      const calls = Array.isArray(n.toolCalls) ? n.toolCalls : Array.isArray(n.tool_calls) ? n.tool_calls : [];
-      calls.filter(isRecord).forEach((c, j) => {
-        const fn = isRecord(c.function) ? c.function : {};
-        toolCalls.push({
-          id: str(c.id) ?? `${id}-${i}-${j}`,
-          name: firstStr(c.name, fn.name) ?? "unknown",
-          args: decodeJsonString(c.args ?? c.arguments ?? fn.arguments ?? {}),
+    msgs
+      .flatMap((m, i) => normalizePartsMessage(m, `${id}-${i}`))
+      .forEach((n, i) => {
+        if (!isRecord(n)) return;
+        const t = textOf(n.content);
+        if (t) texts.push(t);
+        const calls = Array.isArray(n.toolCalls) ? n.toolCalls : Array.isArray(n.tool_calls) ? n.tool_calls : [];
+        calls.filter(isRecord).forEach((c, j) => {
+          const fn = isRecord(c.function) ? c.function : {};
+          toolCalls.push({
+            id: str(c.id) ?? `${id}-${i}-${j}`,
+            name: firstStr(c.name, fn.name) ?? "unknown",
+            args: decodeJsonString(c.args ?? c.arguments ?? fn.arguments ?? {}),
+          });
         });
       });
-    });
     const output = finishOutput(texts.length > 0 ? texts.join("\n") : undefined, toolCalls);
     return { output: output ?? { text: canonicalText(v) }, keys: [lfo.key] };
   }
@@ -744,17 +750,42 @@ function toolCallOf(span: NormalizedSpan, start: bigint, end: bigint): { tool: T
     firstStr(at["gen_ai.tool.name"], at["tool.name"], at["ai.toolCall.name"], at["tool_call.function.name"]) ??
     (span.name.replace(/^execute_tool\s*/, "").trim() || span.name);
   const failed = span.status.code === "error";
+  const decodedResult = result ? decodeJsonString(result.value) : undefined;
+  const lcResult = result?.key === "output.value" ? langChainToolMessage(decodedResult) : undefined;
   const tool: ToolCallInfo = {
-    call: firstStr(at["gen_ai.tool.call.id"], at["ai.toolCall.id"], at["tool_call.id"]) ?? span.spanId,
+    call: firstStr(at["gen_ai.tool.call.id"], at["ai.toolCall.id"], at["tool_call.id"], lcResult?.callId) ?? span.spanId,
     tool: name,
     args: args ? (args.key === "input.value" ? toolInputValue(args.value) : decodeJsonString(args.value)) : {},
     status: failed ? "error" : "ok",
-    result: result ? decodeJsonString(result.value) : undefined,
+    result: lcResult ? lcResult.content : decodedResult,
     error: failed ? (span.status.message ?? "span status ERROR") : undefined,
     latencyMs: latencyMs(start, end),
     callExtra: { description: firstStr(at["gen_ai.tool.description"], at["tool.description"]), toolType: str(at["gen_ai.tool.type"]) },
   };
   return { tool, keys: [...(args ? [args.key] : []), ...(result ? [result.key] : [])] };
+}
+
+/**
+ * The Langfuse SDK marks a failed observation with `langfuse.observation.level: ERROR` (and
+ * `status_message`), not the span status: read as a failed span, so it counts as one error.
+ */
+function withLangfuseLevel(span: NormalizedSpan): NormalizedSpan {
+  if (span.status.code === "error" || span.attributes["langfuse.observation.level"] !== "ERROR") return span;
+  const message = str(span.attributes["langfuse.observation.status_message"]);
+  return { ...span, status: { code: "error", ...(message ? { message } : {}) } };
+}
+
+/**
+ * OpenInference LangChain.js TOOL `output.value`: `{output: <serialized ToolMessage>}` (or the
+ * message itself). Its `tool_call_id` is the only link to the model's request, since the span
+ * has no `tool_call.id`; its content is the tool's result.
+ */
+function langChainToolMessage(v: unknown): { callId?: string; content: unknown } | undefined {
+  const m = isRecord(v) && Object.keys(v).length === 1 && isRecord(v.output) ? v.output : v;
+  if (!isRecord(m)) return undefined;
+  const body = m.lc !== undefined && isRecord(m.kwargs) ? m.kwargs : m.type === "tool" ? m : undefined;
+  if (!body || typeof body.tool_call_id !== "string") return undefined;
+  return { callId: body.tool_call_id, content: decodeJsonString(body.content) };
 }
 
 /**
@@ -822,7 +853,8 @@ function errorsOf(span: NormalizedSpan, end: bigint): { errors: ErrorInfo[]; mar
 }
 
 /** One span → one step node with what it did. */
-export function spanToNode(span: NormalizedSpan): StepNode {
+export function spanToNode(raw: NormalizedSpan): StepNode {
+  const span = withLangfuseLevel(raw);
   const start = BigInt(span.startTimeUnixNano);
   let end = BigInt(span.endTimeUnixNano);
   if (end < start) end = start;

@@ -12,7 +12,7 @@ import { hasOwn, setOwn } from "../journal/own-keys";
 import type { EventType } from "../journal/types";
 import type { JournalBuilder } from "./builder";
 import { inferEffect } from "./effects";
-import { compact, isRecord } from "./json-utils";
+import { asArray, compact, isRecord } from "./json-utils";
 import { contentText } from "./messages";
 
 export interface ToolCallRequest {
@@ -119,17 +119,23 @@ export interface ArrangeOptions {
   causal?: boolean;
 }
 
-/** The call ids a subtree's model calls requested and the ones its tools executed. */
+/**
+ * The call ids a subtree's model calls requested, the ones its tools executed, and the ones
+ * its model calls were sent back (tool calls and results in their request messages).
+ */
 interface CallIds {
   requested: Set<string>;
   executed: Set<string>;
+  consumed: Set<string>;
 }
 
 /** A tool that ran the call a later sibling's model asked for moves after that sibling. */
 function afterRequesters(list: StepNode[], ids: Map<string, CallIds>): StepNode[] {
   const requester = new Map<string, number>();
+  const executor = new Map<string, number>();
   list.forEach((n, i) => {
     for (const c of ids.get(n.id)?.requested ?? []) if (!requester.has(c)) requester.set(c, i);
+    for (const c of ids.get(n.id)?.executed ?? []) if (!executor.has(c)) executor.set(c, i);
   });
   if (requester.size === 0) return list;
   const out: StepNode[] = [];
@@ -146,9 +152,14 @@ function afterRequesters(list: StepNode[], ids: Map<string, CallIds>): StepNode[
   };
   list.forEach((n, i) => {
     let wait: number | undefined;
-    for (const c of ids.get(n.id)?.executed ?? []) {
-      const r = requester.get(c);
+    const after = (r: number | undefined) => {
       if (r !== undefined && r > i && !emitted.has(r) && (wait === undefined || r > wait)) wait = r;
+    };
+    for (const c of ids.get(n.id)?.executed ?? []) after(requester.get(c));
+    // a model call sent a call's result comes after the request and the tool that ran it
+    for (const c of ids.get(n.id)?.consumed ?? []) {
+      after(requester.get(c));
+      after(executor.get(c));
     }
     if (wait === undefined) emit(i);
     else waiting.set(wait, [...(waiting.get(wait) ?? []), i]);
@@ -238,7 +249,7 @@ export function arrangeNodes(nodes: StepNode[], opts: ArrangeOptions = {}): { ro
     let model = false;
     let tool = false;
     let failed = false;
-    const mine: CallIds | undefined = opts.causal ? { requested: new Set(), executed: new Set() } : undefined;
+    const mine: CallIds | undefined = opts.causal ? { requested: new Set(), executed: new Set(), consumed: new Set() } : undefined;
     for (const c of children.get(n.id) ?? []) {
       const r = visit(c);
       model ||= r.model;
@@ -248,6 +259,7 @@ export function arrangeNodes(nodes: StepNode[], opts: ArrangeOptions = {}): { ro
       if (mine && sub) {
         for (const x of sub.requested) mine.requested.add(x);
         for (const x of sub.executed) mine.executed.add(x);
+        for (const x of sub.consumed) mine.consumed.add(x);
       }
     }
     if (model && n.model) n.model = undefined;
@@ -256,6 +268,11 @@ export function arrangeNodes(nodes: StepNode[], opts: ArrangeOptions = {}): { ro
     if (mine) {
       for (const tc of n.model?.output?.toolCalls ?? []) mine.requested.add(tc.id);
       if (n.tool) mine.executed.add(n.tool.call);
+      for (const m of n.model?.messages ?? []) {
+        if (!isRecord(m)) continue;
+        if (typeof m.toolCallId === "string") mine.consumed.add(m.toolCallId);
+        for (const tc of asArray(m.toolCalls)) if (isRecord(tc) && typeof tc.id === "string") mine.consumed.add(tc.id);
+      }
       ids.set(n.id, mine);
     }
     return { model: model || !!n.model, tool: tool || !!n.tool, failed: failed || n.errors.length > 0 };

@@ -240,6 +240,8 @@ function traceToRun(traceId: string, spans: NormalizedSpan[], opts: SpansToRunsO
   const dangling = sorted.filter((s) => s.parentSpanId && !ids.has(s.parentSpanId)).length;
   if (dangling > 0) warnings.push(`trace ${traceId}: ${dangling} span(s) name a parent that is not in the data; they are shown as roots`);
   const nodes: StepNode[] = sorted.map(spanToNode);
+  // Linked first, so the causal order sees which response each tool call answers.
+  linkToolCallsToRequests(nodes);
   // Arranging first drops wrapper calls, so the input comes from a real model call.
   arrangeNodes(nodes, { causal: true });
   const input = runInput(
@@ -255,10 +257,16 @@ function traceToRun(traceId: string, spans: NormalizedSpan[], opts: SpansToRunsO
   const services = [
     ...new Set(sorted.map((s) => str(s.resource["service.name"])).filter((s): s is string => !!s && !s.startsWith("unknown_service"))),
   ];
-  const agentSpan = sorted.find((s) => spanRole(s) === "agent" && firstStr(s.attributes["gen_ai.agent.name"], s.attributes["agent.name"]));
+  // a Langfuse agent observation is named by its span name; OpenInference's OpenAI Agents
+  // instrumentation names the agent in `graph.node.id`
+  const agentNameOf = (s: NormalizedSpan) =>
+    firstStr(s.attributes["gen_ai.agent.name"], s.attributes["agent.name"], s.attributes["graph.node.id"]) ??
+    (s.attributes["langfuse.observation.type"] === "agent" ? s.name : undefined);
+  const agentSpan = sorted.find((s) => spanRole(s) === "agent" && agentNameOf(s));
   const agentName =
-    (agentSpan ? firstStr(agentSpan.attributes["gen_ai.agent.name"], agentSpan.attributes["agent.name"]) : undefined) ??
-    attr(sorted, ["gen_ai.agent.name", "componentName"], "attributes");
+    (agentSpan ? agentNameOf(agentSpan) : undefined) ??
+    attr(sorted, ["gen_ai.agent.name", "componentName"], "attributes") ??
+    langChainAgentName(sorted);
   const appName = attr(sorted, ["app.name"], "attributes");
   const workflowName = appName ?? services[0] ?? agentName ?? summary.mainRoot?.name ?? "trace";
   const serviceVersion = !appName && services[0] ? attr(sorted, ["service.version"], "resource") : undefined;
@@ -322,4 +330,49 @@ export function spansToRuns(spans: NormalizedSpan[], opts: SpansToRunsOptions = 
   });
   traces.sort((a, b) => cmpBig(a.min, b.min) || (a.id < b.id ? -1 : 1));
   return traces.map((t) => traceToRun(t.id, t.list, opts));
+}
+
+/** LangChain.js `createAgent({name})`: OpenInference writes it as `lc_agent_name` in the `metadata` JSON. */
+function langChainAgentName(spans: NormalizedSpan[]): string | undefined {
+  for (const s of spans) {
+    const meta = s.attributes.metadata;
+    if (typeof meta !== "string" || !meta.includes("lc_agent_name")) continue;
+    const d = decodeJsonString(meta);
+    const name = isRecord(d) ? str(d.lc_agent_name) : undefined;
+    if (name) return name;
+  }
+  return undefined;
+}
+
+/**
+ * A tool span that names no call id (OpenInference LangChain.js when the tool failed, so no
+ * ToolMessage says which call it answered) takes the id of the call the model requested: the
+ * latest model response ending before the tool started that asked for this tool with equal
+ * arguments, among requests no other tool span answers. Without it the tool call cannot be
+ * ordered after, or linked to, the response that asked for it. Within one derivation only:
+ * a tool span whose model call came in an earlier OTLP request keeps its span id.
+ */
+function linkToolCallsToRequests(nodes: StepNode[]): void {
+  const SLACK = 1_000_000n; // span starts are stamped in whole milliseconds
+  const responses = nodes
+    .filter((n) => (n.model?.output?.toolCalls?.length ?? 0) > 0)
+    .sort((a, b) => (a.end < b.end ? -1 : a.end > b.end ? 1 : 0));
+  if (responses.length === 0) return;
+  const claimed = new Set(nodes.flatMap((n) => (n.tool && n.tool.call !== n.id ? [n.tool.call] : [])));
+  const orphans = nodes.filter((n) => n.tool && n.tool.call === n.id).sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  for (const node of orphans) {
+    const tool = node.tool!;
+    const args = canonicalJson(tool.args ?? {});
+    for (let i = responses.length - 1; i >= 0; i--) {
+      const r = responses[i];
+      if (r.end > node.start + SLACK) continue;
+      const match = r.model!.output!.toolCalls!.find(
+        (c) => !claimed.has(c.id) && c.name === tool.tool && canonicalJson(c.args ?? {}) === args,
+      );
+      if (!match) continue;
+      tool.call = match.id;
+      claimed.add(match.id);
+      break;
+    }
+  }
 }
