@@ -114,6 +114,22 @@ test("from the runs list to the cause of the incident in two user actions", asyn
   await rp.shows(26);
 });
 
+test("a click anywhere on a runs-list row opens its run; a click on a control does not", async ({ page, guard }) => {
+  guard.allowNavigation(BASE);
+  await page.goto("/?q=" + RETRY_RUN);
+  await expect(page.locator(".runs-page")).toHaveAttribute("data-ready", "true");
+  const table = page.getByRole("table", { name: "Runs", exact: true });
+  const row = table.getByRole("row").filter({ has: page.getByRole("link", { name: RETRY_RUN, exact: true }) });
+  // the row's checkbox (open mode may export) selects, it does not navigate
+  const box = row.getByRole("checkbox");
+  if ((await box.count()) > 0) {
+    await box.check();
+    await expect(page).not.toHaveURL(/\/runs\//);
+  }
+  await row.locator("[data-health]").click();
+  await expect(page).toHaveURL(new RegExp(`/runs/${RETRY_RUN}`));
+});
+
 test("n / N step through the findings, ? lists the keys, the Findings tab groups by rule", async ({ page, guard }) => {
   guard.allowNavigation(BASE);
   const rp = new RunPage(page);

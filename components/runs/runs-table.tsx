@@ -1,5 +1,6 @@
 "use client";
 import Link from "next/link";
+import { useRouter } from "next/navigation";
 import type { RunListItem } from "@/lib/view/api-types";
 import { useMemo, useSyncExternalStore } from "react";
 import { describeChain, formatCount, formatDuration, formatRelative, formatTimestamp } from "@/lib/view/format";
@@ -83,6 +84,7 @@ export function RunsTable({
   selection?: RunSelection;
 }) {
   const now = useNow();
+  const router = useRouter();
   const rows = useMemo(() => {
     if (pinned.length === 0) return runs;
     const rank = new Map(pinned.map((id, i) => [id, i]));
@@ -129,8 +131,15 @@ export function RunsTable({
           {rows.map((r) => (
             <tr
               key={r.id}
-              className={isPinned.has(r.id) ? "pinned" : undefined}
+              className={isPinned.has(r.id) ? "pinned row-link" : "row-link"}
               aria-selected={selection ? selection.selected.has(r.id) : undefined}
+              // the whole row opens the run (the id's link stays the keyboard's way in);
+              // a click on a control or a text selection is left alone
+              onClick={(e) => {
+                if ((e.target as HTMLElement).closest("a, button, input, label, select")) return;
+                if (window.getSelection()?.toString()) return;
+                router.push(`/runs/${encodeURIComponent(r.id)}`);
+              }}
             >
               {selection ? (
                 <td className="col-select">
