@@ -347,8 +347,10 @@ function langChainAgentName(spans: NormalizedSpan[]): string | undefined {
 /**
  * A tool span that names no call id (OpenInference LangChain.js when the tool failed, so no
  * ToolMessage says which call it answered) takes the id of the call the model requested: the
- * latest model response ending before the tool started that asked for this tool with equal
- * arguments, among requests no other tool span answers. Without it the tool call cannot be
+ * earliest request for this tool with equal arguments that no other tool span answers, from
+ * a response ending before the tool started. Earliest, not latest: span starts are whole
+ * milliseconds, so in a fast run the retry's response "ends before" the failed attempt
+ * started too, and the latest would swap the two (seen with the Langfuse SDK). Without it the tool call cannot be
  * ordered after, or linked to, the response that asked for it. Within one derivation only:
  * a tool span whose model call came in an earlier OTLP request keeps its span id.
  */
@@ -363,9 +365,8 @@ function linkToolCallsToRequests(nodes: StepNode[]): void {
   for (const node of orphans) {
     const tool = node.tool!;
     const args = canonicalJson(tool.args ?? {});
-    for (let i = responses.length - 1; i >= 0; i--) {
-      const r = responses[i];
-      if (r.end > node.start + SLACK) continue;
+    for (const r of responses) {
+      if (r.end > node.start + SLACK) break;
       const match = r.model!.output!.toolCalls!.find(
         (c) => !claimed.has(c.id) && c.name === tool.tool && canonicalJson(c.args ?? {}) === args,
       );

@@ -93,6 +93,35 @@ describe("OpenInference LangChain.js tool spans", () => {
   });
 });
 
+describe("tool spans with no call id in a fast run (every span within the same milliseconds)", () => {
+  it("a retried call's attempts take the requests in order, each after the response that asked for it", () => {
+    // the failed attempt starts in the millisecond the retry's response ends: whole-ms stamps
+    // make that response look earlier, and the latest match would give the attempt the retry's id
+    const spans = [
+      span("1", 0, 10, { "openinference.span.kind": "CHAIN" }),
+      llm("2", 1, 2, [{ id: "call_b1", name: "book_table", args: ARGS }]),
+      span("3", 2, 2, { "openinference.span.kind": "TOOL", "tool.name": "book_table", "input.value": JSON.stringify(ARGS) }, "error"),
+      llm("4", 2, 2, [{ id: "call_b2", name: "book_table", args: ARGS }]),
+      span("5", 2, 3, { "openinference.span.kind": "TOOL", "tool.name": "book_table", "input.value": JSON.stringify(ARGS) }, "error"),
+    ];
+    const [run] = spansToRuns(spans);
+    const toolCalls = run.events.filter((e) => e.type === "tool.call");
+    expect(toolCalls.map((e) => e.data.call).sort()).toEqual(["call_b1", "call_b2"]);
+    // the first attempt (span 3, ended at 2 ms) answers the first request
+    const endOf = (call: string) => run.events.find((e) => e.type === "tool.result" && e.data.call === call)?.ts ?? "";
+    expect(endOf("call_b1") < endOf("call_b2")).toBe(true);
+    for (const c of toolCalls) {
+      const asker = run.events.find(
+        (e) =>
+          e.type === "model.response" &&
+          ((e.data.output as { toolCalls?: { id: string }[] } | undefined)?.toolCalls ?? []).some((t) => t.id === c.data.call),
+      );
+      expect(asker, String(c.data.call)).toBeDefined();
+      expect(asker!.seq, String(c.data.call)).toBeLessThan(c.seq);
+    }
+  });
+});
+
 describe("OpenInference OpenAI Agents spans", () => {
   it("the agent span's graph.node.id names the run's agent (the root AGENT span names none)", () => {
     const [run] = spansToRuns([
