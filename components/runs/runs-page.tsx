@@ -1,9 +1,11 @@
 "use client";
-import { useQueryClient } from "@tanstack/react-query";
+import { useQueries, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { EMPTY_FILTERS, filtersFromParams, isFiltered, paramsFromFilters, type RunFilters } from "@/lib/view/run-filters";
-import { runsKeys } from "@/components/data/query-keys";
+import { fetchJson } from "@/components/data/fetch-json";
+import { runKeys, runsKeys } from "@/components/data/query-keys";
+import type { RunDetail, RunListItem } from "@/lib/view/api-types";
 import { EmptyState } from "./empty-state";
 import { RunFiltersBar } from "./run-filters-bar";
 import { RunsTable } from "./runs-table";
@@ -42,9 +44,18 @@ export function RunsPage({ origin, projects, uploadProject, canExport = false }:
   const fileInput = useRef<HTMLInputElement>(null);
   const dragging = useDropZone(upload);
 
-  const all = runs.data?.pages.flatMap((p) => p.runs) ?? [];
+  const listed = runs.data?.pages.flatMap((p) => p.runs) ?? [];
   // the runs just uploaded come first, so a file whose runs started long ago is not lost in the list
   const uploaded = useMemo(() => uploadedRunIds(items.map((i) => i.answer)), [items]);
+  // ...also when they are not on the pages loaded (older than the newest 50): read one by one
+  const missing = uploaded.filter((id) => !listed.some((r) => r.id === id));
+  const fetched = useQueries({
+    queries: missing.map((id) => ({
+      queryKey: runKeys.detail(id),
+      queryFn: ({ signal }: { signal: AbortSignal }) => fetchJson<RunDetail>(`/api/runs/${encodeURIComponent(id)}`, signal),
+    })),
+  });
+  const all: RunListItem[] = [...fetched.flatMap((q) => (q.data ? [q.data] : [])), ...listed];
   const loaded = runs.isSuccess;
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const selection = useMemo(
