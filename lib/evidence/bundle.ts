@@ -12,6 +12,7 @@
  *   runs/<n>/findings.json  the run's findings
  *   runs/<n>/notes.json     the reviewers' notes on the run
  */
+import type { AuditEntry } from "../access/audit-entry";
 import { createHash, createPublicKey, verify as edVerify, type KeyObject } from "node:crypto";
 import { canonicalJson } from "../canonical";
 import { computeEventHash } from "../journal/chain";
@@ -33,19 +34,8 @@ export interface FindingRow {
   message: string;
 }
 
-export interface AuditLogRow {
-  seq: number;
-  ts: string;
-  actor: string;
-  action: string;
-  project: string | null;
-  target: string | null;
-  reason: string | null;
-  result: string;
-  detail: string;
-  prevHash: string;
-  hash: string;
-}
+/** A privileged-action log entry as the bundle carries it (lib/access/audit-entry.ts). */
+export type AuditLogRow = AuditEntry;
 
 export interface BundleRunInput {
   id: string;

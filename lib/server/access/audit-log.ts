@@ -4,11 +4,13 @@ import "server-only";
  * SHA-256 of the canonical JSON of its fields and the previous entry's hash, so editing,
  * removing or reordering any row breaks every hash after it; `verify` names the first.
  */
-import { canonicalJson, sha256Hex } from "../../canonical";
+import { entryHash, GENESIS, type AuditEntry } from "../../access/audit-entry";
+import { canonicalJson } from "../../canonical";
 import type { Db } from "../db";
 import { redactorFor } from "../service";
 
-export const GENESIS = "0".repeat(64);
+export { entryHash, GENESIS, type AuditEntry };
+
 /** The PostgreSQL advisory lock that puts appends in one line (any fixed number; this one is Retrace's). */
 const AUDIT_LOCK = 7_262_722_001;
 /** "seq" is a 32-bit integer on PostgreSQL: a larger bound is an error there, not "no bound". */
@@ -22,37 +24,6 @@ export interface AuditInput {
   reason?: string | null;
   result: "ok" | "refused" | "failed";
   detail?: Record<string, unknown>;
-}
-
-export interface AuditEntry {
-  seq: number;
-  ts: string;
-  actor: string;
-  action: string;
-  project: string | null;
-  target: string | null;
-  reason: string | null;
-  result: string;
-  detail: string;
-  prevHash: string;
-  hash: string;
-}
-
-export function entryHash(e: Omit<AuditEntry, "hash">): string {
-  return sha256Hex(
-    canonicalJson({
-      seq: e.seq,
-      ts: e.ts,
-      actor: e.actor,
-      action: e.action,
-      project: e.project,
-      target: e.target,
-      reason: e.reason,
-      result: e.result,
-      detail: e.detail,
-      prevHash: e.prevHash,
-    }),
-  );
 }
 
 /** Appends one entry (in line behind concurrent appends; retried if a seq still collides). Text is redacted like stored events. */
