@@ -56,20 +56,29 @@ export async function* byteChunks(source: ByteSource): AsyncGenerator<Uint8Array
 const GUNZIP_PIECE = 4096;
 
 /**
+ * The first non-empty chunk of `source`, the rest after it, and whether the bytes start with
+ * the gzip magic number; null for a source with no bytes. Both inflaters (maybeGunzip here,
+ * lib/server/gunzip.ts) open a body with it.
+ */
+export async function gzipHead(source: ByteSource): Promise<{ head: Uint8Array; rest: AsyncIterable<Uint8Array>; gzip: boolean } | null> {
+  const it = byteChunks(source)[Symbol.asyncIterator]();
+  let first = await it.next();
+  while (!first.done && first.value.length === 0) first = await it.next();
+  if (first.done) return null;
+  const head = first.value;
+  return { head, rest: { [Symbol.asyncIterator]: () => it }, gzip: head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b };
+}
+
+/**
  * Yields the bytes, gunzipped when they start with the gzip magic number (a local file:
  * the CLI). Bodies from the network are inflated by lib/server/gunzip.ts instead, with a
  * ratio cap, on node:zlib. An error of the source comes out as it is.
  */
 export async function* maybeGunzip(source: ByteSource): AsyncGenerator<Uint8Array> {
-  const it = byteChunks(source)[Symbol.asyncIterator]();
-  let first = await it.next();
-  while (!first.done && first.value.length === 0) first = await it.next();
-  if (first.done) return;
-  const head = first.value;
-  const rest: AsyncIterable<Uint8Array> = {
-    [Symbol.asyncIterator]: () => it,
-  };
-  if (!(head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b)) {
+  const opened = await gzipHead(source);
+  if (opened === null) return;
+  const { head, rest } = opened;
+  if (!opened.gzip) {
     yield head;
     yield* rest;
     return;

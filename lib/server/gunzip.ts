@@ -6,7 +6,7 @@ import "server-only";
  * mid-inflate could take the server down. A Node stream is simply destroyed.
  */
 import { createGunzip } from "node:zlib";
-import { byteChunks, JournalReadError, type ByteSource } from "../journal/reader";
+import { gzipHead, JournalReadError, type ByteSource } from "../journal/reader";
 
 export interface GunzipLimits {
   /**
@@ -32,13 +32,10 @@ const GUNZIP_PIECE = 4096;
  * error of the source (a size limit counted on the wire) comes out as it is.
  */
 export async function* gunzipLimited(source: ByteSource, limits: GunzipLimits): AsyncGenerator<Uint8Array> {
-  const it = byteChunks(source)[Symbol.asyncIterator]();
-  let first = await it.next();
-  while (!first.done && first.value.length === 0) first = await it.next();
-  if (first.done) return;
-  const head = first.value;
-  const rest: AsyncIterable<Uint8Array> = { [Symbol.asyncIterator]: () => it };
-  if (!(head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b)) {
+  const opened = await gzipHead(source);
+  if (opened === null) return;
+  const { head, rest } = opened;
+  if (!opened.gzip) {
     yield head;
     yield* rest;
     return;
