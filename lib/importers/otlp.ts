@@ -361,15 +361,20 @@ function linkToolCallsToRequests(nodes: StepNode[]): void {
     .sort((a, b) => (a.end < b.end ? -1 : a.end > b.end ? 1 : 0));
   if (responses.length === 0) return;
   const claimed = new Set(nodes.flatMap((n) => (n.tool && n.tool.call !== n.id ? [n.tool.call] : [])));
+  // each requested call's canonical arguments, once (not once per tool span that looks)
+  const argsOf = new Map<string, string>();
+  const requestArgs = (c: { id: string; args?: unknown }) => {
+    let a = argsOf.get(c.id);
+    if (a === undefined) argsOf.set(c.id, (a = canonicalJson(c.args ?? {})));
+    return a;
+  };
   const orphans = nodes.filter((n) => n.tool && n.tool.call === n.id).sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
   for (const node of orphans) {
     const tool = node.tool!;
     const args = canonicalJson(tool.args ?? {});
     for (const r of responses) {
       if (r.end > node.start + SLACK) break;
-      const match = r.model!.output!.toolCalls!.find(
-        (c) => !claimed.has(c.id) && c.name === tool.tool && canonicalJson(c.args ?? {}) === args,
-      );
+      const match = r.model!.output!.toolCalls!.find((c) => !claimed.has(c.id) && c.name === tool.tool && requestArgs(c) === args);
       if (!match) continue;
       tool.call = match.id;
       claimed.add(match.id);
