@@ -15,7 +15,8 @@ export {
 } from "./fold";
 export { buildForkPlan, ReplayError, type ForkPlan, type Replacement } from "./plan";
 export { checkForkOverride, forkOverrideSchema, parseForkOverride, type ForkOverrideCheck } from "./fork-override";
-export { assessFidelity, type FidelityVerdict } from "./fidelity";
+export { assessFidelity, createFidelityScan, type FidelityVerdict } from "./fidelity";
+export { createReplayStream, type ReplayChunk, type ReplayStream } from "./stream";
 export { evaluateCondition } from "./condition";
 export { evaluate, INITIAL_EVAL, writeCallAt, type EvalState, type Verdict, type WriteCall } from "./evaluate";
 export * from "./types";

@@ -1,15 +1,15 @@
 /**
- * `createReplay`: folds a run once (eagerly: frames, divergences and fork changes are
- * ready on return) and keeps the fold state every `snapshotEvery` events. The run state
- * of any frame is then recomputed from the nearest snapshot, so the UI can scrub a long
+ * `createReplay`: folds a run once (eagerly, as one chunk of `createReplayStream`: frames,
+ * divergences and fork changes are ready on return) and keeps the fold state every
+ * `snapshotEvery` events. The run state of any frame is then recomputed from the nearest snapshot, so the UI can scrub a long
  * run without the replay holding one state per event.
  */
 import { groupByRun, orderEvents } from "../analyze/analyzer";
 import type { Fidelity, JournalEvent, RunId } from "../journal/types";
 import type { RunState } from "../state";
-import { assessFidelity } from "./fidelity";
 import { INITIAL_FOLD, replayStep, type FoldState, type FrameOut, type ReplayContext } from "./fold";
 import { buildForkPlan, ReplayError } from "./plan";
+import { createReplayStream } from "./stream";
 import {
   PROVENANCES,
   type Divergence,
@@ -69,7 +69,6 @@ export function createReplay(input: readonly JournalEvent[], options: ReplayOpti
   const runEvents = runs.get(run);
   if (!runEvents) throw new ReplayError(`no run "${run}" in the journal (runs: ${[...runs.keys()].slice(0, 5).join(", ")})`);
   const events = orderEvents(runEvents);
-  const every = Math.max(1, Math.floor(options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY));
   const ctx: ReplayContext = {
     plan: options.fork ? buildForkPlan(events, options.fork) : null,
     chainVerdict: options.chainVerdict,
@@ -77,22 +76,12 @@ export function createReplay(input: readonly JournalEvent[], options: ReplayOpti
   };
   // Seeking re-steps events whose divergences are already known: skip the chain hashing.
   const seekCtx: ReplayContext = { ...ctx, verifyChain: false };
-  const fidelity = assessFidelity(events, options.fidelity);
-
-  const snapshots: FoldState[] = [];
-  const frames: ReplayFrame[] = [];
-  const divergences: Divergence[] = [];
-  const changes: ForkChange[] = [];
-  let fold = INITIAL_FOLD;
-  for (let i = 0; i < events.length; i++) {
-    if (i % every === 0) snapshots.push(fold);
-    const out = replayStep(fold, events[i], ctx);
-    fold = out.fold;
-    for (const f of out.frames) frames.push(f.frame);
-    for (const d of out.divergences) divergences.push(d);
-    for (const c of out.changes) changes.push(c);
-  }
-  const finalFold = fold;
+  const stream = createReplayStream(ctx, options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY);
+  const { frames, divergences, changes } = stream.push(events);
+  const fidelity = stream.fidelity(options.fidelity);
+  const every = stream.every;
+  const snapshots = stream.snapshots;
+  const finalFold = stream.fold;
   const firstMeaningful = divergences.find((d) => d.meaningful) ?? null;
 
   const checkIndex = (index: number) => {

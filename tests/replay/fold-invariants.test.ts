@@ -6,40 +6,12 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { orderEvents } from "../../lib/analyze";
 import { canonicalJson } from "../../lib/canonical";
 import type { JournalEvent } from "../../lib/journal/types";
-import { buildForkPlan, createReplay, foldEvents, foldToJson, type ForkOverride, type ForkSpec } from "../../lib/replay";
-import { createRng, generateRun } from "../../lib/replay/testing/journal-generator";
+import { buildForkPlan, createReplay, foldEvents, foldToJson } from "../../lib/replay";
+import { generateRun, randomFork } from "../../lib/replay/testing/journal-generator";
 import { EMPTY_STATE, nextState, type RunState } from "../../lib/state";
 import { testRuns, testSeed } from "./seeds";
-
-/** A fork the plan accepts, chosen from what the run holds. */
-export function randomFork(events: JournalEvent[], seed: number): ForkSpec {
-  const rng = createRng(seed);
-  const ordered = orderEvents(events);
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const e = rng.pick(ordered);
-    const kind = rng.int(0, 5);
-    let override: ForkOverride | null = null;
-    if (kind === 0)
-      override = { policy: { maxSteps: rng.int(0, 4), ...(rng.chance(0.5) ? { requireApproval: ["send_email", "issue_refund"] } : {}) } };
-    else if (
-      kind === 1 &&
-      (e.type === "tool.result" || e.type === "tool.call") &&
-      ordered.some(
-        (x) => (x.type === "tool.result" && x.seq > e.seq && x.data.call === e.data.call) || (x === e && e.type === "tool.result"),
-      )
-    ) {
-      override = { toolResult: { status: rng.pick(["ok", "error", "timeout", "unknown"]) } };
-    } else if (kind === 2 && e.type === "approval.decision") override = { approval: rng.pick(["approved", "denied"] as const) };
-    else if (kind === 3 && e.type === "model.response") override = { modelOutput: { text: "something else" } };
-    else if (kind === 4) override = { state: { status: rng.pick(["start", "done"]), items: {}, n: 1 } };
-    else if (kind === 5) override = { statePatch: [{ op: "add", path: "/forked", value: true }] };
-    if (override) return { seq: e.seq, override };
-  }
-  return { seq: ordered[0].seq, override: { policy: { maxSteps: 1 } } };
-}
 
 function naiveState(events: JournalEvent[], eventIndex: number): RunState {
   let state: RunState = EMPTY_STATE;

@@ -13,6 +13,8 @@
 import { canonicalJson, hashOf, sha256Hex } from "../../canonical";
 import type { JournalEvent, JsonObject, JsonValue, RunId, Seq } from "../../journal/types";
 import { applyPatch, EMPTY_STATE, type RunState } from "../../state";
+import { orderEvents } from "../../analyze/analyzer";
+import type { ForkOverride, ForkSpec } from "../types";
 
 export interface Rng {
   /** Uniform in [0, 1). */
@@ -417,4 +419,31 @@ export function generateJournal(seed: number, runs: number, options: Omit<Genera
 /** NDJSON text of events (bigint written exactly). */
 export function toJsonl(events: readonly JournalEvent[]): string {
   return events.map((e) => canonicalJson(e)).join("\n") + "\n";
+}
+
+/** A fork the plan accepts, chosen from what the run holds. */
+export function randomFork(events: JournalEvent[], seed: number): ForkSpec {
+  const rng = createRng(seed);
+  const ordered = orderEvents(events);
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const e = rng.pick(ordered);
+    const kind = rng.int(0, 5);
+    let override: ForkOverride | null = null;
+    if (kind === 0)
+      override = { policy: { maxSteps: rng.int(0, 4), ...(rng.chance(0.5) ? { requireApproval: ["send_email", "issue_refund"] } : {}) } };
+    else if (
+      kind === 1 &&
+      (e.type === "tool.result" || e.type === "tool.call") &&
+      ordered.some(
+        (x) => (x.type === "tool.result" && x.seq > e.seq && x.data.call === e.data.call) || (x === e && e.type === "tool.result"),
+      )
+    ) {
+      override = { toolResult: { status: rng.pick(["ok", "error", "timeout", "unknown"]) } };
+    } else if (kind === 2 && e.type === "approval.decision") override = { approval: rng.pick(["approved", "denied"] as const) };
+    else if (kind === 3 && e.type === "model.response") override = { modelOutput: { text: "something else" } };
+    else if (kind === 4) override = { state: { status: rng.pick(["start", "done"]), items: {}, n: 1 } };
+    else if (kind === 5) override = { statePatch: [{ op: "add", path: "/forked", value: true }] };
+    if (override) return { seq: e.seq, override };
+  }
+  return { seq: ordered[0].seq, override: { policy: { maxSteps: 1 } } };
 }
