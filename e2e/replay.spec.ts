@@ -8,6 +8,8 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Locator, Page } from "@playwright/test";
 import { hashOf } from "../lib/canonical";
+import { computeEventHash } from "../lib/journal/chain";
+import type { JournalEvent } from "../lib/journal/types";
 import { generateJournal } from "../scripts/bench-journal";
 import { example, uniqueId } from "./fixtures/journals";
 import { expect, postJournal, test } from "./fixtures/viewer";
@@ -355,5 +357,84 @@ test.describe("replay page", () => {
     await expect(rp.frame).toHaveAttribute("data-frame", last);
     await expect(rp.frame).toHaveAttribute("data-ready", "true");
     expect(await rp.frames.getByRole("option").count()).toBeLessThan(80);
+  });
+
+  test("a long run streams in: its first frames step while later pages are still on the way, then the fold completes", async ({
+    page,
+    request,
+    guard,
+  }) => {
+    test.setTimeout(120_000);
+    const runId = uniqueId("e2e-rp-stream");
+    guard.allowNavigation(`/runs/${runId}/replay`);
+    await postJournal(request, BASE, generateJournal(6_000, runId));
+    // the first page passes; every later one waits until the test lets it through
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let later = 0;
+    await page.route(/\/api\/runs\/[^/]+\/events\?/, async (route) => {
+      if (!route.request().url().includes("after=-1")) {
+        later++;
+        await held;
+      }
+      await route.continue();
+    });
+    const rp = await open(page);
+    await page.goto(`${BASE}/runs/${encodeURIComponent(runId)}/replay`);
+    await expect(rp.view).toHaveAttribute("data-phase", "streaming", { timeout: 30_000 });
+    const progress = page.getByTestId("replay-progress");
+    await expect(progress).toContainText("1,000 of 6,000 events");
+    await expect(page.getByTestId("playhead")).toHaveText("frame 1 of 1,000 · seq 0");
+    await rp.shows(0);
+    // step through what has arrived
+    await page.keyboard.press("j");
+    await rp.shows(1);
+    const slider = page.getByLabel("Scrub through frames");
+    const scrub = (to: number) =>
+      slider.evaluate((input: HTMLInputElement, v) => {
+        input.value = String(v);
+        input.dispatchEvent(new Event("input", { bubbles: true }));
+      }, to);
+    await scrub(500);
+    await rp.shows(500);
+    expect(later).toBeGreaterThan(0);
+    await expect(rp.view).toHaveAttribute("data-ready", "false");
+
+    release();
+    await rp.ready();
+    await expect(progress).toHaveCount(0);
+    await expect(page.getByTestId("playhead")).toHaveText("frame 501 of 6,000 · seq 500");
+    await expect(rp.banner).toContainText("6,000 events folded in");
+    await scrub(5_999);
+    await rp.shows(5_999);
+  });
+
+  test("a secret redacted on a later page switches the replay to Retrace's chain and folds again: no false divergence", async ({
+    page,
+    request,
+    guard,
+  }) => {
+    test.setTimeout(120_000);
+    const runId = uniqueId("e2e-rp-late-secret");
+    guard.allowNavigation(`/runs/${runId}/replay`);
+    const events = generateJournal(2_400, runId)
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as JournalEvent);
+    // a secret the recorder hashed: ingest redacts it, so the recorder's chain cannot verify from there on
+    events[1_500].data = { ...events[1_500].data, apiKey: "sk-proj-" + "Q1w2E3r4T5y6U7i8O9p0A1s2" };
+    let prev = "";
+    for (const e of events) {
+      const { hash: _old, ...rest } = e;
+      void _old;
+      e.hash = computeEventHash(prev, rest as JournalEvent);
+      prev = e.hash;
+    }
+    await postJournal(request, BASE, events);
+    const rp = await open(page);
+    await rp.open(runId);
+    await expect(rp.tab("Divergences (0)")).toBeVisible();
+    await expect(rp.banner).toContainText("Retrace's own chain over the stored events");
+    await expect(page.getByTestId("playhead")).toContainText("of 2,400");
   });
 });

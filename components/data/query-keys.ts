@@ -17,8 +17,6 @@ export const runKeys = {
   inspectAll: (run: string) => ["run", run, "inspect"] as const,
   inspect: (run: string, seq: number, withState: boolean) => ["run", run, "inspect", seq, withState] as const,
   search: (run: string, q: string) => ["run", run, "search", q] as const,
-  /** Every page of GET /api/runs/{run}/events as text, for the replay worker. */
-  eventPages: (run: string) => ["run", run, "event-pages"] as const,
   /** GET /api/runs/{run}/usage at `n` events (a live run refetches as it grows). */
   usage: (run: string, n: number) => ["run", run, "usage", n] as const,
   /** Every stored event, parsed, for the compare page. */

@@ -1,13 +1,25 @@
-/** Every event of a run from GET /api/runs/{run}/events, page by page, as the pages' text. */
+/** A run's events from GET /api/runs/{run}/events, page by page. */
 import { apiErrorOf } from "@/components/data/fetch-json";
-import { nextAfterOf } from "./parse-events";
+import { nextAfterOf, parsePage } from "./parse-events";
 
 const PAGE = 5000;
+/** The replay's first page is smaller, so its first frame does not wait for 5,000 events. */
+const FIRST_PAGE = 1000;
+
+/** One page of a run's events after `after`, parsed exactly (the replay worker's fetch). */
+export async function fetchEventPage(run: string, after: number, signal?: AbortSignal): Promise<ReturnType<typeof parsePage>> {
+  const limit = after < 0 ? FIRST_PAGE : PAGE;
+  const res = await fetch(`/api/runs/${encodeURIComponent(run)}/events?after=${after}&limit=${limit}`, {
+    signal,
+    headers: { accept: "application/json" },
+  });
+  if (!res.ok) throw await apiErrorOf(res);
+  return parsePage(await res.text());
+}
 
 /**
- * The replay folds the whole run, so it needs all of it (the lists still draw only the
- * rows on screen). Text, because the replay worker parses it: a string crosses to the
- * worker as one copy, parsed objects one by one.
+ * Every page, as text: compare aligns two whole runs (its lists still draw only the rows
+ * on screen).
  */
 export async function fetchEventPages(run: string, signal: AbortSignal): Promise<string[]> {
   const pages: string[] = [];

@@ -5,7 +5,7 @@
 import { kindOf } from "@/lib/graph/kind";
 import type { JournalEvent } from "@/lib/journal/types";
 import { str } from "@/lib/journal/values";
-import type { Replay } from "@/lib/replay";
+import type { Replay, ReplayFrame } from "@/lib/replay";
 import type { FrameRow } from "./protocol";
 
 const cut = (s: string, n = 80) => (s.length > n ? `${s.slice(0, n)}…` : s);
@@ -70,12 +70,18 @@ export function labelOf(e: LabelledEvent): string {
   }
 }
 
-/** Rows for every frame of a replay. `effects`: call id → effect, for tool results. */
+/** Rows for every frame of a replay. */
 export function buildRows(replay: Replay): FrameRow[] {
+  return createRowBuilder().rows(replay.events, replay.frames);
+}
+
+/**
+ * Rows chunk by chunk, as a streamed replay's frames arrive: `rows(events, frames)` takes
+ * the events just pushed and the frames they made. A tool result's row shows its call's
+ * effect (call id → effect from the tool.call events seen so far, this chunk's included).
+ */
+export function createRowBuilder(): { rows(events: readonly JournalEvent[], frames: readonly ReplayFrame[]): FrameRow[] } {
   const effects = new Map<string, string>();
-  for (const e of replay.events)
-    if (e.type === "tool.call" && typeof e.data.call === "string" && typeof e.data.effect === "string")
-      effects.set(e.data.call, e.data.effect);
   const kind = (e: JournalEvent) => {
     const call = str(e.data.call);
     const effect =
@@ -86,18 +92,25 @@ export function buildRows(replay: Replay): FrameRow[] {
           : null;
     return kindOf(e.type, effect);
   };
-  return replay.frames.map((f) => ({
-    index: f.index,
-    eventIndex: f.eventIndex,
-    seq: f.seq,
-    type: f.event.type,
-    label: labelOf(f.event),
-    kind: kind(f.event),
-    provenance: f.provenance,
-    stale: f.stale,
-    substituted: f.substituted,
-    note: f.note,
-    simulated: f.recorded === null || f.event !== f.recorded,
-    recorded: f.recorded === null ? null : { type: f.recorded.type, label: labelOf(f.recorded), kind: kind(f.recorded) },
-  }));
+  return {
+    rows(events, frames) {
+      for (const e of events)
+        if (e.type === "tool.call" && typeof e.data.call === "string" && typeof e.data.effect === "string")
+          effects.set(e.data.call, e.data.effect);
+      return frames.map((f) => ({
+        index: f.index,
+        eventIndex: f.eventIndex,
+        seq: f.seq,
+        type: f.event.type,
+        label: labelOf(f.event),
+        kind: kind(f.event),
+        provenance: f.provenance,
+        stale: f.stale,
+        substituted: f.substituted,
+        note: f.note,
+        simulated: f.recorded === null || f.event !== f.recorded,
+        recorded: f.recorded === null ? null : { type: f.recorded.type, label: labelOf(f.recorded), kind: kind(f.recorded) },
+      }));
+    },
+  };
 }

@@ -6,8 +6,16 @@
 import { parseJsonExact } from "@/lib/journal/exact-json";
 import type { JournalEvent } from "@/lib/journal/types";
 
+/** One event as the events API sends it: the stored event and the recorder's hash. */
+export interface PageRow {
+  seq: number;
+  recordedHash: string | null;
+  redactions: number;
+  event: JournalEvent;
+}
+
 interface Page {
-  events: Array<{ seq: number; recordedHash: string | null; redactions: number; event: JournalEvent }>;
+  events: PageRow[];
   nextAfter: number | null;
 }
 
@@ -38,11 +46,14 @@ export function eventsFromPages(pages: readonly string[]): {
   const chain = rows.every((r) => r.redactions === 0) ? "recorder" : "server";
   // events stored with a secret replaced: the state they set is not the recorder's (ReplayOptions.redacted)
   const redacted = new Set(rows.filter((r) => r.redactions > 0).map((r) => r.seq));
-  const events = rows.map((r) => {
-    if (chain === "server") return r.event;
-    const { hash: _server, ...rest } = r.event;
-    void _server;
-    return (r.recordedHash ? { ...rest, hash: r.recordedHash } : rest) as JournalEvent;
-  });
+  const events = rows.map((r) => eventOf(r, chain));
   return { events, chain, redacted };
+}
+
+/** The event the replay folds: with the recorder's hash when that chain is checked. */
+export function eventOf(r: PageRow, chain: "recorder" | "server"): JournalEvent {
+  if (chain === "server") return r.event;
+  const { hash: _server, ...rest } = r.event;
+  void _server;
+  return (r.recordedHash ? { ...rest, hash: r.recordedHash } : rest) as JournalEvent;
 }

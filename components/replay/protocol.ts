@@ -26,6 +26,21 @@ export interface FrameRow {
   recorded: { type: string; label: string; kind: EventKind } | null;
 }
 
+/** What one page of events added to the reconstruct while the run loads. */
+export interface ReplayProgress {
+  key: string;
+  /** The rows so far are void: the replay folded again from the start (see `load`). */
+  restart: boolean;
+  rows: FrameRow[];
+  divergences: Divergence[];
+  /** Events folded so far. */
+  loaded: number;
+  done: boolean;
+  /** The reconstruct's summary so far (its `divergences` and `blocked` left empty: the page keeps the divergences). */
+  summary: ReplaySummary;
+  chain: "recorder" | "server";
+}
+
 export interface ReplayResult {
   /** Identifies the replay the rows belong to (the fork spec as JSON, or "reconstruct"). */
   key: string;
@@ -42,6 +57,9 @@ export interface ReplayResult {
   /** Time the fold took in the worker, ms. */
   ms: number;
 }
+
+/** `replay`'s answer: rows null when they streamed in with the load's progress and stand. */
+export type ReplayAnswer = Omit<ReplayResult, "rows"> & { rows: FrameRow[] | null };
 
 export interface FrameView {
   key: string;

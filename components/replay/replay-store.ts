@@ -7,7 +7,7 @@
  */
 import { createContext, useContext } from "react";
 import { createStore, useStore, type StoreApi } from "zustand";
-import type { FrameView, ReplayResult } from "./protocol";
+import type { FrameView, ReplayAnswer, ReplayProgress, ReplayResult } from "./protocol";
 
 export type SideTab = "frame" | "fork" | "divergences" | "changes";
 
@@ -26,12 +26,16 @@ export interface ReplayViewState {
   /** seq → index of its first frame. */
   frameOfSeq: Map<number, number>;
   view: FrameView | null;
+  /** How far the streamed load has folded; null before its first page. */
+  progress: { loaded: number; done: boolean } | null;
   setCursor(index: number): void;
   setPlaying(playing: boolean): void;
   setSpeed(speed: number): void;
   setPauseAtMarks(v: boolean): void;
   setTab(tab: SideTab): void;
-  setResult(result: ReplayResult): void;
+  /** A page of the streamed reconstruct: its rows and divergences are appended. */
+  applyProgress(p: ReplayProgress): void;
+  setResult(result: ReplayAnswer): void;
   setView(view: FrameView): void;
 }
 
@@ -59,6 +63,7 @@ export function createReplayStore(): StoreApi<ReplayViewState> {
     marks: [],
     frameOfSeq: new Map(),
     view: null,
+    progress: null,
     setCursor: (index) => {
       const n = get().result?.rows.length ?? 0;
       const cursor = Math.max(0, Math.min(n - 1, Math.round(index)));
@@ -68,11 +73,54 @@ export function createReplayStore(): StoreApi<ReplayViewState> {
     setSpeed: (speed) => set({ speed }),
     setPauseAtMarks: (pauseAtMarks) => set({ pauseAtMarks }),
     setTab: (tab) => set({ tab }),
-    setResult: (result) => {
-      const frameOfSeq = new Map<number, number>();
-      for (const r of result.rows) if (!frameOfSeq.has(r.seq)) frameOfSeq.set(r.seq, r.index);
-      const cursor = Math.min(get().cursor, Math.max(0, result.rows.length - 1));
-      set({ result, frameOfSeq, marks: marksOf(result, frameOfSeq), cursor, view: null, playing: false });
+    applyProgress: (p) => {
+      const prev = get().result;
+      const keep = !p.restart && prev !== null && prev.key === p.key;
+      // appended in place: a long run's rows are never copied page by page
+      const rows = keep ? prev.rows : [];
+      const divergences = keep ? prev.divergences : [];
+      const frameOfSeq = keep ? get().frameOfSeq : new Map<number, number>();
+      for (const r of p.rows) {
+        rows.push(r);
+        if (!frameOfSeq.has(r.seq)) frameOfSeq.set(r.seq, r.index);
+      }
+      for (const d of p.divergences) divergences.push(d);
+      const result: ReplayResult = {
+        key: p.key,
+        rows,
+        divergences,
+        changes: [],
+        summary: { ...p.summary, divergences },
+        forkError: null,
+        chain: p.chain,
+        hashed: 0,
+        ms: 0,
+      };
+      set({
+        result,
+        frameOfSeq,
+        marks: marksOf(result, frameOfSeq),
+        progress: { loaded: p.loaded, done: p.done },
+        ...(keep ? {} : { cursor: 0, view: null, playing: false }),
+      });
+    },
+    setResult: (answer) => {
+      const prev = get().result;
+      // the streamed reconstruct's answer: the rows the load appended stand, and so does the view
+      const streamed = answer.rows === null && prev !== null && prev.key === answer.key;
+      const rows = answer.rows ?? (streamed ? prev.rows : []);
+      const result: ReplayResult = { ...answer, rows };
+      const frameOfSeq = streamed ? get().frameOfSeq : new Map<number, number>();
+      if (!streamed) for (const r of rows) if (!frameOfSeq.has(r.seq)) frameOfSeq.set(r.seq, r.index);
+      const cursor = Math.min(get().cursor, Math.max(0, rows.length - 1));
+      set({
+        result,
+        frameOfSeq,
+        marks: marksOf(result, frameOfSeq),
+        cursor,
+        ...(streamed ? {} : { view: null, playing: false }),
+        progress: { loaded: answer.summary.events, done: true },
+      });
     },
     setView: (view) => set({ view }),
   }));

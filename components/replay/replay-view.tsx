@@ -59,7 +59,8 @@ function ReplayBody({ runId, initialDetail }: { runId: string; initialDetail: Ru
         if (at === undefined && first) {
           s.setCursor(s.frameOfSeq.get(first.seq) ?? 0);
           s.setTab("changes");
-        } else s.setCursor(at ?? 0);
+        } else if (at !== undefined) s.setCursor(at);
+        // otherwise the cursor stays where the streamed frames let the reader put it
         return;
       }
       if (first) {
@@ -117,7 +118,7 @@ function ReplayBody({ runId, initialDetail }: { runId: string; initialDetail: Ru
         </nav>
       </header>
       <ShortcutsDialog page="replay" />
-      <ReplayBanner fork={fork} urlError={urlError} fidelity={detail.fidelity} />
+      <ReplayBanner fork={fork} urlError={urlError} fidelity={detail.fidelity} events={detail.eventCount} />
       <ReplayControls />
       {session.phase === "error" ? (
         <div className="rp-error" role="alert">

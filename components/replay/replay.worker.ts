@@ -1,23 +1,29 @@
 /**
- * The replay worker: holds one run's events and its current Replay, so folding a long run
- * (hashing every event, rebuilding every state) never blocks the page. Comlink exposes
- * `load`, `replay` and `view`; the page keeps only the answers it still needs.
+ * The replay worker: fetches one run's events page by page, folds the reconstruct as each
+ * page arrives (the page shows the first frames while the rest loads), and holds the
+ * current Replay, so folding a long run (hashing every event, rebuilding every state)
+ * never blocks the page. Comlink exposes `load`, `replay` and `view`; the page keeps only
+ * the answers it still needs.
  */
 import { expose } from "comlink";
-import type { Fidelity, JournalEvent } from "@/lib/journal/types";
-import { createReplay, ReplayError, type ForkSpec, type Replay } from "@/lib/replay";
-import { buildRows } from "./frame-rows";
-import { eventsFromPages } from "./parse-events";
-import { forkKey, type FrameView, type ReplayResult } from "./protocol";
+import type { Fidelity, JournalEvent, RunId } from "@/lib/journal/types";
+import { createReplay, openReplay, ReplayError, type ForkSpec, type GrowingReplay, type Replay } from "@/lib/replay";
+import { buildRows, createRowBuilder } from "./frame-rows";
+import { fetchEventPage } from "./event-pages";
+import { eventOf, type PageRow } from "./parse-events";
+import { forkKey, type FrameView, type ReplayAnswer, type ReplayProgress } from "./protocol";
 
 let run = "";
 let fidelity: Fidelity | undefined;
 let events: JournalEvent[] = [];
-let chain: "recorder" | "server" = "server";
-let redactedSeqs: ReadonlySet<number> = new Set();
+let chain: "recorder" | "server" = "recorder";
+let redactedSeqs = new Set<number>();
 const redacted = (seq: number) => redactedSeqs.has(seq);
 let hashed = 0;
+let loadId = 0;
 let current: { key: string; replay: Replay; forked: boolean } | null = null;
+/** The reconstruct folded while loading, answered by `replay(null)` without folding again. */
+let streamed: { replay: Replay; ms: number } | null = null;
 
 function replayOf(fork: ForkSpec | null): { replay: Replay; forkError: string | null } {
   if (fork !== null) {
@@ -32,50 +38,101 @@ function replayOf(fork: ForkSpec | null): { replay: Replay; forkError: string | 
 }
 
 const api = {
-  /** Parses the event pages exactly and picks the hash chain to verify. */
-  load(runId: string, pages: string[], runFidelity: Fidelity | undefined): { events: number; chain: "recorder" | "server" } {
+  /**
+   * Fetches the run's event pages and folds its reconstruct as they come, calling
+   * `onProgress` after each page with the rows and divergences it added. The recorder's
+   * chain is checked while nothing in the run was redacted; the first page holding a
+   * redacted event switches to Retrace's own chain and folds again from the start
+   * (`restart`), since the recorder's hashes cannot verify on redacted text.
+   */
+  async load(
+    runId: string,
+    runFidelity: Fidelity | undefined,
+    onProgress: (p: ReplayProgress) => void,
+  ): Promise<{ events: number; chain: "recorder" | "server" }> {
+    const id = ++loadId;
     run = runId;
     fidelity = runFidelity;
-    const parsed = eventsFromPages(pages);
-    events = parsed.events;
-    chain = parsed.chain;
-    redactedSeqs = parsed.redacted;
-    hashed = events.filter((ev) => typeof ev.hash === "string").length;
+    events = [];
+    chain = "recorder";
+    redactedSeqs = new Set();
     current = null;
+    streamed = null;
+    const t0 = performance.now();
+    const rows: PageRow[] = [];
+    let growing: GrowingReplay | null = null;
+    let builder = createRowBuilder();
+    let after = -1;
+    for (;;) {
+      const page = await fetchEventPage(runId, after);
+      if (id !== loadId) throw new Error("superseded by a newer load");
+      for (const r of page.events) {
+        rows.push(r);
+        if (r.redactions > 0) redactedSeqs.add(r.seq);
+      }
+      const restart = chain === "recorder" && page.events.some((r) => r.redactions > 0);
+      if (restart) chain = "server";
+      const fresh = (restart ? rows : page.events).map((r) => eventOf(r, chain));
+      if (restart || growing === null) {
+        growing = openReplay(runId as RunId, { plan: null, fidelity, redacted });
+        builder = createRowBuilder();
+        events = [];
+        current = { key: forkKey(null), replay: growing.replay, forked: false };
+      }
+      for (const e of fresh) events.push(e);
+      const out = growing.push(fresh);
+      onProgress({
+        key: forkKey(null),
+        restart: restart && rows.length > page.events.length,
+        rows: builder.rows(fresh, out.frames),
+        divergences: out.divergences,
+        loaded: out.events,
+        done: page.nextAfter === null,
+        summary: { ...growing.replay.summary(), divergences: [], blocked: [] },
+        chain,
+      });
+      if (page.nextAfter === null) break;
+      after = page.nextAfter;
+    }
+    hashed = events.filter((ev) => typeof ev.hash === "string").length;
+    if (growing) streamed = { replay: growing.replay, ms: performance.now() - t0 };
     return { events: events.length, chain };
   },
 
   /** Folds the run once for this fork (a reconstruct when it is null or cannot apply). */
-  replay(fork: ForkSpec | null): ReplayResult {
+  replay(fork: ForkSpec | null): ReplayAnswer {
     const t0 = performance.now();
-    const { replay, forkError } = replayOf(fork);
+    const reuse = fork === null && streamed !== null;
+    const { replay, forkError } = reuse ? { replay: streamed!.replay, forkError: null } : replayOf(fork);
     const key = forkError === null ? forkKey(fork) : forkKey(null);
     current = { key, replay, forked: forkError === null && fork !== null };
-    const summary = replay.summary();
     return {
       key,
-      rows: buildRows(replay),
+      // the reconstruct's rows already reached the page chunk by chunk
+      rows: reuse ? null : buildRows(replay),
       divergences: [...replay.divergences],
       changes: [...replay.changes],
-      summary,
+      summary: replay.summary(),
       forkError,
       chain,
       hashed,
-      ms: performance.now() - t0,
+      ms: reuse ? streamed!.ms : performance.now() - t0,
     };
   },
 
   /** One frame's payloads and state; null when the replay it belongs to was replaced. */
   view(key: string, index: number): FrameView | null {
-    if (!current || current.key !== key) return null;
-    const view = current.replay.seek(index);
+    // while the run loads, the streamed reconstruct answers for the frames folded so far
+    const target = current;
+    if (!target || target.key !== key) return null;
+    const view = target.replay.seek(index);
     return {
       key,
       index,
       frame: view.frame,
       state: view.state,
-      recordedState: current.forked ? view.fold.base.state : null,
-      recordedStateHash: current.forked ? view.fold.base.stateHash : null,
+      recordedState: target.forked ? view.fold.base.state : null,
+      recordedStateHash: target.forked ? view.fold.base.stateHash : null,
     };
   },
 };

@@ -1,36 +1,30 @@
 "use client";
-import { useQuery } from "@tanstack/react-query";
-import { releaseProxy, wrap, type Remote } from "comlink";
+import { proxy, releaseProxy, wrap, type Remote } from "comlink";
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { Fidelity } from "@/lib/journal/types";
 import type { ForkSpec } from "@/lib/replay";
-import { runKeys } from "@/components/data/query-keys";
-import { fetchEventPages } from "./event-pages";
-import { forkKey, type ReplayResult } from "./protocol";
+import { forkKey, type ReplayAnswer, type ReplayProgress, type ReplayResult } from "./protocol";
 import type { ReplayWorkerApi } from "./replay.worker";
 import { useReplayStoreApi } from "./replay-store";
 
-export type SessionPhase = "fetching" | "folding" | "ready" | "error";
+export type SessionPhase = "fetching" | "streaming" | "folding" | "ready" | "error";
 
 /**
- * The replay of one run in a worker started for this page (called through Comlink): loads
- * the events once, replays again whenever the fork changes, and fetches the payloads and
- * state of the frame under the playhead. Only the newest load and replay count; scrubbing
+ * The replay of one run in a worker started for this page (called through Comlink): the
+ * worker fetches the events and folds the reconstruct page by page (the first frames show
+ * while the rest loads: phase "streaming"), replays again whenever the fork changes, and
+ * fetches the payloads and state of the frame under the playhead. The event pages never
+ * pass through the page. Only the newest load and replay count; scrubbing
  * sends at most one frame request at a time and only the newest waiting one after it, so
  * the frame shown never lags far behind.
  */
 export function useReplaySession(run: string, fidelity: Fidelity | undefined, fork: ForkSpec | null, onResult: (r: ReplayResult) => void) {
   const api = useReplayStoreApi();
-  const pages = useQuery({
-    queryKey: runKeys.eventPages(run),
-    queryFn: ({ signal }) => fetchEventPages(run, signal),
-    staleTime: Infinity,
-    gcTime: 30_000,
-  });
   const [phase, setPhase] = useState<SessionPhase>("fetching");
   const [error, setError] = useState<string | null>(null);
   const [loaded, setLoaded] = useState(false);
-  const onReplayed = useRef<(r: ReplayResult) => void>(() => {});
+  const onReplayed = useRef<(r: ReplayAnswer) => void>(() => {});
+  const onProgress = useRef<(p: ReplayProgress) => void>(() => {});
   const failRef = useRef<(err: unknown) => void>(() => {});
   const worker = useRef<Remote<ReplayWorkerApi> | null>(null);
   /** The worker failed to start or crashed: nothing more will come from it. */
@@ -84,13 +78,23 @@ export function useReplaySession(run: string, fidelity: Fidelity | undefined, fo
         },
       );
     };
-    onReplayed.current = (r: ReplayResult) => {
+    onReplayed.current = (r: ReplayAnswer) => {
       views.current = { inflight: null, pending: null };
       api.getState().setResult(r);
-      onResultRef.current(r);
+      const result = api.getState().result;
+      if (result) onResultRef.current(result);
       setPhase("ready");
       setError(null);
       requestView(api.getState().cursor);
+    };
+    onProgress.current = (p: ReplayProgress) => {
+      const first = api.getState().result === null || p.restart;
+      api.getState().applyProgress(p);
+      if (first) {
+        views.current = { inflight: null, pending: null };
+        setPhase("streaming");
+        requestView(api.getState().cursor);
+      }
     };
     w.onerror = (e) => {
       // a script that cannot load (a deploy replaced it) or a crash: the worker is gone
@@ -113,19 +117,29 @@ export function useReplaySession(run: string, fidelity: Fidelity | undefined, fo
 
   useEffect(() => {
     const remote = worker.current;
-    if (!remote || !pages.data || dead.current) return;
+    if (!remote || dead.current) return;
     setLoaded(false);
-    setPhase("folding");
+    setPhase("fetching");
     const id = ++loadId.current;
-    remote.load(run, pages.data, fidelity).then(
-      () => {
-        if (id === loadId.current) setLoaded(true);
-      },
-      (err: unknown) => {
-        if (id === loadId.current) failRef.current(err);
-      },
-    );
-  }, [pages.data, run, fidelity]);
+    remote
+      .load(
+        run,
+        fidelity,
+        proxy((p: ReplayProgress) => {
+          if (id === loadId.current) onProgress.current(p);
+        }),
+      )
+      .then(
+        () => {
+          if (id !== loadId.current) return;
+          setPhase("folding");
+          setLoaded(true);
+        },
+        (err: unknown) => {
+          if (id === loadId.current) failRef.current(err);
+        },
+      );
+  }, [run, fidelity]);
 
   useEffect(() => {
     const remote = worker.current;
@@ -142,6 +156,5 @@ export function useReplaySession(run: string, fidelity: Fidelity | undefined, fo
     );
   }, [loaded, key]);
 
-  const fetchError = pages.isError ? (pages.error instanceof Error ? pages.error.message : String(pages.error)) : null;
-  return { phase: fetchError ? ("error" as const) : phase, error: fetchError ?? error, eventPages: pages.data?.length ?? 0 };
+  return { phase, error };
 }

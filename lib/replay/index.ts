@@ -2,7 +2,7 @@
  * Hermetic replay of a recorded run (see README.md). Pure TypeScript with no way to reach
  * a tool or a model: it only folds over the journal it is given.
  */
-export { createReplay, DEFAULT_SNAPSHOT_EVERY, type Replay, type ReplayView } from "./replay";
+export { createReplay, DEFAULT_SNAPSHOT_EVERY, openReplay, type GrowingReplay, type Replay, type ReplayView } from "./replay";
 export {
   foldEvents,
   foldToJson,

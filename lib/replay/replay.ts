@@ -8,8 +8,8 @@ import { groupByRun, orderEvents } from "../analyze/analyzer";
 import type { Fidelity, JournalEvent, RunId } from "../journal/types";
 import type { RunState } from "../state";
 import { INITIAL_FOLD, replayStep, type FoldState, type FrameOut, type ReplayContext } from "./fold";
-import { buildForkPlan, ReplayError } from "./plan";
-import { createReplayStream } from "./stream";
+import { buildForkPlan, ReplayError, type ForkPlan } from "./plan";
+import { createReplayStream, type ReplayChunk } from "./stream";
 import {
   PROVENANCES,
   type Divergence,
@@ -69,20 +69,39 @@ export function createReplay(input: readonly JournalEvent[], options: ReplayOpti
   const runEvents = runs.get(run);
   if (!runEvents) throw new ReplayError(`no run "${run}" in the journal (runs: ${[...runs.keys()].slice(0, 5).join(", ")})`);
   const events = orderEvents(runEvents);
-  const ctx: ReplayContext = {
-    plan: options.fork ? buildForkPlan(events, options.fork) : null,
-    chainVerdict: options.chainVerdict,
-    redacted: options.redacted,
-  };
+  const growing = openReplay(run as RunId, { ...options, plan: options.fork ? buildForkPlan(events, options.fork) : null });
+  growing.push(events);
+  return growing.replay;
+}
+
+/** A replay that grows as its run's events arrive in chunks (`push`, in seq order). */
+export interface GrowingReplay {
+  /** Reads what has been pushed so far: its frames and divergences grow with each push. */
+  readonly replay: Replay;
+  push(events: readonly JournalEvent[]): ReplayChunk;
+}
+
+/**
+ * Opens the replay of one run whose events will be pushed in seq order. A fork needs its
+ * plan, which is resolved against the whole run (`buildForkPlan`), so a streamed replay is
+ * a reconstruct unless the caller has every event already.
+ */
+export function openReplay(
+  run: RunId,
+  options: Omit<ReplayOptions, "run" | "fork"> & { plan: ForkPlan | null; fork?: ReplayOptions["fork"] },
+): GrowingReplay {
+  const ctx: ReplayContext = { plan: options.plan, chainVerdict: options.chainVerdict, redacted: options.redacted };
   // Seeking re-steps events whose divergences are already known: skip the chain hashing.
   const seekCtx: ReplayContext = { ...ctx, verifyChain: false };
   const stream = createReplayStream(ctx, options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY);
-  const { frames, divergences, changes } = stream.push(events);
-  const fidelity = stream.fidelity(options.fidelity);
+  const events: JournalEvent[] = [];
+  const frames: ReplayFrame[] = [];
+  const divergences: Divergence[] = [];
+  const changes: ForkChange[] = [];
   const every = stream.every;
   const snapshots = stream.snapshots;
-  const finalFold = stream.fold;
-  const firstMeaningful = divergences.find((d) => d.meaningful) ?? null;
+  const fidelity = () => stream.fidelity(options.fidelity);
+  let firstMeaningful: Divergence | null = null;
 
   const checkIndex = (index: number) => {
     if (!Number.isInteger(index) || index < 0 || index >= frames.length)
@@ -108,15 +127,23 @@ export function createReplay(input: readonly JournalEvent[], options: ReplayOpti
   let cursor: { fold: FoldState; frames: readonly FrameOut[]; eventIndex: number } = { fold: INITIAL_FOLD, frames: [], eventIndex: -1 };
 
   const replay: Replay = {
-    run: run as RunId,
+    run,
     events,
     frames,
     divergences,
-    firstMeaningful,
+    get firstMeaningful() {
+      return firstMeaningful;
+    },
     changes,
-    fidelity: fidelity.fidelity,
-    bestEffort: fidelity.bestEffort,
-    bestEffortReason: fidelity.reason,
+    get fidelity() {
+      return fidelity().fidelity;
+    },
+    get bestEffort() {
+      return fidelity().bestEffort;
+    },
+    get bestEffortReason() {
+      return fidelity().reason;
+    },
     get position() {
       return position;
     },
@@ -165,11 +192,12 @@ export function createReplay(input: readonly JournalEvent[], options: ReplayOpti
         if (f.provenance === "blocked") blocked.push(f.seq);
       }
       const fork = options.fork;
+      const verdict = fidelity();
       return {
-        run: run as RunId,
-        fidelity: fidelity.fidelity,
-        bestEffort: fidelity.bestEffort,
-        bestEffortReason: fidelity.reason,
+        run,
+        fidelity: verdict.fidelity,
+        bestEffort: verdict.bestEffort,
+        bestEffortReason: verdict.reason,
         events: events.length,
         frames: frames.length,
         provenance,
@@ -183,11 +211,24 @@ export function createReplay(input: readonly JournalEvent[], options: ReplayOpti
               changes: [...changes],
               firstChange: changes.find((c) => !c.hypothetical) ?? null,
               firstStale: frames.find((f) => f.stale)?.seq ?? null,
-              stoppedAt: finalFold.stoppedAt,
+              stoppedAt: stream.fold.stoppedAt,
             }
           : null,
       };
     },
   };
-  return replay;
+  return {
+    replay,
+    push(chunk) {
+      const out = stream.push(chunk);
+      for (const e of chunk) events.push(e);
+      for (const f of out.frames) frames.push(f);
+      for (const d of out.divergences) {
+        divergences.push(d);
+        if (firstMeaningful === null && d.meaningful) firstMeaningful = d;
+      }
+      for (const c of out.changes) changes.push(c);
+      return out;
+    },
+  };
 }

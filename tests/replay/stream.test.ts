@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { orderEvents } from "../../lib/analyze";
 import { canonicalJson } from "../../lib/canonical";
 import type { JournalEvent } from "../../lib/journal/types";
-import { buildForkPlan, createReplay, createReplayStream, foldEvents, foldToJson, type ReplayChunk } from "../../lib/replay";
+import { buildForkPlan, createReplay, createReplayStream, foldEvents, foldToJson, openReplay, type ReplayChunk } from "../../lib/replay";
 import { generateRun, randomFork } from "../../lib/replay/testing/journal-generator";
 import { testRuns, testSeed } from "./seeds";
 
@@ -58,6 +58,28 @@ describe("streamed replay (seeded generated journals)", () => {
               canonicalJson(foldToJson(foldEvents(whole.events, { plan }, k * stream.every))),
             );
         }
+      }),
+      { seed, numRuns: testRuns(60) },
+    );
+  });
+
+  it("a growing replay seeks the frames folded so far exactly as the whole replay does", () => {
+    const seed = testSeed("growing replay seek");
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 0x7fffffff }), fc.integer({ min: 1, max: 300 }), fc.nat(10_000), (s, size, pick) => {
+        const whole = createReplay(generateRun({ seed: s, faults: 0.2 }), { snapshotEvery: 16 });
+        const growing = openReplay(whole.run, { plan: null, snapshotEvery: 16 });
+        growing.push(whole.events.slice(0, size));
+        const have = growing.replay.frames.length;
+        if (have === 0) return;
+        const target = pick % have;
+        const a = growing.replay.seek(target);
+        const b = whole.seek(target);
+        expect(a.frame).toEqual(b.frame);
+        expect(canonicalJson(a.state)).toBe(canonicalJson(b.state));
+        growing.push(whole.events.slice(size));
+        expect(growing.replay.frames).toEqual(whole.frames);
+        expect(growing.replay.summary()).toEqual(whole.summary());
       }),
       { seed, numRuns: testRuns(60) },
     );
