@@ -1,0 +1,302 @@
+/**
+ * npm run bench:scale — one run of 10,000, 100,000 and 1,000,000 events (the generator in
+ * scripts/bench-journal.ts; BENCH_SCALE_SIZES to change), each:
+ *   imported by the CLI into SQLite and into PostgreSQL: events/s and the import process's
+ *     peak RSS (/usr/bin/time);
+ *   in Chromium against the production build (SQLite): the run page's first screen, a step
+ *     (j) to the next payload, a jump to the end (End) to the last payload; the replay
+ *     page's first frame (navigation → the first frame's payload shown) and its fully
+ *     folded time (→ the page's ready signal); the renderer's peak memory over both pages
+ *     (VmHWM of the tab's renderer process, found through CDP SystemInfo.getProcessInfo).
+ * Every figure is printed, and as a ratio to the 10,000-event run measured in the same run;
+ * the issue's floors are printed beside the ratios they bound. A page that crashes or does
+ * not get there in 10 minutes is recorded as such, not skipped. Writes docs/benchmarks.json
+ * (section "scale"). Needs a build (`next build`; made if missing) and PostgreSQL on
+ * 127.0.0.1:5432 (TEST_PG_BASE).
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import fs from "node:fs";
+import path from "node:path";
+import { chromium, type Browser, type Page } from "@playwright/test";
+import pg from "pg";
+import { generateJournal } from "./bench-journal";
+import { writeBenchSection, type BenchFigure } from "./bench-report";
+
+const PORT = Number(process.env.BENCH_SCALE_PORT ?? 3462);
+const BASE = `http://127.0.0.1:${PORT}`;
+const SIZES = (process.env.BENCH_SCALE_SIZES ?? "10000,100000,1000000").split(",").map(Number);
+const PG_BASE = process.env.TEST_PG_BASE ?? "postgresql://postgres@127.0.0.1:5432";
+const PG_DB = "retrace_bench_scale";
+const DIR = path.resolve(".bench");
+const SQLITE = `file:${path.join(DIR, "scale.db")}`;
+const PAGE_TIMEOUT = 600_000;
+
+const figures: BenchFigure[] = [];
+const fmt = (v: number, unit: string) => `${Math.round(v).toLocaleString("en-US")} ${unit}`;
+
+function freshSqlite() {
+  const file = SQLITE.slice("file:".length);
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(f, { force: true });
+}
+
+async function freshPostgres(): Promise<string> {
+  const admin = new pg.Client({ connectionString: `${PG_BASE}/postgres` });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${PG_DB}" WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE "${PG_DB}"`);
+  await admin.end();
+  return `${PG_BASE}/${PG_DB}`;
+}
+
+function migrate(url: string) {
+  const m = spawnSync(process.execPath, ["scripts/retrace.mjs", "migrate"], {
+    env: { ...process.env, DATABASE_URL: url },
+    encoding: "utf8",
+  });
+  if (m.status !== 0) throw new Error(`migrate failed: ${m.stderr}`);
+}
+
+/** The CLI import of one file: wall time and the process's peak RSS (KiB from GNU time). */
+function cliImport(url: string, file: string): { ms: number; rssMB: number } {
+  const t0 = performance.now();
+  const r = spawnSync("/usr/bin/time", ["-f", "maxrss_kb=%M", process.execPath, "scripts/retrace.mjs", "import", "--json", file], {
+    env: { ...process.env, DATABASE_URL: url },
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const ms = performance.now() - t0;
+  const kb = /maxrss_kb=(\d+)/.exec(r.stderr)?.[1];
+  if (r.status !== 0 || kb === undefined) throw new Error(`import of ${file} failed (${r.status}): ${r.stderr.slice(-2000)}`);
+  return { ms, rssMB: Number(kb) / 1024 };
+}
+
+async function startServer(url: string): Promise<ChildProcess> {
+  const child = spawn(path.resolve("node_modules/.bin/next"), ["start", "-H", "127.0.0.1", "-p", String(PORT)], {
+    env: { ...process.env, DATABASE_URL: url, NEXT_TELEMETRY_DISABLED: "1" },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  for (let i = 0; i < 240; i++) {
+    try {
+      if ((await fetch(`${BASE}/api/health`)).ok) return child;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  child.kill();
+  throw new Error("server did not start");
+}
+
+/** Peak resident memory (MB) of the browser's renderer processes, read from /proc. */
+async function rendererPeakMB(browser: Browser): Promise<number> {
+  const cdp = await browser.newBrowserCDPSession();
+  const info = (await cdp.send("SystemInfo.getProcessInfo")) as { processInfo: Array<{ type: string; id: number }> };
+  await cdp.detach();
+  let peak = 0;
+  for (const p of info.processInfo) {
+    if (p.type !== "renderer") continue;
+    try {
+      const kb = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${p.id}/status`, "utf8"))?.[1];
+      if (kb) peak = Math.max(peak, Number(kb) / 1024);
+    } catch {
+      /* the process ended */
+    }
+  }
+  return peak;
+}
+
+/** ms from navigation start until `selector` matches, or null when the tab crashed or timed out. */
+async function timeTo(page: Page, url: string, selector: string, first?: string): Promise<{ first: number | null; done: number | null }> {
+  let crashed = false;
+  page.once("crash", () => (crashed = true));
+  try {
+    await page.goto(url, { waitUntil: "commit" });
+    const when = async (sel: string) =>
+      (await (
+        await page.waitForFunction((q) => (document.querySelector(q) ? performance.now() : null), sel, {
+          polling: "raf",
+          timeout: PAGE_TIMEOUT,
+        })
+      ).jsonValue()) as number;
+    const a = first ? await when(first) : null;
+    return { first: a, done: await when(selector) };
+  } catch (e) {
+    console.error(`${url}: ${crashed ? "the tab crashed" : String(e).split("\n")[0]}`);
+    return { first: null, done: null };
+  }
+}
+
+/** Presses a key and times, in the page, until `selector` matches. */
+async function timeKey(page: Page, key: string, selector: string): Promise<number | null> {
+  try {
+    return (await page.evaluate(`new Promise((resolve, reject) => {
+      const t0 = performance.now();
+      window.dispatchEvent(new KeyboardEvent("keydown", { key: ${JSON.stringify(key)}, bubbles: true }));
+      const tick = () => {
+        if (document.querySelector(${JSON.stringify(selector)})) resolve(performance.now() - t0);
+        else if (performance.now() - t0 > 120000) reject(new Error("timeout"));
+        else requestAnimationFrame(tick);
+      };
+      tick();
+    })`)) as number;
+  } catch {
+    return null;
+  }
+}
+
+const shown = (seq: number) => `[data-testid="inspector"][data-seq="${seq}"][data-ready="true"]`;
+
+interface SizeFigures {
+  [label: string]: { value: number | null; unit: string };
+}
+
+async function measureBrowser(n: number, runId: string): Promise<SizeFigures> {
+  const out: SizeFigures = {};
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu"],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    // at seq 0, not the worst finding a run opens at, so the step and the jump are the same everywhere
+    const run = await timeTo(page, `${BASE}/runs/${runId}?event=0`, '[data-testid="run-view"][data-ready="true"]');
+    out["run page: first screen"] = { value: run.done, unit: "ms" };
+    const atStart =
+      run.done !== null &&
+      (await page
+        .locator(shown(0))
+        .waitFor({ timeout: PAGE_TIMEOUT })
+        .then(
+          () => true,
+          () => false,
+        ));
+    if (atStart) {
+      out["run page: step (j) to the next payload"] = { value: await timeKey(page, "j", shown(1)), unit: "ms" };
+      out["run page: jump (End) to the last payload"] = { value: await timeKey(page, "End", shown(n - 1)), unit: "ms" };
+    }
+    out["run page: renderer peak memory"] = { value: await rendererPeakMB(browser), unit: "MB" };
+    await page.close();
+    // a new tab (a new renderer) for the replay page, so its peak is its own
+    const replayTab = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    const rp = await timeTo(
+      replayTab,
+      `${BASE}/runs/${runId}/replay`,
+      '[data-testid="replay-view"][data-ready="true"]',
+      '[data-testid="frame-panel"][data-ready="true"]',
+    );
+    out["replay page: first frame"] = { value: rp.first, unit: "ms" };
+    out["replay page: fully folded"] = { value: rp.done, unit: "ms" };
+    out["replay page: renderer peak memory"] = { value: await rendererPeakMB(browser), unit: "MB" };
+  } finally {
+    await browser.close();
+  }
+  return out;
+}
+
+async function main() {
+  if (!fs.existsSync(".next/BUILD_ID")) spawnSync(path.resolve("node_modules/.bin/next"), ["build"], { stdio: "inherit" });
+  fs.mkdirSync(DIR, { recursive: true });
+  freshSqlite();
+  migrate(SQLITE);
+  const pgUrl = await freshPostgres();
+  migrate(pgUrl);
+  const bySize = new Map<number, SizeFigures>();
+  for (const n of SIZES) {
+    const runId = `bench-scale-${n}`;
+    const file = path.join(DIR, `scale-${n}.jsonl`);
+    fs.writeFileSync(file, generateJournal(n, runId));
+    const f: SizeFigures = {};
+    for (const [db, url] of [
+      ["SQLite", SQLITE],
+      ["PostgreSQL", pgUrl],
+    ] as const) {
+      const r = cliImport(url, file);
+      f[`CLI import into ${db}: events/s`] = { value: n / (r.ms / 1000), unit: "events/s" };
+      f[`CLI import into ${db}: peak RSS`] = { value: r.rssMB, unit: "MB" };
+      console.log(
+        `${n.toLocaleString("en-US")} events, CLI import into ${db}: ${fmt(n / (r.ms / 1000), "events/s")}, peak RSS ${fmt(r.rssMB, "MB")}`,
+      );
+    }
+    fs.rmSync(file, { force: true });
+    bySize.set(n, f);
+  }
+  const server = await startServer(SQLITE);
+  try {
+    for (const n of SIZES) {
+      const f = await measureBrowser(n, `bench-scale-${n}`);
+      Object.assign(bySize.get(n)!, f);
+      for (const [label, v] of Object.entries(f))
+        console.log(`${n.toLocaleString("en-US")} events, ${label}: ${v.value === null ? "did not get there" : fmt(v.value, v.unit)}`);
+    }
+  } finally {
+    server.kill("SIGTERM");
+    await once(server, "exit");
+  }
+
+  // every figure, and its ratio to the smallest run's (10,000 events by default)
+  const smallest = Math.min(...SIZES);
+  const base = bySize.get(smallest)!;
+  for (const n of SIZES) {
+    for (const [label, v] of Object.entries(bySize.get(n)!)) {
+      const b = base[label]?.value;
+      figures.push({
+        label: `${n.toLocaleString("en-US")} events: ${label}${v.value === null ? " (crashed or timed out: recorded as -1)" : ""}`,
+        value: v.value === null ? -1 : Math.round(v.value * 10) / 10,
+        unit: v.unit,
+        ...(n !== smallest && b != null && v.value !== null
+          ? { baseline: { label: `${smallest.toLocaleString("en-US")} events`, value: b } }
+          : {}),
+      });
+    }
+  }
+  // the issue's floors, beside the figure each bounds
+  const get = (n: number, label: string) => bySize.get(n)?.[label]?.value ?? null;
+  const floors: Array<[string, number | null, number, string]> = [
+    [
+      "1,000,000-event run page first screen / 10,000-event",
+      ratio(get(1_000_000, "run page: first screen"), get(10_000, "run page: first screen")),
+      3,
+      "x",
+    ],
+    [
+      "100,000-event replay first frame / 10,000-event",
+      ratio(get(100_000, "replay page: first frame"), get(10_000, "replay page: first frame")),
+      2,
+      "x",
+    ],
+    ["100,000-event replay renderer peak", get(100_000, "replay page: renderer peak memory"), 500, "MB"],
+    [
+      "1,000,000-event replay renderer peak (folded completely)",
+      get(1_000_000, "replay page: fully folded") === null ? null : get(1_000_000, "replay page: renderer peak memory"),
+      1024,
+      "MB",
+    ],
+    ["1,000,000-event CLI import peak RSS, SQLite", get(1_000_000, "CLI import into SQLite: peak RSS"), 1024, "MB"],
+    ["1,000,000-event CLI import peak RSS, PostgreSQL", get(1_000_000, "CLI import into PostgreSQL: peak RSS"), 1024, "MB"],
+  ];
+  const notes: string[] = [];
+  for (const [label, value, floor, unit] of floors) {
+    const line = `${label}: ${value === null ? "not measured (crashed, timed out or size not run)" : `${Math.round(value * 100) / 100} ${unit}`} (floor: at most ${floor} ${unit}${value === null ? "" : value <= floor ? ", met" : ", NOT met"})`;
+    console.log(line);
+    notes.push(line);
+  }
+  writeBenchSection("scale", {
+    title: "Scale: runs of 10,000 to 1,000,000 events (CLI import, run page, replay page)",
+    command: `${process.env.BENCH_SCALE_SIZES ? `BENCH_SCALE_SIZES=${process.env.BENCH_SCALE_SIZES} ` : ""}npm run bench:scale`,
+    figures,
+    notes: [
+      "Chromium headless at 1440×900 against the production build on SQLite; one load of each page. Ratios are to the smallest run, measured in the same run.",
+      ...notes,
+    ],
+  });
+}
+
+function ratio(a: number | null, b: number | null): number | null {
+  return a === null || b === null || b === 0 ? null : a / b;
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
