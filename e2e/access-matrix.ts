@@ -103,6 +103,9 @@ export const CASES: readonly Case[] = [
   { kind: "route", method: "GET", path: "/api/bundles", query: "runs=[default]",          expect: [401, 401, 403, 403, 403, 200, 200, 200, 200, 404] },
   { kind: "route", method: "GET", path: "/api/bundles", query: "runs=[team-b]",           expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
   { kind: "route", method: "GET", path: "/api/bundles", query: "runs=[default],[team-b]", expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 404] },
+  // opening a bundle as read-only runs: audit.export in the write project (reviewer and up, users only); an empty body does not verify: 422
+  { kind: "route", method: "POST", path: "/api/bundles/open",                         expect: [401, 401, 403, 403, 403, 422, 422, 422, 422, 422] },
+  { kind: "route", method: "POST", path: "/api/bundles/open", query: "project=team-b", expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 422] },
   // ---- routes: writes (runs.write)
   { kind: "route", method: "POST", path: "/api/journals", body: "journal",            expect: [401, 401, 201, 403, 403, 201, 201, 201, 201, 201] },
   { kind: "route", method: "POST", path: "/api/journals", body: "journal", query: "project=team-b", expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 201] },

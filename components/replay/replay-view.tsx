@@ -6,7 +6,9 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Fidelity } from "@/lib/journal/types";
 import { obj } from "@/lib/journal/values";
 import type { ForkSpec } from "@/lib/replay";
+import type { BundleProvenance } from "@/lib/evidence/opened";
 import type { RunDetail } from "@/lib/view/api-types";
+import { BundleBanner } from "@/components/evidence/bundle-banner";
 import { useRunDetail } from "@/components/data/use-run-detail";
 import { FrameGrid } from "./frame-grid";
 import { FramePanel } from "./frame-panel";
@@ -23,16 +25,25 @@ import { useReplaySession } from "./use-replay-session";
 
 const FIDELITIES = new Set(["replayable", "trace", "partial"]);
 
-export function ReplayView({ runId, initialDetail }: { runId: string; initialDetail: RunDetail }) {
+export function ReplayView({
+  runId,
+  initialDetail,
+  bundle = null,
+}: {
+  runId: string;
+  initialDetail: RunDetail;
+  /** opened from an audit bundle: its provenance on a banner above every frame */
+  bundle?: BundleProvenance | null;
+}) {
   const [store] = useState(createReplayStore);
   return (
     <ReplayStoreContext.Provider value={store}>
-      <ReplayBody runId={runId} initialDetail={initialDetail} />
+      <ReplayBody runId={runId} initialDetail={initialDetail} bundle={bundle} />
     </ReplayStoreContext.Provider>
   );
 }
 
-function ReplayBody({ runId, initialDetail }: { runId: string; initialDetail: RunDetail }) {
+function ReplayBody({ runId, initialDetail, bundle }: { runId: string; initialDetail: RunDetail; bundle: BundleProvenance | null }) {
   const api = useReplayStoreApi();
   const detail = useRunDetail(runId, initialDetail).data ?? initialDetail;
   const fidelity = FIDELITIES.has(detail.fidelity) ? (detail.fidelity as Fidelity) : undefined;
@@ -94,7 +105,7 @@ function ReplayBody({ runId, initialDetail }: { runId: string; initialDetail: Ru
   // Nothing here reads the cursor: the parts that follow it (the ready signal, the link to
   // the run viewer) subscribe on their own, so a scrub never re-renders the whole page.
   return (
-    <ReadyRoot phase={session.phase} mode={fork !== null && forkError === null ? "fork" : "reconstruct"}>
+    <ReadyRoot phase={session.phase} mode={fork !== null && forkError === null ? "fork" : "reconstruct"} fromBundle={bundle !== null}>
       <header className="rp-header">
         <h1>
           Replay · {detail.workflow ?? "(no workflow)"}
@@ -116,6 +127,7 @@ function ReplayBody({ runId, initialDetail }: { runId: string; initialDetail: Ru
           </Link>
         </nav>
       </header>
+      {bundle ? <BundleBanner bundle={bundle} /> : null}
       <ShortcutsDialog page="replay" />
       <ReplayBanner fork={fork} urlError={urlError} fidelity={detail.fidelity} />
       <ReplayControls />
@@ -163,14 +175,24 @@ function ReplayBody({ runId, initialDetail }: { runId: string; initialDetail: Ru
 }
 
 /** The page's ready signal for tests and tools: the replay is done and the frame under the playhead is shown. */
-function ReadyRoot({ phase, mode, children }: { phase: string; mode: "fork" | "reconstruct"; children: React.ReactNode }) {
+function ReadyRoot({
+  phase,
+  mode,
+  fromBundle,
+  children,
+}: {
+  phase: string;
+  mode: "fork" | "reconstruct";
+  fromBundle: boolean;
+  children: React.ReactNode;
+}) {
   const key = useReplayStore((s) => s.result?.key ?? "");
   const ready = useReplayStore(
     (s) => phase === "ready" && s.result !== null && s.view !== null && s.view.key === s.result.key && s.view.index === s.cursor,
   );
   return (
     <div
-      className="rp-view"
+      className={fromBundle ? "rp-view from-bundle" : "rp-view"}
       data-testid="replay-view"
       data-ready={ready ? "true" : "false"}
       data-phase={phase}

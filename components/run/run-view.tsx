@@ -4,6 +4,8 @@ import { useEffect, useMemo, useState, type CSSProperties } from "react";
 import { useStore } from "zustand";
 import type { RunIndex } from "@/lib/graph";
 import type { NoteItem } from "@/lib/evidence/notes";
+import type { BundleProvenance } from "@/lib/evidence/opened";
+import { BundleBanner } from "@/components/evidence/bundle-banner";
 import type { RunDetail } from "@/lib/view/api-types";
 import { findingSeqs, firstMostSevere } from "@/lib/view/findings";
 import { relationsOf } from "@/lib/view/relations";
@@ -49,6 +51,7 @@ export function RunView({
   notes = [],
   may = { note: false, export: false },
   hold = { held: false, canSet: false },
+  bundle = null,
 }: {
   runId: string;
   initialDetail: RunDetail;
@@ -59,13 +62,15 @@ export function RunView({
   hold?: { held: boolean; canSet: boolean };
   notes?: NoteItem[];
   may?: RunPowers;
+  /** opened from an audit bundle: read-only, with its provenance on a banner */
+  bundle?: BundleProvenance | null;
 }) {
   const [store] = useState(() => createRunViewStore(initialSeq, initialSeq === null && initialDetail.live, initialTab));
   // warm the layout worker while the summary is on its way
   useEffect(() => void getLayoutWorker(), []);
   return (
     <RunStoreContext.Provider value={store}>
-      <RunViewBody runId={runId} initialDetail={initialDetail} initialNotes={notes} may={may} hold={hold} />
+      <RunViewBody runId={runId} initialDetail={initialDetail} initialNotes={notes} may={may} hold={hold} bundle={bundle} />
     </RunStoreContext.Provider>
   );
 }
@@ -76,12 +81,14 @@ function RunViewBody({
   initialNotes,
   may,
   hold,
+  bundle,
 }: {
   runId: string;
   initialDetail: RunDetail;
   initialNotes: NoteItem[];
   may: RunPowers;
   hold: { held: boolean; canSet: boolean };
+  bundle: BundleProvenance | null;
 }) {
   const detail = useRunDetail(runId, initialDetail).data ?? initialDetail;
   const [notes, setNotes] = useState(initialNotes);
@@ -116,7 +123,14 @@ function RunViewBody({
 
   return (
     <TimesRecordedProvider value={detail.timesRecorded !== false}>
-      <div className="run-view" data-testid="run-view" data-ready={ready ? "true" : "false"} data-live={liveMode}>
+      <div
+        className={bundle ? "run-view from-bundle" : "run-view"}
+        data-testid="run-view"
+        data-ready={ready ? "true" : "false"}
+        data-live={liveMode}
+        data-source={bundle ? "bundle" : undefined}
+      >
+        {bundle ? <BundleBanner bundle={bundle} /> : null}
         <RunHeader
           detail={detail}
           index={index}
@@ -172,6 +186,7 @@ function RunViewBody({
                     notes={notes}
                     findings={detail.findings}
                     canWrite={may.note}
+                    readOnly={bundle ? "Read-only: these notes came with the bundle. Write notes on the original run." : undefined}
                     onAdded={(n) => setNotes((all) => [...all, n])}
                   />
                 )}

@@ -6,6 +6,7 @@ import "server-only";
  * request. A run with any error is rejected whole (its rows from this request are removed
  * before commit); an error that names no run rejects the whole request.
  */
+import { isBundleRunId } from "../../evidence/opened";
 import { msOf } from "../../journal/epoch-ms";
 import type { SeqMap } from "../../journal/seq-map";
 import { eventColumns } from "../../journal/summary";
@@ -160,6 +161,17 @@ class Request {
               seq: ev.seq,
               kind: "conflict",
               message: `run id "${safeId(ev.run)}" is taken in another project; choose another run id`,
+            });
+          } else if (isBundleRunId(ev.run) !== (opts.source === "bundle") || (opts.source === "bundle" && !ctx.isNew)) {
+            // a run opened from an audit bundle is read-only evidence: nothing is appended to it
+            this.reject(ctx, {
+              line: item.line,
+              run: ev.run,
+              seq: ev.seq,
+              kind: "conflict",
+              message: isBundleRunId(ev.run)
+                ? `run "${safeId(ev.run)}" was opened from an audit bundle and is read-only`
+                : "only an audit bundle's journal may be opened as a bundle run",
             });
           }
         }

@@ -51,6 +51,8 @@ export const RUN_COLUMNS = [
   "analyzedSeq",
   // written back as this transaction read it (the row is locked), so ingest never lifts a hold
   "legalHold",
+  // a bundle run's provenance, written back as read
+  "bundle",
   "createdAt",
   "updatedAt",
 ] as const satisfies ReadonlyArray<keyof RunRow>;
@@ -113,6 +115,7 @@ export function emptyRunRow(id: string, opts: Pick<IngestOptions, "mode" | "sour
     analysis: null,
     analyzedSeq: -1,
     legalHold: false,
+    bundle: null,
     createdAt: now,
     updatedAt: now,
   };
