@@ -154,6 +154,9 @@ export const CASES: readonly Case[] = [
   // retention: null (forever) is what the seeded projects already have, so the admin's 200 changes nothing
   { kind: "action", file: "admin", name: "setProjectRetention", input: { project: "default", days: null },                 expect: [401, 401, 403, 403, 403, 403, 403, 403, 200, 404] },
   { kind: "action", file: "admin", name: "setProjectRetention", input: { project: "team-b", days: null },                  expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 200] },
+  // payload retention: null (payloads kept with the run) is what the seeded projects already have
+  { kind: "action", file: "admin", name: "setProjectPayloadRetention", input: { project: "default", days: null },          expect: [401, 401, 403, 403, 403, 403, 403, 403, 200, 404] },
+  { kind: "action", file: "admin", name: "setProjectPayloadRetention", input: { project: "team-b", days: null },           expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 200] },
   // a price line that does not parse: refused with 400 after the role check, nothing stored
   { kind: "action", file: "admin", name: "setProjectModelPrices", input: { project: "default", text: "not a price line" }, expect: [401, 401, 403, 403, 403, 403, 403, 403, 400, 404] },
   { kind: "action", file: "admin", name: "setProjectModelPrices", input: { project: "team-b", text: "not a price line" },  expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 400] },

@@ -9,6 +9,7 @@ import type { ForkSpec } from "@/lib/replay";
 import type { BundleProvenance } from "@/lib/evidence/opened";
 import type { RunDetail } from "@/lib/view/api-types";
 import { BundleBanner } from "@/components/evidence/bundle-banner";
+import { PayloadsDroppedBanner } from "@/components/run/payloads-dropped";
 import { useRunDetail } from "@/components/data/use-run-detail";
 import { FrameGrid } from "./frame-grid";
 import { FramePanel } from "./frame-panel";
@@ -29,21 +30,34 @@ export function ReplayView({
   runId,
   initialDetail,
   bundle = null,
+  payloadsDropped = null,
 }: {
   runId: string;
   initialDetail: RunDetail;
   /** opened from an audit bundle: its provenance on a banner above every frame */
   bundle?: BundleProvenance | null;
+  /** when retention dropped the run's payloads: said above every frame (they replay as lengths) */
+  payloadsDropped?: string | null;
 }) {
   const [store] = useState(createReplayStore);
   return (
     <ReplayStoreContext.Provider value={store}>
-      <ReplayBody runId={runId} initialDetail={initialDetail} bundle={bundle} />
+      <ReplayBody runId={runId} initialDetail={initialDetail} bundle={bundle} dropped={payloadsDropped} />
     </ReplayStoreContext.Provider>
   );
 }
 
-function ReplayBody({ runId, initialDetail, bundle }: { runId: string; initialDetail: RunDetail; bundle: BundleProvenance | null }) {
+function ReplayBody({
+  runId,
+  initialDetail,
+  bundle,
+  dropped,
+}: {
+  runId: string;
+  initialDetail: RunDetail;
+  bundle: BundleProvenance | null;
+  dropped: string | null;
+}) {
   const api = useReplayStoreApi();
   const detail = useRunDetail(runId, initialDetail).data ?? initialDetail;
   const fidelity = FIDELITIES.has(detail.fidelity) ? (detail.fidelity as Fidelity) : undefined;
@@ -105,7 +119,12 @@ function ReplayBody({ runId, initialDetail, bundle }: { runId: string; initialDe
   // Nothing here reads the cursor: the parts that follow it (the ready signal, the link to
   // the run viewer) subscribe on their own, so a scrub never re-renders the whole page.
   return (
-    <ReadyRoot phase={session.phase} mode={fork !== null && forkError === null ? "fork" : "reconstruct"} fromBundle={bundle !== null}>
+    <ReadyRoot
+      phase={session.phase}
+      mode={fork !== null && forkError === null ? "fork" : "reconstruct"}
+      fromBundle={bundle !== null}
+      dropped={dropped !== null}
+    >
       <header className="rp-header">
         <h1>
           Replay · {detail.workflow ?? "(no workflow)"}
@@ -128,6 +147,7 @@ function ReplayBody({ runId, initialDetail, bundle }: { runId: string; initialDe
         </nav>
       </header>
       {bundle ? <BundleBanner bundle={bundle} /> : null}
+      {dropped ? <PayloadsDroppedBanner at={dropped} /> : null}
       <ShortcutsDialog page="replay" />
       <ReplayBanner fork={fork} urlError={urlError} fidelity={detail.fidelity} />
       <ReplayControls />
@@ -179,11 +199,13 @@ function ReadyRoot({
   phase,
   mode,
   fromBundle,
+  dropped,
   children,
 }: {
   phase: string;
   mode: "fork" | "reconstruct";
   fromBundle: boolean;
+  dropped: boolean;
   children: React.ReactNode;
 }) {
   const key = useReplayStore((s) => s.result?.key ?? "");
@@ -192,7 +214,7 @@ function ReadyRoot({
   );
   return (
     <div
-      className={fromBundle ? "rp-view from-bundle" : "rp-view"}
+      className={["rp-view", fromBundle ? "from-bundle" : "", dropped ? "payloads-dropped" : ""].filter(Boolean).join(" ")}
       data-testid="replay-view"
       data-ready={ready ? "true" : "false"}
       data-phase={phase}

@@ -6,6 +6,7 @@ import type { RunIndex } from "@/lib/graph";
 import type { NoteItem } from "@/lib/evidence/notes";
 import type { BundleProvenance } from "@/lib/evidence/opened";
 import { BundleBanner } from "@/components/evidence/bundle-banner";
+import { PayloadsDroppedBanner, PayloadsDroppedContext, usePayloadsDropped } from "./payloads-dropped";
 import type { RunDetail } from "@/lib/view/api-types";
 import { findingSeqs, firstMostSevere } from "@/lib/view/findings";
 import { relationsOf } from "@/lib/view/relations";
@@ -52,6 +53,7 @@ export function RunView({
   may = { note: false, export: false },
   hold = { held: false, canSet: false },
   bundle = null,
+  payloadsDropped = null,
 }: {
   runId: string;
   initialDetail: RunDetail;
@@ -64,13 +66,17 @@ export function RunView({
   may?: RunPowers;
   /** opened from an audit bundle: read-only, with its provenance on a banner */
   bundle?: BundleProvenance | null;
+  /** when retention dropped the run's payloads (ISO time) */
+  payloadsDropped?: string | null;
 }) {
   const [store] = useState(() => createRunViewStore(initialSeq, initialSeq === null && initialDetail.live, initialTab));
   // warm the layout worker while the summary is on its way
   useEffect(() => void getLayoutWorker(), []);
   return (
     <RunStoreContext.Provider value={store}>
-      <RunViewBody runId={runId} initialDetail={initialDetail} initialNotes={notes} may={may} hold={hold} bundle={bundle} />
+      <PayloadsDroppedContext.Provider value={payloadsDropped}>
+        <RunViewBody runId={runId} initialDetail={initialDetail} initialNotes={notes} may={may} hold={hold} bundle={bundle} />
+      </PayloadsDroppedContext.Provider>
     </RunStoreContext.Provider>
   );
 }
@@ -91,6 +97,7 @@ function RunViewBody({
   bundle: BundleProvenance | null;
 }) {
   const detail = useRunDetail(runId, initialDetail).data ?? initialDetail;
+  const dropped = usePayloadsDropped();
   const [notes, setNotes] = useState(initialNotes);
   const marks = useNoteMarks(notes);
   const indexQuery = useRunIndex(runId);
@@ -124,13 +131,14 @@ function RunViewBody({
   return (
     <TimesRecordedProvider value={detail.timesRecorded !== false}>
       <div
-        className={bundle ? "run-view from-bundle" : "run-view"}
+        className={["run-view", bundle ? "from-bundle" : "", dropped ? "payloads-dropped" : ""].filter(Boolean).join(" ")}
         data-testid="run-view"
         data-ready={ready ? "true" : "false"}
         data-live={liveMode}
         data-source={bundle ? "bundle" : undefined}
       >
         {bundle ? <BundleBanner bundle={bundle} /> : null}
+        {dropped ? <PayloadsDroppedBanner at={dropped} /> : null}
         <RunHeader
           detail={detail}
           index={index}

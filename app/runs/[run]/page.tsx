@@ -5,7 +5,7 @@ import { mayOnProject, page, runParams } from "@/lib/server/edge";
 import { bundleOf } from "@/lib/server/bundle-runs";
 import { listNotes } from "@/lib/server/evidence";
 import { getRun } from "@/lib/server/queries";
-import { legalHoldOf } from "@/lib/server/retention";
+import { legalHoldOf, payloadsDroppedOf } from "@/lib/server/retention";
 import type { RunDetail } from "@/lib/view/api-types";
 
 export const dynamic = "force-dynamic";
@@ -49,6 +49,7 @@ export default page(
           export: !bundle && mayOnProject(principal, "audit.export", project),
         }}
         bundle={bundle}
+        payloadsDropped={await payloadsDroppedOf(db, run)}
       />
     );
   },

@@ -173,6 +173,15 @@ class Request {
                 ? `run "${safeId(ev.run)}" was opened from an audit bundle and is read-only`
                 : "only an audit bundle's journal may be opened as a bundle run",
             });
+          } else if (ctx.summary.row.payloadsDroppedAt !== null) {
+            // what is kept of it is a summary: new events would be judged against payloads that are gone
+            this.reject(ctx, {
+              line: item.line,
+              run: ev.run,
+              seq: ev.seq,
+              kind: "conflict",
+              message: `run "${safeId(ev.run)}": its payloads were dropped by the retention policy on ${new Date(ctx.summary.row.payloadsDroppedAt).toISOString().slice(0, 10)}; nothing more can be added to it`,
+            });
           }
         }
         if (ctx.rejected) continue;

@@ -53,6 +53,7 @@ export const RUN_COLUMNS = [
   "legalHold",
   // a bundle run's provenance, written back as read
   "bundle",
+  "payloadsDroppedAt",
   "createdAt",
   "updatedAt",
 ] as const satisfies ReadonlyArray<keyof RunRow>;
@@ -116,6 +117,7 @@ export function emptyRunRow(id: string, opts: Pick<IngestOptions, "mode" | "sour
     analyzedSeq: -1,
     legalHold: false,
     bundle: null,
+    payloadsDroppedAt: null,
     createdAt: now,
     updatedAt: now,
   };
@@ -131,6 +133,7 @@ export function normaliseRunRow(r: RunRow): RunRow {
     startedMs: n(r.startedMs),
     endedMs: n(r.endedMs),
     lastEventMs: n(r.lastEventMs),
+    payloadsDroppedAt: n(r.payloadsDroppedAt),
     eventCount: Number(r.eventCount),
     errorCount: Number(r.errorCount),
     findingCount: Number(r.findingCount),
