@@ -83,6 +83,7 @@ test("a verified bundle opens as a read-only run marked from bundle", async ({ p
   await expect(banner).toContainText("verified, signed by key");
   await expect(banner).toContainText("(this deployment's)");
   await expect(banner).toContainText("profile reviewer");
+  await expect(banner).toContainText("journal chain held on opening (last hash");
   await expect(banner).toContainText(`run ${run} of project default`);
   // no export, no note form: the notes are the bundle's
   await expect(page.getByRole("link", { name: "Export bundle" })).toHaveCount(0);

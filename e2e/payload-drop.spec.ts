@@ -48,7 +48,7 @@ test("the run page of a run whose payloads were dropped", async ({ page, request
   conn.close();
   // the admin sets the payload days on /admin/projects (the CLI's `project payloads` does the same)
   await page.goto(`${BASE}/admin/projects`);
-  const form = page.getByRole("form", { name: "Payload retention of default" });
+  const form = page.getByRole("form", { name: "Payload policy of default" });
   await form.getByLabel("Payload days of default").fill("10");
   await form.getByRole("button", { name: "Save" }).click();
   await expect(form.getByRole("button", { name: "Save" })).toBeDisabled();

@@ -11,7 +11,7 @@ export function PayloadRetentionForm({ project, days }: { project: string; days:
   return (
     <form
       className="retention-form"
-      aria-label={`Payload retention of ${project}`}
+      aria-label={`Payload policy of ${project}`}
       onSubmit={(e) => {
         e.preventDefault();
         const text = value.trim();

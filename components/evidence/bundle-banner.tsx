@@ -18,6 +18,15 @@ export function BundleBanner({ bundle }: { bundle: BundleProvenance }) {
       <span>
         run <span className="mono">{bundle.run}</span> of project {bundle.project}
       </span>
+      <span title="the chain chip of the header is this server's copy, which has no recorder hashes: the bundle's own chain was checked when it was opened">
+        journal chain held on opening
+        {bundle.lastHash ? (
+          <>
+            {" "}
+            (last hash <span className="mono">{bundle.lastHash.slice(7, 19)}…</span>)
+          </>
+        ) : null}
+      </span>
       <span className="muted" title={`bundle SHA-256 ${bundle.sha256}; manifest SHA-256 ${bundle.manifestSha256}`}>
         bundle <span className="mono">{bundle.sha256.slice(0, 12)}…</span> · read-only
       </span>
