@@ -103,6 +103,9 @@ export const CASES: readonly Case[] = [
   { kind: "route", method: "GET", path: "/api/bundles", query: "runs=[default]",          expect: [401, 401, 403, 403, 403, 200, 200, 200, 200, 404] },
   { kind: "route", method: "GET", path: "/api/bundles", query: "runs=[team-b]",           expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
   { kind: "route", method: "GET", path: "/api/bundles", query: "runs=[default],[team-b]", expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 404] },
+  // opening a bundle as read-only runs: audit.export in the write project (reviewer and up, users only); an empty body does not verify: 422
+  { kind: "route", method: "POST", path: "/api/bundles/open",                         expect: [401, 401, 403, 403, 403, 422, 422, 422, 422, 422] },
+  { kind: "route", method: "POST", path: "/api/bundles/open", query: "project=team-b", expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 422] },
   // ---- routes: writes (runs.write)
   { kind: "route", method: "POST", path: "/api/journals", body: "journal",            expect: [401, 401, 201, 403, 403, 201, 201, 201, 201, 201] },
   { kind: "route", method: "POST", path: "/api/journals", body: "journal", query: "project=team-b", expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 201] },
@@ -151,6 +154,9 @@ export const CASES: readonly Case[] = [
   // retention: null (forever) is what the seeded projects already have, so the admin's 200 changes nothing
   { kind: "action", file: "admin", name: "setProjectRetention", input: { project: "default", days: null },                 expect: [401, 401, 403, 403, 403, 403, 403, 403, 200, 404] },
   { kind: "action", file: "admin", name: "setProjectRetention", input: { project: "team-b", days: null },                  expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 200] },
+  // payload retention: null (payloads kept with the run) is what the seeded projects already have
+  { kind: "action", file: "admin", name: "setProjectPayloadRetention", input: { project: "default", days: null },          expect: [401, 401, 403, 403, 403, 403, 403, 403, 200, 404] },
+  { kind: "action", file: "admin", name: "setProjectPayloadRetention", input: { project: "team-b", days: null },           expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 200] },
   // a price line that does not parse: refused with 400 after the role check, nothing stored
   { kind: "action", file: "admin", name: "setProjectModelPrices", input: { project: "default", text: "not a price line" }, expect: [401, 401, 403, 403, 403, 403, 403, 403, 400, 404] },
   { kind: "action", file: "admin", name: "setProjectModelPrices", input: { project: "team-b", text: "not a price line" },  expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 400] },

@@ -12,7 +12,7 @@ import { accountName, addAccount, addKey, addMember, changeMembership, setAccoun
 import { appendAudit, type AuditInput } from "@/lib/server/access/audit-log";
 import { revokeKey as revokeStoredKey } from "@/lib/server/access/keys";
 import { MAX_PASSWORD_LENGTH } from "@/lib/server/access/password";
-import { MAX_RETENTION_DAYS, setRetention } from "@/lib/server/retention";
+import { MAX_RETENTION_DAYS, setPayloadRetention, setRetention } from "@/lib/server/retention";
 import { action, type ActionCtx } from "@/lib/server/edge";
 import { setModelPrices } from "@/lib/server/prices";
 import { formatPriceLines, parsePriceLines } from "@/lib/view/prices";
@@ -208,6 +208,26 @@ export const setProjectRetention = action(
       ctx,
       { action: "project.retention", project: input.project, target: input.project, detail: { retentionDays: input.days } },
       () => setRetention(ctx.db, input.project, input.days).then(() => ({ project: input.project, days: input.days })),
+    ),
+);
+
+/** After how many days a purge drops a project's payloads, keeping summaries, findings and hashes (null: never). */
+export const setProjectPayloadRetention = action(
+  { need: "project.admin", projectOf: (i) => i.project },
+  z.object({
+    project,
+    days: z
+      .number()
+      .int("payload retention is whole days")
+      .min(1, "payload retention is at least 1 day")
+      .max(MAX_RETENTION_DAYS, `payload retention is at most ${MAX_RETENTION_DAYS} days`)
+      .nullable(),
+  }),
+  async (ctx, input) =>
+    audited(
+      ctx,
+      { action: "project.payload-retention", project: input.project, target: input.project, detail: { payloadDays: input.days } },
+      () => setPayloadRetention(ctx.db, input.project, input.days).then(() => ({ project: input.project, days: input.days })),
     ),
 );
 

@@ -1,4 +1,5 @@
 "use client";
+import Link from "next/link";
 import { useState } from "react";
 
 interface Answer {
@@ -17,9 +18,21 @@ interface Answer {
   } | null;
 }
 
-/** Upload an audit bundle and see whether it holds: the server checks it against this deployment's key. */
-export function VerifyView() {
+interface Opened {
+  project: string;
+  runs: { id: string; original: string; events: number; findings: number; notes: number; already: boolean }[];
+}
+
+/**
+ * Upload an audit bundle and see whether it holds: the server checks it against this
+ * deployment's key. A bundle that holds may be opened as read-only runs (reviewer and up).
+ */
+export function VerifyView({ openIn }: { openIn: { project: string; may: boolean } }) {
   const [answer, setAnswer] = useState<Answer | null>(null);
+  const [file, setFile] = useState<File | null>(null);
+  const [opened, setOpened] = useState<Opened | null>(null);
+  const [openError, setOpenError] = useState<string | null>(null);
+  const [opening, setOpening] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [name, setName] = useState("");
@@ -27,6 +40,9 @@ export function VerifyView() {
     setBusy(true);
     setError(null);
     setAnswer(null);
+    setOpened(null);
+    setOpenError(null);
+    setFile(file);
     setName(file.name);
     try {
       const res = await fetch("/api/bundles/verify", { method: "POST", headers: { "content-type": "application/gzip" }, body: file });
@@ -37,6 +53,26 @@ export function VerifyView() {
       setError((e as Error).message);
     } finally {
       setBusy(false);
+    }
+  }
+  async function open() {
+    if (!file) return;
+    setOpening(true);
+    setOpenError(null);
+    try {
+      // the server verifies the bytes again: nothing is opened on the strength of the check above
+      const res = await fetch(`/api/bundles/open?project=${encodeURIComponent(openIn.project)}`, {
+        method: "POST",
+        headers: { "content-type": "application/gzip" },
+        body: file,
+      });
+      const body = (await res.json()) as Opened | { error: string };
+      if (!res.ok || "error" in body) setOpenError("error" in body ? body.error : `the server answered ${res.status}`);
+      else setOpened(body);
+    } catch (e) {
+      setOpenError((e as Error).message);
+    } finally {
+      setOpening(false);
     }
   }
   return (
@@ -79,6 +115,43 @@ export function VerifyView() {
                   </li>
                 ))}
               </ul>
+              {openIn.may ? (
+                <div className="verify-open">
+                  {opened ? null : (
+                    <button type="button" className="primary" disabled={opening} onClick={() => void open()}>
+                      {opening
+                        ? "Opening…"
+                        : `Open as read-only run${answer.manifest.runs.length === 1 ? "" : "s"} in project ${openIn.project}`}
+                    </button>
+                  )}
+                  <span className="muted">
+                    Marked &quot;from bundle&quot;: no notes, no export, nothing appended; a live run of the same id is not touched.
+                  </span>
+                </div>
+              ) : (
+                <p className="muted">Opening a bundle as runs needs the reviewer role in project {openIn.project}.</p>
+              )}
+              {openError ? (
+                <p className="form-error" role="alert">
+                  {openError}
+                </p>
+              ) : null}
+              {opened ? (
+                <ul aria-label="Opened runs">
+                  {opened.runs.map((r) => (
+                    <li key={r.id}>
+                      <Link href={`/runs/${encodeURIComponent(r.id)}`} prefetch={false}>
+                        Open run {r.original}
+                      </Link>{" "}
+                      (from bundle, <span className="mono">{r.id}</span>
+                      {r.already ? ", opened before" : ""}) ·{" "}
+                      <Link href={`/runs/${encodeURIComponent(r.id)}/replay`} prefetch={false}>
+                        replay
+                      </Link>
+                    </li>
+                  ))}
+                </ul>
+              ) : null}
             </>
           ) : (
             <ul className="verify-failures">

@@ -1,4 +1,5 @@
 "use client";
+import { usePayloadsDropped } from "@/components/run/payloads-dropped";
 import { plural } from "@/lib/semantics/health";
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo } from "react";
@@ -70,6 +71,7 @@ export function Inspector({
   const withState = tab === "state" && !STATEFUL(type);
   const q = useInspect(runId, row >= 0 ? seq : null, withState);
   const relations = useMemo(() => relationsOf(detail.findings), [detail.findings]);
+  const dropped = usePayloadsDropped();
 
   // the neighbours' payloads, so j/k show them without waiting
   useEffect(() => {
@@ -153,7 +155,12 @@ export function Inspector({
         ) : null}
       </div>
       <div className="tab-panel" role="tabpanel" aria-label={TAB_LABEL[tab]}>
-        {q.isError ? (
+        {dropped ? (
+          <div className="empty-pane" data-testid="payload-dropped">
+            Payload dropped on {dropped.slice(0, 10)} by the retention policy. Kept: the event&apos;s type, time, step, names, status,
+            latency and chain hash (above); its content is gone.
+          </div>
+        ) : q.isError ? (
           <div className="empty-pane bad">
             Could not load event #{seq}: {q.error.message}
           </div>

@@ -6,7 +6,10 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Fidelity } from "@/lib/journal/types";
 import { obj } from "@/lib/journal/values";
 import type { ForkSpec } from "@/lib/replay";
+import type { BundleProvenance } from "@/lib/evidence/opened";
 import type { RunDetail } from "@/lib/view/api-types";
+import { BundleBanner } from "@/components/evidence/bundle-banner";
+import { PayloadsDroppedBanner } from "@/components/run/payloads-dropped";
 import { useRunDetail } from "@/components/data/use-run-detail";
 import { FrameGrid } from "./frame-grid";
 import { FramePanel } from "./frame-panel";
@@ -23,16 +26,38 @@ import { useReplaySession } from "./use-replay-session";
 
 const FIDELITIES = new Set(["replayable", "trace", "partial"]);
 
-export function ReplayView({ runId, initialDetail }: { runId: string; initialDetail: RunDetail }) {
+export function ReplayView({
+  runId,
+  initialDetail,
+  bundle = null,
+  payloadsDropped = null,
+}: {
+  runId: string;
+  initialDetail: RunDetail;
+  /** opened from an audit bundle: its provenance on a banner above every frame */
+  bundle?: BundleProvenance | null;
+  /** when retention dropped the run's payloads: said above every frame (they replay as lengths) */
+  payloadsDropped?: string | null;
+}) {
   const [store] = useState(createReplayStore);
   return (
     <ReplayStoreContext.Provider value={store}>
-      <ReplayBody runId={runId} initialDetail={initialDetail} />
+      <ReplayBody runId={runId} initialDetail={initialDetail} bundle={bundle} dropped={payloadsDropped} />
     </ReplayStoreContext.Provider>
   );
 }
 
-function ReplayBody({ runId, initialDetail }: { runId: string; initialDetail: RunDetail }) {
+function ReplayBody({
+  runId,
+  initialDetail,
+  bundle,
+  dropped,
+}: {
+  runId: string;
+  initialDetail: RunDetail;
+  bundle: BundleProvenance | null;
+  dropped: string | null;
+}) {
   const api = useReplayStoreApi();
   const detail = useRunDetail(runId, initialDetail).data ?? initialDetail;
   const fidelity = FIDELITIES.has(detail.fidelity) ? (detail.fidelity as Fidelity) : undefined;
@@ -95,7 +120,12 @@ function ReplayBody({ runId, initialDetail }: { runId: string; initialDetail: Ru
   // Nothing here reads the cursor: the parts that follow it (the ready signal, the link to
   // the run viewer) subscribe on their own, so a scrub never re-renders the whole page.
   return (
-    <ReadyRoot phase={session.phase} mode={fork !== null && forkError === null ? "fork" : "reconstruct"}>
+    <ReadyRoot
+      phase={session.phase}
+      mode={fork !== null && forkError === null ? "fork" : "reconstruct"}
+      fromBundle={bundle !== null}
+      dropped={dropped !== null}
+    >
       <header className="rp-header">
         <h1>
           Replay · {detail.workflow ?? "(no workflow)"}
@@ -117,6 +147,8 @@ function ReplayBody({ runId, initialDetail }: { runId: string; initialDetail: Ru
           </Link>
         </nav>
       </header>
+      {bundle ? <BundleBanner bundle={bundle} /> : null}
+      {dropped ? <PayloadsDroppedBanner at={dropped} /> : null}
       <ShortcutsDialog page="replay" />
       <ReplayBanner fork={fork} urlError={urlError} fidelity={detail.fidelity} events={detail.eventCount} />
       <ReplayControls />
@@ -164,14 +196,26 @@ function ReplayBody({ runId, initialDetail }: { runId: string; initialDetail: Ru
 }
 
 /** The page's ready signal for tests and tools: the replay is done and the frame under the playhead is shown. */
-function ReadyRoot({ phase, mode, children }: { phase: string; mode: "fork" | "reconstruct"; children: React.ReactNode }) {
+function ReadyRoot({
+  phase,
+  mode,
+  fromBundle,
+  dropped,
+  children,
+}: {
+  phase: string;
+  mode: "fork" | "reconstruct";
+  fromBundle: boolean;
+  dropped: boolean;
+  children: React.ReactNode;
+}) {
   const key = useReplayStore((s) => s.result?.key ?? "");
   const ready = useReplayStore(
     (s) => phase === "ready" && s.result !== null && s.view !== null && s.view.key === s.result.key && s.view.index === s.cursor,
   );
   return (
     <div
-      className="rp-view"
+      className={["rp-view", fromBundle ? "from-bundle" : "", dropped ? "payloads-dropped" : ""].filter(Boolean).join(" ")}
       data-testid="replay-view"
       data-ready={ready ? "true" : "false"}
       data-phase={phase}

@@ -23,12 +23,15 @@ export function NotesPanel({
   findings,
   canWrite,
   onAdded,
+  readOnly,
 }: {
   runId: string;
   notes: NoteItem[];
   findings: FindingItem[];
   canWrite: boolean;
   onAdded: (n: NoteItem) => void;
+  /** why no note may be written here (a run opened from a bundle) */
+  readOnly?: string;
 }) {
   const api = useRunStoreApi();
   const selected = useRunStore((s) => s.selectedSeq);
@@ -37,6 +40,7 @@ export function NotesPanel({
   return (
     <div className="tab-panel notes-panel">
       {canWrite ? <NoteForm runId={runId} selected={selected} findings={findings} onAdded={onAdded} /> : null}
+      {readOnly ? <p className="muted notes-readonly">{readOnly}</p> : null}
       <input
         className="notes-search"
         type="search"

@@ -4,6 +4,9 @@ import { useEffect, useMemo, useState, type CSSProperties } from "react";
 import { useStore } from "zustand";
 import type { RunIndex } from "@/lib/graph";
 import type { NoteItem } from "@/lib/evidence/notes";
+import type { BundleProvenance } from "@/lib/evidence/opened";
+import { BundleBanner } from "@/components/evidence/bundle-banner";
+import { PayloadsDroppedBanner, PayloadsDroppedContext, usePayloadsDropped } from "./payloads-dropped";
 import type { RunDetail } from "@/lib/view/api-types";
 import { findingSeqs, firstMostSevere } from "@/lib/view/findings";
 import { relationsOf } from "@/lib/view/relations";
@@ -49,6 +52,8 @@ export function RunView({
   notes = [],
   may = { note: false, export: false },
   hold = { held: false, canSet: false },
+  bundle = null,
+  payloadsDropped = null,
 }: {
   runId: string;
   initialDetail: RunDetail;
@@ -59,13 +64,19 @@ export function RunView({
   hold?: { held: boolean; canSet: boolean };
   notes?: NoteItem[];
   may?: RunPowers;
+  /** opened from an audit bundle: read-only, with its provenance on a banner */
+  bundle?: BundleProvenance | null;
+  /** when retention dropped the run's payloads (ISO time) */
+  payloadsDropped?: string | null;
 }) {
   const [store] = useState(() => createRunViewStore(initialSeq, initialSeq === null && initialDetail.live, initialTab));
   // warm the layout worker while the summary is on its way
   useEffect(() => void getLayoutWorker(), []);
   return (
     <RunStoreContext.Provider value={store}>
-      <RunViewBody runId={runId} initialDetail={initialDetail} initialNotes={notes} may={may} hold={hold} />
+      <PayloadsDroppedContext.Provider value={payloadsDropped}>
+        <RunViewBody runId={runId} initialDetail={initialDetail} initialNotes={notes} may={may} hold={hold} bundle={bundle} />
+      </PayloadsDroppedContext.Provider>
     </RunStoreContext.Provider>
   );
 }
@@ -76,14 +87,17 @@ function RunViewBody({
   initialNotes,
   may,
   hold,
+  bundle,
 }: {
   runId: string;
   initialDetail: RunDetail;
   initialNotes: NoteItem[];
   may: RunPowers;
   hold: { held: boolean; canSet: boolean };
+  bundle: BundleProvenance | null;
 }) {
   const detail = useRunDetail(runId, initialDetail).data ?? initialDetail;
+  const dropped = usePayloadsDropped();
   const [notes, setNotes] = useState(initialNotes);
   const marks = useNoteMarks(notes);
   const indexQuery = useRunIndex(runId);
@@ -116,7 +130,15 @@ function RunViewBody({
 
   return (
     <TimesRecordedProvider value={detail.timesRecorded !== false}>
-      <div className="run-view" data-testid="run-view" data-ready={ready ? "true" : "false"} data-live={liveMode}>
+      <div
+        className={["run-view", bundle ? "from-bundle" : "", dropped ? "payloads-dropped" : ""].filter(Boolean).join(" ")}
+        data-testid="run-view"
+        data-ready={ready ? "true" : "false"}
+        data-live={liveMode}
+        data-source={bundle ? "bundle" : undefined}
+      >
+        {bundle ? <BundleBanner bundle={bundle} /> : null}
+        {dropped ? <PayloadsDroppedBanner at={dropped} /> : null}
         <RunHeader
           detail={detail}
           index={index}
@@ -172,6 +194,7 @@ function RunViewBody({
                     notes={notes}
                     findings={detail.findings}
                     canWrite={may.note}
+                    readOnly={bundle ? "Read-only: these notes came with the bundle. Write notes on the original run." : undefined}
                     onAdded={(n) => setNotes((all) => [...all, n])}
                   />
                 )}

@@ -4,3 +4,4 @@ export * from "./profiles";
 export { piiKindsIn, PII_KINDS, type PiiKind } from "./pii";
 export { signerFromPem, newPrivateKeyPem } from "./signer";
 export { ArchiveError, repack, unpackTarGz, type Member } from "./archive";
+export * from "./opened";

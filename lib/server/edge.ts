@@ -157,7 +157,21 @@ const jsonError = (status: number, message: string) => NextResponse.json({ error
 const projectParam = z.string().regex(PROJECT_ID, "project must be a project id").nullable();
 
 /** Route params' usual shapes. */
-export const runParams = z.object({ run: z.string().regex(RUN_ID_PATTERN, "run id must be 1 to 128 characters of A-Z a-z 0-9 . _ : -") });
+export const runParams = z.object({
+  // pages get the segment still percent-encoded (a ":" as %3A), routes decoded; no run id holds a "%"
+  run: z.preprocess(
+    (v) => (typeof v === "string" && v.includes("%") ? safeDecode(v) : v),
+    z.string().regex(RUN_ID_PATTERN, "run id must be 1 to 128 characters of A-Z a-z 0-9 . _ : -"),
+  ),
+});
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
 
 type NextRouteCtx = { params: Promise<Record<string, string | string[] | undefined>> };
 

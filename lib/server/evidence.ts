@@ -15,6 +15,7 @@ import { appendAudit } from "./access/audit-log";
 import { loadAuditSigner } from "./audit-key";
 import type { Db } from "./db";
 import { isRunId, runProjectOf } from "./queries";
+import { refuseIfBundle } from "./bundle-runs";
 import { redactorFor } from "./service";
 
 export const RETRACE_VERSION = "0.1.0";
@@ -63,6 +64,7 @@ export async function addNote(db: Db, n: NewNote): Promise<NoteItem> {
   if (text.length > MAX_NOTE_LENGTH) throw new AccessError(`a note has at most ${MAX_NOTE_LENGTH} characters`);
   const runs = await db.sql.all<{ projectId: string }>(`SELECT "projectId" FROM "Run" WHERE "id" = ?`, [n.run]);
   if (runs.length === 0) throw new AccessError(`run "${n.run}" not found`, 404);
+  await refuseIfBundle(db, n.run, "its notes are the bundle's; write notes on the original run");
   const seq = n.target === "run" ? null : (n.seq ?? null);
   const rule = n.target === "finding" ? (n.rule ?? null) : null;
   if (n.target !== "run" && (seq === null || !Number.isInteger(seq))) throw new AccessError("a note on an event or finding needs its seq");
@@ -227,6 +229,8 @@ export async function exportBundle(db: Db, req: ExportRequest): Promise<ExportRe
   if (ids.length === 0) throw new AccessError("name at least one run");
   const runs: BundleRunInput[] = [];
   for (const id of ids) {
+    // re-signing a bundle's copy with this deployment's key would vouch for what it did not record
+    await refuseIfBundle(db, id, "export the original bundle instead");
     const r = await gatherRun(db, id);
     if (!r) throw new AccessError(`run "${id}" not found`, 404);
     runs.push(r);

@@ -273,14 +273,16 @@ export async function findingsOf(db: Db, runId: string, seq?: number): Promise<F
   return rows.map((f) => findingItem({ ...f, seq: Number(f.seq) })).sort(compareFindings);
 }
 
-/** A run's eventCount and updatedAt, or null when there is no such run. */
-export async function runVersion(db: Db, runId: string): Promise<{ eventCount: number; updatedAt: number } | null> {
+/** A run's eventCount, updatedAt and when its payloads were dropped (0: never), or null when there is no such run. */
+export async function runVersion(db: Db, runId: string): Promise<{ eventCount: number; updatedAt: number; droppedAt: number } | null> {
   if (!isRunId(runId)) return null;
-  const rows = await db.sql.all<{ eventCount: number | string; updatedAt: number | string }>(
-    `SELECT "eventCount", "updatedAt" FROM "Run" WHERE "id" = ?`,
+  const rows = await db.sql.all<{ eventCount: number | string; updatedAt: number | string; payloadsDroppedAt: number | string | null }>(
+    `SELECT "eventCount", "updatedAt", "payloadsDroppedAt" FROM "Run" WHERE "id" = ?`,
     [runId],
   );
-  return rows.length > 0 ? { eventCount: Number(rows[0].eventCount), updatedAt: Number(rows[0].updatedAt) } : null;
+  return rows.length > 0
+    ? { eventCount: Number(rows[0].eventCount), updatedAt: Number(rows[0].updatedAt), droppedAt: Number(rows[0].payloadsDroppedAt ?? 0) }
+    : null;
 }
 
 export const eventsQuery = z.object({

@@ -1,14 +1,21 @@
 import "server-only";
 /**
  * Retention and legal hold. A project may keep runs for a number of days
- * (Project.retentionDays, null: forever); `purge` removes the runs the server has not
- * changed for longer than that (Run.updatedAt, the server's clock: a journal's own times
- * are the recorder's word), except those under legal hold, with every row that holds
- * their payloads (events, findings, notes, OTLP spans), in one transaction, and writes
- * one privileged-action log entry with the ids and counts (never a payload).
+ * (Project.retentionDays, null: forever) and their payloads for fewer
+ * (Project.payloadDays, null: as long as the run). `purge` works in two stages on the runs
+ * the server has not changed for longer than those (Run.updatedAt, the server's clock: a
+ * journal's own times are the recorder's word), except those under legal hold: past the
+ * payload days it drops a run's payloads (every event's content, the OTLP spans kept for
+ * re-derivation, the analyzer's snapshot) and keeps its row, summary, findings, notes and
+ * every event's seq, type, names, times and hash columns; past the retention days it
+ * removes the run with every row that holds it. Both in one transaction, each stage one
+ * privileged-action log entry with the ids and counts (never a payload).
  */
 import Database from "better-sqlite3";
 import { sqliteFileFromUrl } from "../../prisma/urls";
+import { canonicalJson } from "../canonical";
+import { ProfileRedactor, Pseudonymizer } from "../evidence/profiles";
+import { parseJsonExact } from "../journal/exact-json";
 import { AccessError } from "./access/accounts";
 import { appendAudit } from "./access/audit-log";
 import type { Db } from "./db";
@@ -30,15 +37,32 @@ export interface PurgedRun {
   spans: number;
 }
 
+/** A run whose payloads the first stage drops (or, dry, would). */
+export interface DroppedRun {
+  id: string;
+  project: string;
+  updatedMs: number;
+  /** events whose contents are replaced by their lengths */
+  events: number;
+  /** OTLP spans removed */
+  spans: number;
+}
+
 export interface PurgeResult {
   dryRun: boolean;
+  /** the runs whose payloads were dropped (or, dry, would be) */
+  dropped: DroppedRun[];
+  /** the projects whose payload policy was applied, with their days */
+  payloadPolicies: { project: string; days: number }[];
+  /** the payload stage's privileged-action log entry (null: dry, or nothing to say) */
+  dropAuditSeq: number | null;
   /** the runs removed (or, dry, that would be) */
   runs: PurgedRun[];
-  /** runs past their retention kept by a legal hold */
+  /** runs past their retention or payload days kept whole by a legal hold */
   held: string[];
   /** the projects whose policy was applied, with their days */
   policies: { project: string; days: number }[];
-  /** the privileged-action log entry's seq (null for a dry run) */
+  /** the run-removal stage's privileged-action log entry (null for a dry run) */
   auditSeq: number | null;
   /**
    * SQLite: the write-ahead log was copied into the (zeroed) pages and emptied, so no
@@ -71,8 +95,61 @@ export async function retentionOf(db: Db, project: string): Promise<number | nul
 export async function setRetention(db: Db, project: string, days: number | null): Promise<void> {
   if (days !== null && (!Number.isInteger(days) || days < 1 || days > MAX_RETENTION_DAYS))
     throw new AccessError(`retention is whole days from 1 to ${MAX_RETENTION_DAYS}, or none`);
+  const payloads = await payloadRetentionOf(db, project);
+  if (days !== null && payloads !== null && days <= payloads)
+    throw new AccessError(
+      `runs are kept more days than payloads are kept (${payloads}): give more than ${payloads} days, or drop the payload policy first`,
+    );
   const n = await db.sql.transaction((tx) => tx.run(`UPDATE "Project" SET "retentionDays" = ? WHERE "id" = ?`, [days, project]));
   if (n === 0) throw new AccessError(`project "${project}" not found`, 404);
+}
+
+/** Days a project keeps its runs' payloads (null: as long as the runs). */
+export async function payloadRetentionOf(db: Db, project: string): Promise<number | null> {
+  const rows = await db.sql.all<{ payloadDays: number | null }>(`SELECT "payloadDays" FROM "Project" WHERE "id" = ?`, [project]);
+  if (rows.length === 0) throw new AccessError(`project "${project}" not found`, 404);
+  return rows[0].payloadDays === null ? null : Number(rows[0].payloadDays);
+}
+
+/**
+ * Sets the days after which a purge drops a project's payloads, keeping each run's summary,
+ * findings and hashes (whole days, fewer than the retention; null keeps them with the run).
+ */
+export async function setPayloadRetention(db: Db, project: string, days: number | null): Promise<void> {
+  if (days !== null && (!Number.isInteger(days) || days < 1 || days > MAX_RETENTION_DAYS))
+    throw new AccessError(`payload retention is whole days from 1 to ${MAX_RETENTION_DAYS}, or none`);
+  const runs = await retentionOf(db, project);
+  if (days !== null && runs !== null && days >= runs)
+    throw new AccessError(`payloads are dropped before runs are removed: give fewer days than the retention (${runs})`);
+  const n = await db.sql.transaction((tx) => tx.run(`UPDATE "Project" SET "payloadDays" = ? WHERE "id" = ?`, [days, project]));
+  if (n === 0) throw new AccessError(`project "${project}" not found`, 404);
+}
+
+/** When retention dropped a run's payloads (ISO time), or null when it did not. */
+export async function payloadsDroppedOf(db: Db, run: string): Promise<string | null> {
+  if (!isRunId(run)) return null;
+  const rows = await db.sql.all<{ payloadsDroppedAt: number | null }>(`SELECT "payloadsDroppedAt" FROM "Run" WHERE "id" = ?`, [run]);
+  return rows.length > 0 && rows[0].payloadsDroppedAt !== null ? new Date(Number(rows[0].payloadsDroppedAt)).toISOString() : null;
+}
+
+/** Payload text becomes its length: the placeholder of a dropped payload. */
+class DroppedPayload extends Pseudonymizer {
+  override public(value: unknown): string {
+    const text = typeof value === "string" ? value : canonicalJson(value);
+    return `[dropped:${text.length}]`;
+  }
+}
+
+/**
+ * A stored event with its payloads dropped: what the public profile of an audit bundle
+ * removes (every content, argument, result, message, error and free string) becomes
+ * `[dropped:<length>]`; the envelope and the structure stay (seq, type, step, call ids,
+ * tool and model names, statuses, versions, times, hashes), so graph, timeline and lists
+ * still draw the run. Personal data in what stays is replaced too, under a key forgotten at once.
+ */
+export function droppedBody(body: string): string {
+  const redactor = new ProfileRedactor("public", { pseudonymizer: new DroppedPayload() });
+  return canonicalJson(redactor.event(parseJsonExact(body) as Record<string, unknown>));
 }
 
 /** Whether a run is under legal hold (false for a run that does not exist). */
@@ -136,14 +213,15 @@ async function countsOf(q: Reader, ids: readonly string[]): Promise<Map<string, 
  */
 export async function purge(db: Db, opts: PurgeOptions): Promise<PurgeResult> {
   const now = opts.now ?? Date.now();
-  const projects = await db.sql.all<{ id: string; retentionDays: number | null }>(
+  const projects = await db.sql.all<{ id: string; retentionDays: number | null; payloadDays: number | null }>(
     opts.project === undefined
-      ? `SELECT "id", "retentionDays" FROM "Project" WHERE "retentionDays" IS NOT NULL ORDER BY "id"`
-      : `SELECT "id", "retentionDays" FROM "Project" WHERE "id" = ?`,
+      ? `SELECT "id", "retentionDays", "payloadDays" FROM "Project" WHERE "retentionDays" IS NOT NULL OR "payloadDays" IS NOT NULL ORDER BY "id"`
+      : `SELECT "id", "retentionDays", "payloadDays" FROM "Project" WHERE "id" = ?`,
     opts.project === undefined ? [] : [opts.project],
   );
   if (opts.project !== undefined && projects.length === 0) throw new AccessError(`project "${opts.project}" not found`, 404);
   const policies = projects.filter((p) => p.retentionDays !== null).map((p) => ({ project: p.id, days: Number(p.retentionDays) }));
+  const payloadPolicies = projects.filter((p) => p.payloadDays !== null).map((p) => ({ project: p.id, days: Number(p.payloadDays) }));
 
   const find = async (q: Reader, lock = false) => {
     const due: Candidate[] = [];
@@ -157,22 +235,67 @@ export async function purge(db: Db, opts: PurgeOptions): Promise<PurgeResult> {
     }
     const held = due.filter((r) => Boolean(Number(r.legalHold))).map((r) => r.id);
     const gone = due.filter((r) => !Number(r.legalHold));
-    const counts = await countsOf(
-      q,
-      gone.map((r) => r.id),
-    );
+    const removed = new Set(due.map((r) => r.id));
+    // past the payload days but not (yet) the retention: the payloads go, the run stays
+    const stale: Candidate[] = [];
+    for (const p of payloadPolicies) {
+      stale.push(
+        ...(
+          await q.all<Candidate>(
+            `SELECT "id", "projectId", "updatedAt", "legalHold" FROM "Run" WHERE "projectId" = ? AND "updatedAt" < ? AND "payloadsDroppedAt" IS NULL ORDER BY "updatedAt", "id"${lock ? " FOR UPDATE" : ""}`,
+            [p.project, now - p.days * DAY_MS],
+          )
+        ).filter((r) => !removed.has(r.id)),
+      );
+    }
+    for (const r of stale) if (Number(r.legalHold)) held.push(r.id);
+    const drop = stale.filter((r) => !Number(r.legalHold));
+    const counts = await countsOf(q, [...gone.map((r) => r.id), ...drop.map((r) => r.id)]);
     const runs: PurgedRun[] = gone.map((r) => ({ id: r.id, project: r.projectId, updatedMs: Number(r.updatedAt), ...counts.get(r.id)! }));
-    return { runs, held };
+    const dropped: DroppedRun[] = drop.map((r) => ({
+      id: r.id,
+      project: r.projectId,
+      updatedMs: Number(r.updatedAt),
+      events: counts.get(r.id)!.events,
+      spans: counts.get(r.id)!.spans,
+    }));
+    return { runs, held, dropped };
   };
 
-  if (opts.dryRun) return { dryRun: true, ...(await find(db.sql)), policies, auditSeq: null, walEmptied: null, vacuumed: false };
+  if (opts.dryRun)
+    return {
+      dryRun: true,
+      ...(await find(db.sql)),
+      policies,
+      payloadPolicies,
+      auditSeq: null,
+      dropAuditSeq: null,
+      walEmptied: null,
+      vacuumed: false,
+    };
 
   const found = await db.sql.transaction(async (tx) => {
     // Freed SQLite pages are zeroed rather than left holding the payloads until reused.
     if (db.sql.dialect === "sqlite") await tx.run(`PRAGMA secure_delete = ON`);
     // Found again inside the transaction (rows locked on PostgreSQL, where a hold could be
-    // set meanwhile; SQLite's one writer excludes that), so what is counted is what is deleted.
+    // set meanwhile; SQLite's one writer excludes that), so what is counted is what is changed.
     const f = await find(tx, db.sql.dialect === "postgres");
+    const droppedAt = Date.now();
+    for (const r of f.dropped) {
+      for (let after = -1; ;) {
+        const page = await tx.all<{ seq: number; body: string }>(
+          `SELECT "seq", "body" FROM "Event" WHERE "runId" = ? AND "seq" > ? ORDER BY "seq" LIMIT 1000`,
+          [r.id, after],
+        );
+        for (const e of page)
+          await tx.run(`UPDATE "Event" SET "body" = ? WHERE "runId" = ? AND "seq" = ?`, [droppedBody(e.body), r.id, e.seq]);
+        if (page.length < 1000) break;
+        after = Number(page[page.length - 1].seq);
+      }
+      await tx.run(`DELETE FROM "TraceSpan" WHERE "runId" = ?`, [r.id]);
+      // the analyzer's snapshot holds state values; updatedAt stays, so the retention still counts from the last change
+      await tx.run(`UPDATE "Run" SET "payloadsDroppedAt" = ?, "analysis" = NULL WHERE "id" = ?`, [droppedAt, r.id]);
+    }
     const ids = f.runs.map((r) => r.id);
     for (let i = 0; i < ids.length; i += 500) {
       const chunk = ids.slice(i, i + 500);
@@ -183,8 +306,41 @@ export async function purge(db: Db, opts: PurgeOptions): Promise<PurgeResult> {
     if (db.sql.dialect === "sqlite") await tx.run(`PRAGMA secure_delete = OFF`);
     return f;
   });
-  if (found.runs.length === 0 && opts.logEmpty === false)
-    return { dryRun: false, ...found, policies, auditSeq: null, walEmptied: null, vacuumed: false };
+
+  let dropAuditSeq: number | null = null;
+  if (found.dropped.length > 0 || (opts.logEmpty !== false && payloadPolicies.length > 0)) {
+    const entry = await appendAudit(db, {
+      actor: opts.actor,
+      action: "retention.drop-payloads",
+      project: opts.project ?? null,
+      target: found.dropped.length > 0 ? found.dropped.map((r) => r.id).join(",") : null,
+      result: "ok",
+      detail: {
+        policies: payloadPolicies,
+        runs: found.dropped.map((r) => ({ id: r.id, project: r.project, events: r.events, spans: r.spans })),
+        totals: {
+          runs: found.dropped.length,
+          events: found.dropped.reduce((n, r) => n + r.events, 0),
+          spans: found.dropped.reduce((n, r) => n + r.spans, 0),
+        },
+        held: found.held,
+      },
+    });
+    dropAuditSeq = entry.seq;
+  }
+  const changed = found.runs.length > 0 || found.dropped.length > 0;
+  const finish = async (auditSeq: number | null): Promise<PurgeResult> => {
+    const walEmptied = db.sql.dialect === "sqlite" && changed ? emptySqliteWal(db.config.databaseUrl) : null;
+    // PostgreSQL: the dead row versions' space is marked free (autovacuum reclaims the rows later)
+    let vacuumed = false;
+    if (db.sql.dialect === "postgres" && changed) {
+      await db.sql.all(`VACUUM ${TABLES.map(([, t]) => `"${t}"`).join(", ")}, "Run"`);
+      vacuumed = true;
+    }
+    return { dryRun: false, ...found, policies, payloadPolicies, auditSeq, dropAuditSeq, walEmptied, vacuumed };
+  };
+  // the removal stage says so even when it removed nothing, unless only a payload policy applies or the schedule asked for quiet
+  if (found.runs.length === 0 && (opts.logEmpty === false || (policies.length === 0 && payloadPolicies.length > 0))) return finish(null);
   const total = (k: keyof PurgedRun) => found.runs.reduce((n, r) => n + Number(r[k]), 0);
   const entry = await appendAudit(db, {
     actor: opts.actor,
@@ -212,15 +368,7 @@ export async function purge(db: Db, opts: PurgeOptions): Promise<PurgeResult> {
       held: found.held,
     },
   });
-  const walEmptied = db.sql.dialect === "sqlite" && found.runs.length > 0 ? emptySqliteWal(db.config.databaseUrl) : null;
-  // VACUUM runs outside any transaction, so after the commit (a failed one loses nothing:
-  // autovacuum reclaims the rows later)
-  let vacuumed = false;
-  if (db.sql.dialect === "postgres" && found.runs.length > 0) {
-    await db.sql.all(`VACUUM ${TABLES.map(([, t]) => `"${t}"`).join(", ")}, "Run"`);
-    vacuumed = true;
-  }
-  return { dryRun: false, ...found, policies, auditSeq: entry.seq, walEmptied, vacuumed };
+  return finish(entry.seq);
 }
 
 /**
@@ -270,7 +418,10 @@ export function startPurgeSchedule(
     running = true;
     try {
       const r = await purge(db, { actor: "server:schedule", logEmpty: false });
-      if (r.runs.length > 0) console.log(`retrace: scheduled purge removed ${r.runs.length} run(s) past their retention`);
+      if (r.runs.length > 0 || r.dropped.length > 0)
+        console.log(
+          `retrace: scheduled purge removed ${r.runs.length} run(s) past their retention, dropped the payloads of ${r.dropped.length}`,
+        );
     } catch (e) {
       console.warn(`retrace: scheduled purge failed (${e instanceof Error ? e.message : String(e)}); the next one retries`);
     } finally {

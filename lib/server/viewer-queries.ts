@@ -94,7 +94,8 @@ export async function getRunSummaryCached(db: Db, runId: string, after: number):
   if (!isRunId(runId)) return null;
   const run = await runVersion(db, runId);
   if (!run || run.eventCount === 0) return null;
-  const key = `${runId}|${run.updatedAt}|${run.eventCount}`;
+  // a payload drop leaves updatedAt as it was (retention counts from it): its time is in the key
+  const key = `${runId}|${run.updatedAt}|${run.eventCount}|${run.droppedAt}`;
   if (after < 0) {
     const hit = summaryCache.find((c) => c.key === key);
     if (hit) return hit.text;

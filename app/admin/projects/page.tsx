@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { CreateProjectForm } from "@/components/admin/create-project-form";
+import { PayloadRetentionForm } from "@/components/admin/payload-retention-form";
 import { RetentionForm } from "@/components/admin/retention-form";
 import { ModelPricesForm } from "@/components/admin/model-prices-form";
 import { DEFAULT_PROJECT, decide } from "@/lib/access/roles";
@@ -25,7 +26,8 @@ export default page({ need: "project.admin", project: "admin" }, async ({ db, pr
         <p>Runs, keys, notes and roles belong to one project; a user sees only the projects they are a member of.</p>
         <p>
           Retention: <code>npm run -s retrace -- purge</code> removes a project&apos;s runs unchanged for longer than its days, except runs
-          under legal hold (<code>retrace hold RUN</code>); empty keeps runs forever.
+          under legal hold (<code>retrace hold RUN</code>); empty keeps runs forever. Payloads: after fewer days it drops their payloads,
+          keeping each run&apos;s summary, findings, notes and hashes; empty keeps payloads with the run.
         </p>
       </header>
       {mayCreate ? (
@@ -48,6 +50,7 @@ export default page({ need: "project.admin", project: "admin" }, async ({ db, pr
               <th className="num">Active keys</th>
               <th className="num">Runs</th>
               <th>Retention</th>
+              <th title="after this many days a purge drops a run's payloads, keeping its summary, findings and hashes">Payloads</th>
               <th />
             </tr>
           </thead>
@@ -63,6 +66,9 @@ export default page({ need: "project.admin", project: "admin" }, async ({ db, pr
                 <td className="num">{p.runs.toLocaleString("en-US")}</td>
                 <td>
                   <RetentionForm key={`${p.id}:${p.retentionDays}`} project={p.id} days={p.retentionDays} />
+                </td>
+                <td>
+                  <PayloadRetentionForm key={`${p.id}:${p.payloadDays}`} project={p.id} days={p.payloadDays} />
                 </td>
                 <td>
                   <Link href={`/?project=${encodeURIComponent(p.id)}`} prefetch={false}>

@@ -2,9 +2,10 @@ import { notFound } from "next/navigation";
 import { preload } from "react-dom";
 import { RunView } from "@/components/run/run-view";
 import { mayOnProject, page, runParams } from "@/lib/server/edge";
+import { bundleOf } from "@/lib/server/bundle-runs";
 import { listNotes } from "@/lib/server/evidence";
 import { getRun } from "@/lib/server/queries";
-import { legalHoldOf } from "@/lib/server/retention";
+import { legalHoldOf, payloadsDroppedOf } from "@/lib/server/retention";
 import type { RunDetail } from "@/lib/view/api-types";
 
 export const dynamic = "force-dynamic";
@@ -33,6 +34,8 @@ export default page(
     const tab = Array.isArray(sp.tab) ? sp.tab[0] : sp.tab;
     const initialTab = tab === "findings" || tab === "notes" || tab === "events" ? tab : undefined;
     const notes = await listNotes(db, run);
+    // a run opened from a bundle is read-only: no note form, no export (the server refuses both too)
+    const bundle = await bundleOf(db, run);
     return (
       <RunView
         runId={run}
@@ -41,7 +44,12 @@ export default page(
         initialTab={initialTab}
         hold={{ held: await legalHoldOf(db, run), canSet: mayOnProject(principal, "project.admin", project) }}
         notes={notes}
-        may={{ note: mayOnProject(principal, "notes.write", project), export: mayOnProject(principal, "audit.export", project) }}
+        may={{
+          note: !bundle && mayOnProject(principal, "notes.write", project),
+          export: !bundle && mayOnProject(principal, "audit.export", project),
+        }}
+        bundle={bundle}
+        payloadsDropped={await payloadsDroppedOf(db, run)}
       />
     );
   },

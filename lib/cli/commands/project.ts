@@ -8,9 +8,12 @@ export const usage = `Usage:
   npm run -s retrace -- project add ID [--name NAME]
   npm run -s retrace -- project list
   npm run -s retrace -- project retention ID DAYS|off
+  npm run -s retrace -- project payloads ID DAYS|off
 
 A project id is lower-case letters, digits and dashes. Runs, keys and roles belong to a project.
-Retention: \`purge\` removes the project's runs unchanged for more than DAYS days (off: kept forever).`;
+Retention: \`purge\` removes the project's runs unchanged for more than DAYS days (off: kept forever).
+Payloads: \`purge\` drops the payloads of runs unchanged for more than DAYS days (fewer than the
+retention), keeping their summaries, findings and hashes (off: payloads stay with the run).`;
 
 export const options = { name: { type: "string" } } as const;
 
@@ -44,6 +47,25 @@ export async function run({ values, positionals }: CommandArgs<typeof options>):
         detail: { retentionDays: days },
       });
       console.log(days === null ? `project "${id}" keeps its runs forever` : `project "${id}" keeps runs for ${days} days`);
+      return 0;
+    }
+    if (verb === "payloads" && id && extra.length === 1) {
+      const days = extra[0] === "off" ? null : /^\d+$/.test(extra[0]) ? Number(extra[0]) : NaN;
+      const { setPayloadRetention } = await import("../../server/retention");
+      await setPayloadRetention(db, id, days);
+      await appendAudit(db, {
+        actor: `cli:${process.env.USER ?? "local"}`,
+        action: "project.payload-retention",
+        project: id,
+        target: id,
+        result: "ok",
+        detail: { payloadDays: days },
+      });
+      console.log(
+        days === null
+          ? `project "${id}" keeps payloads as long as its runs`
+          : `project "${id}" drops payloads after ${days} days (summaries, findings and hashes stay)`,
+      );
       return 0;
     }
     if (verb === "list" && !id) {

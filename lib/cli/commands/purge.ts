@@ -2,14 +2,17 @@ import os from "node:os";
 import { openDb } from "../../server/db";
 import type { CommandArgs } from "../args";
 
-export const summary = "remove runs past their project's retention (not under legal hold)";
+export const summary = "drop payloads and remove runs past their project's retention (not under legal hold)";
 export const usage = `Usage: npm run -s retrace -- purge [--project ID] [--dry-run] [--json]
 
-Removes every run the server has not changed for longer than its project's retention
-(\`project retention ID DAYS\`; projects without one keep their runs), except runs under
-legal hold (\`hold RUN\`), with their events, findings, notes and OTLP spans, in one
-transaction, and writes one entry to the privileged-action log (run ids and counts).
---dry-run prints what would go and changes nothing.`;
+Two stages, on the runs the server has not changed for longer than their project's days,
+except runs under legal hold (\`hold RUN\`), in one transaction:
+1. past the payload days (\`project payloads ID DAYS\`): drops each run's payloads (event
+   contents, OTLP spans), keeping its summary, findings, notes and every event's hashes;
+2. past the retention (\`project retention ID DAYS\`): removes each run with its events,
+   findings, notes and OTLP spans.
+Each stage writes one entry to the privileged-action log (run ids and counts).
+--dry-run prints both counts (payloads to drop, runs to remove) and changes nothing.`;
 
 export const options = {
   project: { type: "string" },
@@ -31,7 +34,20 @@ export async function run({ values, positionals }: CommandArgs<typeof options>):
       return 0;
     }
     const verb = r.dryRun ? "would remove" : "removed";
-    if (r.policies.length === 0) console.log("no project has a retention policy: nothing to purge");
+    const dropVerb = r.dryRun ? "would drop" : "dropped";
+    if (r.policies.length === 0 && r.payloadPolicies.length === 0) console.log("no project has a retention policy: nothing to purge");
+    for (const run of r.dropped)
+      console.log(
+        `${dropVerb} the payloads of ${run.id} (project ${run.project}, last changed ${new Date(run.updatedMs).toISOString()}): ` +
+          `${run.events} events, ${run.spans} spans`,
+      );
+    if (r.payloadPolicies.length > 0)
+      console.log(
+        `${r.dryRun ? "dry run: " : ""}${dropVerb} the payloads of ${r.dropped.length} run${r.dropped.length === 1 ? "" : "s"} ` +
+          `(${r.dropped.reduce((n, x) => n + x.events, 0)} events, ${r.dropped.reduce((n, x) => n + x.spans, 0)} spans), ` +
+          `keeping their summaries, findings and hashes` +
+          (r.dropAuditSeq === null ? "" : `; privileged-action log entry ${r.dropAuditSeq}`),
+      );
     for (const run of r.runs)
       console.log(
         `${verb} ${run.id} (project ${run.project}, last changed ${new Date(run.updatedMs).toISOString()}): ` +

@@ -41,6 +41,8 @@ export interface ProjectSummary {
   runs: number;
   /** days a purge keeps unchanged runs; null: forever */
   retentionDays: number | null;
+  /** days a purge keeps the payloads of unchanged runs; null: as long as the run */
+  payloadDays: number | null;
 }
 
 /** Projects `ids` with their counts of members, admins, active keys and runs. */
@@ -63,11 +65,14 @@ export async function projectSummaries(db: Db, ids: readonly string[]): Promise<
   const runs = await count(`SELECT "projectId" AS "id", COUNT(*) AS "n" FROM "Run" WHERE "projectId" IN (${marks}) GROUP BY "projectId"`);
   const retention = new Map(
     (
-      await db.sql.all<{ id: string; retentionDays: number | null }>(
-        `SELECT "id", "retentionDays" FROM "Project" WHERE "id" IN (${marks})`,
+      await db.sql.all<{ id: string; retentionDays: number | null; payloadDays: number | null }>(
+        `SELECT "id", "retentionDays", "payloadDays" FROM "Project" WHERE "id" IN (${marks})`,
         [...ids],
       )
-    ).map((r) => [r.id, r.retentionDays === null ? null : Number(r.retentionDays)]),
+    ).map((r) => [
+      r.id,
+      { runs: r.retentionDays === null ? null : Number(r.retentionDays), payloads: r.payloadDays === null ? null : Number(r.payloadDays) },
+    ]),
   );
   return (await listProjects(db))
     .filter((r) => ids.includes(r.id))
@@ -77,7 +82,8 @@ export async function projectSummaries(db: Db, ids: readonly string[]): Promise<
       admins: admins.get(r.id) ?? 0,
       activeKeys: keys.get(r.id) ?? 0,
       runs: runs.get(r.id) ?? 0,
-      retentionDays: retention.get(r.id) ?? null,
+      retentionDays: retention.get(r.id)?.runs ?? null,
+      payloadDays: retention.get(r.id)?.payloads ?? null,
     }));
 }
 

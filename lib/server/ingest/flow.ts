@@ -6,6 +6,7 @@ import "server-only";
  * request. A run with any error is rejected whole (its rows from this request are removed
  * before commit); an error that names no run rejects the whole request.
  */
+import { isBundleRunId } from "../../evidence/opened";
 import { msOf } from "../../journal/epoch-ms";
 import type { SeqMap } from "../../journal/seq-map";
 import { eventColumns } from "../../journal/summary";
@@ -160,6 +161,26 @@ class Request {
               seq: ev.seq,
               kind: "conflict",
               message: `run id "${safeId(ev.run)}" is taken in another project; choose another run id`,
+            });
+          } else if (isBundleRunId(ev.run) !== (opts.source === "bundle") || (opts.source === "bundle" && !ctx.isNew)) {
+            // a run opened from an audit bundle is read-only evidence: nothing is appended to it
+            this.reject(ctx, {
+              line: item.line,
+              run: ev.run,
+              seq: ev.seq,
+              kind: "conflict",
+              message: isBundleRunId(ev.run)
+                ? `run "${safeId(ev.run)}" was opened from an audit bundle and is read-only`
+                : "only an audit bundle's journal may be opened as a bundle run",
+            });
+          } else if (ctx.summary.row.payloadsDroppedAt !== null) {
+            // what is kept of it is a summary: new events would be judged against payloads that are gone
+            this.reject(ctx, {
+              line: item.line,
+              run: ev.run,
+              seq: ev.seq,
+              kind: "conflict",
+              message: `run "${safeId(ev.run)}": its payloads were dropped by the retention policy on ${new Date(ctx.summary.row.payloadsDroppedAt).toISOString().slice(0, 10)}; nothing more can be added to it`,
             });
           }
         }

@@ -51,6 +51,9 @@ export const RUN_COLUMNS = [
   "analyzedSeq",
   // written back as this transaction read it (the row is locked), so ingest never lifts a hold
   "legalHold",
+  // a bundle run's provenance, written back as read
+  "bundle",
+  "payloadsDroppedAt",
   "createdAt",
   "updatedAt",
 ] as const satisfies ReadonlyArray<keyof RunRow>;
@@ -113,6 +116,8 @@ export function emptyRunRow(id: string, opts: Pick<IngestOptions, "mode" | "sour
     analysis: null,
     analyzedSeq: -1,
     legalHold: false,
+    bundle: null,
+    payloadsDroppedAt: null,
     createdAt: now,
     updatedAt: now,
   };
@@ -128,6 +133,7 @@ export function normaliseRunRow(r: RunRow): RunRow {
     startedMs: n(r.startedMs),
     endedMs: n(r.endedMs),
     lastEventMs: n(r.lastEventMs),
+    payloadsDroppedAt: n(r.payloadsDroppedAt),
     eventCount: Number(r.eventCount),
     errorCount: Number(r.errorCount),
     findingCount: Number(r.findingCount),

@@ -9,7 +9,8 @@ export interface IngestOptions {
   mode: "upload" | "stream";
   /** Live append: every event must belong to this run. */
   onlyRun?: string;
-  source: "upload" | "stream" | "import" | "otlp";
+  /** `bundle`: a verified audit bundle opened read-only (lib/server/bundle-runs.ts), the one source that may write `bundle:` ids */
+  source: "upload" | "stream" | "import" | "otlp" | "bundle";
   /** The project new runs are created in; a run of another project is refused (default: "default"). */
   project?: string;
   /** Forced fidelity (imports from trace formats are `trace`). */

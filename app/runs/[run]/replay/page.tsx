@@ -1,6 +1,8 @@
 import { notFound } from "next/navigation";
 import { ReplayView } from "@/components/replay/replay-view";
+import { bundleOf } from "@/lib/server/bundle-runs";
 import { page, runParams } from "@/lib/server/edge";
+import { payloadsDroppedOf } from "@/lib/server/retention";
 import { getRun } from "@/lib/server/queries";
 import type { RunDetail } from "@/lib/view/api-types";
 import "@/components/replay/replay.css";
@@ -21,5 +23,12 @@ export async function generateMetadata({ params }: Props) {
 export default page({ need: "runs.read", project: "run", params: runParams }, async ({ db, params }) => {
   const detail = await getRun(db, params.run);
   if (!detail) notFound();
-  return <ReplayView runId={params.run} initialDetail={detail as RunDetail} />;
+  return (
+    <ReplayView
+      runId={params.run}
+      initialDetail={detail as RunDetail}
+      bundle={await bundleOf(db, params.run)}
+      payloadsDropped={await payloadsDroppedOf(db, params.run)}
+    />
+  );
 });
