@@ -9,7 +9,7 @@ import { canonicalJson, sha256Hex } from "../canonical";
 import { JournalBuilder } from "./builder";
 import { spanRole, spanToNode } from "./genai";
 import { asArray, decodeJsonString, firstStr, idToHex, isRecord, makeRunId, str, toNanos, type UnknownRecord } from "./json-utils";
-import { addNodes, arrangeNodes, modelVersions, type ModelCallInfo, type StepNode } from "./nodes";
+import { addNodes, arrangeNodes, causalCompare, modelVersions, type ModelCallInfo, type StepNode } from "./nodes";
 import { decodeExportTraceServiceRequest } from "./otlp-proto";
 import {
   spanKindName,
@@ -401,7 +401,9 @@ function linkToolCallsToRequests(nodes: StepNode[], earlier: readonly OpenToolCa
   }
   if (requested.length === 0) return [];
   requested.sort((a, b) => (a.end < b.end ? -1 : a.end > b.end ? 1 : 0));
-  const orphans = nodes.filter((n) => n.tool && n.tool.call === n.id).sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  // in the order they ran: starts in one millisecond are ties decided by the end (causalCompare),
+  // never by the span ids, which are random (a failed attempt and its retry could swap)
+  const orphans = nodes.filter((n) => n.tool && n.tool.call === n.id).sort(causalCompare);
   for (const node of orphans) {
     const tool = node.tool!;
     let args: string | undefined;
