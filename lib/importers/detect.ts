@@ -154,6 +154,8 @@ export function detectFormat(head: string, fileName?: string): Detection {
     // Phoenix's REST span list: {data: [{context: {trace_id, span_id}, span_kind, …}], next_cursor}
     if (k1.has("data") && has(keys[3] ?? new Set(), "context", "span_kind") && any(deep, "trace_id", "span_id"))
       return result("phoenix-spans");
+    // …and its /spans/otlpv1 form: OTLP spans with snake_case fields in the same envelope
+    if (k1.has("data") && has(keys[3] ?? new Set(), "span_id", "trace_id", "start_time_unix_nano")) return result("phoenix-spans");
     if (k1.has("spans") && any(deep, "trace_id", "span_id", "start_time")) return result("otel-sdk-spans");
     if (k1.has("trajectory") || (has(k1, "history", "info") && k1.has("environment"))) return result("swe-agent");
     if (k1.has("eval") && any(k1, "version", "samples", "status", "plan")) return result("inspect-ai");

@@ -28,8 +28,9 @@ export type { Attributes, AttrValue, NormalizedSpan } from "./span";
 // OTLP JSON (and the decoded protobuf, which has the same shape)
 
 /** OTLP `AnyValue` → attribute value. int64 arrives as a string, a number or a bigint. */
-export function anyValue(v: unknown): AttrValue {
-  if (!isRecord(v)) return toAttrValue(v);
+export function anyValue(raw: unknown): AttrValue {
+  if (!isRecord(raw)) return toAttrValue(raw);
+  const v = camelValueKeys(raw);
   if ("stringValue" in v) return typeof v.stringValue === "string" ? v.stringValue : String(v.stringValue ?? "");
   if ("boolValue" in v) return v.boolValue === true || v.boolValue === "true";
   if ("intValue" in v) {
@@ -45,6 +46,19 @@ export function anyValue(v: unknown): AttrValue {
   if ("kvlistValue" in v) return keyValues(isRecord(v.kvlistValue) ? v.kvlistValue.values : undefined);
   if ("bytesValue" in v) return toAttrValue(v.bytesValue);
   return null;
+}
+
+/** snake_case `AnyValue` field names (`string_value`: protobuf's own JSON names, Phoenix's /spans/otlpv1) as OTLP JSON's. */
+function camelValueKeys(v: UnknownRecord): UnknownRecord {
+  if ("stringValue" in v || !Object.keys(v).some((k) => k.endsWith("_value"))) return v;
+  const camel: UnknownRecord = {};
+  for (const [k, x] of Object.entries(v))
+    setOwn(
+      camel,
+      k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()),
+      x,
+    );
+  return camel;
 }
 
 /** `[{key, value: AnyValue}]` → attributes. */

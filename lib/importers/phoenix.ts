@@ -1,6 +1,7 @@
 /**
  * Arize Phoenix's own span JSON (not OTLP): the REST API's `GET /v1/projects/{id}/spans`
- * answer `{data: [Span], next_cursor}`, or a bare array of those spans. A Phoenix `Span`
+ * answer `{data: [Span], next_cursor}`, or a bare array of those spans; also its
+ * `/spans/otlpv1` answer (the same envelope around OTLP spans with snake_case fields). A Phoenix `Span`
  * (src/phoenix/server/api/routers/v1/spans.py) is `{id, name, context: {trace_id, span_id},
  * span_kind, parent_id, start_time, end_time, status_code, status_message, attributes,
  * events: [{name, timestamp, attributes}]}` with ISO times, hex ids, the OpenInference span
@@ -11,7 +12,7 @@
  */
 import { setOwn } from "../journal/own-keys";
 import { asArray, idToHex, isoToNanos, isRecord, str, toNanos, type UnknownRecord } from "./json-utils";
-import { spansToRuns } from "./otlp";
+import { spansFromOtlpJson, spansToRuns } from "./otlp";
 import { statusCodeName, toAttrValue, type Attributes, type NormalizedSpan } from "./span";
 import type { ImportOptions, ImportResult } from "./types";
 
@@ -87,10 +88,14 @@ export function importPhoenix(value: unknown, opts: ImportOptions = {}): ImportR
       "the export is one page of Phoenix's span list (next_cursor is set): spans on later pages are not in this file, so traces may be incomplete",
     );
   }
-  const spans = list.filter(isRecord).flatMap((s) => {
-    const span = phoenixSpan(s, warnings);
-    return span ? [span] : [];
-  });
+  const items = list.filter(isRecord);
+  // `/spans/otlpv1` answers OTLP spans (snake_case fields, attributes as key/values) in the same envelope
+  const spans = items.some((s) => "span_id" in s && !("context" in s))
+    ? spansFromOtlpJson({ resourceSpans: [{ resource: {}, scopeSpans: [{ spans: items }] }] }, warnings)
+    : items.flatMap((s) => {
+        const span = phoenixSpan(s, warnings);
+        return span ? [span] : [];
+      });
   const runs = spansToRuns(spans, { format: "phoenix-spans", fileName: opts.fileName, runIdPrefix: "phoenix", warnings });
   return { format: "phoenix-spans", runs, warnings };
 }

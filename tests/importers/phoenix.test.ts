@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "@/lib/canonical";
 import { detectFormat, importTrace } from "@/lib/importers";
+import { isoToNanos } from "@/lib/importers/json-utils";
 import { parseLine } from "@/lib/journal/parse-line";
 import { errorEvents } from "@/lib/journal/summary";
 import { summarize } from "./helpers";
@@ -121,6 +122,45 @@ describe("Phoenix span export (REST /v1/projects/{id}/spans)", () => {
       const twin = viaOtlp.find((r) => r.runId === run.runId.replace(/^phoenix-/, "otel-"))!;
       expect(body(run.events)).toEqual(body(twin.events));
     }
+  });
+
+  it("reads Phoenix's /spans/otlpv1 answer (OTLP spans, snake_case fields) as the same spans", () => {
+    // the conversion of span_search_otlpv1 (spans.py): the span kind stays among the attributes
+    const anyValue = (v: unknown) =>
+      typeof v === "number"
+        ? Number.isInteger(v)
+          ? { int_value: v }
+          : { double_value: v }
+        : typeof v === "boolean"
+          ? { bool_value: v }
+          : { string_value: String(v) };
+    const kv = (o: Record<string, unknown>) => Object.entries(o).map(([key, v]) => ({ key, value: anyValue(v) }));
+    // Phoenix writes these as JSON integers beyond 2^53; as decimal strings (which its model also takes) they stay exact here
+    const ns = (iso: string) => String(isoToNanos(iso));
+    type Full = PhoenixSpan & { start_time: string; end_time: string; status_message: string };
+    const otlpv1 = {
+      data: (source as Full[]).map((s) => ({
+        trace_id: s.context.trace_id,
+        span_id: s.context.span_id,
+        parent_span_id: s.parent_id,
+        name: s.name,
+        kind: "SPAN_KIND_INTERNAL",
+        start_time_unix_nano: ns(s.start_time),
+        end_time_unix_nano: ns(s.end_time),
+        attributes: kv({ ...s.attributes, "openinference.span.kind": s.span_kind }),
+        events: s.events.map((e) => {
+          const ev = e as unknown as { name: string; timestamp: string; attributes: Record<string, unknown> };
+          return { name: ev.name, attributes: kv(ev.attributes), time_unix_nano: ns(ev.timestamp) };
+        }),
+        status: { code: s.status_code === "ERROR" ? 2 : s.status_code === "OK" ? 1 : 0, message: s.status_message || null },
+      })),
+      next_cursor: null,
+    };
+    const textV1 = JSON.stringify(otlpv1);
+    expect(detectFormat(textV1).format).toBe("phoenix-spans");
+    const body = (runs: ReturnType<typeof importTrace>["runs"]) =>
+      runs.map((r) => [r.runId, r.events.filter((e) => e.type !== "step.start").map((e) => [e.type, e.step ?? null, e.data])]);
+    expect(body(importTrace(textV1).runs)).toEqual(body(importTrace(text).runs));
   });
 
   it("says when the file is one page of a longer list", () => {
