@@ -109,7 +109,11 @@ type Message = { role?: unknown; content?: unknown; toolCalls?: unknown };
  * The checks every library shares, against what the test scripted: the tool calls (in the
  * order the model asked for them), how many of them fail, and the agent name if any.
  */
-function expectFaithful(events: Event[], script: { calls: ScriptedCall[]; failures: number; modelCalls: number }) {
+function expectFaithful(
+  run: { errorCount: number },
+  events: Event[],
+  script: { calls: ScriptedCall[]; failures: number; modelCalls: number },
+) {
   const types = events.map((e) => e.type);
   expect(types[0]).toBe("run.start");
   expect(types.at(-1)).toBe("run.end");
@@ -154,12 +158,18 @@ function expectFaithful(events: Event[], script: { calls: ScriptedCall[]; failur
     }
   }
 
-  expect(
-    types.filter((t) => t === "error"),
-    "one error per failed tool",
-  ).toHaveLength(script.failures);
   const failed = events.filter((e) => e.type === "tool.result" && e.data.status === "error");
   expect(failed, "failed tool results").toHaveLength(script.failures);
+  // the runs list's count: a failed tool is one error, not its result, its exception and
+  // the error status of every span around it
+  expect(run.errorCount, "one error per failed tool").toBe(script.failures);
+  // an error event, when the library records the exception, names the failed call
+  for (const e of events.filter((x) => x.type === "error")) {
+    expect(
+      failed.map((f) => f.data.call),
+      "an error event names a failed call",
+    ).toContain(e.data.call);
+  }
   return { toolCalls, responses, requests };
 }
 
@@ -242,7 +252,7 @@ test("Vercel AI SDK 7 (MockLanguageModelV4, @ai-sdk/otel): tool calls, a tool th
   const { run, events } = await storedRun(request, t.traceIds);
   // the AI SDK's agent name is the call's functionId
   expect(run.agent).toBe("booking-agent");
-  expectFaithful(events, {
+  expectFaithful(run, events, {
     modelCalls: 3,
     failures: 1,
     calls: [
@@ -433,7 +443,7 @@ test("OpenAI SDK + OpenInference instrumentation against a fake server: tool cal
   expect(fake.seen).toHaveLength(OPENAI_SCRIPT.length);
   const { run, events } = await storedRun(request, t.traceIds);
   expect(run.agent).toBe("booking-agent");
-  const { requests } = expectFaithful(events, OPENAI_EXPECTED);
+  const { requests } = expectFaithful(run, events, OPENAI_EXPECTED);
   // the system prompt and the earlier turns reach the stored request
   const last = requests.at(-1)!.data.messages as Message[];
   expect(last[0]).toMatchObject({ role: "system", content: "You book tables." });
@@ -502,7 +512,7 @@ test("OpenAI SDK + Traceloop (OpenLLMetry) instrumentation against a fake server
   expect(fake.seen).toHaveLength(OPENAI_SCRIPT.length);
   const { run, events } = await storedRun(request, t.traceIds);
   expect(run.agent).toBe("booking-agent");
-  const { requests } = expectFaithful(events, OPENAI_EXPECTED);
+  const { requests } = expectFaithful(run, events, OPENAI_EXPECTED);
   const last = requests.at(-1)!.data.messages as Message[];
   expect(last[0]).toMatchObject({ role: "system", content: "You book tables." });
   expect(last.filter((m) => m.role === "tool")).toHaveLength(3);
@@ -589,7 +599,7 @@ test("LangChain.js createAgent + OpenInference instrumentation with a scripted c
   expect(bookings).toBe(2);
   const { run, events } = await storedRun(request, t.traceIds);
   expect(run.agent).toBe("booking-agent");
-  const { requests } = expectFaithful(events, OPENAI_EXPECTED);
+  const { requests } = expectFaithful(run, events, OPENAI_EXPECTED);
   const last = requests.at(-1)!.data.messages as Message[];
   expect(last[0]).toMatchObject({ role: "system", content: "You book tables." });
   expect(last.filter((m) => m.role === "tool")).toHaveLength(3);
@@ -678,7 +688,7 @@ test("Langfuse SDK (@langfuse/otel + @langfuse/tracing) with only baseUrl set to
   const { run, events } = await langfuseRun(request);
   // the agent observation's name
   expect(run.agent).toBe("booking-agent");
-  const { requests } = expectFaithful(events, OPENAI_EXPECTED);
+  const { requests } = expectFaithful(run, events, OPENAI_EXPECTED);
   expect(requests[0].data.messages as Message[]).toEqual([
     { role: "system", content: "You book tables." },
     { role: "user", content: "Book Maaemo for two on Friday at 19 and tell me the weather." },
@@ -740,7 +750,7 @@ test("OpenAI Agents SDK + OpenInference instrumentation, chat completions on a f
   expect(bookings).toBe(2);
   const { run, events } = await storedRun(request, t.traceIds);
   expect(run.agent).toBe("booking-agent");
-  const { requests } = expectFaithful(events, OPENAI_EXPECTED);
+  const { requests } = expectFaithful(run, events, OPENAI_EXPECTED);
   const last = requests.at(-1)!.data.messages as Message[];
   expect(last[0]).toMatchObject({ role: "system", content: "You book tables." });
   expect(last.filter((m) => m.role === "tool")).toHaveLength(3);

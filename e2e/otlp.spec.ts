@@ -72,7 +72,9 @@ for (const { name, base } of SERVERS) {
     ["JSON", () => new JsonExporter({ url: `${base}/v1/traces` })],
     ["protobuf", () => new ProtoExporter({ url: `${base}/v1/traces` })],
   ] as const) {
-    test(`OpenTelemetry SDK → /v1/traces (${encoding}) on ${name}: one run with model, tool and error events`, async ({ request }) => {
+    test(`OpenTelemetry SDK → /v1/traces (${encoding}) on ${name}: one run with model, tool and error events, one error counted`, async ({
+      request,
+    }) => {
       const traceId = await runInstrumentedAgent(make());
       expect(traceId).toMatch(/^[0-9a-f]{32}$/);
       const runId = `otel-${traceId}`;
@@ -91,6 +93,8 @@ for (const { name, base } of SERVERS) {
       // comes after the model response that requested it, though both started in the same
       // millisecond and the tool's recorded end may be the earlier one
       expect(types.filter((t) => t === "error")).toHaveLength(1);
+      // and one error in the runs list (not its result, its error event and its step's end too)
+      expect(run.errorCount).toBe(1);
       expect(types.indexOf("model.response")).toBeLessThan(types.indexOf("tool.call"));
       expect(events[0].data.source).toMatchObject({ format: encoding === "JSON" ? "otlp-json" : "otlp-protobuf" });
       expect(types.at(-1)).toBe("run.end");
@@ -167,4 +171,60 @@ test("Langfuse's OTLP path /api/public/otel/v1/traces is the same receiver; an u
     expect(res.headers()["content-type"]).toMatch(/application\/json/);
     expect((await answer(res, errorAnswerSchema, 404)).error).toMatch(/no such API endpoint/);
   }
+});
+
+test("a tool span that comes in a later request than the model call that asked for it is linked to that call", async ({ request }) => {
+  // batching exporters (LangChain, Langfuse) send a model call and the tool it requested in
+  // different requests; the tool span names no call id (OpenInference when a tool fails)
+  const traceId = "7d2e1f3a4b5c6d7e8f90a1b2c3d4e5f6";
+  const attr = (key: string, value: string) => ({ key, value: { stringValue: value } });
+  const span = (spanId: string, name: string, startMs: number, endMs: number, attributes: object[]) => ({
+    traceId,
+    spanId,
+    parentSpanId: "00000000000000a1", // the agent span, still running
+    name,
+    kind: 1,
+    startTimeUnixNano: `${1700000000000 + startMs}000000`,
+    endTimeUnixNano: `${1700000000000 + endMs}000000`,
+    attributes,
+  });
+  const args = { restaurant: "Maaemo", guests: 2 };
+  const chat = span("00000000000000b1", "chat m", 0, 40, [
+    attr("gen_ai.operation.name", "chat"),
+    attr("gen_ai.request.model", "m"),
+    attr("gen_ai.input.messages", JSON.stringify([{ role: "user", content: "Book Maaemo for two" }])),
+    attr(
+      "gen_ai.output.messages",
+      JSON.stringify([{ role: "assistant", parts: [{ type: "tool_call", id: "call_book_1", name: "book_table", arguments: args }] }]),
+    ),
+  ]);
+  const tool = {
+    ...span("00000000000000b2", "book_table", 45, 60, [
+      attr("openinference.span.kind", "TOOL"),
+      attr("tool.name", "book_table"),
+      attr("input.value", JSON.stringify(args)),
+    ]),
+    status: { code: 2, message: "no table free" },
+  };
+  const post = async (s: object) =>
+    answer(
+      await request.post("/v1/traces", {
+        data: { resourceSpans: [{ resource: { attributes: [attr("service.name", "split-agent")] }, scopeSpans: [{ spans: [s] }] }] },
+        headers: { "content-type": "application/json" },
+      }),
+      otlpAnswerSchema,
+      200,
+    );
+  await post(chat);
+  await post(tool);
+  const runId = `otel-${traceId}`;
+  const run = await getAnswer(request, `/api/runs/${runId}`, runDetailSchema);
+  const { events } = await getAnswer(request, `/api/runs/${runId}/events?limit=500`, eventsPageSchema);
+  const response = events.find((e) => e.event.type === "model.response")!.event;
+  const call = events.find((e) => e.event.type === "tool.call")!.event;
+  expect(call.data.call, "the tool call carries the id the model requested").toBe("call_book_1");
+  expect(call.seq).toBeGreaterThan(response.seq);
+  expect(events.find((e) => e.event.type === "tool.result")!.event.data).toMatchObject({ call: "call_book_1", status: "error" });
+  // the failed tool is one error in the runs list
+  expect(run.errorCount).toBe(1);
 });

@@ -195,7 +195,7 @@ export function RunsTable({
               <td className="num col-duration">{formatDuration(r.durationMs)}</td>
               <td className="num">
                 {formatCount(r.eventCount)}
-                {r.errorCount > 0 ? <div className="sub bad">{plural(r.errorCount, "error event")}</div> : null}
+                {r.errorCount > 0 ? <div className="sub bad">{plural(r.errorCount, "error")}</div> : null}
               </td>
               <td className="num">
                 <FindingsBadge findingCount={r.findingCount} errorFindings={r.errorFindings} />

@@ -4,7 +4,8 @@
  * response, call → result) and per-row kind. Everything the graph, the timeline and the
  * keyboard navigation need, computed in one pass over the rows.
  */
-import { isFailure, kindOf, EVENT_KINDS, type EventKind } from "./kind";
+import { FailureCounter, isFailure } from "../semantics/failure";
+import { kindOf, EVENT_KINDS, type EventKind } from "./kind";
 import type { RunSummary } from "./summary";
 
 export interface StepInfo {
@@ -80,6 +81,7 @@ export function buildRunIndex(summary: RunSummary): RunIndex {
   const itemOfStep: number[] = [];
   let startMs = Infinity;
   let endMs = -Infinity;
+  const failures = new FailureCounter();
 
   for (let row = 0; row < n; row++) {
     const type = summary.type[row];
@@ -91,12 +93,14 @@ export function buildRunIndex(summary: RunSummary): RunIndex {
     const effect = type === "tool.call" ? status : type === "tool.result" && call !== null ? (effectOfCall.get(call) ?? null) : null;
     const kind = kindOf(type, effect);
     kindOfRow[row] = KIND_INDEX.get(kind) ?? 0;
-    const fail = isFailure(type, status);
+    const stepId = summary.step[row];
+    const p = summary.parent[row];
+    // counted once (lib/semantics/failure.ts), as the runs list counts them
+    const fail = failures.counts({ type, status, step: stepId, call, parent: p >= 0 ? p : null, seq: summary.seq[row] });
     failed[row] = fail ? 1 : 0;
     if (t < startMs) startMs = t;
     if (t > endMs) endMs = t;
 
-    const stepId = summary.step[row];
     if (stepId !== null) {
       let s = stepById.get(stepId);
       if (s === undefined) {
@@ -161,7 +165,8 @@ export function buildRunIndex(summary: RunSummary): RunIndex {
         span.endRow = row;
         // the answer's ts is when it was recorded; latency (when larger) is the better end
         span.endMs = Math.max(t, Number.isNaN(lat) ? t : span.startMs + lat);
-        span.failed = fail;
+        // the call failed even when an earlier event (an error naming it) was the one counted
+        span.failed = isFailure(type, status);
         if (span.endMs > endMs) endMs = span.endMs;
       }
     }

@@ -14,6 +14,7 @@ import { importInspect } from "./inspect-ai";
 import { importJaeger } from "./jaeger";
 import { importLangfuse } from "./langfuse";
 import { importOpenHands } from "./openhands";
+import { importPhoenix } from "./phoenix";
 import { importAnyAgent, importJsSpans } from "./otel-dumps";
 import { spansFromOtlpJson, spansToRuns } from "./otlp";
 import { importJournal } from "./retrace-journal";
@@ -77,6 +78,8 @@ export function convertDocument(format: SourceFormat, body: string, opts: Import
       return importAtif(value, body, opts);
     case "langsmith":
       return importLangSmith(value, opts);
+    case "phoenix-spans":
+      return importPhoenix(value, opts);
     default:
       throw new ImportError(`the file looks like ${label}, which this version cannot import yet`);
   }

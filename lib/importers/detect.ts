@@ -11,7 +11,7 @@ export const DETECT_HEAD_BYTES = 64 * 1024;
 
 /** What an import of a file in no known format says. */
 export const UNKNOWN_FORMAT =
-  "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, LangSmith, any-agent, OTel JS span dumps, SWE-agent, OpenHands (event streams and evaluation output.jsonl), Inspect AI (.json and .eval), tau-bench, Claude Code sessions, Codex CLI rollouts, ATIF trajectories, Retrace journals)";
+  "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, LangSmith, any-agent, OTel JS span dumps, SWE-agent, OpenHands (event streams and evaluation output.jsonl), Inspect AI (.json and .eval), tau-bench, Claude Code sessions, Codex CLI rollouts, ATIF trajectories, Phoenix span exports, Retrace journals)";
 
 /** The one error of a file in no known format: that it is not supported, and what it looks like. */
 export function unknownFormatMessage(looksLike: string): string {
@@ -151,6 +151,11 @@ export function detectFormat(head: string, fileName?: string): Detection {
     const k2 = keys[2] ?? new Set<string>();
     if (k1.has("trace") && k2.has("projectId") && any(k2, "userId", "sessionId", "observations", "scores")) return result("langfuse");
     if (k1.has("observations") || (k1.has("trace") && any(deep, "observations", "parentObservationId"))) return result("langfuse");
+    // Phoenix's REST span list: {data: [{context: {trace_id, span_id}, span_kind, …}], next_cursor}
+    if (k1.has("data") && has(keys[3] ?? new Set(), "context", "span_kind") && any(deep, "trace_id", "span_id"))
+      return result("phoenix-spans");
+    // …and its /spans/otlpv1 form: OTLP spans with snake_case fields in the same envelope
+    if (k1.has("data") && has(keys[3] ?? new Set(), "span_id", "trace_id", "start_time_unix_nano")) return result("phoenix-spans");
     if (k1.has("spans") && any(deep, "trace_id", "span_id", "start_time")) return result("otel-sdk-spans");
     if (k1.has("trajectory") || (has(k1, "history", "info") && k1.has("environment"))) return result("swe-agent");
     if (k1.has("eval") && any(k1, "version", "samples", "status", "plan")) return result("inspect-ai");
@@ -168,6 +173,7 @@ export function detectFormat(head: string, fileName?: string): Detection {
       return result("otel-js-spans");
     if (has(k1, "traceID", "spans")) return result("jaeger");
     if (has(k1, "run_type", "id") && any(k1, "dotted_order", "trace_id", "child_runs")) return result("langsmith");
+    if (has(k1, "context", "span_kind") && any(keys[2] ?? new Set(), "trace_id", "span_id")) return result("phoenix-spans");
   }
   const lower = (fileName ?? "").toLowerCase();
   if (lower.endsWith(".traj")) return result("swe-agent");

@@ -241,7 +241,8 @@ function sampleToRun(log: UnknownRecord, sample: UnknownRecord, opts: ImportOpti
             step,
             parentKey: key,
             after: key,
-            data: { message: typeof error === "string" ? error : JSON.stringify(error), code: "model_error" },
+            // names the call: its failed response and this error are one failure
+            data: { message: typeof error === "string" ? error : JSON.stringify(error), code: "model_error", call },
           });
         return;
       }

@@ -348,7 +348,8 @@ export function addNodes(builder: JournalBuilder, nodes: StepNode[], opts: Arran
         step: n.id,
         parentKey: sk,
         after: sk,
-        data: compact({ message: e.message, code: e.code, ...e.extra }),
+        // the call it concerns: its failed result and this error are one failure (docs/journal-format.md)
+        data: compact({ message: e.message, code: e.code, call: tc?.call ?? m?.call, ...e.extra }),
       });
     }
     if (n.retrieval) {

@@ -5,11 +5,11 @@
  * many requests and the run is re-derived from every span stored for it.
  */
 import { setOwn } from "../journal/own-keys";
-import { canonicalJson } from "../canonical";
+import { canonicalJson, sha256Hex } from "../canonical";
 import { JournalBuilder } from "./builder";
 import { spanRole, spanToNode } from "./genai";
 import { asArray, decodeJsonString, firstStr, idToHex, isRecord, makeRunId, str, toNanos, type UnknownRecord } from "./json-utils";
-import { addNodes, arrangeNodes, modelVersions, type ModelCallInfo, type StepNode } from "./nodes";
+import { addNodes, arrangeNodes, causalCompare, modelVersions, type ModelCallInfo, type StepNode } from "./nodes";
 import { decodeExportTraceServiceRequest } from "./otlp-proto";
 import {
   spanKindName,
@@ -28,8 +28,9 @@ export type { Attributes, AttrValue, NormalizedSpan } from "./span";
 // OTLP JSON (and the decoded protobuf, which has the same shape)
 
 /** OTLP `AnyValue` → attribute value. int64 arrives as a string, a number or a bigint. */
-export function anyValue(v: unknown): AttrValue {
-  if (!isRecord(v)) return toAttrValue(v);
+export function anyValue(raw: unknown): AttrValue {
+  if (!isRecord(raw)) return toAttrValue(raw);
+  const v = camelValueKeys(raw);
   if ("stringValue" in v) return typeof v.stringValue === "string" ? v.stringValue : String(v.stringValue ?? "");
   if ("boolValue" in v) return v.boolValue === true || v.boolValue === "true";
   if ("intValue" in v) {
@@ -45,6 +46,19 @@ export function anyValue(v: unknown): AttrValue {
   if ("kvlistValue" in v) return keyValues(isRecord(v.kvlistValue) ? v.kvlistValue.values : undefined);
   if ("bytesValue" in v) return toAttrValue(v.bytesValue);
   return null;
+}
+
+/** snake_case `AnyValue` field names (`string_value`: protobuf's own JSON names, Phoenix's /spans/otlpv1) as OTLP JSON's. */
+function camelValueKeys(v: UnknownRecord): UnknownRecord {
+  if ("stringValue" in v || !Object.keys(v).some((k) => k.endsWith("_value"))) return v;
+  const camel: UnknownRecord = {};
+  for (const [k, x] of Object.entries(v))
+    setOwn(
+      camel,
+      k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()),
+      x,
+    );
+  return camel;
 }
 
 /** `[{key, value: AnyValue}]` → attributes. */
@@ -167,6 +181,12 @@ export interface SpansToRunsOptions {
   liveWithoutRoot?: boolean;
   /** The Content-Type the spans came with (the receiver), recorded as it came in `source.contentType`. */
   contentType?: string;
+  /**
+   * For the spans of one trace (the receiver): `open` holds the tool calls that earlier
+   * requests' responses left unanswered (a tool span without a call id here may answer
+   * one), and is set to those still open after these spans.
+   */
+  toolCalls?: { open: OpenToolCall[] };
 }
 
 const cmpBig = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
@@ -241,7 +261,8 @@ function traceToRun(traceId: string, spans: NormalizedSpan[], opts: SpansToRunsO
   if (dangling > 0) warnings.push(`trace ${traceId}: ${dangling} span(s) name a parent that is not in the data; they are shown as roots`);
   const nodes: StepNode[] = sorted.map(spanToNode);
   // Linked first, so the causal order sees which response each tool call answers.
-  linkToolCallsToRequests(nodes);
+  const open = linkToolCallsToRequests(nodes, opts.toolCalls?.open);
+  if (opts.toolCalls) opts.toolCalls.open = open;
   // Arranging first drops wrapper calls, so the input comes from a real model call.
   arrangeNodes(nodes, { causal: true });
   const input = runInput(
@@ -345,40 +366,73 @@ function langChainAgentName(spans: NormalizedSpan[]): string | undefined {
 }
 
 /**
+ * A tool call a model response requested that no tool span has answered yet: what the
+ * `/v1/traces` receiver keeps of a trace between requests, so that a tool span arriving in
+ * a later request than its model call (batching exporters) is still linked to it.
+ */
+export interface OpenToolCall {
+  id: string;
+  name: string;
+  /** SHA-256 (hex) of the canonical JSON of the requested arguments. */
+  args: string;
+  /** When the requesting response ended, ns since the epoch (decimal). */
+  end: string;
+}
+
+/** How many open tool calls a trace remembers between requests (the latest by response end). */
+export const OPEN_TOOL_CALLS = 32;
+
+/**
  * A tool span that names no call id (OpenInference LangChain.js when the tool failed, so no
  * ToolMessage says which call it answered) takes the id of the call the model requested: the
  * earliest request for this tool with equal arguments that no other tool span answers, from
  * a response ending before the tool started. Earliest, not latest: span starts are whole
  * milliseconds, so in a fast run the retry's response "ends before" the failed attempt
  * started too, and the latest would swap the two (seen with the Langfuse SDK). Without it the tool call cannot be
- * ordered after, or linked to, the response that asked for it. Within one derivation only:
- * a tool span whose model call came in an earlier OTLP request keeps its span id.
+ * ordered after, or linked to, the response that asked for it. `earlier`: the calls left
+ * open by the spans of earlier requests (they ended before these). Returns the calls still
+ * open after these spans, for the next request.
  */
-function linkToolCallsToRequests(nodes: StepNode[]): void {
+function linkToolCallsToRequests(nodes: StepNode[], earlier: readonly OpenToolCall[] = []): OpenToolCall[] {
   const SLACK = 1_000_000n; // span starts are stamped in whole milliseconds
+  const claimed = new Set(nodes.flatMap((n) => (n.tool && n.tool.call !== n.id ? [n.tool.call] : [])));
+  // every requested call in order of its response's end, the earlier requests' first
+  const requested: Array<{ id: string; name: string; end: bigint; args: () => string }> = earlier.map((c) => ({
+    id: c.id,
+    name: c.name,
+    end: BigInt(c.end),
+    args: () => c.args,
+  }));
   const responses = nodes
     .filter((n) => (n.model?.output?.toolCalls?.length ?? 0) > 0)
     .sort((a, b) => (a.end < b.end ? -1 : a.end > b.end ? 1 : 0));
-  if (responses.length === 0) return;
-  const claimed = new Set(nodes.flatMap((n) => (n.tool && n.tool.call !== n.id ? [n.tool.call] : [])));
-  // each requested call's canonical arguments, once (not once per tool span that looks)
-  const argsOf = new Map<string, string>();
-  const requestArgs = (c: { id: string; args?: unknown }) => {
-    let a = argsOf.get(c.id);
-    if (a === undefined) argsOf.set(c.id, (a = canonicalJson(c.args ?? {})));
-    return a;
-  };
-  const orphans = nodes.filter((n) => n.tool && n.tool.call === n.id).sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  for (const r of responses) {
+    for (const c of r.model!.output!.toolCalls!) {
+      let hash: string | undefined;
+      // each requested call's arguments hashed once, and only when a tool span looks
+      requested.push({ id: c.id, name: c.name, end: r.end, args: () => (hash ??= sha256Hex(canonicalJson(c.args ?? {}))) });
+    }
+  }
+  if (requested.length === 0) return [];
+  requested.sort((a, b) => (a.end < b.end ? -1 : a.end > b.end ? 1 : 0));
+  // in the order they ran: starts in one millisecond are ties decided by the end (causalCompare),
+  // never by the span ids, which are random (a failed attempt and its retry could swap)
+  const orphans = nodes.filter((n) => n.tool && n.tool.call === n.id).sort(causalCompare);
   for (const node of orphans) {
     const tool = node.tool!;
-    const args = canonicalJson(tool.args ?? {});
-    for (const r of responses) {
-      if (r.end > node.start + SLACK) break;
-      const match = r.model!.output!.toolCalls!.find((c) => !claimed.has(c.id) && c.name === tool.tool && requestArgs(c) === args);
-      if (!match) continue;
-      tool.call = match.id;
-      claimed.add(match.id);
+    let args: string | undefined;
+    for (const c of requested) {
+      if (c.end > node.start + SLACK) break;
+      if (claimed.has(c.id) || c.name !== tool.tool || c.args() !== (args ??= sha256Hex(canonicalJson(tool.args ?? {})))) continue;
+      tool.call = c.id;
+      claimed.add(c.id);
       break;
     }
   }
+  // a tool span naming a call id answers it too
+  for (const n of nodes) if (n.tool) claimed.add(n.tool.call);
+  return requested
+    .filter((c) => !claimed.has(c.id))
+    .slice(-OPEN_TOOL_CALLS)
+    .map((c) => ({ id: c.id, name: c.name, args: c.args(), end: c.end.toString() }));
 }

@@ -24,6 +24,7 @@ export const SOURCE_FORMATS = [
   "openhands-eval",
   "atif",
   "langsmith",
+  "phoenix-spans",
   "unknown",
 ] as const;
 export type SourceFormat = (typeof SOURCE_FORMATS)[number];
@@ -48,6 +49,7 @@ export const FORMAT_LABELS: Record<SourceFormat, string> = {
   "openhands-eval": "OpenHands evaluation output (output.jsonl)",
   atif: "ATIF agent trajectory (Harbor)",
   langsmith: "LangSmith run payloads",
+  "phoenix-spans": "Arize Phoenix span export (REST /v1/projects/{id}/spans JSON)",
   unknown: "Unknown format",
 };
 

@@ -2,7 +2,7 @@
  * What the list, the graph and the timeline need of an event and a run, derived once at
  * ingest and stored as columns so those views never read payloads.
  */
-import { isFailure } from "../semantics/failure";
+import { countedFailures, type FailureInput } from "../semantics/failure";
 import type { JournalEvent, JsonObject, JsonValue } from "./types";
 import { num as numOrUndefined, obj as objOrUndefined, str as strOrUndefined } from "./values";
 
@@ -84,9 +84,21 @@ export function eventColumns(event: JournalEvent, toolOfCall?: (call: string) =>
   return { call, name, status, latencyMs, tokens };
 }
 
-/** Does this event count as an error in the runs list? The timeline's failure predicate, on the same columns. */
-export function isErrorEvent(event: JournalEvent): boolean {
-  return isFailure(event.type, eventColumns(event).status);
+/** What the failure count reads of an event (lib/semantics/failure.ts). */
+export function failureInput(event: JournalEvent, cols: Pick<EventColumns, "status" | "call"> = eventColumns(event)): FailureInput {
+  return {
+    type: event.type,
+    status: cols.status,
+    step: typeof event.step === "string" ? event.step : null,
+    call: cols.call,
+    parent: typeof event.parent === "number" ? event.parent : null,
+    seq: event.seq,
+  };
+}
+
+/** Which of a run's events (in seq order) the runs list counts as errors: the timeline's count, on the same columns. */
+export function errorEvents(events: readonly JournalEvent[]): boolean[] {
+  return countedFailures(events.map((e) => failureInput(e)));
 }
 
 /** Who ran what where: the run.start fields the runs list shows and filters on. */

@@ -221,6 +221,7 @@ export function createRecorder(opts: RecorderOptions): Recorder {
   let stepCounter = 0;
   let checkpointCounter = 0;
   const callSeq = new Map<string, number>();
+  const stepStartSeq = new Map<string, number>();
 
   const emit = (type: EventType, data: Record<string, unknown>, extra?: { parent?: number; step?: string | null }): number => {
     if (ended) {
@@ -403,7 +404,13 @@ export function createRecorder(opts: RecorderOptions): Recorder {
 
     async step<T>(name: string, fn: () => Promise<T>, o: { kind?: string } = {}): Promise<T> {
       const id = `s${++stepCounter}`;
-      const startSeq = emit("step.start", compact({ name, kind: o.kind }), { step: id });
+      // a nested step names its enclosing step's start, so a failure inside is counted once
+      const outer = steps.getStore();
+      const startSeq = emit("step.start", compact({ name, kind: o.kind }), {
+        step: id,
+        parent: outer !== undefined ? stepStartSeq.get(outer) : undefined,
+      });
+      stepStartSeq.set(id, startSeq);
       try {
         const result = await steps.run(id, fn);
         emit("step.end", { status: "ok" }, { step: id, parent: startSeq });
@@ -411,6 +418,8 @@ export function createRecorder(opts: RecorderOptions): Recorder {
       } catch (err) {
         emit("step.end", { status: "error", error: errorJson(err) }, { step: id, parent: startSeq });
         throw err;
+      } finally {
+        stepStartSeq.delete(id);
       }
     },
 

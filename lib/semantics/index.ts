@@ -29,7 +29,7 @@ export {
   type ToolStatus,
   type WriteCall,
 } from "./effects";
-export { isFailure } from "./failure";
+export { countedFailures, FailureCounter, isFailure, type FailureInput, type FailureSnapshot } from "./failure";
 export { compareFindings } from "./findings";
 export { plural, runHealth, severityTone, type HealthTone, type RunHealth, type RunHealthInput } from "./health";
 export { PMap } from "./pmap";

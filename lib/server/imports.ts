@@ -6,7 +6,14 @@ import "server-only";
  * Files (journals and trace exports) are imported by `importStream` in service.ts.
  */
 import { canonicalJson, sha256Hex } from "../canonical";
-import { modelCallSignature, spansFromOtlpJson, spansFromOtlpProtobuf, spansToRuns, type NormalizedSpan } from "../importers";
+import {
+  modelCallSignature,
+  spansFromOtlpJson,
+  spansFromOtlpProtobuf,
+  spansToRuns,
+  type NormalizedSpan,
+  type OpenToolCall,
+} from "../importers";
 import { eventBatches } from "../journal/event-items";
 import { parseJsonExact } from "../journal/parse-line";
 import { DEFAULT_READER_LIMITS } from "../journal/reader";
@@ -112,6 +119,8 @@ interface TraceState {
    * times, e.g. LangChain + OpenAI) derives the trace again, so the call is counted once.
    */
   calls?: ModelCallMark[];
+  /** Tool calls the trace's model responses requested that no tool span has answered yet (`OpenToolCall`, the latest 32). */
+  open?: OpenToolCall[];
 }
 
 interface ModelCallMark {
@@ -307,14 +316,19 @@ async function traceEvents(tx: SqlTx, trace: string, incoming: NormalizedSpan[],
     }
     if (append) {
       await storeSpans(tx, runId, news);
+      // a tool span here may answer a call requested by a response stored before
+      const toolCalls = { open: state.open ?? [] };
+      const run = await appendedRun(tx, runId, news, state.contentType, toolCalls);
       const next: TraceState = { ...state, missing: [...new Set([...state.missing, ...first.missing])] };
+      if (toolCalls.open.length > 0) next.open = toolCalls.open;
+      else delete next.open;
       if (newCalls.length > 0) next.calls = [...(state.calls ?? []), ...newCalls].slice(-CALL_MARKS);
       if (first.last) {
         next.lastMs = first.last.ms.toString();
         next.lastEnd = first.last.end.toString();
       }
       await storeState(tx, trace, runId, next);
-      return [await appendedRun(tx, runId, news, state.contentType)];
+      return [run];
     }
   }
 
@@ -326,14 +340,24 @@ async function traceEvents(tx: SqlTx, trace: string, incoming: NormalizedSpan[],
   );
   const spans = rows.map((r) => JSON.parse(r.body) as NormalizedSpan);
   const firstType = state?.contentType ?? contentType;
-  await storeState(tx, trace, runId, stateOf(spans, firstType));
+  const toolCalls = { open: [] as OpenToolCall[] };
+  const runs = spansToRuns(spans, { format: formatOf(firstType), liveWithoutRoot: true, contentType: firstType, toolCalls });
+  const next = stateOf(spans, firstType);
+  if (toolCalls.open.length > 0) next.open = toolCalls.open;
+  await storeState(tx, trace, runId, next);
   if (hasEvents) await clearRun(tx, runId);
-  return spansToRuns(spans, { format: formatOf(firstType), liveWithoutRoot: true, contentType: firstType });
+  return runs;
 }
 
 /** The events of spans appended to a live run: derived from them alone, numbered after the stored ones. */
-async function appendedRun(tx: SqlTx, runId: string, news: NormalizedSpan[], contentType: string): Promise<ImportedRun> {
-  const [derived] = spansToRuns(news, { format: formatOf(contentType), liveWithoutRoot: true, contentType });
+async function appendedRun(
+  tx: SqlTx,
+  runId: string,
+  news: NormalizedSpan[],
+  contentType: string,
+  toolCalls: { open: OpenToolCall[] },
+): Promise<ImportedRun> {
+  const [derived] = spansToRuns(news, { format: formatOf(contentType), liveWithoutRoot: true, contentType, toolCalls });
   const row = await tx.all<{ nextSeq: number }>(`SELECT "nextSeq" FROM "Run" WHERE "id" = ?`, [runId]);
   const base = Number(row[0]?.nextSeq ?? 0);
   // run.start and the run's input were given when the trace began

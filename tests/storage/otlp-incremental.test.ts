@@ -105,6 +105,36 @@ describe.each(DIALECTS)("the OTLP receiver, request by request, on %s", (dialect
     expect((await runRow(tr.runId)).status).toBe("succeeded");
   });
 
+  it("a tool span without a call id, in a later request than its model call, takes the requested id (appended, not re-derived)", async () => {
+    const tr = makeTrace();
+    const [llm, , turn] = tr.turn(0);
+    const chat = { ...llm, parentSpanId: turn.parentSpanId };
+    // the tool ran the call the model asked for, but names no call id; a second one with other arguments answers nothing
+    const tool = (id: number, n: number, start: number) =>
+      tr.span(id, 1, "lookup", start, start + 10, [
+        attr("openinference.span.kind", "TOOL"),
+        attr("tool.name", "lookup"),
+        attr("input.value", JSON.stringify({ n })),
+      ]);
+    await receiveSpans(db, tr.request([chat]), "default");
+    const before = await stored(tr.runId);
+    await receiveSpans(db, tr.request([tool(0x91, 0, 45), tool(0x92, 5, 60)]), "default");
+    const evs = await stored(tr.runId);
+    // appended: what was stored stays seq for seq
+    expect(evs.slice(0, before.length).map((e) => canonicalJson(e))).toEqual(before.map((e) => canonicalJson(e)));
+    const response = evs.find((e) => e.type === "model.response")!;
+    const calls = evs.filter((e) => e.type === "tool.call");
+    expect(calls.map((e) => e.data.call)).toEqual(["c0", "0000000000000092"]);
+    expect(calls[0].seq).toBeGreaterThan(response.seq);
+    // answered: a later tool span with the same arguments does not take it again
+    await receiveSpans(db, tr.request([tool(0x93, 0, 80)]), "default");
+    expect((await stored(tr.runId)).filter((e) => e.type === "tool.call").map((e) => e.data.call)).toEqual([
+      "c0",
+      "0000000000000092",
+      "0000000000000093",
+    ]);
+  });
+
   it("a parent arriving after its children puts its step.start before theirs", async () => {
     const tr = makeTrace();
     const [llm, tool, turn] = tr.turn(0);

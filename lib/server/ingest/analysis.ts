@@ -12,7 +12,9 @@ import { compareFindings, createAnalyzer, type Analyzer, type AnalyzerSnapshot }
 import { findPlaceholders, type Redactor, type SecretHit } from "../../redact";
 import { withoutHash } from "../../journal/chain";
 import type { SqlTx } from "../sql";
-import type { RunRow } from "./run-row";
+import type { RunRow, RunSummary } from "./run-row";
+import { FailureCounter, type FailureSnapshot } from "../../semantics/failure";
+import { failureInput } from "../../journal/summary";
 
 const FINDINGS_PER_INSERT = 500;
 
@@ -28,8 +30,13 @@ export class RunAnalysis {
   /** The findings stored before this request (as keys), so that store() writes only the new ones. */
   private readonly before: Set<string>;
 
+  /** The error count's state (lib/semantics/failure.ts), kept beside the analyzer's snapshot on the row. */
+  readonly failuresBefore: FailureSnapshot | undefined;
+
   constructor(private readonly row: RunRow) {
-    this.analyzer = createAnalyzer(row.analysis ? (parseJsonExact(row.analysis) as AnalyzerSnapshot) : undefined);
+    const stored = row.analysis ? (parseJsonExact(row.analysis) as AnalyzerSnapshot & { failures?: FailureSnapshot }) : undefined;
+    this.failuresBefore = stored?.failures;
+    this.analyzer = createAnalyzer(stored);
     this.before = new Set(this.analyzer.findings().map(findingKey));
   }
 
@@ -49,9 +56,9 @@ export class RunAnalysis {
   }
 
   /** Writes the run's findings and its snapshot to the row (analysis, findingCount). */
-  async store(tx: SqlTx, redactor: Redactor): Promise<void> {
+  async store(tx: SqlTx, redactor: Redactor, summary: RunSummary): Promise<void> {
     const row = this.row;
-    const findings = this.stale ? await this.refold(tx) : this.analyzer.findings();
+    const findings = this.stale ? await this.refold(tx, summary) : this.analyzer.findings();
     // The analyzer holds raw values (the rebuilt state, write-call arguments): redact before
     // storing. A state that held a secret is marked, so that analysis continued from it does
     // not check hashes against placeholders (AnalyzerSnapshot.stateRedacted).
@@ -61,7 +68,12 @@ export class RunAnalysis {
     // rest is scanned again (scanning them all made each append cost as much as the run held).
     const { findings: all, ...rest } = snapshot;
     const kept = all.map((f) => (this.before.has(findingKey(f)) ? f : (redactor.redact(f).value as Finding)));
-    row.analysis = canonicalJson({ ...(redactor.redact(rest).value as typeof rest), findings: kept });
+    // the failure state holds step and call ids as stored (already redacted)
+    row.analysis = canonicalJson({
+      ...(redactor.redact(rest).value as typeof rest),
+      failures: summary.failures.snapshot(),
+      findings: kept,
+    });
     row.findingCount = findings.length;
     // A live run's findings only grow as events are appended: write the new ones alone
     // (rewriting them all made each append cost as much as the run held). Any other
@@ -93,7 +105,7 @@ export class RunAnalysis {
    * event with redactions and no such finding (a snapshot written before this rule) is
    * read from its placeholders.
    */
-  private async refold(tx: SqlTx): Promise<Finding[]> {
+  private async refold(tx: SqlTx, summary: RunSummary): Promise<Finding[]> {
     const earlier = new Map<number, Finding>();
     for (const f of this.analyzer.findings()) if (f.rule === "secret.exposed" && !this.lateSecrets.has(f.seq)) earlier.set(f.seq, f);
     const analyzer = createAnalyzer();
@@ -102,9 +114,12 @@ export class RunAnalysis {
       [this.row.id],
     );
     let last = -1;
+    // the error count depends on order too: counted again over the stored events
+    const failures = new FailureCounter();
     for (const r of rows) {
       const seq = Number(r.seq);
       const ev = parseJsonExact(r.body) as JournalEvent;
+      failures.counts(failureInput(ev));
       if (r.recordedHash) ev.hash = r.recordedHash;
       const redacted = Number(r.redactions) > 0;
       const secrets = this.lateSecrets.get(seq) ?? (redacted && !earlier.has(seq) ? findPlaceholders(withoutHash(ev)) : []);
@@ -112,6 +127,8 @@ export class RunAnalysis {
       analyzer.push(ev, { chain: r.chain === "ok" || r.chain === "fail" ? r.chain : "none", redacted, secrets });
       last = seq;
     }
+    summary.failures = failures;
+    this.row.errorCount = failures.counted;
     const snapshot = analyzer.snapshot();
     snapshot.findings = [...snapshot.findings, ...earlier.values()].sort(compareFindings);
     this.analyzer = createAnalyzer(snapshot);

@@ -239,16 +239,17 @@ class Request {
     const existing = this.runs.get(id);
     if (existing) return existing;
     const { row, isNew, stored, foreign } = await loadRun(this.tx, this.sql.dialect, id, this.opts, this.now);
+    const analysis = new RunAnalysis(row);
     const ctx: RunCtx = {
       id,
       foreign,
-      summary: new RunSummary(row),
+      summary: new RunSummary(row, analysis.failuresBefore),
       isNew,
       stored,
       resends: new RunResends(id, stored),
       reorder: new ReorderBuffer<Pending>(row.nextSeq, (seq) => stored.has(seq)),
       chain: runChainOf(row),
-      analysis: new RunAnalysis(row),
+      analysis,
       inserted: [],
       rows: [],
       accepted: 0,
@@ -365,7 +366,7 @@ class Request {
     row.nextSeq = next;
     await concludeChain(tx, row, ctx.chain, ctx.stored, ctx.isNew);
     ctx.summary.conclude();
-    await ctx.analysis.store(tx, this.redactor);
+    await ctx.analysis.store(tx, this.redactor, ctx.summary);
     await writeRunRow(tx, row);
     this.results.push({
       run: ctx.id,

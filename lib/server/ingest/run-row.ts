@@ -5,8 +5,8 @@ import "server-only";
  * lists, so a column added to the schema and not written here fails tsc or that test.
  */
 import { canonicalJson } from "../../canonical";
-import { runHeaderFromStart, type EventColumns } from "../../journal/summary";
-import { isFailure } from "../../semantics/failure";
+import { failureInput, runHeaderFromStart, type EventColumns } from "../../journal/summary";
+import { FailureCounter, type FailureSnapshot } from "../../semantics/failure";
 import type { JournalEvent, JsonObject } from "../../journal/types";
 import type { RunModel } from "../generated/sqlite/models/Run.ts";
 import { SeqMap } from "../../journal/seq-map";
@@ -152,18 +152,25 @@ export class RunSummary {
   private hasStateEvents: boolean;
   private hasVersions: boolean;
 
-  constructor(readonly row: RunRow) {
+  /** Errors counted once per failure (lib/semantics/failure.ts), continued from the run's snapshot. */
+  failures: FailureCounter;
+
+  constructor(
+    readonly row: RunRow,
+    failures?: FailureSnapshot,
+  ) {
+    this.failures = new FailureCounter(failures, row.errorCount);
     this.terms = new Set(row.searchText ? row.searchText.split(" ") : []);
     this.hasStateEvents = row.fidelity === "replayable";
     this.hasVersions = row.fidelity === "replayable";
   }
 
   /** A stored event at seq `s`; `cols` its summary columns (eventColumns), computed once by the caller. */
-  add(ev: JournalEvent, s: number, tsMs: number, cols: Pick<EventColumns, "name" | "status">): void {
+  add(ev: JournalEvent, s: number, tsMs: number, cols: Pick<EventColumns, "name" | "status" | "call">): void {
     const name = cols.name;
     const row = this.row;
     row.eventCount++;
-    if (isFailure(ev.type, cols.status)) row.errorCount++;
+    if (this.failures.counts(failureInput(ev, cols))) row.errorCount++;
     if (s > row.maxSeq) row.maxSeq = s;
     if (row.lastEventMs === null || tsMs > row.lastEventMs) row.lastEventMs = tsMs;
     if (ev.type === "run.start") {
