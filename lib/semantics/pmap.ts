@@ -1,52 +1,48 @@
 /**
  * A small persistent string-keyed map: `set` returns a new map and leaves the old one as
- * it was, sharing all but one path with it. The fold keeps every approval and every call
- * id of a run for as long as the run lasts, and the replay keeps old fold states as
- * snapshots, so copying one whole Map per change would be quadratic. It is a hash trie
- * (32 slots per node, 5 bits of the key's hash per level) with small leaves: a change
- * copies one node per level and one leaf of at most LEAF_MAX entries.
+ * it was. The fold keeps every approval and every call id of a run for as long as the run
+ * lasts, and the replay keeps old fold states as snapshots, so copying one whole Map per
+ * change would be quadratic.
+ *
+ * Built for how folds use it: almost every change is made to the newest map (the analyzer
+ * on the ingest hot path never goes back). Every map made from one another shares one
+ * store, a native Map from each key to its history (version, value, version, value, …);
+ * a map is a version number in it. A change to the newest map appends one history entry
+ * (no path copy, no JavaScript hashing: most of the ingest cost of the hash trie this
+ * replaced was compiling and running its path copies). Reading an older map finds the
+ * last entry at or before its version. A change to an older map (a replay seeking from a
+ * kept snapshot, a fork branching off) first copies what that map holds into a new store,
+ * whose newest map the changed one is.
  */
-const BITS = 5;
-const SLOTS = 1 << BITS;
-const MASK = SLOTS - 1;
-const LEAF_MAX = 8;
-/** Below this depth the hash has no bits left: leaves grow without splitting. */
-const MAX_DEPTH = Math.ceil(32 / BITS);
 
-function hashOf(key: string): number {
-  // FNV-1a over the UTF-16 code units: cheap, and spreads call and approval ids well.
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
-  return h >>> 0;
+/** A history value standing for "deleted". */
+const GONE: unique symbol = Symbol("gone");
+type Gone = typeof GONE;
+
+/** key → version, value, version, value, … (versions ascending). */
+type History<V> = Array<number | V | Gone>;
+
+interface Store<V> {
+  readonly map: Map<string, History<V>>;
+  /** The newest version of this store: only the map at it appends to the store. */
+  tip: number;
 }
 
-type Entry<V> = readonly [string, V];
-/** A leaf: entries in the order their keys were first set. */
-type Leaf<V> = { readonly leaf: readonly Entry<V>[] };
-type Slot<V> = Leaf<V> | TrieNode<V> | undefined;
-type TrieNode<V> = readonly Slot<V>[];
-
-const slotOf = (hash: number, depth: number) => (hash >>> (depth * BITS)) & MASK;
-const isLeaf = <V>(s: Leaf<V> | TrieNode<V>): s is Leaf<V> => !Array.isArray(s);
-
-function indexIn<V>(entries: readonly Entry<V>[], key: string): number {
-  for (let i = 0; i < entries.length; i++) if (entries[i][0] === key) return i;
-  return -1;
-}
-
-/** The node with `entries` placed one level down (a leaf that outgrew LEAF_MAX). */
-function split<V>(entries: readonly Entry<V>[], depth: number): TrieNode<V> {
-  const node: Slot<V>[] = new Array<Slot<V>>(SLOTS).fill(undefined);
-  for (const e of entries) {
-    const i = slotOf(hashOf(e[0]), depth);
-    const s = node[i] as Leaf<V> | undefined;
-    node[i] = { leaf: s ? [...s.leaf, e] : [e] };
+/** Index of the value in force at `version` in `h` (−1: none yet). */
+function valueAt<V>(h: History<V>, version: number): number {
+  const last = h.length - 1;
+  if ((h[last - 1] as number) <= version) return last; // the newest map, or unchanged since
+  let lo = 0;
+  let hi = (last - 1) / 2; // number of entries − 1
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((h[mid * 2] as number) <= version) {
+      found = mid * 2 + 1;
+      lo = mid + 1;
+    } else hi = mid - 1;
   }
-  for (let i = 0; i < SLOTS; i++) {
-    const s = node[i] as Leaf<V> | undefined;
-    if (s && s.leaf.length > LEAF_MAX && depth + 1 < MAX_DEPTH) node[i] = split(s.leaf, depth + 1);
-  }
-  return node;
+  return found;
 }
 
 export class PMap<V> {
@@ -61,109 +57,80 @@ export class PMap<V> {
   }
 
   /** Use `PMap.empty()` or `PMap.from()`. */
-  constructor(
-    private readonly root: TrieNode<V>,
+  private constructor(
+    private readonly store: Store<V>,
+    private readonly version: number,
     readonly size: number,
   ) {}
 
   get(key: string): V | undefined {
-    const h = hashOf(key);
-    let node = this.root;
-    for (let depth = 0; ; depth++) {
-      const s = node[slotOf(h, depth)];
-      if (s === undefined) return undefined;
-      if (isLeaf(s)) {
-        const i = indexIn(s.leaf, key);
-        return i < 0 ? undefined : s.leaf[i][1];
-      }
-      node = s;
-    }
+    const h = this.store.map.get(key);
+    if (h === undefined) return undefined;
+    const i = valueAt(h, this.version);
+    if (i < 0) return undefined;
+    const x = h[i] as V | Gone;
+    return x === GONE ? undefined : x;
   }
 
   has(key: string): boolean {
-    const h = hashOf(key);
-    let node = this.root;
-    for (let depth = 0; ; depth++) {
-      const s = node[slotOf(h, depth)];
-      if (s === undefined) return false;
-      if (isLeaf(s)) return indexIn(s.leaf, key) >= 0;
-      node = s;
-    }
+    const h = this.store.map.get(key);
+    if (h === undefined) return false;
+    const i = valueAt(h, this.version);
+    return i >= 0 && h[i] !== GONE;
   }
 
   set(key: string, value: V): PMap<V> {
-    const h = hashOf(key);
-    // Walk down to the leaf slot, remembering the nodes passed, then copy them bottom-up.
-    const path: TrieNode<V>[] = [];
-    let node = this.root;
-    let depth = 0;
-    let s = node[slotOf(h, 0)];
-    while (s !== undefined && !isLeaf(s)) {
-      path.push(node);
-      node = s;
-      s = node[slotOf(h, ++depth)];
-    }
+    const store = this.own();
+    const h = store.map.get(key);
     let added = true;
-    let next: Leaf<V> | TrieNode<V>;
-    if (s === undefined) next = { leaf: [[key, value]] };
-    else {
-      const i = indexIn(s.leaf, key);
-      if (i >= 0) {
-        if (s.leaf[i][1] === value) return this;
+    if (h !== undefined) {
+      const i = valueAt(h, this.version);
+      if (i >= 0 && h[i] !== GONE) {
+        if (h[i] === value) return this;
         added = false;
-        const leaf = s.leaf.slice();
-        leaf[i] = [key, value];
-        next = { leaf };
-      } else {
-        const leaf = [...s.leaf, [key, value] as const];
-        next = leaf.length > LEAF_MAX && depth + 1 < MAX_DEPTH ? split(leaf, depth + 1) : { leaf };
       }
     }
-    for (;;) {
-      const copy = node.slice();
-      copy[slotOf(h, depth)] = next;
-      next = copy;
-      if (depth === 0) break;
-      node = path[--depth];
-    }
-    return new PMap(next, this.size + (added ? 1 : 0));
+    const v = ++store.tip;
+    if (h === undefined) store.map.set(key, [v, value]);
+    else h.push(v, value);
+    return new PMap(store, v, this.size + (added ? 1 : 0));
   }
 
   delete(key: string): PMap<V> {
-    const h = hashOf(key);
-    const drop = (node: TrieNode<V>, depth: number): TrieNode<V> => {
-      const at = slotOf(h, depth);
-      const s = node[at];
-      if (s === undefined) return node;
-      let next: Slot<V>;
-      if (!isLeaf(s)) {
-        const child = drop(s, depth + 1);
-        if (child === s) return node;
-        next = child;
-      } else {
-        const i = indexIn(s.leaf, key);
-        if (i < 0) return node;
-        next = s.leaf.length === 1 ? undefined : { leaf: s.leaf.filter((_, j) => j !== i) };
-      }
-      const copy = node.slice();
-      copy[at] = next;
-      return copy;
-    };
-    const root = drop(this.root, 0);
-    return root === this.root ? this : new PMap(root, this.size - 1);
+    if (!this.has(key)) return this;
+    const store = this.own();
+    const v = ++store.tip;
+    store.map.get(key)!.push(v, GONE);
+    return new PMap(store, v, this.size - 1);
   }
 
-  /** Entries in an order that depends only on the keys and the order they were first set. */
+  /** Entries in the order their keys were first set (the same however this map was reached). */
   *entries(): IterableIterator<[string, V]> {
-    const walk = function* (node: TrieNode<V>): Generator<[string, V]> {
-      for (const s of node) {
-        if (s === undefined) continue;
-        if (isLeaf(s)) for (const [k, v] of s.leaf) yield [k, v];
-        else yield* walk(s);
-      }
-    };
-    yield* walk(this.root);
+    for (const [k, h] of this.store.map) {
+      const i = valueAt(h, this.version);
+      if (i >= 0 && h[i] !== GONE) yield [k, h[i] as V];
+    }
+  }
+
+  /**
+   * The store this map may append to: its own when it is the newest, else a copy of what
+   * it holds (keys deleted by then are kept as such, so entries() keeps its order).
+   */
+  private own(): Store<V> {
+    if (this.version === this.store.tip) return this.store;
+    const map = new Map<string, History<V>>();
+    for (const [k, h] of this.store.map) {
+      const i = valueAt(h, this.version);
+      if (i >= 0) map.set(k, [0, h[i]]);
+    }
+    // version 0 of the copy holds what this map holds; the change made next is version 1
+    return { map, tip: 0 };
   }
 }
 
-const EMPTY = new PMap<unknown>(new Array<undefined>(SLOTS).fill(undefined), 0);
+// tip −1: no map is the empty map's newest, so every change to it starts a store of its own
+const EMPTY = new (PMap as unknown as new (store: Store<unknown>, version: number, size: number) => PMap<unknown>)(
+  { map: new Map(), tip: -1 },
+  0,
+  0,
+);

@@ -56,11 +56,17 @@ export function stepOrder(o: OrderFold, event: JournalEvent, chain?: ChainVerdic
   const verdict = chain === null ? "none" : (chain ?? chainLink(prev, event));
   return {
     next: { run: o.run ?? event.run, lastSeq: seq, lastHash: typeof event.hash === "string" ? event.hash : null },
-    verdict: { accepted: true, gap, chain: verdict },
+    // the verdict of an event in sequence is one of three, shared (one object less an event)
+    verdict: gap === null ? IN_SEQUENCE[verdict] : { accepted: true, gap, chain: verdict },
   };
 }
 
 const REJECTED: OrderVerdict = Object.freeze({ accepted: false, gap: null, chain: "none" as const });
+const IN_SEQUENCE: Readonly<Record<ChainVerdict, OrderVerdict>> = Object.freeze({
+  ok: Object.freeze({ accepted: true, gap: null, chain: "ok" as const }),
+  fail: Object.freeze({ accepted: true, gap: null, chain: "fail" as const }),
+  none: Object.freeze({ accepted: true, gap: null, chain: "none" as const }),
+});
 
 /** The run's meaning so far; the state fields are the state fold's (flat, so a step copies one object). */
 export interface RunFold extends StateFold {
@@ -132,6 +138,8 @@ export interface RunStep {
 }
 
 const OTHER: Verdict = Object.freeze({ kind: "other" as const });
+const MODEL_REQUEST: Verdict = Object.freeze({ kind: "model.request" as const, firstPastStop: false });
+const MODEL_PAST_STOP: Verdict = Object.freeze({ kind: "model.request" as const, firstPastStop: true });
 
 /** The policy in force: the recorded one with a fork's fields laid over it. */
 export function effectivePolicy(policy: RunPolicy | null, override: RunPolicy | null): RunPolicy | null {
@@ -192,7 +200,7 @@ export function stepRun(f: RunFold, event: JournalEvent, override: RunPolicy | n
     }
     case "model.request": {
       const firstPastStop = f.stopped && !f.pastStop;
-      return { next: firstPastStop ? withRun(f, { pastStop: true }) : f, verdict: { kind: "model.request", firstPastStop } };
+      return { next: firstPastStop ? withRun(f, { pastStop: true }) : f, verdict: firstPastStop ? MODEL_PAST_STOP : MODEL_REQUEST };
     }
     case "tool.call": {
       const tool = str(data.tool) ?? "";

@@ -53,6 +53,9 @@ interface RunCtx {
 
 class FatalIngest extends Error {}
 
+/** Events between two progress reports (IngestOptions.onProgress). */
+const PROGRESS_EVERY = 5000;
+
 export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSource, opts: IngestOptions): Promise<IngestResult> {
   const errors: IngestError[] = [];
   const warnings: IngestError[] = [];
@@ -82,6 +85,7 @@ class Request {
   private readonly now = Date.now();
   private readonly finisher: RowFinisher;
   private total = 0;
+  private nextProgress = PROGRESS_EVERY;
   /** An error that names no run (or breaks the request's terms): nothing is committed. */
   private fatal = false;
   // Rows waiting for the database, across runs: a file of many small runs must not hold
@@ -186,7 +190,6 @@ class Request {
         }
         if (ctx.rejected) continue;
         this.total++;
-        if (opts.onProgress && this.total % 5000 === 0) opts.onProgress(this.total);
 
         const p = pendingOf(item);
         redactArrival(p, item.mayHoldSecret, this.redactor, opts.redactedBefore === true);
@@ -211,12 +214,25 @@ class Request {
         ctx.reorder.offer(s, p, ctx.emit);
         if (this.pendingRows >= tx.batchRows) await this.flushAll();
       }
+      this.progress();
     }
 
     if (this.fatal || ((opts.replaceRuns || opts.atomic) && this.errors.length > 0)) throw new FatalIngest();
     for (const ctx of this.runs.values()) await this.closeRun(ctx);
     if (this.results.length > 0 && this.results.every((r) => r.status === "rejected")) throw new FatalIngest();
     return this.results;
+  }
+
+  /**
+   * Reports progress every PROGRESS_EVERY events, at the end of the batch that reaches it.
+   * Per batch and out of line, not per event: a call the event loop reaches only every
+   * few thousand events deoptimised this function there, and it was compiled again.
+   */
+  private progress() {
+    if (this.opts.onProgress && this.total >= this.nextProgress) {
+      this.nextProgress = (Math.floor(this.total / PROGRESS_EVERY) + 1) * PROGRESS_EVERY;
+      this.opts.onProgress(this.total);
+    }
   }
 
   /** An error that rejects the whole request. */

@@ -16,6 +16,7 @@ export interface IngestOptions {
   /** Forced fidelity (imports from trace formats are `trace`). */
   fidelity?: Fidelity;
   maxEventsPerRun: number;
+  /** Events taken so far: about every 5,000, at the end of a batch of the source. */
   onProgress?: (events: number) => void;
   /** Runs to lock before reading the source (a source that reads the database inside the transaction). */
   lockRuns?: string[];
