@@ -22,6 +22,8 @@ import { GraphPane } from "@/components/graph/graph-pane";
 import { getLayoutWorker } from "@/components/graph/layout-worker";
 import { Timeline } from "@/components/timeline/timeline";
 import { Inspector } from "@/components/inspector/inspector";
+import { LiveProvider, type LivePowers } from "@/components/live/live-context";
+import { BranchBar, type Branches } from "@/components/live/branch-bar";
 import { TimesRecordedProvider } from "./times-recorded";
 import { PANE_BOUNDS, usePaneSizes, type PaneName } from "./pane-sizes";
 import { Splitter } from "@/components/ui/splitter";
@@ -49,6 +51,8 @@ export function RunView({
   notes = [],
   may = { note: false, export: false },
   hold = { held: false, canSet: false },
+  live = { offer: false, signedIn: true },
+  branches = { of: null, children: [] },
 }: {
   runId: string;
   initialDetail: RunDetail;
@@ -59,13 +63,19 @@ export function RunView({
   hold?: { held: boolean; canSet: boolean };
   notes?: NoteItem[];
   may?: RunPowers;
+  /** live actions this viewer may be offered (the server decides again on each) */
+  live?: Omit<LivePowers, "runId">;
+  /** branch runs made by live actions: the original this one branches from, and its own branches */
+  branches?: Branches;
 }) {
   const [store] = useState(() => createRunViewStore(initialSeq, initialSeq === null && initialDetail.live, initialTab));
   // warm the layout worker while the summary is on its way
   useEffect(() => void getLayoutWorker(), []);
   return (
     <RunStoreContext.Provider value={store}>
-      <RunViewBody runId={runId} initialDetail={initialDetail} initialNotes={notes} may={may} hold={hold} />
+      <LiveProvider value={{ ...live, runId }}>
+        <RunViewBody runId={runId} initialDetail={initialDetail} initialNotes={notes} may={may} hold={hold} branches={branches} />
+      </LiveProvider>
     </RunStoreContext.Provider>
   );
 }
@@ -76,12 +86,14 @@ function RunViewBody({
   initialNotes,
   may,
   hold,
+  branches,
 }: {
   runId: string;
   initialDetail: RunDetail;
   initialNotes: NoteItem[];
   may: RunPowers;
   hold: { held: boolean; canSet: boolean };
+  branches: Branches;
 }) {
   const detail = useRunDetail(runId, initialDetail).data ?? initialDetail;
   const [notes, setNotes] = useState(initialNotes);
@@ -128,6 +140,7 @@ function RunViewBody({
             </>
           }
         />
+        <BranchBar branches={branches} />
         <ShortcutsDialog page="run" />
         <div className="run-body" style={panes.style} data-collapsed={panes.collapsedNames}>
           <aside className="side" aria-label="Events and findings">

@@ -3,6 +3,7 @@ import { preload } from "react-dom";
 import { RunView } from "@/components/run/run-view";
 import { mayOnProject, page, runParams } from "@/lib/server/edge";
 import { listNotes } from "@/lib/server/evidence";
+import { branchInfo, offersLive } from "@/lib/server/live/actions";
 import { getRun } from "@/lib/server/queries";
 import { legalHoldOf } from "@/lib/server/retention";
 import type { RunDetail } from "@/lib/view/api-types";
@@ -42,6 +43,8 @@ export default page(
         hold={{ held: await legalHoldOf(db, run), canSet: mayOnProject(principal, "project.admin", project) }}
         notes={notes}
         may={{ note: mayOnProject(principal, "notes.write", project), export: mayOnProject(principal, "audit.export", project) }}
+        live={{ offer: await offersLive(db, principal, project), signedIn: principal.kind === "user" }}
+        branches={await branchInfo(db, run)}
       />
     );
   },
