@@ -27,7 +27,7 @@ DEMO_BANK_TOKEN="$(node -e 'console.log(require("crypto").randomBytes(24).toStri
 export DEMO_BANK_TOKEN
 node_modules/.bin/tsx scripts/demo-agent/bank-server.ts --db data/demo/bank --port "$bank_port" &
 bank_pid=$!
-trap 'kill "$bank_pid" 2>/dev/null || true' EXIT
+trap 'kill "$bank_pid" 2>/dev/null || true' EXIT INT TERM
 echo "$DEMO_BANK_TOKEN" | npm run -s retrace -- executor add --project default --kind tool --name '*' --env sandbox \
   --url "http://127.0.0.1:${bank_port}" --credential --replace >/dev/null
 echo "$DEMO_BANK_TOKEN" | npm run -s retrace -- executor add --project default --kind model --name scripted-planner-1 --env sandbox \

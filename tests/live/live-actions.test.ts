@@ -130,6 +130,12 @@ describe.each(DIALECTS)("live actions on %s, demo bank over HTTP", (dialect) => 
     expect(await refusal(reconcile(db, op, { ...base, executor: sandbox, mode: "mark", outcome: "succeeded" }))).toMatch(
       /^\[confirmation\]/,
     );
+    // open mode (the quick start, loopback only): sandbox executors only, and the operation's name typed
+    const open: Principal = { kind: "open" };
+    expect(await refusal(reexecute(db, open, { ...base, executor: production, operationName: "issue_refund" }))).toMatch(
+      /^\[environment\].*open mode acts only on sandbox/,
+    );
+    expect(await refusal(reexecute(db, open, { ...base, executor: sandbox }))).toMatch(/^\[operation name\]/);
     expect(bank.requests).toEqual([]);
     const refused = (await listAudit(db, { projects: ["default"] })).filter((e) => e.result === "refused");
     expect(refused.map((e) => (JSON.parse(e.detail) as { step: string }).step).sort()).toEqual([
@@ -137,6 +143,8 @@ describe.each(DIALECTS)("live actions on %s, demo bank over HTTP", (dialect) => 
       "confirmation",
       "confirmation",
       "environment",
+      "environment",
+      "operation name",
       "role",
       "role",
       "role",
