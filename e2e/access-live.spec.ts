@@ -293,5 +293,8 @@ test("a viewer's run page and the simulated replay page offer no live action", a
   await expect(op.getByTestId("run-view").or(op.locator("main"))).toBeVisible();
   await op.waitForTimeout(500);
   await expect(op.getByTestId("live-actions")).toHaveCount(0);
+  // the replay page lists the branch runs live actions made of this run, as the run page does
+  await expect(op.getByTestId("branch-bar")).toContainText("2 branch runs made by live actions");
+  await shots(op, "replay-branches");
   await ctx.close();
 });

@@ -1,6 +1,8 @@
 import { notFound } from "next/navigation";
+import { BranchBar } from "@/components/live/branch-bar";
 import { ReplayView } from "@/components/replay/replay-view";
 import { page, runParams } from "@/lib/server/edge";
+import { branchInfo } from "@/lib/server/live/actions";
 import { getRun } from "@/lib/server/queries";
 import type { RunDetail } from "@/lib/view/api-types";
 import "@/components/replay/replay.css";
@@ -21,5 +23,14 @@ export async function generateMetadata({ params }: Props) {
 export default page({ need: "runs.read", project: "run", params: runParams }, async ({ db, params }) => {
   const detail = await getRun(db, params.run);
   if (!detail) notFound();
-  return <ReplayView runId={params.run} initialDetail={detail as RunDetail} />;
+  const branches = await branchInfo(db, params.run);
+  const view = <ReplayView runId={params.run} initialDetail={detail as RunDetail} />;
+  // branch runs live actions made, under their original (and a branch names its original)
+  if (!branches.of && branches.children.length === 0) return view;
+  return (
+    <div className="rp-page">
+      <BranchBar branches={branches} />
+      {view}
+    </div>
+  );
 });
