@@ -7,8 +7,9 @@
  *
  * The rules, as the issue states them:
  * - viewer reads runs; reviewer also writes (uploads, live append, OTLP); operator adds live
- *   actions per environment (none exist yet, so both operators answer like a reviewer
- *   today); admin adds users, keys and settings.
+ *   actions per environment (app/actions/live.ts; which environment is the executor's, so
+ *   the matrix, with no executors, sees both operators alike); admin adds users, keys,
+ *   executors and settings.
  * - a project the principal is not in answers 404 (existence is not revealed); lacking the
  *   role answers 403; no credential answers 401 (routes, actions) or a 307 to /login (pages).
  * - an ingest key writes only (it cannot read anything back); a read key reads only; both
@@ -131,6 +132,7 @@ export const CASES: readonly Case[] = [
   { kind: "page", path: "/admin/users",                                               expect: [307, 307, 403, 403, 403, 403, 403, 403, 200, 200] },
   { kind: "page", path: "/admin/keys",                                                expect: [307, 307, 403, 403, 403, 403, 403, 403, 200, 200] },
   { kind: "page", path: "/admin/projects",                                            expect: [307, 307, 403, 403, 403, 403, 403, 403, 200, 200] },
+  { kind: "page", path: "/admin/executors",                                           expect: [307, 307, 403, 403, 403, 403, 403, 403, 200, 200] },
   { kind: "page", path: "/admin/log",                                                 expect: [307, 307, 403, 403, 403, 403, 403, 403, 200, 200] },
   { kind: "page", path: "/login",                                                     expect: [200, 200, 200, 200, 200, 200, 200, 200, 200, 200] },
   { kind: "page", path: "/setup", query: "token=not-a-setup-token",                   expect: [200, 200, 200, 200, 200, 200, 200, 200, 200, 200] },
@@ -166,6 +168,19 @@ export const CASES: readonly Case[] = [
   // legal hold (project.admin in the run's project); lifting a hold no run has changes nothing
   { kind: "action", file: "retention", name: "setLegalHold", input: { run: "demo-refund-4185", held: false },              expect: [401, 401, 403, 403, 403, 403, 403, 403, 200, 404] },
   { kind: "action", file: "retention", name: "setLegalHold", input: { run: "demo-booking-5999", held: false },             expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 200] },
+  // executors (project.admin): an endpoint that is not a URL is refused with 400 after the role check, nothing stored
+  { kind: "action", file: "executors", name: "addExecutor", input: { project: "default", kind: "tool", name: "*", environment: "sandbox", url: "not a url" }, expect: [401, 401, 403, 403, 403, 403, 403, 403, 400, 404] },
+  { kind: "action", file: "executors", name: "addExecutor", input: { project: "team-b", kind: "tool", name: "*", environment: "sandbox", url: "not a url" },  expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 400] },
+  { kind: "action", file: "executors", name: "removeExecutor", input: { project: "default", executorId: "no-such-executor" },  expect: [401, 401, 403, 403, 403, 403, 403, 403, 404, 404] },
+  // live actions (live.act: operator and up, per environment), decided on the server step by step: a
+  // viewer or reviewer is refused with the role (403) before anything is looked up; the matrix
+  // server has no executors, so an operator's call stops at the executor (404) and acts on nothing
+  { kind: "action", file: "live", name: "liveExecutors", input: { run: "demo-refund-4185", seq: 18 },                       expect: [401, 401, 403, 403, 403, 403, 200, 200, 200, 404] },
+  { kind: "action", file: "live", name: "previewReexecute", input: { run: "demo-refund-4185", seq: 18, executor: "no-such-executor" }, expect: [401, 401, 403, 403, 403, 403, 404, 404, 404, 404] },
+  { kind: "action", file: "live", name: "reexecuteCall", input: { run: "demo-refund-4185", seq: 18, executor: "no-such-executor", digest: "0000000000000000000000000000000000000000000000000000000000000000", reason: "matrix", password: "matrix password 0123" }, expect: [401, 401, 403, 403, 403, 403, 404, 404, 404, 404] },
+  { kind: "action", file: "live", name: "previewReconcile", input: { run: "demo-refund-4185", seq: 19, executor: "no-such-executor" }, expect: [401, 401, 403, 403, 403, 403, 404, 404, 404, 404] },
+  { kind: "action", file: "live", name: "reconcileCall", input: { run: "demo-refund-4185", seq: 19, executor: "no-such-executor", mode: "mark", outcome: "failed", reason: "matrix" }, expect: [401, 401, 403, 403, 403, 403, 404, 404, 404, 404] },
+  { kind: "action", file: "live", name: "reexecuteCall", input: { run: "demo-booking-5999", seq: 1, executor: "no-such-executor", digest: "0000000000000000000000000000000000000000000000000000000000000000", reason: "matrix" }, expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 400] },
   // signs out a session made for this cell alone (the matrix's own sessions stay alive)
   { kind: "action", file: "session", name: "signOut", input: {},                                                          expect: [303, 303, 303, 303, 303, 303, 303, 303, 303, 303] },
 ];

@@ -7,6 +7,7 @@ const SECTIONS = [
   ["/admin/users", "Users"],
   ["/admin/keys", "Keys"],
   ["/admin/projects", "Projects"],
+  ["/admin/executors", "Executors"],
   ["/admin/log", "Log"],
 ] as const;
 

@@ -3,6 +3,7 @@ import type { InspectAnswer, StoredEvent } from "@/lib/view/api-types";
 import { formatDuration } from "@/lib/view/format";
 import { relatedAt, type Relation } from "@/lib/view/relations";
 import { JsonTree } from "@/components/ui/json-tree";
+import { LiveActions } from "@/components/live/live-actions";
 import { asStr, dataOf, ErrorBlock, Fields, findType, Jump, Value } from "./bits";
 
 /** A tool call paired with its result by `call`: what was asked, with what effect, and what came back. */
@@ -16,6 +17,9 @@ export function ToolPane({ answer, all, relations = [] }: { answer: InspectAnswe
   const c = dataOf(callEv);
   const write = c.effect === "write";
   const idem = asStr(c.idempotencyKey);
+  const lastStatus = results.length > 0 ? asStr(dataOf(results[results.length - 1]).status) : null;
+  const lastResultSeq = results.length > 0 ? results[results.length - 1].seq : -1;
+  const unknownOutcome = (lastStatus === "unknown" || lastStatus === "timeout") && !reconciles.some((r) => r.seq > lastResultSeq);
   // other calls this one is related to by a finding, both ways (lib/view/relations.ts)
   const rel = callEv ? relatedAt(relations, callEv.seq) : null;
   const relRows: [string, React.ReactNode][] = rel
@@ -43,6 +47,7 @@ export function ToolPane({ answer, all, relations = [] }: { answer: InspectAnswe
   return (
     <div className="pane">
       <h3>Call {callEv ? <Jump seq={callEv.seq} /> : null}</h3>
+      {callEv ? <LiveMark data={c} /> : null}
       {callEv ? (
         <>
           <Fields
@@ -115,6 +120,7 @@ export function ToolPane({ answer, all, relations = [] }: { answer: InspectAnswe
             <h3>
               Result <Jump seq={r.seq} />
             </h3>
+            <LiveMark data={d} />
             <Fields
               rows={[
                 [
@@ -149,6 +155,7 @@ export function ToolPane({ answer, all, relations = [] }: { answer: InspectAnswe
             <h3>
               Reconciled <Jump seq={r.seq} />
             </h3>
+            <LiveMark data={d} />
             <Fields
               rows={[
                 ["outcome", <Value key="o" v={d.outcome} />],
@@ -159,6 +166,20 @@ export function ToolPane({ answer, all, relations = [] }: { answer: InspectAnswe
           </div>
         );
       })}
+      {callEv ? <LiveActions key={callEv.seq} seq={callEv.seq} unknownOutcome={unknownOutcome} /> : null}
     </div>
+  );
+}
+
+/** An event a live action wrote (data.live, docs/journal-format.md): said so, with who, where and why. */
+function LiveMark({ data }: { data: Record<string, unknown> }) {
+  const live = data.live;
+  if (!live || typeof live !== "object" || Array.isArray(live)) return null;
+  const m = live as Record<string, unknown>;
+  return (
+    <p className="live-event" data-testid="live-event">
+      <span className="badge live-mark">live</span> {asStr(m.action) ?? "live action"} on <b>{asStr(m.environment) ?? "?"}</b> by{" "}
+      {asStr(m.actor) ?? "?"} at {asStr(m.at) ?? "?"}: <Value v={m.reason} />
+    </p>
   );
 }

@@ -25,6 +25,8 @@ import { GraphPane } from "@/components/graph/graph-pane";
 import { getLayoutWorker } from "@/components/graph/layout-worker";
 import { Timeline } from "@/components/timeline/timeline";
 import { Inspector } from "@/components/inspector/inspector";
+import { LiveProvider, type LivePowers } from "@/components/live/live-context";
+import { BranchBar, type Branches } from "@/components/live/branch-bar";
 import { TimesRecordedProvider } from "./times-recorded";
 import { PANE_BOUNDS, usePaneSizes, type PaneName } from "./pane-sizes";
 import { Splitter } from "@/components/ui/splitter";
@@ -54,6 +56,8 @@ export function RunView({
   hold = { held: false, canSet: false },
   bundle = null,
   payloadsDropped = null,
+  live = { offer: false, signedIn: true },
+  branches = { of: null, children: [] },
 }: {
   runId: string;
   initialDetail: RunDetail;
@@ -68,6 +72,10 @@ export function RunView({
   bundle?: BundleProvenance | null;
   /** when retention dropped the run's payloads (ISO time) */
   payloadsDropped?: string | null;
+  /** live actions this viewer may be offered (the server decides again on each) */
+  live?: Omit<LivePowers, "runId">;
+  /** branch runs made by live actions: the original this one branches from, and its own branches */
+  branches?: Branches;
 }) {
   const [store] = useState(() => createRunViewStore(initialSeq, initialSeq === null && initialDetail.live, initialTab));
   // warm the layout worker while the summary is on its way
@@ -75,7 +83,17 @@ export function RunView({
   return (
     <RunStoreContext.Provider value={store}>
       <PayloadsDroppedContext.Provider value={payloadsDropped}>
-        <RunViewBody runId={runId} initialDetail={initialDetail} initialNotes={notes} may={may} hold={hold} bundle={bundle} />
+        <LiveProvider value={{ ...live, runId }}>
+          <RunViewBody
+            runId={runId}
+            initialDetail={initialDetail}
+            initialNotes={notes}
+            may={may}
+            hold={hold}
+            bundle={bundle}
+            branches={branches}
+          />
+        </LiveProvider>
       </PayloadsDroppedContext.Provider>
     </RunStoreContext.Provider>
   );
@@ -88,6 +106,7 @@ function RunViewBody({
   may,
   hold,
   bundle,
+  branches,
 }: {
   runId: string;
   initialDetail: RunDetail;
@@ -95,6 +114,7 @@ function RunViewBody({
   may: RunPowers;
   hold: { held: boolean; canSet: boolean };
   bundle: BundleProvenance | null;
+  branches: Branches;
 }) {
   const detail = useRunDetail(runId, initialDetail).data ?? initialDetail;
   const dropped = usePayloadsDropped();
@@ -150,6 +170,7 @@ function RunViewBody({
             </>
           }
         />
+        <BranchBar branches={branches} />
         <ShortcutsDialog page="run" />
         <div className="run-body" style={panes.style} data-collapsed={panes.collapsedNames}>
           <aside className="side" aria-label="Events and findings">

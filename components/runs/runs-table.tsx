@@ -86,10 +86,13 @@ export function RunsTable({
   const now = useNow();
   const router = useRouter();
   const rows = useMemo(() => {
-    if (pinned.length === 0) return runs;
-    const rank = new Map(pinned.map((id, i) => [id, i]));
-    const first = runs.filter((r) => rank.has(r.id)).sort((a, b) => rank.get(a.id)! - rank.get(b.id)!);
-    return [...first, ...runs.filter((r) => !rank.has(r.id))];
+    let ordered = runs;
+    if (pinned.length > 0) {
+      const rank = new Map(pinned.map((id, i) => [id, i]));
+      const first = runs.filter((r) => rank.has(r.id)).sort((a, b) => rank.get(a.id)! - rank.get(b.id)!);
+      ordered = [...first, ...runs.filter((r) => !rank.has(r.id))];
+    }
+    return underOriginals(ordered);
   }, [runs, pinned]);
   const isPinned = new Set(pinned);
   const allOn = selection !== undefined && runs.length > 0 && runs.every((r) => selection.selected.has(r.id));
@@ -156,6 +159,11 @@ export function RunsTable({
                   {r.id}
                 </Link>
                 {isPinned.has(r.id) ? <span className="badge uploaded">uploaded</span> : null}
+                {r.forkOf ? (
+                  <div className="sub branch-of" data-testid="branch-of">
+                    ↳ branch of {r.forkOf.run} at #{r.forkOf.seq}
+                  </div>
+                ) : null}
                 {r.tags.length > 0 ? <div className="sub">{vt(r.tags.join(" · "))}</div> : null}
               </td>
               {showProject ? (
@@ -225,4 +233,29 @@ const onServer = () => null;
  */
 function useNow(): number | null {
   return useSyncExternalStore(subscribeMinutes, thisMinute, onServer);
+}
+
+/** Branch runs (forkOf) right after their original when both are on the page, in the order they came. */
+function underOriginals(runs: RunListItem[]): RunListItem[] {
+  const ids = new Set(runs.map((r) => r.id));
+  const children = new Map<string, RunListItem[]>();
+  for (const r of runs) {
+    if (r.forkOf && ids.has(r.forkOf.run) && r.forkOf.run !== r.id) {
+      const list = children.get(r.forkOf.run) ?? [];
+      list.push(r);
+      children.set(r.forkOf.run, list);
+    }
+  }
+  if (children.size === 0) return runs;
+  const out: RunListItem[] = [];
+  const placed = new Set<string>();
+  const place = (r: RunListItem) => {
+    if (placed.has(r.id)) return;
+    placed.add(r.id);
+    out.push(r);
+    for (const c of children.get(r.id) ?? []) place(c);
+  };
+  for (const r of runs) if (!(r.forkOf && ids.has(r.forkOf.run))) place(r);
+  for (const r of runs) place(r);
+  return out;
 }

@@ -21,6 +21,7 @@ const COMMANDS = [
   "project",
   "key",
   "log",
+  "executor",
 ] as const;
 type CommandName = (typeof COMMANDS)[number];
 

@@ -9,6 +9,8 @@ export interface RetraceConfig {
   redactionKey?: { value?: string; file?: string };
   /** Where the audit-bundle signing key is (lib/server/audit-key.ts): RETRACE_AUDIT_KEY_FILE. */
   auditKeyFile?: string;
+  /** Where the key that encrypts executor credentials is (lib/server/live/executor-key.ts): RETRACE_EXECUTOR_KEY_FILE. */
+  executorKeyFile?: string;
   /**
    * A trace received over OTLP whose root span has not arrived stays live this long after
    * its last span (RETRACE_OTLP_IDLE_SECONDS, default 300), then is finished without it.
@@ -61,6 +63,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     redactionKey: { value: env.RETRACE_REDACTION_KEY || undefined, file: env.RETRACE_REDACTION_KEY_FILE || undefined },
     auditKeyFile: env.RETRACE_AUDIT_KEY_FILE || undefined,
+    executorKeyFile: env.RETRACE_EXECUTOR_KEY_FILE || undefined,
     otlpIdleSeconds: intFromEnv(env, "RETRACE_OTLP_IDLE_SECONDS", 300),
   };
 }

@@ -100,7 +100,14 @@ function toSummary(
     tags: tagsOf(r.tags),
     source: r.source,
     updatedAt: r.updatedAt,
+    forkOf: forkOfHeader(header.forkOf),
   };
+}
+
+function forkOfHeader(v: unknown): { run: string; seq: number } | null {
+  if (!v || typeof v !== "object") return null;
+  const f = v as { run?: unknown; seq?: unknown };
+  return typeof f.run === "string" && typeof f.seq === "number" ? { run: f.run, seq: f.seq } : null;
 }
 
 /** A stored finding as the API sends it (the severity column holds the analyzer's). */

@@ -62,6 +62,8 @@ const runListItemShape = {
   tags: z.array(z.string()),
   source: z.string(),
   updatedAt: z.number(),
+  /** the run's run.start `forkOf`: a branch run (a live action's, or any fork) of that run at that seq */
+  forkOf: z.object({ run: z.string(), seq: z.number() }).nullable().optional(),
 };
 
 /** One run of GET /api/runs. */

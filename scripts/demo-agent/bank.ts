@@ -39,11 +39,14 @@ export class Bank {
   constructor(
     readonly path: string,
     private readonly now: () => number,
+    /** `open`: an existing bank file as the demo left it (the sandbox executor's); otherwise a fresh one */
+    mode: "fresh" | "open" = "fresh",
   ) {
     mkdirSync(dirname(path), { recursive: true });
-    rmSync(path, { force: true });
+    if (mode === "fresh") rmSync(path, { force: true });
     this.db = new Database(path);
     this.db.pragma("journal_mode = WAL");
+    if (mode === "open") return;
     this.db.exec(`
       CREATE TABLE orders (id TEXT PRIMARY KEY, customer TEXT NOT NULL, amount_cents INTEGER NOT NULL, charged_times INTEGER NOT NULL, status TEXT NOT NULL);
       CREATE TABLE payments (id TEXT PRIMARY KEY, order_id TEXT NOT NULL, amount_cents INTEGER NOT NULL, idempotency_key TEXT UNIQUE, created_at TEXT NOT NULL);

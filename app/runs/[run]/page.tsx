@@ -4,6 +4,7 @@ import { RunView } from "@/components/run/run-view";
 import { mayOnProject, page, runParams } from "@/lib/server/edge";
 import { bundleOf } from "@/lib/server/bundle-runs";
 import { listNotes } from "@/lib/server/evidence";
+import { branchInfo, offersLive } from "@/lib/server/live/actions";
 import { getRun } from "@/lib/server/queries";
 import { legalHoldOf, payloadsDroppedOf } from "@/lib/server/retention";
 import type { RunDetail } from "@/lib/view/api-types";
@@ -36,6 +37,7 @@ export default page(
     const notes = await listNotes(db, run);
     // a run opened from a bundle is read-only: no note form, no export (the server refuses both too)
     const bundle = await bundleOf(db, run);
+    const dropped = await payloadsDroppedOf(db, run);
     return (
       <RunView
         runId={run}
@@ -49,7 +51,9 @@ export default page(
           export: !bundle && mayOnProject(principal, "audit.export", project),
         }}
         bundle={bundle}
-        payloadsDropped={await payloadsDroppedOf(db, run)}
+        payloadsDropped={dropped}
+        live={{ offer: !bundle && !dropped && (await offersLive(db, principal, project)), signedIn: principal.kind === "user" }}
+        branches={await branchInfo(db, run)}
       />
     );
   },

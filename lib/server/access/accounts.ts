@@ -8,7 +8,7 @@ import { hashPassword, passwordProblem } from "./password";
 export class AccessError extends Error {
   constructor(
     message: string,
-    readonly status: 400 | 403 | 404 | 409 = 400,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 429 | 502 = 400,
   ) {
     super(message);
   }

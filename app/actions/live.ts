@@ -1,0 +1,57 @@
+"use server";
+/**
+ * Live actions: the only way Retrace acts on the world (no route handler, CLI verb or query
+ * parameter does). Each decides on the server, step by step (lib/server/live/actions.ts):
+ * the run visible, the executor the project's, the operator role for the executor's
+ * environment, a reason, a fresh confirmation, the preview unchanged, no unreconciled
+ * unknown outcome. A refusal names the step it stopped at, and nothing reaches an executor.
+ */
+import { z } from "zod";
+import { RUN_ID_PATTERN } from "@/lib/journal/schema";
+import { action } from "@/lib/server/edge";
+import { MAX_PASSWORD_LENGTH } from "@/lib/server/access/password";
+import { executorsForCall, reconcile, reconcilePreview, reexecute, reexecutePreview } from "@/lib/server/live/actions";
+
+const target = {
+  run: z.string().regex(RUN_ID_PATTERN, "run id must be 1 to 128 characters of A-Z a-z 0-9 . _ : -"),
+  seq: z.coerce.number().int().min(0).max(2_147_483_647),
+};
+const executor = z.string().min(1, "choose an executor").max(64);
+const confirmation = {
+  reason: z.string().max(500, "a reason has at most 500 characters").default(""),
+  password: z.string().max(MAX_PASSWORD_LENGTH).optional(),
+  operationName: z.string().max(128).optional(),
+};
+
+/** The executors this caller may use for the call at seq (none: the inspector offers nothing). */
+export const liveExecutors = action({ need: "signed-in" }, z.object(target), async (ctx, input) =>
+  executorsForCall(ctx.db, ctx.principal, input.run, input.seq),
+);
+
+export const previewReexecute = action({ need: "signed-in" }, z.object({ ...target, executor }), async (ctx, input) =>
+  reexecutePreview(ctx.db, ctx.principal, input),
+);
+
+export const reexecuteCall = action(
+  { need: "signed-in" },
+  z.object({ ...target, executor, digest: z.string().regex(/^[0-9a-f]{64}$/, "preview the call first"), ...confirmation }),
+  async (ctx, input) => reexecute(ctx.db, ctx.principal, input),
+);
+
+export const previewReconcile = action({ need: "signed-in" }, z.object({ ...target, executor }), async (ctx, input) =>
+  reconcilePreview(ctx.db, ctx.principal, input),
+);
+
+export const reconcileCall = action(
+  { need: "signed-in" },
+  z.object({
+    ...target,
+    executor,
+    mode: z.enum(["mark", "ask"]),
+    outcome: z.enum(["succeeded", "failed"]).optional(),
+    evidence: z.string().max(2000, "evidence has at most 2000 characters").optional(),
+    externalId: z.string().max(200).optional(),
+    ...confirmation,
+  }),
+  async (ctx, input) => reconcile(ctx.db, ctx.principal, input),
+);
