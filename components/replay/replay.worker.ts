@@ -24,6 +24,8 @@ let loadId = 0;
 let current: { key: string; replay: Replay; forked: boolean } | null = null;
 /** The reconstruct folded while loading, answered by `replay(null)` without folding again. */
 let streamed: { replay: Replay; ms: number } | null = null;
+/** Whether the page's rows are still the ones the load streamed (no other replay answered since). */
+let pageHasStreamedRows = false;
 
 function replayOf(fork: ForkSpec | null): { replay: Replay; forkError: string | null } {
   if (fork !== null) {
@@ -58,6 +60,7 @@ const api = {
     redactedSeqs = new Set();
     current = null;
     streamed = null;
+    pageHasStreamedRows = false;
     const t0 = performance.now();
     const rows: PageRow[] = [];
     let growing: GrowingReplay | null = null;
@@ -96,6 +99,7 @@ const api = {
     }
     hashed = events.filter((ev) => typeof ev.hash === "string").length;
     if (growing) streamed = { replay: growing.replay, ms: performance.now() - t0 };
+    pageHasStreamedRows = growing !== null;
     return { events: events.length, chain };
   },
 
@@ -106,10 +110,12 @@ const api = {
     const { replay, forkError } = reuse ? { replay: streamed!.replay, forkError: null } : replayOf(fork);
     const key = forkError === null ? forkKey(fork) : forkKey(null);
     current = { key, replay, forked: forkError === null && fork !== null };
+    // the reconstruct's rows reached the page chunk by chunk; after a fork replaced them they are sent again
+    const rowsStand = reuse && pageHasStreamedRows;
+    pageHasStreamedRows = rowsStand;
     return {
       key,
-      // the reconstruct's rows already reached the page chunk by chunk
-      rows: reuse ? null : buildRows(replay),
+      rows: rowsStand ? null : buildRows(replay),
       divergences: [...replay.divergences],
       changes: [...replay.changes],
       summary: replay.summary(),
