@@ -9,21 +9,15 @@ import "server-only";
 import fs from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import { sqliteFileFromUrl } from "../../prisma/urls";
 import { newPrivateKeyPem, signerFromPem } from "../evidence/signer";
 import type { Signer } from "../evidence/bundle";
 import type { RetraceConfig } from "./config";
+import { keyFileBesideData } from "./key-files";
 
 export class AuditKeyError extends Error {}
 
 export function auditKeyFile(config: RetraceConfig): string {
-  if (config.auditKeyFile) return path.resolve(config.auditKeyFile);
-  if (config.dialect === "sqlite") {
-    const db = sqliteFileFromUrl(config.databaseUrl);
-    return path.join(path.dirname(db), `${path.basename(db, path.extname(db))}.audit-key`);
-  }
-  const name = decodeURIComponent(new URL(config.databaseUrl).pathname.replace(/^\//, "")) || "postgres";
-  return path.resolve("data", `postgres-${name.replace(/[^A-Za-z0-9._-]/g, "_")}.audit-key`);
+  return config.auditKeyFile ? path.resolve(config.auditKeyFile) : keyFileBesideData(config, "audit-key");
 }
 
 function read(file: string): string | undefined {

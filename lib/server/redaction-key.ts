@@ -19,9 +19,9 @@ import "server-only";
 import fs from "node:fs";
 import path from "node:path";
 import { createHmac, randomBytes } from "node:crypto";
-import { sqliteFileFromUrl } from "../../prisma/urls";
 import { Redactor, redactionKeyFromHex } from "../redact";
 import type { RetraceConfig } from "./config";
+import { keyFileBesideData } from "./key-files";
 import type { SqlExec } from "./sql";
 
 /** Where Retrace kept the key before (migrated out on first start). */
@@ -48,12 +48,7 @@ export function keySource(config: RetraceConfig): KeySource {
 }
 
 function defaultKeyFile(config: RetraceConfig): string {
-  if (config.dialect === "sqlite") {
-    const db = sqliteFileFromUrl(config.databaseUrl);
-    return path.join(path.dirname(db), `${path.basename(db, path.extname(db))}.redaction-key`);
-  }
-  const name = decodeURIComponent(new URL(config.databaseUrl).pathname.replace(/^\//, "")) || "postgres";
-  return path.resolve("data", `postgres-${name.replace(/[^A-Za-z0-9._-]/g, "_")}.redaction-key`);
+  return keyFileBesideData(config, "redaction-key");
 }
 
 /** The key's fingerprint as the database keeps it. */

@@ -10,21 +10,15 @@ import "server-only";
 import fs from "node:fs";
 import path from "node:path";
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import { sqliteFileFromUrl } from "../../../prisma/urls";
 import type { RetraceConfig } from "../config";
+import { keyFileBesideData } from "../key-files";
 
 export class ExecutorKeyError extends Error {}
 
 const KEY_HEX = /^[0-9a-f]{64}$/;
 
 export function executorKeyFile(config: RetraceConfig): string {
-  if (config.executorKeyFile) return path.resolve(config.executorKeyFile);
-  if (config.dialect === "sqlite") {
-    const db = sqliteFileFromUrl(config.databaseUrl);
-    return path.join(path.dirname(db), `${path.basename(db, path.extname(db))}.executor-key`);
-  }
-  const name = decodeURIComponent(new URL(config.databaseUrl).pathname.replace(/^\//, "")) || "postgres";
-  return path.resolve("data", `postgres-${name.replace(/[^A-Za-z0-9._-]/g, "_")}.executor-key`);
+  return config.executorKeyFile ? path.resolve(config.executorKeyFile) : keyFileBesideData(config, "executor-key");
 }
 
 function read(file: string): Buffer | undefined {
