@@ -4,10 +4,13 @@ import { SeqMap } from "./seq-map";
 
 describe("SeqMap", () => {
   it("behaves as a Map for dense, shuffled, far and negative seqs", () => {
-    for (let seed = 1; seed <= 40; seed++) {
+    for (let seed = 1; seed <= 80; seed++) {
       const r = createRng(seed).next;
-      const m = new SeqMap<string | null>();
+      // half the seeds start with every seq below a prefix present (a live run's next request)
+      const prefix = seed % 2 === 0 ? Math.floor(r() * 3000) : 0;
+      const m = seed % 2 === 0 ? SeqMap.withPrefix<string | null>(prefix, null) : new SeqMap<string | null>();
       const ref = new Map<number, string | null>();
+      for (let s = 0; s < prefix; s++) ref.set(s, null);
       for (let i = 0; i < 3000; i++) {
         const pick = r();
         // mostly near the end of what is there, sometimes far past it, sometimes negative
@@ -23,6 +26,7 @@ describe("SeqMap", () => {
         m.set(seq, value);
         ref.set(seq, value);
         const probe = Math.floor(r() * (ref.size + 2000)) - 5;
+        expect(m.size, `seed ${seed} step ${i} size`).toBe(ref.size);
         expect(m.get(probe), `seed ${seed} step ${i} probe ${probe}`).toBe(ref.get(probe));
         expect(m.has(probe)).toBe(ref.has(probe));
       }

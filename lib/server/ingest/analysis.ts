@@ -20,6 +20,44 @@ const FINDINGS_PER_INSERT = 500;
 
 const findingKey = (f: Finding) => `${f.rule}\u0000${f.seq}\u0000${f.severity}\u0000${f.message}`;
 
+const entryKey = (field: string, entry: unknown) => `${field}\u0000${JSON.stringify(entry)}`;
+
+/** The snapshot's arrays of map entries (findings aside: they are in the Finding table). */
+function entryFields(s: AnalyzerSnapshot): Array<[string, readonly unknown[]]> {
+  const out: Array<[string, readonly unknown[]]> = [];
+  for (const [field, value] of Object.entries(s)) if (field !== "findings" && Array.isArray(value)) out.push([field, value]);
+  return out;
+}
+
+type StoredSnapshot = AnalyzerSnapshot & { failures?: FailureSnapshot };
+
+interface Written {
+  /** The analysis text as stored. */
+  text: string;
+  /** What it parses to (the object it was written from: plain JSON values). */
+  snapshot: StoredSnapshot;
+  clean: Set<string>;
+}
+
+/**
+ * The snapshot this process stored last, per run (a few live runs): a run's next request
+ * compares the stored text with it and, when equal, reads nothing again. Another process's
+ * write changes the text, which is read as before. Bounded: the least recently written go.
+ */
+const lastWritten = new Map<string, Written>();
+const LAST_WRITTEN_RUNS = 32;
+
+function remember(runId: string, w: Written): void {
+  lastWritten.delete(runId);
+  lastWritten.set(runId, w);
+  if (lastWritten.size > LAST_WRITTEN_RUNS) lastWritten.delete(lastWritten.keys().next().value as string);
+}
+
+/** Forgets what this process wrote: the next request of every run reads its snapshot back (tests). */
+export function forgetWrittenAnalyses(): void {
+  lastWritten.clear();
+}
+
 export class RunAnalysis {
   private analyzer: Analyzer;
   /** An event arrived at or before the last seq analysed: re-fold the whole run at the end. */
@@ -34,11 +72,24 @@ export class RunAnalysis {
   readonly failuresBefore: FailureSnapshot | undefined;
 
   constructor(private readonly row: RunRow) {
-    const stored = row.analysis ? (parseJsonExact(row.analysis) as AnalyzerSnapshot & { failures?: FailureSnapshot }) : undefined;
+    // This process wrote the stored text last (the usual case for a live run's next
+    // request): its parsed form and clean entries are still here, so nothing is parsed.
+    const cached = row.analysis ? lastWritten.get(row.id) : undefined;
+    const hit = cached !== undefined && cached.text === row.analysis;
+    const stored = hit ? cached.snapshot : row.analysis ? (parseJsonExact(row.analysis) as StoredSnapshot) : undefined;
     this.failuresBefore = stored?.failures;
     this.analyzer = createAnalyzer(stored);
     this.before = new Set(this.analyzer.findings().map(findingKey));
+    if (hit) this.clean = cached.clean;
+    else {
+      this.clean = new Set();
+      // the stored entries as this analyzer writes them again (same key order): redacted already
+      if (stored) for (const [field, entries] of entryFields(this.analyzer.snapshot())) for (const e of entries) this.clean.add(entryKey(field, e));
+    }
   }
+
+  /** The map entries of the stored snapshot (field + JSON), redacted when they were written. */
+  private readonly clean: Set<string>;
 
   /** The event at seq `s`, in seq order; `chain` null: the verdict comes later (chainFailed). */
   push(event: JournalEvent, s: number, chain: ChainVerdict | null, secrets: readonly SecretHit[]): void {
@@ -55,45 +106,70 @@ export class RunAnalysis {
     this.analyzer.chainFailed(seq);
   }
 
-  /** Writes the run's findings and its snapshot to the row (analysis, findingCount). */
+  /** Writes the run's new findings and its snapshot to the row (analysis, findingCount). */
   async store(tx: SqlTx, redactor: Redactor, summary: RunSummary): Promise<void> {
     const row = this.row;
-    const findings = this.stale ? await this.refold(tx, summary) : this.analyzer.findings();
+    const stale = this.stale;
+    const findings = stale ? await this.refold(tx, summary) : this.analyzer.findings();
     // The analyzer holds raw values (the rebuilt state, write-call arguments): redact before
     // storing. A state that held a secret is marked, so that analysis continued from it does
     // not check hashes against placeholders (AnalyzerSnapshot.stateRedacted).
     const snapshot = this.analyzer.snapshot();
     if (redactor.redact(snapshot.state).count > 0) snapshot.stateRedacted = true;
-    // Findings kept from the stored snapshot were redacted when it was written: only the
-    // rest is scanned again (scanning them all made each append cost as much as the run held).
-    const { findings: all, ...rest } = snapshot;
-    const kept = all.map((f) => (this.before.has(findingKey(f)) ? f : (redactor.redact(f).value as Finding)));
-    // the failure state holds step and call ids as stored (already redacted)
-    row.analysis = canonicalJson({
-      ...(redactor.redact(rest).value as typeof rest),
+    // The findings live in the Finding table alone: kept in the snapshot too, every request
+    // parsed, redacted and rewrote all the run had found (each append of a live run cost as
+    // much as the run held). A continued fold starts with none; the table's unique
+    // (runId, rule, seq) keeps the first of a finding reported again, as the fold's own set does.
+    const { findings: _all, ...rest } = snapshot;
+    const written: StoredSnapshot = {
+      ...this.redacted(rest, redactor),
+      // the failure state holds step and call ids as stored (already redacted)
       failures: summary.failures.snapshot(),
-      findings: kept,
-    });
-    row.findingCount = findings.length;
-    // A live run's findings only grow as events are appended: write the new ones alone
-    // (rewriting them all made each append cost as much as the run held). Any other
-    // change (a re-fold, a chain verdict) rewrites them all.
-    const keys = findings.map(findingKey);
-    const now = new Set(keys);
-    const grown = !this.stale && [...this.before].every((k) => now.has(k));
-    const toWrite = grown ? findings.filter((_, i) => !this.before.has(keys[i])) : findings;
-    if (!grown) await tx.run(`DELETE FROM "Finding" WHERE "runId" = ?`, [row.id]);
+      findings: [],
+    };
+    row.analysis = canonicalJson(written);
+    remember(row.id, { text: row.analysis, snapshot: written, clean: this.clean });
+    // A re-fold (a gap filled late, a chain verdict) rewrites them all; otherwise the new ones
+    // are added. Findings of a snapshot written before this rule are in the table already.
+    const toWrite = stale ? findings : findings.filter((f) => !this.before.has(findingKey(f)));
+    if (stale) await tx.run(`DELETE FROM "Finding" WHERE "runId" = ?`, [row.id]);
+    let added = 0;
     // Many rows a statement: a journal broken at every event has a finding an event (5
     // parameters a row stays under SQLite's limit).
     for (let i = 0; i < toWrite.length; i += FINDINGS_PER_INSERT) {
       const chunk = toWrite.slice(i, i + FINDINGS_PER_INSERT);
       const params: Array<string | number> = [];
       for (const f of chunk) params.push(row.id, f.rule, f.seq, f.severity, redactor.redactString(f.message));
-      await tx.run(
-        `INSERT INTO "Finding" ("runId", "rule", "seq", "severity", "message") VALUES ${chunk.map(() => "(?, ?, ?, ?, ?)").join(", ")}`,
+      added += await tx.run(
+        `INSERT INTO "Finding" ("runId", "rule", "seq", "severity", "message") VALUES ${chunk.map(() => "(?, ?, ?, ?, ?)").join(", ")} ON CONFLICT ("runId", "rule", "seq") DO NOTHING`,
         params,
       );
     }
+    row.findingCount = stale ? added : row.findingCount + added;
+  }
+
+  /**
+   * `rest` redacted, scanning only the map entries the stored snapshot did not hold: the
+   * call ids, write calls and approvals grow with the run, and scanning them all again made
+   * each request of a live run cost as much as the run held. An array's entries are
+   * redacted one by one exactly as in a walk of the whole (no key above them).
+   */
+  private redacted<T extends object>(rest: T, redactor: Redactor): T {
+    const out: Record<string, unknown> = {};
+    const plain: Record<string, unknown> = {};
+    for (const [field, value] of Object.entries(rest)) {
+      if (Array.isArray(value))
+        out[field] = value.map((e: unknown) => {
+          const key = entryKey(field, e);
+          if (this.clean.has(key)) return e;
+          const r = redactor.redact(e).value;
+          // its redacted form is what the next request reads back (the same JSON when it held no secret)
+          this.clean.add(r === e ? key : entryKey(field, r));
+          return r;
+        });
+      else plain[field] = value;
+    }
+    return { ...(redactor.redact(plain).value as Record<string, unknown>), ...out } as T;
   }
 
   /**
@@ -107,7 +183,13 @@ export class RunAnalysis {
    */
   private async refold(tx: SqlTx, summary: RunSummary): Promise<Finding[]> {
     const earlier = new Map<number, Finding>();
-    for (const f of this.analyzer.findings()) if (f.rule === "secret.exposed" && !this.lateSecrets.has(f.seq)) earlier.set(f.seq, f);
+    const stored = await tx.all<{ seq: number; severity: Finding["severity"]; message: string }>(
+      `SELECT "seq", "severity", "message" FROM "Finding" WHERE "runId" = ? AND "rule" = 'secret.exposed'`,
+      [this.row.id],
+    );
+    for (const f of stored) earlier.set(Number(f.seq), { rule: "secret.exposed", seq: Number(f.seq) as Finding["seq"], severity: f.severity, message: f.message });
+    for (const f of this.analyzer.findings()) if (f.rule === "secret.exposed") earlier.set(f.seq, f);
+    for (const seq of this.lateSecrets.keys()) earlier.delete(seq);
     const analyzer = createAnalyzer();
     const rows = await tx.all<{ seq: number; body: string; recordedHash: string | null; chain: string; redactions: number }>(
       `SELECT "seq", "body", "recordedHash", "chain", "redactions" FROM "Event" WHERE "runId" = ? ORDER BY "seq"`,

@@ -10,6 +10,7 @@ import { isBundleRunId } from "../../evidence/opened";
 import { msOf } from "../../journal/epoch-ms";
 import type { SeqMap } from "../../journal/seq-map";
 import { eventColumns } from "../../journal/summary";
+import type { JournalEvent } from "../../journal/types";
 import { hasSecret, redactIssue, type Redactor } from "../../redact";
 import type { SqlExec, SqlTx } from "../sql";
 import type { IngestRow } from "../sqlite-rows";
@@ -298,7 +299,7 @@ class Request {
     if (recordedHash !== null && p.canonicalStored !== null && s > 0 && !ctx.stored.has(s - 1)) {
       holdLink(ctx.id, s, recordedHash, rawText(p), p.canonicalStored);
     }
-    ctx.analysis.push(p.raw, s, f.chain, p.secrets);
+    ctx.analysis.push(withStoredIds(p), s, f.chain, p.secrets);
 
     const ev = p.raw;
     if (ev.type === "tool.call" && typeof ev.data.call === "string" && typeof ev.data.tool === "string") {
@@ -405,4 +406,26 @@ function earlierInRequest(ctx: RunCtx, seq: number): string | undefined {
 
 function safeId(id: string): string {
   return id.length > 128 ? id.slice(0, 128) + "…" : id;
+}
+
+/** The fields that name things the analysis matches across events (calls, approvals, steps, checkpoints, operations). */
+const ID_FIELDS = ["call", "approval", "step", "id", "idempotencyKey", "externalId"] as const;
+
+/**
+ * The raw event, with its ids as stored when redaction changed them: the analysis matches a
+ * result to its call by id, and the snapshot it continues from (and a re-fold, and the
+ * viewer) hold the stored ids. A secret in a call id otherwise left the call's result
+ * unmatched after the next request. Values (arguments, state) stay raw: hashes need them.
+ */
+function withStoredIds(p: Pending): JournalEvent {
+  const raw = p.raw;
+  if (p.stored === raw) return raw;
+  let data: JournalEvent["data"] | null = null;
+  for (const k of ID_FIELDS) {
+    const v = p.stored.data[k];
+    if (typeof v === "string" && v !== raw.data[k]) (data ??= { ...raw.data })[k] = v;
+  }
+  const step = p.stored.step !== raw.step && typeof p.stored.step === "string" ? p.stored.step : undefined;
+  if (data === null && step === undefined) return raw;
+  return { ...raw, ...(data ? { data } : {}), ...(step !== undefined ? { step } : {}) };
 }

@@ -255,13 +255,13 @@ export async function loadRun(
   if (dialect === "postgres") await insertRunRow(tx, id, opts, now);
   const lock = dialect === "postgres" ? " FOR UPDATE" : "";
   const existing = await tx.all<RunRow>(`SELECT * FROM "Run" WHERE "id" = ?${lock}`, [id]);
-  const stored = new SeqMap<string | null>();
+  let stored = new SeqMap<string | null>();
   if (existing.length > 0 && Number(existing[0].eventCount) > 0) {
     // Every seq below nextSeq is stored (it is the first missing one), and of those only
     // nextSeq − 1's recorded hash is ever read (the next event's link): reading the rest
     // made each live append cost as much as the run already held.
     const next = Number(existing[0].nextSeq);
-    for (let s = 0; s < next - 1; s++) stored.set(s, null);
+    stored = SeqMap.withPrefix<string | null>(next - 1, null);
     const rows = await tx.all<{ seq: number; recordedHash: string | null }>(
       `SELECT "seq", "recordedHash" FROM "Event" WHERE "runId" = ? AND "seq" >= ?`,
       [id, Math.max(0, next - 1)],
