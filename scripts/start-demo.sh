@@ -6,9 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export NEXT_TELEMETRY_DISABLED=1
 export npm_config_nodedir="${npm_config_nodedir:-/usr}"
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund
-fi
+. scripts/ensure-deps.sh
 npm run -s retrace -- migrate
 mkdir -p data/demo
 # the banks the demo agent leaves behind are the sandbox executors' state (data/demo/bank)

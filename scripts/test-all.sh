@@ -7,9 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export NEXT_TELEMETRY_DISABLED=1
 export npm_config_nodedir="${npm_config_nodedir:-/usr}"
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund
-fi
+. scripts/ensure-deps.sh
 echo "== format"
 node_modules/.bin/prettier --check --log-level warn "**/*.{ts,tsx,mjs,js,css}"
 echo "== lint"
