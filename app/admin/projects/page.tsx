@@ -1,6 +1,5 @@
 import Link from "next/link";
 import { CreateProjectForm } from "@/components/admin/create-project-form";
-import { PayloadRetentionForm } from "@/components/admin/payload-retention-form";
 import { RetentionForm } from "@/components/admin/retention-form";
 import { ModelPricesForm } from "@/components/admin/model-prices-form";
 import { DEFAULT_PROJECT, decide } from "@/lib/access/roles";
@@ -65,10 +64,10 @@ export default page({ need: "project.admin", project: "admin" }, async ({ db, pr
                 <td className="num">{p.activeKeys}</td>
                 <td className="num">{p.runs.toLocaleString("en-US")}</td>
                 <td>
-                  <RetentionForm key={`${p.id}:${p.retentionDays}`} project={p.id} days={p.retentionDays} />
+                  <RetentionForm key={`${p.id}:${p.retentionDays}`} project={p.id} days={p.retentionDays} of="runs" />
                 </td>
                 <td>
-                  <PayloadRetentionForm key={`${p.id}:${p.payloadDays}`} project={p.id} days={p.payloadDays} />
+                  <RetentionForm key={`${p.id}:${p.payloadDays}`} project={p.id} days={p.payloadDays} of="payloads" />
                 </td>
                 <td>
                   <Link href={`/?project=${encodeURIComponent(p.id)}`} prefetch={false}>
