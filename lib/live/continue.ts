@@ -42,14 +42,9 @@ import { buildForkPlan, ReplayError } from "../replay/plan";
 import type { ForkOverride } from "../replay/types";
 import { PlanError } from "./plan";
 
-export type FrameMode = "recorded" | "simulated" | "live";
+import { frameMode, type FrameMode } from "./mode";
 
-/** How a frame of a branch run came to be: copied from the original, edited by the what-if, or recorded by a live action. */
-export function frameMode(e: { data: Record<string, unknown> }): FrameMode {
-  if (e.data.live !== undefined && e.data.live !== null) return "live";
-  if (e.data.whatIf !== undefined && e.data.whatIf !== null) return "simulated";
-  return "recorded";
-}
+export { frameMode, type FrameMode };
 
 /** An OpenAI chat-completions message. */
 export interface ChatMessage {
@@ -643,4 +638,54 @@ export function continueDigest(v: {
   policy: ContinuePolicy;
 }): string {
   return sha256Hex(canonicalJson(v as unknown as JsonValue));
+}
+
+/** One row of a branch run beside its original, aligned by seq. */
+export interface SideBySideRow {
+  seq: number;
+  original: { type: string } | null;
+  branch: { type: string; mode: FrameMode } | null;
+  /** the two events differ here (what a live action or the what-if wrote is not compared by its marks) */
+  differs: boolean;
+}
+
+/** An event's data as compared across a branch and its original: without the marks a branch adds. */
+function comparable(e: JournalEvent): string {
+  const { live: _l, whatIf: _w, ...rest } = e.data;
+  void _l;
+  void _w;
+  if (e.type === "run.start") {
+    const { forkOf: _f, mode: _m, ...start } = rest;
+    void _f;
+    void _m;
+    return canonicalJson({ type: e.type, data: start });
+  }
+  return canonicalJson({ type: e.type, data: rest });
+}
+
+/**
+ * A branch run beside its original from a little before the fork: rows aligned by seq and
+ * the first seq where they differ (null: none in the window). Both lists sorted by seq.
+ */
+export function sideBySide(
+  original: readonly JournalEvent[],
+  branch: readonly JournalEvent[],
+): { rows: SideBySideRow[]; firstDivergence: number | null } {
+  const o = new Map(original.map((e) => [e.seq as number, e]));
+  const b = new Map(branch.map((e) => [e.seq as number, e]));
+  const seqs = [...new Set([...o.keys(), ...b.keys()])].sort((x, y) => x - y);
+  let firstDivergence: number | null = null;
+  const rows = seqs.map((seq) => {
+    const oe = o.get(seq);
+    const be = b.get(seq);
+    const differs = !oe || !be || comparable(oe) !== comparable(be);
+    if (differs && firstDivergence === null) firstDivergence = seq;
+    return {
+      seq,
+      original: oe ? { type: oe.type } : null,
+      branch: be ? { type: be.type, mode: frameMode(be) } : null,
+      differs,
+    };
+  });
+  return { rows, firstDivergence };
 }
