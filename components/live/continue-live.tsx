@@ -156,7 +156,8 @@ export function ContinueLive({ run, fork, signedIn }: { run: string; fork: ForkS
                 }),
               (v) => {
                 setDone(v);
-                router.push(`/runs/${encodeURIComponent(v.branch)}/replay`);
+                // opens at the fork: the first divergence is there or after it
+                router.push(`/runs/${encodeURIComponent(v.branch)}/replay?event=${v.forkOf.seq}`);
               },
             );
           }}

@@ -54,7 +54,12 @@ export function SideBySide({ view }: { view: SideBySideView }) {
               >
                 <td className="mono">
                   #{r.seq}
-                  {r.seq === view.firstDivergence ? <span className="div-badge"> ≠ first divergence</span> : null}
+                  {r.seq === view.firstDivergence ? (
+                    <span className="div-badge" title="the first seq where the branch differs from its original">
+                      {" "}
+                      ≠ first
+                    </span>
+                  ) : null}
                 </td>
                 <td className="mono">{r.original ? r.original.type : <span className="muted">—</span>}</td>
                 <td className="mono">
