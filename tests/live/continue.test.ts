@@ -154,6 +154,10 @@ describe("runContinuation", () => {
     expect(out.pendingWrite).toMatchObject({ tool: "issue_refund", args: { orderId: "A-1001", amountCents: 4999 } });
     const call = out.added.find((e) => e.type === "tool.call")!;
     expect((call.data.live as Record<string, JsonValue>).pending).toBe(true);
+    // the scripted model numbers its calls from call_1 again: renamed, the same in the response and the call
+    expect(call.data.call).toMatch(/^call_1\.live-\d+-0$/);
+    const resp = out.added.find((e) => e.type === "model.response")!;
+    expect((resp.data.output as { toolCalls: { id: string }[] }).toolCalls[0].id).toBe(call.data.call);
     // never answered: no tool.result for it, and nothing but the model was asked
     expect(out.added.filter((e) => e.type === "tool.result")).toEqual([]);
     expect(m.reads).toEqual([]);

@@ -36,7 +36,7 @@ import {
   type ToolAnswer,
 } from "../../live/continue";
 import { branchRunId, newIdempotencyKey } from "../../live/plan";
-import type { ExecutorChoice, ExecutorInfo } from "../../live/types";
+import type { BranchReconcile, ExecutorChoice, ExecutorInfo } from "../../live/types";
 import { parseForkOverride, ReplayError } from "../../replay";
 import type { ForkOverride } from "../../replay/types";
 import { appendAudit } from "../access/audit-log";
@@ -189,6 +189,8 @@ export async function executeContinuation(
     branchRun: string;
     /** run.start fields naming the branch's origin (default forkOf {original, forkSeq}; a resume passes resumeOf) */
     origin?: JsonObject;
+    /** reconciles of the recording's calls made on branch runs (confirm writes for `reuseConfirmedWrites`) */
+    branchReconciles?: readonly BranchReconcile[];
   },
 ): Promise<{ outcome: ContinueOutcome; findings: number; journal: JournalEvent[] }> {
   const readFor = (tool: string) => opts.readExecutors.find((e) => e.name === tool) ?? opts.readExecutors.find((e) => e.name === "*");
@@ -198,6 +200,7 @@ export async function executeContinuation(
     policy: opts.policy,
     mark: opts.mark,
     model: modelName(opts.model, opts.start),
+    ...(opts.branchReconciles ? { branchReconciles: opts.branchReconciles } : {}),
     ports: {
       model: async (req) => {
         const credential = await executorCredential(db, opts.model);
