@@ -17,7 +17,7 @@ export interface Branches {
   children: BranchItem[];
 }
 
-const KIND: Record<string, string> = { reconcile: "reconcile", "re-execute": "live re-execute" };
+const KIND: Record<string, string> = { reconcile: "reconcile", "re-execute": "live re-execute", continue: "live continue" };
 
 /** Under the run header: the original a branch run came from, or the branch runs made of this one. */
 export function BranchBar({ branches }: { branches: Branches }) {
@@ -30,7 +30,10 @@ export function BranchBar({ branches }: { branches: Branches }) {
           <Link href={`/runs/${encodeURIComponent(branches.of.run)}?event=${branches.of.seq}`} prefetch={false}>
             {branches.of.run}
           </Link>{" "}
-          at #{branches.of.seq}: the events before it are the original&apos;s, those after it were recorded live.
+          at #{branches.of.seq}:{" "}
+          {branches.of.kind === "continue"
+            ? "the events before it are the original's, the what-if edit is simulated, and those after it were recorded live."
+            : "the events before it are the original's, those after it were recorded live."}
         </p>
       ) : null}
       {branches.children.length > 0 ? (
