@@ -17,11 +17,14 @@ export interface Branches {
   children: BranchItem[];
 }
 
-const KIND: Record<string, string> = { reconcile: "reconcile", "re-execute": "live re-execute" };
+const KIND: Record<string, string> = { reconcile: "reconcile", "re-execute": "live re-execute", resume: "resume" };
 
-/** Under the run header: the original a branch run came from, or the branch runs made of this one. */
-export function BranchBar({ branches }: { branches: Branches }) {
-  if (!branches.of && branches.children.length === 0) return null;
+/**
+ * Under the run header: the original a branch run came from, or the branch runs made of
+ * this one; `children` (the resume plan) share the bar, so the page keeps one row for both.
+ */
+export function BranchBar({ branches, children }: { branches: Branches; children?: React.ReactNode }) {
+  if (!branches.of && branches.children.length === 0 && !children) return null;
   return (
     <div className="branch-bar" data-testid="branch-bar">
       {branches.of ? (
@@ -30,7 +33,10 @@ export function BranchBar({ branches }: { branches: Branches }) {
           <Link href={`/runs/${encodeURIComponent(branches.of.run)}?event=${branches.of.seq}`} prefetch={false}>
             {branches.of.run}
           </Link>{" "}
-          at #{branches.of.seq}: the events before it are the original&apos;s, those after it were recorded live.
+          at #{branches.of.seq}
+          {branches.of.kind === "resume"
+            ? ": the events up to the checkpoint are the original's, the reused and skipped calls after it are marked."
+            : ": the events before it are the original's, those after it were recorded live."}
         </p>
       ) : null}
       {branches.children.length > 0 ? (
@@ -51,6 +57,7 @@ export function BranchBar({ branches }: { branches: Branches }) {
           </ul>
         </details>
       ) : null}
+      {children}
     </div>
   );
 }

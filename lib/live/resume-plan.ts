@@ -237,7 +237,7 @@ export function resumeJournal(opts: {
     if (i === 0) ev.data = { ...e.data, resumeOf: { run: plan.run, checkpoint: cp.id } };
     return ev;
   });
-  const bySeq = new Map(sorted.map((e) => [e.seq, e]));
+  const bySeq = new Map<number, JournalEvent>(sorted.map((e) => [e.seq, e]));
   const live = opts.mark as unknown as JsonObject;
   let seq = kept[kept.length - 1].seq;
   const newSeq = new Map<number, number>();
@@ -248,7 +248,8 @@ export function resumeJournal(opts: {
     const result = r.resultSeq !== null ? bySeq.get(r.resultSeq) : undefined;
     const callSeq = ++seq;
     newSeq.set(r.seq, callSeq);
-    const parent = call.parent !== undefined ? newSeq.get(call.parent) : undefined;
+    // a parent before the checkpoint is kept as it is, one copied here follows it, any other is left out
+    const parent = call.parent === undefined ? undefined : call.parent <= cp.seq ? call.parent : newSeq.get(call.parent);
     out.push(copied(opts.branchRun, callSeq, opts.mark.at, call, { resumed: { action: r.action, from: r.seq }, live }, parent));
     if (!result) continue;
     out.push(copied(opts.branchRun, ++seq, opts.mark.at, result, { resumed: { action: r.action, from: result.seq }, live }, callSeq));

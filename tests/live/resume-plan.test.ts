@@ -170,7 +170,7 @@ describe("resume plan", () => {
       ["reconcile", "pay2", 12],
     ]);
     expect(after.at(-1)?.data).toMatchObject({ outcome: "succeeded", by: "branch:r.rec-1", evidence: { externalId: "rf_2" } });
-    expect(after.every((e) => (e.data.live as ResumeMark).action === "resume")).toBe(true);
+    expect(after.every((e) => (e.data.live as unknown as ResumeMark).action === "resume")).toBe(true);
     expect(after.filter((e) => e.type === "tool.result").map((e) => e.parent)).toEqual([5, 7, 9]);
   });
 });

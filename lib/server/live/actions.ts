@@ -77,7 +77,7 @@ export async function branchOriginsOf(db: Db, runs: readonly string[]): Promise<
   return Object.fromEntries(rows.map((r) => [r.runId, { original: r.originalRun, kind: r.kind }]));
 }
 
-async function branchReconciles(db: Db, run: string): Promise<BranchReconcile[]> {
+export async function branchReconciles(db: Db, run: string): Promise<BranchReconcile[]> {
   return (await branchesOf(db, run))
     .filter((b) => b.kind === "reconcile")
     .map((b) => ({ run: b.runId, call: b.call, outcome: b.outcome as "succeeded" | "failed", externalId: b.externalId }));
@@ -90,7 +90,7 @@ const choice = (e: ExecutorInfo): ExecutorChoice => ({ id: e.id, environment: e.
  * then 403 naming the role for a member who is not an operator there (before anything
  * else is looked up, so a viewer learns nothing about executors).
  */
-async function visibleRun(db: Db, principal: Principal, run: string, checkRole = true): Promise<string> {
+export async function visibleRun(db: Db, principal: Principal, run: string, checkRole = true): Promise<string> {
   const owner = await runProjectOf(db, run);
   if (owner === null || !decide(principal, "runs.read", owner).ok) throw new LiveRefusal("run", `run "${run}" not found`, 404);
   if (checkRole) operatorRole(principal, owner);
@@ -107,7 +107,7 @@ async function visibleRun(db: Db, principal: Principal, run: string, checkRole =
   return owner;
 }
 
-function operatorRole(principal: Principal, owner: string): void {
+export function operatorRole(principal: Principal, owner: string): void {
   if (principal.kind === "user" && !roleHolds(principal.memberships[owner].role, "live.act"))
     throw new LiveRefusal("role", `this needs the operator role in project "${owner}"; you are ${principal.memberships[owner].role}`, 403);
   if (principal.kind === "key") throw new LiveRefusal("role", "live actions need a signed-in user", 403);
@@ -236,14 +236,14 @@ export async function reconcilePreview(
   return planned(() => previewReconcile({ run: input.run, seq: input.seq, events, branchReconciles: reconciles, executor: choice(ex) }));
 }
 
-interface Confirmation {
+export interface Confirmation {
   reason: string;
   password?: string;
   operationName?: string;
 }
 
 /** The fresh confirmation: a reason, and the password again (a user) or the operation's name (open mode). */
-async function confirm(db: Db, principal: Principal, c: Confirmation, operation: string, needsName: boolean): Promise<void> {
+export async function confirm(db: Db, principal: Principal, c: Confirmation, operation: string, needsName: boolean): Promise<void> {
   if (c.reason.trim().length < 3) throw new LiveRefusal("reason", "say why (a reason of at least 3 characters); it goes into the log", 400);
   if (principal.kind === "user") {
     if (!c.password) throw new LiveRefusal("confirmation", "re-enter your password to confirm this live action", 401);
@@ -265,7 +265,7 @@ async function confirm(db: Db, principal: Principal, c: Confirmation, operation:
 }
 
 /** Runs `work`; a refusal after the run was found is logged (who, why, which step), then thrown. */
-async function logged<R>(
+export async function logged<R>(
   db: Db,
   principal: Principal,
   entry: { action: string; project: string; target: string; reason: string; detail: Record<string, unknown> },
@@ -286,7 +286,7 @@ async function logged<R>(
   }
 }
 
-async function post(
+export async function post(
   url: string,
   credential: string | null,
   key: string,
@@ -324,7 +324,7 @@ async function post(
   }
 }
 
-async function storeBranch(db: Db, project: string, events: JournalEvent[]): Promise<{ findings: number }> {
+export async function storeBranch(db: Db, project: string, events: JournalEvent[]): Promise<{ findings: number }> {
   const text = events.map((e) => JSON.stringify(e)).join("\n") + "\n";
   const bytes = new TextEncoder().encode(text);
   const r = await ingestBytes(
@@ -576,7 +576,7 @@ export async function reconcile(
   });
 }
 
-async function recordBranch(db: Db, b: Omit<BranchRow, "createdMs">): Promise<void> {
+export async function recordBranch(db: Db, b: Omit<BranchRow, "createdMs">): Promise<void> {
   await db.sql.transaction((tx) =>
     tx.run(
       `INSERT INTO "LiveBranch" ("runId", "originalRun", "forkSeq", "kind", "call", "outcome", "externalId", "environment", "actor", "auditSeq", "createdMs") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
