@@ -11,6 +11,7 @@ import { RUN_ID_PATTERN } from "@/lib/journal/schema";
 import { action } from "@/lib/server/edge";
 import { MAX_PASSWORD_LENGTH } from "@/lib/server/access/password";
 import { executorsForCall, reconcile, reconcilePreview, reexecute, reexecutePreview } from "@/lib/server/live/actions";
+import { continueExecutors, continueFork, continuePreview } from "@/lib/server/live/continue";
 import { resume, resumeView } from "@/lib/server/live/resume";
 
 const target = {
@@ -55,6 +56,35 @@ export const reconcileCall = action(
     ...confirmation,
   }),
   async (ctx, input) => reconcile(ctx.db, ctx.principal, input),
+);
+
+/**
+ * Continue a what-if fork live (lib/server/live/continue.ts): the model executor is called
+ * from the fork with the edited context; reads come from the recording or the read
+ * executor, writes stop the continuation (or are blocked, sandbox-only).
+ */
+const continuation = {
+  ...target,
+  // checked by the fork's one schema on the server (lib/replay/fork-override.ts), as the URL and the CLI are
+  override: z.unknown().optional(),
+  executor,
+  maxTurns: z.coerce.number().int().min(1, "at least 1 model turn").max(20, "at most 20 model turns").optional(),
+  sandboxOnly: z.boolean().optional(),
+};
+
+/** The model executors this caller may continue the run with (none: the fork panel offers nothing). */
+export const liveModelExecutors = action({ need: "signed-in" }, z.object({ run: target.run }), async (ctx, input) =>
+  continueExecutors(ctx.db, ctx.principal, input.run),
+);
+
+export const previewContinue = action({ need: "signed-in" }, z.object(continuation), async (ctx, input) =>
+  continuePreview(ctx.db, ctx.principal, input),
+);
+
+export const continueLive = action(
+  { need: "signed-in" },
+  z.object({ ...continuation, digest: z.string().regex(/^[0-9a-f]{64}$/, "preview the continuation first"), ...confirmation }),
+  async (ctx, input) => continueFork(ctx.db, ctx.principal, input),
 );
 
 const checkpointId = z.string().min(1, "choose a checkpoint").max(200);

@@ -178,7 +178,7 @@ export function previewReconcile(opts: {
 
 /** The marker on an event a live action wrote (docs/journal-format.md, "Live events"). */
 export interface LiveMark {
-  action: "reconcile" | "re-execute";
+  action: "reconcile" | "re-execute" | "continue";
   executor: string;
   environment: string;
   actor: string;
@@ -221,7 +221,7 @@ export function branchJournal(opts: {
 }
 
 /** A branch run's id: the original's (shortened to fit) and a suffix that says what made it. */
-export function branchRunId(original: string, kind: "reconcile" | "re-execute", nonce: string): string {
-  const suffix = `.${kind === "reconcile" ? "rec" : "live"}-${nonce}`;
+export function branchRunId(original: string, kind: "reconcile" | "re-execute" | "continue", nonce: string): string {
+  const suffix = `.${kind === "reconcile" ? "rec" : kind === "continue" ? "cont" : "live"}-${nonce}`;
   return `${original.slice(0, 128 - suffix.length)}${suffix}`;
 }

@@ -20,7 +20,7 @@ export interface ExecutorInfo {
   createdBy: string;
 }
 
-export type LiveKind = "reconcile" | "re-execute";
+export type LiveKind = "reconcile" | "re-execute" | "continue";
 
 /** A reconcile made by a live action, kept with its branch run (LiveBranch). */
 export interface BranchReconcile {

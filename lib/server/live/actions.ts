@@ -35,7 +35,7 @@ export class LiveRefusal extends AccessError {
   }
 }
 
-const EXECUTOR_TIMEOUT_MS = 15_000;
+export const EXECUTOR_TIMEOUT_MS = 15_000;
 const CONFIRM_ADDRESS = "live-confirmation";
 
 /** Every stored (redacted) event of a run, in seq order. */
@@ -83,7 +83,7 @@ export async function branchReconciles(db: Db, run: string): Promise<BranchRecon
     .map((b) => ({ run: b.runId, call: b.call, outcome: b.outcome as "succeeded" | "failed", externalId: b.externalId }));
 }
 
-const choice = (e: ExecutorInfo): ExecutorChoice => ({ id: e.id, environment: e.environment, name: e.name, url: e.url });
+export const choice = (e: ExecutorInfo): ExecutorChoice => ({ id: e.id, environment: e.environment, name: e.name, url: e.url });
 
 /**
  * The run's project, or 404 exactly like a missing run for one the principal cannot see;
@@ -166,7 +166,7 @@ export async function executorsForCall(db: Db, principal: Principal, run: string
   return { project, tool, executors };
 }
 
-function planned<T>(f: () => T): T {
+export function planned<T>(f: () => T): T {
   try {
     return f();
   } catch (e) {
