@@ -8,9 +8,10 @@
  * fold (lib/semantics); the server reads the events and the branch reconciles.
  */
 import { canonicalJson, sha256Hex } from "../canonical";
-import type { JournalEvent, JsonObject, JsonValue } from "../journal/types";
-import { obj, str } from "../journal/values";
+import type { JournalEvent, JsonValue } from "../journal/types";
+import { str } from "../journal/values";
 import { INITIAL_ORDER, INITIAL_RUN, stepOrder, stepRun, type RunFold } from "../semantics";
+import { continuationStart } from "./continue";
 import { PlanError, recordedCalls } from "./plan";
 import type { BranchReconcile, RecordedCall } from "./types";
 
@@ -56,6 +57,8 @@ export interface ResumePlan {
   counts: Record<ResumeAction, number>;
   /** model responses recorded after the checkpoint: a resume asks the model again */
   modelCallsAfter: number;
+  /** why the model cannot be continued from this checkpoint (lib/live/continue.ts), or null */
+  notContinuable: string | null;
   /** why resuming is refused now (something to reconcile first), or null */
   refusal: string | null;
   /** ties the confirmation to this plan: what was shown is what is resumed */
@@ -181,14 +184,25 @@ export function resumePlan(opts: {
     }
     modelCallsAfter = events.filter((e) => e.type === "model.response" && e.seq > cp && e.seq < endSeq).length;
   }
+  let notContinuable: string | null = null;
+  if (checkpoint !== null && impossible === null) {
+    try {
+      continuationStart(events, { seq: checkpoint.seq });
+    } catch (e) {
+      if (!(e instanceof PlanError)) throw e;
+      notContinuable = e.message;
+    }
+  }
   const counts: Record<ResumeAction, number> = { reuse: 0, skip: 0, reconcile: 0, redo: 0 };
   for (const r of rows) counts[r.action]++;
   const pending = rows.filter((r) => r.action === "reconcile");
   const refusal =
     impossible ??
-    (pending.length > 0
-      ? `reconcile first: ${pending.map((r) => `#${r.resultSeq ?? r.seq} ${r.tool} (${r.status ?? "no result"})`).join(", ")} ha${pending.length === 1 ? "s" : "ve"} an outcome nobody reconciled`
-      : null);
+    (notContinuable !== null
+      ? `the agent cannot be continued from checkpoint "${checkpoint?.id ?? ""}": ${notContinuable}`
+      : pending.length > 0
+        ? `reconcile first: ${pending.map((r) => `#${r.resultSeq ?? r.seq} ${r.tool} (${r.status ?? "no result"})`).join(", ")} ha${pending.length === 1 ? "s" : "ve"} an outcome nobody reconciled`
+        : null);
   const digest = sha256Hex(
     canonicalJson({
       run: opts.run,
@@ -196,107 +210,37 @@ export function resumePlan(opts: {
       rows: rows.map((r) => [r.seq, r.action, r.externalId]),
     } as unknown as JsonValue),
   );
-  return { run: opts.run, status, checkpoint, checkpoints, impossible, rows, counts, modelCallsAfter, refusal, digest };
-}
-
-/** The marker on an event a resume wrote (docs/journal-format.md, "Live events"). */
-export interface ResumeMark {
-  action: "resume";
-  executor: string;
-  environment: string;
-  actor: string;
-  reason: string;
-  at: string;
+  return { run: opts.run, status, checkpoint, checkpoints, impossible, rows, counts, modelCallsAfter, notContinuable, refusal, digest };
 }
 
 /**
- * The journal of a resume branch: the original's events up to and including the
- * checkpoint (stored bodies, under the branch's id, without the recorder's hashes), with
- * `resumeOf {run, checkpoint}` on its run.start; then, in the original's order, the reused
- * and skipped calls with their recorded results, each marked `data.resumed {action, from}`
- * (the seq it was taken from) and `data.live` (who resumed, where, why). Calls to run again
- * or reconcile are not copied: the continuation (or nobody) makes them.
+ * What the continuation reads as "the recording" on a resume: the run's events, and each
+ * reconcile made on a branch run as a `reconcile` event after them, so a write reconciled
+ * as succeeded there is answered from the recording (skipped), never sent again.
  */
-export function resumeJournal(opts: {
-  branchRun: string;
-  plan: ResumePlan;
-  events: readonly JournalEvent[];
-  mark: ResumeMark;
-}): JournalEvent[] {
-  const { plan } = opts;
-  if (plan.checkpoint === null || plan.impossible !== null) throw new PlanError(plan.impossible ?? "no checkpoint to resume from", 409);
-  if (plan.refusal !== null) throw new PlanError(plan.refusal, 409);
-  const cp = plan.checkpoint;
-  const sorted = [...opts.events].sort((a, b) => a.seq - b.seq);
-  const kept = sorted.filter((e) => e.seq <= cp.seq);
-  if (kept.length === 0 || kept[0].type !== "run.start") throw new PlanError("the run has no run.start to resume from", 409);
-  const out: JournalEvent[] = kept.map((e, i) => {
-    const { hash: _hash, ...rest } = e;
-    void _hash;
-    const ev = { ...rest, run: opts.branchRun } as JournalEvent;
-    if (i === 0) ev.data = { ...e.data, resumeOf: { run: plan.run, checkpoint: cp.id } };
-    return ev;
-  });
-  const bySeq = new Map<number, JournalEvent>(sorted.map((e) => [e.seq, e]));
-  const live = opts.mark as unknown as JsonObject;
-  let seq = kept[kept.length - 1].seq;
-  const newSeq = new Map<number, number>();
-  for (const r of plan.rows) {
-    if (r.action !== "reuse" && r.action !== "skip") continue;
-    const call = bySeq.get(r.seq);
-    if (!call) continue;
-    const result = r.resultSeq !== null ? bySeq.get(r.resultSeq) : undefined;
-    const callSeq = ++seq;
-    newSeq.set(r.seq, callSeq);
-    // a parent before the checkpoint is kept as it is, one copied here follows it, any other is left out
-    const parent = call.parent === undefined ? undefined : call.parent <= cp.seq ? call.parent : newSeq.get(call.parent);
-    out.push(copied(opts.branchRun, callSeq, opts.mark.at, call, { resumed: { action: r.action, from: r.seq }, live }, parent));
-    if (!result) continue;
-    out.push(copied(opts.branchRun, ++seq, opts.mark.at, result, { resumed: { action: r.action, from: result.seq }, live }, callSeq));
-    if (r.action === "skip" && r.reconciled) {
-      // a write skipped on a reconcile: the reconcile comes along (the journal's, or one that says which branch made it)
-      const rec = r.reconcileSeq !== null ? bySeq.get(r.reconcileSeq) : undefined;
-      const data: JsonObject = rec
-        ? { ...rec.data }
-        : {
-            call: r.call,
-            outcome: "succeeded",
-            evidence: { ...(r.externalId ? { externalId: r.externalId } : {}), branch: r.reconciled.where },
-            by: `branch:${r.reconciled.where}`,
-          };
-      const ev = copied(
-        opts.branchRun,
-        ++seq,
-        opts.mark.at,
-        { ...(rec ?? result), type: "reconcile", data },
-        {
-          resumed: { action: r.action, from: rec?.seq ?? result.seq },
-          live,
-        },
-        callSeq,
-      );
-      out.push(ev);
-    }
-  }
-  return out;
-}
-
-function copied(run: string, seq: number, ts: string, e: JournalEvent, extra: JsonObject, parent: number | undefined): JournalEvent {
-  const ev: JournalEvent = { run, seq, ts, type: e.type, data: { ...e.data, ...extra } } as JournalEvent;
-  if (e.step !== undefined) ev.step = e.step;
-  if (parent !== undefined) ev.parent = parent as JournalEvent["seq"];
-  return ev;
+export function resumeRecording(events: readonly JournalEvent[], branchReconciles: readonly BranchReconcile[]): JournalEvent[] {
+  const sorted = [...events].sort((a, b) => a.seq - b.seq);
+  let seq = sorted.at(-1)?.seq ?? -1;
+  const run = sorted[0]?.run ?? "";
+  const ts = sorted.at(-1)?.ts ?? new Date(0).toISOString();
+  for (const b of branchReconciles)
+    sorted.push({
+      run,
+      seq: ++seq,
+      ts,
+      type: "reconcile",
+      data: {
+        call: b.call,
+        outcome: b.outcome,
+        evidence: { branch: b.run, ...(b.externalId ? { externalId: b.externalId } : {}) },
+        by: `branch:${b.run}`,
+      },
+    } as unknown as JournalEvent);
+  return sorted;
 }
 
 /** A resume branch run's id: the original's (shortened to fit) and a suffix. */
 export function resumeRunId(original: string, nonce: string): string {
   const suffix = `.resume-${nonce}`;
   return `${original.slice(0, 128 - suffix.length)}${suffix}`;
-}
-
-/** What the resume marks say on a copied event (for the inspector), or null. */
-export function resumedOf(data: JsonObject): { action: string; from: number } | null {
-  const r = obj(data.resumed);
-  if (!r || typeof r.from !== "number") return null;
-  return { action: str(r.action) ?? "", from: r.from };
 }

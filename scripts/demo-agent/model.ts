@@ -39,7 +39,7 @@ function lastResult(messages: ChatMessage[], tool: string): unknown {
   return undefined;
 }
 
-/** Every result of `tool` in the conversation (null results left out), oldest first. */
+/** Every result of `tool` in the conversation, oldest first. */
 function results(messages: ChatMessage[], tool: string): unknown[] {
   const out: unknown[] = [];
   for (const m of messages) {
@@ -50,7 +50,7 @@ function results(messages: ChatMessage[], tool: string): unknown[] {
     } catch {
       v = m.content;
     }
-    if (v !== null && v !== undefined) out.push(v);
+    out.push(v ?? null);
   }
   return out;
 }
@@ -81,22 +81,25 @@ export class ScriptedModel {
     } else if (order) {
       const found = lastResult(messages, "lookup_order") as { amountCents?: number; chargedTimes?: number } | undefined;
       const policy = lastResult(messages, "kb_search");
-      const refunds = results(messages, "issue_refund") as Array<{ id?: string }>;
+      // a null result counts too: a refund confirmed by a reconcile comes back without its payment
+      const refunds = results(messages, "issue_refund") as Array<{ id?: string } | null>;
+      const single = lastResult(messages, "issue_refund") as { id?: string } | undefined;
       // one refund per duplicate charge; the charge is named only when there are several
       const duplicates = Math.max(1, (found?.chargedTimes ?? 2) - 1);
       const amount = found?.amountCents ?? 0;
       if (!found) choice = call("lookup_order", { orderId: order });
       else if (policy === undefined) choice = call("kb_search", { query: "duplicate charge refund policy" });
+      else if (duplicates === 1 && !single) choice = call("issue_refund", { orderId: order, amountCents: amount });
+      else if (duplicates === 1) choice = say(`Refunded ${(amount / 100).toFixed(2)} for order ${order} (payment ${single?.id}).`);
       else if (refunds.length < duplicates)
-        choice = call(
-          "issue_refund",
-          duplicates > 1 ? { orderId: order, amountCents: amount, charge: refunds.length + 2 } : { orderId: order, amountCents: amount },
-        );
-      else if (duplicates === 1) choice = say(`Refunded ${(amount / 100).toFixed(2)} for order ${order} (payment ${refunds[0].id}).`);
-      else
+        choice = call("issue_refund", { orderId: order, amountCents: amount, charge: refunds.length + 2 });
+      else {
+        const ids = refunds.map((r) => r?.id).filter((id): id is string => typeof id === "string");
+        const others = refunds.length - ids.length;
         choice = say(
-          `Refunded ${((amount * duplicates) / 100).toFixed(2)} for order ${order} (payments ${refunds.map((r) => r.id).join(", ")}).`,
+          `Refunded ${((amount * duplicates) / 100).toFixed(2)} for order ${order} (payments ${ids.join(", ")}${others > 0 ? ` and ${others} confirmed by a reconcile` : ""}).`,
         );
+      }
     } else {
       choice = say("I can help with refunds and transfers. Which order or transfer is it about?");
     }

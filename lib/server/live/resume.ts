@@ -5,14 +5,18 @@ import "server-only";
  * resuming is a live action decided step by step like a re-execution: the run visible,
  * the operator role, a model executor of the project, the operator's environment, the
  * plan possible, a reason, the password again (and "resume" typed for production or in
- * open mode), the plan unchanged since it was shown, nothing left to reconcile. The
- * result is a branch run with `resumeOf {run, checkpoint}`, a LiveBranch row (kind
- * `resume`) and a privileged-action log entry.
+ * open mode), the plan unchanged since it was shown, nothing left to reconcile. Then the
+ * continuation engine (lib/live/continue.ts, through executeContinuation) carries on from
+ * the checkpoint with the policy reuse/skip: reads answered from the recording, writes
+ * confirmed by result or reconcile (branch reconciles included) answered from it, any
+ * other write stopping the continuation for its own confirmed live action. The result is
+ * a branch run with `resumeOf {run, checkpoint}`, a LiveBranch row (kind `resume`) and a
+ * privileged-action log entry.
  */
 import { randomBytes } from "node:crypto";
 import { actorOf, decide, type Principal } from "../../access/roles";
-import { PlanError } from "../../live/plan";
-import { resumeJournal, resumePlan, resumeRunId, type ResumeMark, type ResumePlan } from "../../live/resume-plan";
+import { clampTurns, continuationStart, type ContinueMark, type ContinueOutcome, type ContinuePolicy } from "../../live/continue";
+import { resumePlan, resumeRecording, resumeRunId, type ResumePlan } from "../../live/resume-plan";
 import type { ExecutorChoice, ExecutorInfo } from "../../live/types";
 import { appendAudit } from "../access/audit-log";
 import type { Db } from "../db";
@@ -26,13 +30,14 @@ import {
   logged,
   LiveRefusal,
   operatorRole,
+  planned,
   recordBranch,
   runEvents,
-  storeBranch,
   visibleRun,
   type Confirmation,
 } from "./actions";
-import { getExecutor } from "./executors";
+import { executeContinuation } from "./continue";
+import { getExecutor, listExecutors } from "./executors";
 
 /** The operation's name typed to confirm a resume on production (and always in open mode). */
 export const RESUME_OPERATION = "resume";
@@ -83,7 +88,20 @@ export async function resumeView(db: Db, principal: Principal, input: { run: str
   return { plan, executors, readOnly };
 }
 
-export interface ResumeOutcome {
+function continuationDetail(o: ContinueOutcome) {
+  return {
+    stop: o.stop,
+    stopDetail: o.stopDetail,
+    modelCalls: o.modelCalls,
+    readsFromRecording: o.readsFromRecording,
+    readsFromExecutor: o.readsFromExecutor,
+    writesReused: o.writesReused,
+    pendingWrite: o.pendingWrite,
+    finalText: o.finalText,
+  };
+}
+
+export interface ResumeOutcome extends ReturnType<typeof continuationDetail> {
   branch: string;
   resumeOf: { run: string; checkpoint: string };
   checkpointSeq: number;
@@ -113,47 +131,55 @@ export async function resume(
     const d = liveDecision(principal, project, ex.environment);
     if (!d.ok) throw new LiveRefusal(d.step, d.message, 403);
     const events = await runEvents(db, input.run);
-    const plan = resumePlan({
-      run: input.run,
-      events,
-      branchReconciles: await branchReconciles(db, input.run),
-      checkpoint: input.checkpoint,
-    });
+    const reconciles = await branchReconciles(db, input.run);
+    const plan = resumePlan({ run: input.run, events, branchReconciles: reconciles, checkpoint: input.checkpoint });
     if (plan.impossible !== null || plan.checkpoint === null) throw new LiveRefusal("resume", plan.impossible ?? "no checkpoint", 409);
+    if (plan.notContinuable !== null)
+      throw new LiveRefusal("resume", `the agent cannot be continued from checkpoint "${plan.checkpoint.id}": ${plan.notContinuable}`, 409);
     await confirm(db, principal, input, RESUME_OPERATION, ex.environment === "production");
     if (input.digest !== plan.digest) throw new LiveRefusal("preview", "the resume plan changed since it was shown; look at it again", 409);
     if (plan.refusal) throw new LiveRefusal("unreconciled", plan.refusal, 409);
 
+    const start = planned(() => continuationStart(events, { seq: plan.checkpoint!.seq }));
     const at = new Date().toISOString();
     const branch = resumeRunId(input.run, randomBytes(4).toString("hex"));
-    const mark: ResumeMark = {
+    const mark: ContinueMark = {
       action: "resume",
       executor: ex.id,
       environment: ex.environment,
       actor: actorOf(principal),
       reason: input.reason,
       at,
+      checkpoint: plan.checkpoint.id,
     };
-    let journal;
-    try {
-      journal = resumeJournal({ branchRun: branch, plan, events, mark });
-    } catch (e) {
-      if (e instanceof PlanError) throw new LiveRefusal("resume", e.message, 409);
-      throw e;
-    }
-    const { findings } = await storeBranch(db, project, journal);
+    // the run's own bound on steps, or 8 model turns (the engine caps it at 20)
+    const maxSteps = typeof start.policy?.maxSteps === "number" ? start.policy.maxSteps : 8;
+    const policy: ContinuePolicy = { maxTurns: clampTurns(maxSteps), writes: "stop", reuseConfirmedWrites: true, reuseReads: true };
+    const reads = (await listExecutors(db, [project])).filter((e) => e.kind === "tool" && e.environment === ex.environment);
+    const { outcome, findings } = await executeContinuation(db, {
+      project,
+      start,
+      recording: resumeRecording(events, reconciles),
+      policy,
+      model: ex,
+      readExecutors: reads,
+      mark,
+      branchRun: branch,
+      origin: { resumeOf: { run: input.run, checkpoint: plan.checkpoint.id } },
+    });
     const audit = await appendAudit(db, {
       actor: actorOf(principal),
       action: "live.resume",
       project,
       target: `${input.run}@${plan.checkpoint.id}`,
       reason: input.reason,
-      result: "ok",
+      result: outcome.stop === "model-error" ? "failed" : "ok",
       detail: {
         ...entry.detail,
         branch,
         checkpointSeq: plan.checkpoint.seq,
         counts: plan.counts,
+        ...continuationDetail(outcome),
         reused: plan.rows.filter((r) => r.action === "reuse").map((r) => r.seq),
         skipped: plan.rows.filter((r) => r.action === "skip").map((r) => ({ seq: r.seq, externalId: r.externalId })),
       },
@@ -163,8 +189,8 @@ export async function resume(
       originalRun: input.run,
       forkSeq: plan.checkpoint.seq,
       kind: "resume",
-      call: plan.checkpoint.id,
-      outcome: "resumed",
+      call: outcome.pendingWrite?.call ?? plan.checkpoint.id,
+      outcome: outcome.stop,
       externalId: null,
       environment: ex.environment,
       actor: actorOf(principal),
@@ -175,6 +201,7 @@ export async function resume(
       resumeOf: { run: input.run, checkpoint: plan.checkpoint.id },
       checkpointSeq: plan.checkpoint.seq,
       counts: plan.counts,
+      ...continuationDetail(outcome),
       findings,
       auditSeq: audit.seq,
     };
