@@ -1,16 +1,27 @@
 "use client";
 import Link from "next/link";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, useTransition } from "react";
+import { useEffect, useRef, useState, useTransition } from "react";
 import { resumePlanOf, resumeRun } from "@/app/actions/live";
 import type { ResumeAction, ResumePlan, ResumeRow } from "@/lib/live/resume-plan";
 import type { ExecutorChoice } from "@/lib/live/types";
 import { SafeText } from "@/components/ui/safe-text";
+import { revealInvisibles } from "@/lib/view/text";
 import { useRunStoreApi } from "@/components/run/run-store";
 import { useLivePowers } from "./live-context";
 import { useResumeView } from "./resume-store";
 
 const RESUMABLE = new Set(["failed", "cancelled"]);
+/**
+ * A checkpoint id in a select option, which holds plain text only: bidi and zero-width
+ * characters shown as their code (as SafeText does), and a long id cut, as options cannot wrap.
+ */
+const short = (s: string) => {
+  const t = revealInvisibles(s)
+    .map((g) => (g.kind === "text" ? g.text : `(${g.code})`))
+    .join("");
+  return t.length > 60 ? `${t.slice(0, 60)}…` : t;
+};
 export const RESUME_PLAN_KEY = "resume-plan";
 
 const ACTION: Record<ResumeAction, { label: string; tone: string }> = {
@@ -27,6 +38,10 @@ interface ResumeViewAnswer {
 }
 interface ResumeDone {
   branch: string;
+  stop: string;
+  stopDetail: string;
+  modelCalls: number;
+  finalText: string | null;
   resumeOf: { run: string; checkpoint: string };
   checkpointSeq: number;
   counts: ResumePlan["counts"];
@@ -110,7 +125,7 @@ function PlanBody({ runId, answer }: { runId: string; answer: ResumeViewAnswer }
               {plan.checkpoint === null ? <option value="">(none)</option> : null}
               {plan.checkpoints.map((cp) => (
                 <option key={cp.seq} value={cp.id} disabled={!cp.durable}>
-                  {cp.id || "(no id)"} · #{cp.seq}
+                  {short(cp.id) || "(no id)"} · #{cp.seq}
                   {cp.durable ? " · durable" : " · not durable"}
                 </option>
               ))}
@@ -140,11 +155,12 @@ function PlanBody({ runId, answer }: { runId: string; answer: ResumeViewAnswer }
       {!plan.impossible && plan.rows.length === 0 ? <p className="muted">No tool call after this checkpoint.</p> : null}
       {plan.refusal && !plan.impossible ? (
         <p role="alert" className="admin-error" data-testid="resume-refusal">
-          Resume refused: <SafeText value={plan.refusal} className="" /> (open the call and use Reconcile…)
+          Resume refused: <SafeText value={plan.refusal} className="" />
+          {c.reconcile > 0 ? " (open the call and use Reconcile…)" : ""}
         </p>
       ) : null}
       {readOnly ? <p className="muted">This run cannot be acted on: {readOnly}.</p> : null}
-      {!plan.refusal && !readOnly && executors.length === 0 ? (
+      {!plan.impossible && !readOnly && executors.length === 0 ? (
         <p className="muted">Resuming needs the operator role for the environment of a model executor of this project.</p>
       ) : null}
       {!plan.refusal && !readOnly && executors.length > 0 && plan.checkpoint ? (
@@ -221,6 +237,9 @@ function ResumeForm({ runId, plan, executors }: { runId: string; plan: ResumePla
   const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState<ResumeDone | null>(null);
   const [pending, start] = useTransition();
+  const doneRef = useRef<HTMLParagraphElement>(null);
+  // the answer is below the form, in a pane that scrolls: bring it into view
+  useEffect(() => doneRef.current?.scrollIntoView({ block: "nearest" }), [done]);
   const chosen = executors.find((e) => e.id === executor);
   const needsName = !signedIn || chosen?.environment === "production";
   return (
@@ -257,7 +276,9 @@ function ResumeForm({ runId, plan, executors }: { runId: string; plan: ResumePla
         <b>
           <SafeText value={plan.checkpoint!.id} limit={80} className="" />
         </b>{" "}
-        with the reused and skipped results above; the original journal is never changed, and the privileged-action log gets an entry.
+        and the model is asked again; the calls it makes that the table reuses or skips are answered from the recording, any other write
+        stops the resume for its own confirmed live action. The original journal is never changed, and the privileged-action log gets an
+        entry.
       </p>
       <div className="live-fields">
         <label>
@@ -298,13 +319,20 @@ function ResumeForm({ runId, plan, executors }: { runId: string; plan: ResumePla
         </p>
       ) : null}
       {done ? (
-        <p className="live-done" role="status" data-testid="resume-done">
+        <p className="live-done" role="status" data-testid="resume-done" ref={doneRef}>
           Recorded as branch run{" "}
           <Link href={`/runs/${encodeURIComponent(done.branch)}`} prefetch={false}>
             {done.branch}
           </Link>{" "}
-          (resume of checkpoint {done.resumeOf.checkpoint} at #{done.checkpointSeq}): {done.counts.reuse} reused, {done.counts.skip} skipped
-          · log entry {done.auditSeq}
+          (resume of checkpoint <SafeText value={done.resumeOf.checkpoint} limit={80} className="" /> at #{done.checkpointSeq}):{" "}
+          {done.modelCalls} model call{done.modelCalls === 1 ? "" : "s"}, stopped: {done.stop} · log entry {done.auditSeq} ·{" "}
+          {done.finalText !== null ? (
+            <>
+              the agent answered: <SafeText value={done.finalText} limit={300} className="" />
+            </>
+          ) : (
+            <SafeText value={done.stopDetail} limit={300} className="" />
+          )}
         </p>
       ) : null}
     </form>
