@@ -17,7 +17,12 @@ export interface Branches {
   children: BranchItem[];
 }
 
-const KIND: Record<string, string> = { reconcile: "reconcile", "re-execute": "live re-execute", resume: "resume" };
+const KIND: Record<string, string> = {
+  reconcile: "reconcile",
+  "re-execute": "live re-execute",
+  continue: "live continue",
+  resume: "resume",
+};
 
 /**
  * Under the run header: the original a branch run came from, or the branch runs made of
@@ -33,10 +38,12 @@ export function BranchBar({ branches, children }: { branches: Branches; children
           <Link href={`/runs/${encodeURIComponent(branches.of.run)}?event=${branches.of.seq}`} prefetch={false}>
             {branches.of.run}
           </Link>{" "}
-          at #{branches.of.seq}
-          {branches.of.kind === "resume"
-            ? ": the events up to the checkpoint are the original's, the reused and skipped calls after it are marked."
-            : ": the events before it are the original's, those after it were recorded live."}
+          at #{branches.of.seq}:{" "}
+          {branches.of.kind === "continue"
+            ? "the events before it are the original's, the what-if edit is simulated, and those after it were recorded live."
+            : branches.of.kind === "resume"
+              ? "the events up to the checkpoint are the original's; after it the agent was continued live, reused and skipped calls answered from the recording."
+              : "the events before it are the original's, those after it were recorded live."}
         </p>
       ) : null}
       {branches.children.length > 0 ? (

@@ -21,7 +21,7 @@ interface Outcome {
 }
 
 /** Calls a live server action; a refusal's message is shown as the server said it. */
-function useLiveCall() {
+export function useLiveCall() {
   const [pending, start] = useTransition();
   const [error, setError] = useState<string | null>(null);
   const call = <R,>(f: () => Promise<Result<R>>, ok: (v: R) => void) =>
@@ -202,7 +202,7 @@ interface FormProps<P> {
   onDone: (o: Outcome) => void;
 }
 
-function ConfirmFields({
+export function ConfirmFields({
   signedIn,
   needsName,
   operation,

@@ -2,6 +2,7 @@
 import { useId, useState } from "react";
 import type { ForkSpec } from "@/lib/replay";
 import { CopyButton } from "@/components/ui/copy-button";
+import { ContinueLive } from "@/components/live/continue-live";
 import { describeOverride } from "./describe";
 import {
   applicableKinds,
@@ -45,12 +46,15 @@ export function ForkPanel({
   fork,
   forkError,
   onApply,
+  live = null,
 }: {
   run: string;
   policy: Policy | null;
   fork: ForkSpec | null;
   forkError: string | null;
   onApply: (spec: ForkSpec | null) => void;
+  /** what the server decided this viewer may do live here (null: nothing offered) */
+  live?: { offer: boolean; signedIn: boolean } | null;
 }) {
   const view = useReplayStore((s) => s.view);
   const result = useReplayStore((s) => s.result);
@@ -137,6 +141,7 @@ export function ForkPanel({
             The same fork from the command line, on the run exported as run.jsonl:
           </div>
           <pre className="mono">{cliCommand(run, fork)}</pre>
+          {live?.offer && !forkError ? <ContinueLive run={run} fork={fork} signedIn={live.signedIn} /> : null}
         </div>
       ) : null}
       <form

@@ -5,6 +5,7 @@ import type { Divergence, ForkChange } from "@/lib/replay";
 import { KindBadge } from "@/components/ui/kind-badge";
 import { Segments } from "@/components/ui/safe-text";
 import type { FrameRow } from "./protocol";
+import { ModeBadge } from "@/components/live/mode-badge";
 import { ProvenanceBadge } from "./provenance-badge";
 import { useReplayStore, useReplayStoreApi } from "./replay-store";
 
@@ -32,6 +33,8 @@ export function FrameGrid() {
   const rows = result?.rows ?? [];
   const divergences = useMemo(() => groupBySeq(result?.divergences ?? []), [result]);
   const changes = useMemo(() => groupBySeq(result?.changes ?? []), [result]);
+  // a branch run (a live action's) declares each frame's mode; a run the agent recorded alone has one mode only
+  const showMode = useMemo(() => (result?.rows ?? []).some((r) => r.mode !== "recorded"), [result]);
   const scroller = useRef<HTMLDivElement>(null);
   const v = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 10 });
 
@@ -95,6 +98,7 @@ export function FrameGrid() {
                 top={item.start}
                 divergences={row.recorded !== null ? divergences.get(row.seq) : undefined}
                 changes={frameOfSeq.get(row.seq) === row.index ? changes.get(row.seq) : undefined}
+                showMode={showMode}
               />
             );
           })}
@@ -109,16 +113,18 @@ const FrameRowView = memo(function FrameRowView({
   top,
   divergences,
   changes,
+  showMode,
 }: {
   row: FrameRow;
   top: number;
   divergences: Divergence[] | undefined;
   changes: ForkChange[] | undefined;
+  showMode: boolean;
 }) {
   const api = useReplayStoreApi();
   const selected = useReplayStore((s) => s.cursor === row.index);
   const rec = row.recorded;
-  const label = `#${row.seq} ${rec ? `${rec.type} ${rec.label}` : "(inserted by the replay)"} | replay ${row.provenance}${row.stale && row.provenance !== "stale" ? " (stale)" : ""}: ${row.type} ${row.label}${divergences ? ` | ${divergences.length} divergence${divergences.length > 1 ? "s" : ""}` : ""}${changes ? ` | ${changes.length} fork change${changes.length > 1 ? "s" : ""}` : ""}`;
+  const label = `#${row.seq}${showMode ? ` [${row.mode}]` : ""} ${rec ? `${rec.type} ${rec.label}` : "(inserted by the replay)"} | replay ${row.provenance}${row.stale && row.provenance !== "stale" ? " (stale)" : ""}: ${row.type} ${row.label}${divergences ? ` | ${divergences.length} divergence${divergences.length > 1 ? "s" : ""}` : ""}${changes ? ` | ${changes.length} fork change${changes.length > 1 ? "s" : ""}` : ""}`;
   return (
     <div
       role="option"
@@ -137,6 +143,7 @@ const FrameRowView = memo(function FrameRowView({
       <span className="seq">#{row.seq}</span>
       {rec ? (
         <span className="rp-cell recorded">
+          {showMode ? <ModeBadge mode={row.mode} /> : null}
           <KindBadge kind={rec.kind} />
           <span className="t">{rec.type}</span>
           <span className="n">

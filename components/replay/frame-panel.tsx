@@ -4,6 +4,8 @@ import { diffLineText, jsonDiff, jsonText } from "@/lib/compare/json-diff";
 import { JsonTree } from "@/components/ui/json-tree";
 import { Segments } from "@/components/ui/safe-text";
 import { labelOf } from "./frame-rows";
+import { ModeBadge } from "@/components/live/mode-badge";
+import { frameMode } from "@/lib/live/mode";
 import { ProvenanceBadge } from "./provenance-badge";
 import type { FrameView, ReplayResult } from "./protocol";
 import { useReplayStore } from "./replay-store";
@@ -27,6 +29,7 @@ export function FramePanel() {
       data-frame={view?.index}
       data-seq={view?.frame.seq}
       data-provenance={view?.frame.provenance}
+      data-mode={view ? frameMode(view.frame.recorded ?? view.frame.event) : undefined}
       data-ready={ready ? "true" : "false"}
     >
       <FrameBody view={view} result={result} />
@@ -59,6 +62,8 @@ const FrameBody = memo(function FrameBody({ view, result }: { view: FrameView | 
     );
   }
   const staleAt = frame.stale ? /seq (\d+)/.exec(frame.note ?? "")?.[1] : undefined;
+  const mode = frameMode(frame.recorded ?? frame.event);
+  const branch = result?.rows.some((r) => r.mode !== "recorded") ?? false;
   return (
     <div className="rp-panel">
       <h2>
@@ -70,6 +75,7 @@ const FrameBody = memo(function FrameBody({ view, result }: { view: FrameView | 
         </span>
         <ProvenanceBadge provenance={frame.provenance} />
         {frame.substituted ? <span className="sub-mark">recorded result substituted</span> : null}
+        {branch || mode !== "recorded" ? <ModeBadge mode={mode} /> : null}
       </h2>
       <div className="meta">
         <span>

@@ -6,6 +6,7 @@ import { kindOf } from "@/lib/graph/kind";
 import type { JournalEvent } from "@/lib/journal/types";
 import { str } from "@/lib/journal/values";
 import type { Replay, ReplayFrame } from "@/lib/replay";
+import { frameMode } from "@/lib/live/mode";
 import type { FrameRow } from "./protocol";
 
 const cut = (s: string, n = 80) => (s.length > n ? `${s.slice(0, n)}…` : s);
@@ -110,6 +111,7 @@ export function createRowBuilder(): { rows(events: readonly JournalEvent[], fram
         note: f.note,
         simulated: f.recorded === null || f.event !== f.recorded,
         recorded: f.recorded === null ? null : { type: f.recorded.type, label: labelOf(f.recorded), kind: kind(f.recorded) },
+        mode: frameMode(f.recorded ?? f.event),
       }));
     },
   };

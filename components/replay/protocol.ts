@@ -6,6 +6,7 @@
 import type { EventKind } from "@/lib/graph/kind";
 import type { Divergence, ForkChange, ForkSpec, Provenance, ReplayFrame, ReplaySummary } from "@/lib/replay";
 import type { RunState } from "@/lib/state";
+import type { FrameMode } from "@/lib/live/mode";
 
 /** What one row of the side-by-side list shows; built in the worker, once per replay. */
 export interface FrameRow {
@@ -24,6 +25,8 @@ export interface FrameRow {
   simulated: boolean;
   /** The recorded event in the left column; null where the replay inserted a frame. */
   recorded: { type: string; label: string; kind: EventKind } | null;
+  /** How the recorded event came to be: the agent's (recorded), a what-if edit (simulated), a live action's (live). */
+  mode: FrameMode;
 }
 
 /** What one page of events added to the reconstruct while the run loads. */

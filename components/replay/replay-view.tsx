@@ -31,6 +31,7 @@ export function ReplayView({
   initialDetail,
   bundle = null,
   payloadsDropped = null,
+  live = null,
 }: {
   runId: string;
   initialDetail: RunDetail;
@@ -38,11 +39,13 @@ export function ReplayView({
   bundle?: BundleProvenance | null;
   /** when retention dropped the run's payloads: said above every frame (they replay as lengths) */
   payloadsDropped?: string | null;
+  /** what the server decided this viewer may do live from a fork (null: nothing offered) */
+  live?: { offer: boolean; signedIn: boolean } | null;
 }) {
   const [store] = useState(createReplayStore);
   return (
     <ReplayStoreContext.Provider value={store}>
-      <ReplayBody runId={runId} initialDetail={initialDetail} bundle={bundle} dropped={payloadsDropped} />
+      <ReplayBody runId={runId} initialDetail={initialDetail} bundle={bundle} dropped={payloadsDropped} live={live} />
     </ReplayStoreContext.Provider>
   );
 }
@@ -52,11 +55,13 @@ function ReplayBody({
   initialDetail,
   bundle,
   dropped,
+  live,
 }: {
   runId: string;
   initialDetail: RunDetail;
   bundle: BundleProvenance | null;
   dropped: string | null;
+  live: { offer: boolean; signedIn: boolean } | null;
 }) {
   const api = useReplayStoreApi();
   const detail = useRunDetail(runId, initialDetail).data ?? initialDetail;
@@ -184,7 +189,9 @@ function ReplayBody({
             </div>
             <div className="tab-body" role="tabpanel" id={`rp-tab-${tab}`} aria-label={tabs.find((t) => t.id === tab)?.label}>
               {tab === "frame" ? <FramePanel /> : null}
-              {tab === "fork" ? <ForkPanel run={runId} policy={policy} fork={fork} forkError={forkError} onApply={applyFork} /> : null}
+              {tab === "fork" ? (
+                <ForkPanel run={runId} policy={policy} fork={fork} forkError={forkError} onApply={applyFork} live={live} />
+              ) : null}
               {tab === "divergences" ? <DivergenceList /> : null}
               {tab === "changes" ? <ChangeList /> : null}
             </div>

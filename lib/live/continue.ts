@@ -33,7 +33,8 @@
  * - Every event it adds carries `data.live` (`mark` plus where an answer came from), so the
  *   branch's frames read as recorded (copied), simulated (`data.whatIf`) or live.
  *
- * `ports` may throw; a model port that throws stops with `model-error`, a read port that
+ * `branchReconciles` (LiveBranch reconciles of the recording's calls) count as its own
+ * reconciles for `reuseConfirmedWrites`. `ports` may throw; a model port that throws stops with `model-error`, a read port that
  * throws gives the agent an `unknown` result (as a failed executor request is recorded).
  */
 import { canonicalJson, canonicallyEqual, sha256Hex } from "../canonical";
@@ -41,15 +42,11 @@ import type { JournalEvent, JsonObject, JsonValue, RunPolicy } from "../journal/
 import { buildForkPlan, ReplayError } from "../replay/plan";
 import type { ForkOverride } from "../replay/types";
 import { PlanError } from "./plan";
+import type { BranchReconcile } from "./types";
 
-export type FrameMode = "recorded" | "simulated" | "live";
+import { frameMode, type FrameMode } from "./mode";
 
-/** How a frame of a branch run came to be: copied from the original, edited by the what-if, or recorded by a live action. */
-export function frameMode(e: { data: Record<string, unknown> }): FrameMode {
-  if (e.data.live !== undefined && e.data.live !== null) return "live";
-  if (e.data.whatIf !== undefined && e.data.whatIf !== null) return "simulated";
-  return "recorded";
-}
+export { frameMode, type FrameMode };
 
 /** An OpenAI chat-completions message. */
 export interface ChatMessage {
@@ -316,8 +313,8 @@ interface RecordedTool {
   reconciled: "succeeded" | "failed" | null;
 }
 
-/** Every recorded tool call by tool name, with its latest result and reconcile. */
-function recordedTools(events: readonly JournalEvent[]): Map<string, RecordedTool[]> {
+/** Every recorded tool call by tool name, with its latest result and reconcile (in the journal, or on a branch run). */
+function recordedTools(events: readonly JournalEvent[], branchReconciles: readonly BranchReconcile[]): Map<string, RecordedTool[]> {
   const byTool = new Map<string, RecordedTool[]>();
   const byCall = new Map<string, RecordedTool>();
   for (const e of events) {
@@ -336,6 +333,10 @@ function recordedTools(events: readonly JournalEvent[]): Map<string, RecordedToo
       const r = byCall.get(str(d.call) ?? "\u0000");
       if (r && (d.outcome === "succeeded" || d.outcome === "failed")) r.reconciled = d.outcome;
     }
+  }
+  for (const b of branchReconciles) {
+    const r = byCall.get(b.call);
+    if (r && r.reconciled === null && r.result !== null) r.reconciled = b.outcome;
   }
   return byTool;
 }
@@ -362,10 +363,12 @@ export async function runContinuation(opts: {
   mark: ContinueMark;
   /** the model name to send (the executor's), default the recorded one */
   model?: string;
+  /** reconciles of the recording's calls made on branch runs (they confirm writes like the journal's own) */
+  branchReconciles?: readonly BranchReconcile[];
 }): Promise<ContinueOutcome> {
   const { start, policy, ports } = opts;
   const maxTurns = clampTurns(policy.maxTurns);
-  const recorded = recordedTools(opts.recording);
+  const recorded = recordedTools(opts.recording, opts.branchReconciles ?? []);
   const gated = new Set(start.policy?.requireApproval ?? []);
   const taken = new Set(start.kept.filter((e) => typeof e.data.call === "string").map((e) => e.data.call as string));
   const added: AddedEvent[] = [];
@@ -532,13 +535,22 @@ export async function runContinuation(opts: {
       add("model.response", { call: callId, error: { message }, live: live() }, reqSeq);
       return stop("model-error", `the model executor gave no answer: ${message}`);
     }
+    // a call id the branch already has (a model numbering its calls from 1 again) is renamed
+    // everywhere at once: journal, assistant message and tool messages stay consistent
+    const respSeq = seq + 1;
+    const inAnswer = new Set<string>();
+    const asked = a.toolCalls.map((c, i) => {
+      const id = taken.has(c.id) || inAnswer.has(c.id) ? `${c.id}.live-${respSeq}-${i}` : c.id;
+      inAnswer.add(id);
+      return { ...c, id };
+    });
     add(
       "model.response",
       {
         call: callId,
         output: {
           ...(a.text !== null ? { text: a.text } : {}),
-          ...(a.toolCalls.length > 0 ? { toolCalls: a.toolCalls.map((c) => ({ id: c.id, name: c.name, args: c.args })) } : {}),
+          ...(asked.length > 0 ? { toolCalls: asked.map((c) => ({ id: c.id, name: c.name, args: c.args })) } : {}),
         },
         ...(a.finishReason ? { finishReason: a.finishReason } : {}),
         ...(a.usage ? { usage: a.usage } : {}),
@@ -547,12 +559,12 @@ export async function runContinuation(opts: {
       },
       reqSeq,
     );
-    messages.push(assistantOf(a.text, a.toolCalls));
-    if (a.toolCalls.length === 0) {
+    messages.push(assistantOf(a.text, asked));
+    if (asked.length === 0) {
       out.finalText = a.text ?? "";
       return stop("final-answer", "the model answered with no tool call");
     }
-    pending = a.toolCalls;
+    pending = asked;
   }
 }
 
@@ -643,4 +655,54 @@ export function continueDigest(v: {
   policy: ContinuePolicy;
 }): string {
   return sha256Hex(canonicalJson(v as unknown as JsonValue));
+}
+
+/** One row of a branch run beside its original, aligned by seq. */
+export interface SideBySideRow {
+  seq: number;
+  original: { type: string } | null;
+  branch: { type: string; mode: FrameMode } | null;
+  /** the two events differ here (what a live action or the what-if wrote is not compared by its marks) */
+  differs: boolean;
+}
+
+/** An event's data as compared across a branch and its original: without the marks a branch adds. */
+function comparable(e: JournalEvent): string {
+  const { live: _l, whatIf: _w, ...rest } = e.data;
+  void _l;
+  void _w;
+  if (e.type === "run.start") {
+    const { forkOf: _f, mode: _m, ...start } = rest;
+    void _f;
+    void _m;
+    return canonicalJson({ type: e.type, data: start });
+  }
+  return canonicalJson({ type: e.type, data: rest });
+}
+
+/**
+ * A branch run beside its original from a little before the fork: rows aligned by seq and
+ * the first seq where they differ (null: none in the window). Both lists sorted by seq.
+ */
+export function sideBySide(
+  original: readonly JournalEvent[],
+  branch: readonly JournalEvent[],
+): { rows: SideBySideRow[]; firstDivergence: number | null } {
+  const o = new Map(original.map((e) => [e.seq as number, e]));
+  const b = new Map(branch.map((e) => [e.seq as number, e]));
+  const seqs = [...new Set([...o.keys(), ...b.keys()])].sort((x, y) => x - y);
+  let firstDivergence: number | null = null;
+  const rows = seqs.map((seq) => {
+    const oe = o.get(seq);
+    const be = b.get(seq);
+    const differs = !oe || !be || comparable(oe) !== comparable(be);
+    if (differs && firstDivergence === null) firstDivergence = seq;
+    return {
+      seq,
+      original: oe ? { type: oe.type } : null,
+      branch: be ? { type: be.type, mode: frameMode(be) } : null,
+      differs,
+    };
+  });
+  return { rows, firstDivergence };
 }

@@ -14,7 +14,7 @@ import { frameMode } from "@/lib/live/continue";
 import { addUser } from "@/lib/server/access/accounts";
 import { listAudit } from "@/lib/server/access/audit-log";
 import type { Db } from "@/lib/server/db";
-import { branchesOf, runEvents } from "@/lib/server/live/actions";
+import { branchesOf, reexecute, reexecutePreview, runEvents } from "@/lib/server/live/actions";
 import { continueExecutors, continueFork, continuePreview } from "@/lib/server/live/continue";
 import { addExecutor } from "@/lib/server/live/executors";
 import { ingestBytes } from "@/lib/server/service";
@@ -40,6 +40,7 @@ describe.each(DIALECTS)("continue a fork live on %s, demo bank over HTTP", (dial
   let dir: string;
   let model = "";
   let prodModel = "";
+  let tool = "";
   let fork = 0;
   const op = user("op-sandbox", "operator", ["sandbox"]);
   const override = { toolResult: { status: "ok", result: { id: "rf_0001", amountCents: 4999 } } };
@@ -53,7 +54,7 @@ describe.each(DIALECTS)("continue a fork live on %s, demo bank over HTTP", (dial
     bank = await startBankServer({ dir: path.join(dir, "bank"), port: 0, token: TOKEN });
     const add = async (kind: "tool" | "model", name: string, environment: string, url: string) =>
       (await addExecutor(db, { project: "default", kind, name, environment, url, credential: TOKEN, createdBy: "test" })).id;
-    await add("tool", "*", "sandbox", bank.url);
+    tool = await add("tool", "*", "sandbox", bank.url);
     model = await add("model", "scripted-planner-1", "sandbox", `${bank.url}/v1`);
     prodModel = await add("model", "scripted-planner-1", "production", `${bank.url}/v1`);
     for (const [name, role, envs] of [
@@ -150,5 +151,35 @@ describe.each(DIALECTS)("continue a fork live on %s, demo bank over HTTP", (dial
     expect(out.pendingWrite).toMatchObject({ tool: "issue_refund" });
     // the model only: no /call reached the bank
     expect(bank.requests.map((r) => r.path)).toEqual(["/v1/chat/completions"]);
+
+    // the separate confirmation: re-execute the pending write on the branch (its own preview and operation name) ...
+    const pending = out.pendingWrite!.seq;
+    const rp = await reexecutePreview(db, op, { run: out.branch, seq: pending, executor: tool });
+    expect(rp).toMatchObject({ tool: "issue_refund", refusal: null, needsOperationName: true, keySource: "new" });
+    const sent = await reexecute(db, op, {
+      run: out.branch,
+      seq: pending,
+      executor: tool,
+      digest: rp.digest,
+      reason: "send the refund the agent asked for",
+      password: PASSWORD,
+      operationName: "issue_refund",
+    });
+    expect(sent.status).toBe("ok");
+    expect(bank.requests.map((r) => r.path)).toEqual(["/v1/chat/completions", "/call"]);
+    // ... then continue from its result, with no edit: the agent reads the payment and answers
+    const resultSeq = (await runEvents(db, sent.branch)).find((e) => e.type === "tool.result" && e.seq > pending)!.seq;
+    const p2 = await continuePreview(db, op, { run: sent.branch, seq: resultSeq, executor: model });
+    expect(p2.messages[p2.messages.length - 1]).toMatchObject({ role: "tool", name: "issue_refund" });
+    const out2 = await continueFork(db, op, {
+      run: sent.branch,
+      seq: resultSeq,
+      executor: model,
+      digest: p2.digest,
+      reason: "and then?",
+      password: PASSWORD,
+    });
+    expect(out2).toMatchObject({ stop: "final-answer", modelCalls: 1 });
+    expect(out2.finalText).toBe(`Refunded 49.99 for order A-1001 (payment ${sent.externalId}).`);
   });
 });

@@ -15,6 +15,7 @@ import {
   frameMode,
   parseChatCompletion,
   runContinuation,
+  sideBySide,
   type ContinueMark,
   type ContinuePorts,
   type ModelRequest,
@@ -153,6 +154,10 @@ describe("runContinuation", () => {
     expect(out.pendingWrite).toMatchObject({ tool: "issue_refund", args: { orderId: "A-1001", amountCents: 4999 } });
     const call = out.added.find((e) => e.type === "tool.call")!;
     expect((call.data.live as Record<string, JsonValue>).pending).toBe(true);
+    // the scripted model numbers its calls from call_1 again: renamed, the same in the response and the call
+    expect(call.data.call).toMatch(/^call_1\.live-\d+-0$/);
+    const resp = out.added.find((e) => e.type === "model.response")!;
+    expect((resp.data.output as { toolCalls: { id: string }[] }).toolCalls[0].id).toBe(call.data.call);
     // never answered: no tool.result for it, and nothing but the model was asked
     expect(out.added.filter((e) => e.type === "tool.result")).toEqual([]);
     expect(m.reads).toEqual([]);
@@ -229,5 +234,30 @@ describe("runContinuation", () => {
     expect(out.stop).toBe("model-error");
     expect(out.added.find((e) => e.type === "model.response")?.data.error).toEqual({ message: "HTTP 500" });
     expect(out.added[out.added.length - 1].data.status).toBe("failed");
+  });
+});
+
+describe("sideBySide", () => {
+  it("marks the first divergence at the edited seq, and every branch frame's mode", async () => {
+    const s = continuationStart(events, { seq: timeoutSeq, override: { toolResult: { status: "ok", result: { id: "rf_0001" } } } });
+    const out = await runContinuation({ start: s, recording: events, policy: DEFAULT_POLICY, ports: scripted().ports, mark: MARK });
+    const branch = continuationJournal({ branchRun: "b1", start: s, outcome: out, ts: MARK.at });
+    const from = timeoutSeq - 2;
+    const view = sideBySide(
+      events.filter((e) => e.seq >= from),
+      branch.filter((e) => e.seq >= from),
+    );
+    expect(view.firstDivergence).toBe(timeoutSeq);
+    expect(view.rows[0]).toMatchObject({ seq: from, differs: false, branch: { mode: "recorded" } });
+    expect(view.rows.find((r) => r.seq === timeoutSeq)).toMatchObject({
+      differs: true,
+      branch: { type: "tool.result", mode: "simulated" },
+    });
+    expect(view.rows.find((r) => r.seq === timeoutSeq + 1)).toMatchObject({
+      original: { type: "tool.call" },
+      branch: { type: "context", mode: "live" },
+    });
+    // the copies before the fork are the original's, marks and hashes aside
+    expect(sideBySide(events.slice(0, timeoutSeq), branch.slice(0, timeoutSeq)).firstDivergence).toBeNull();
   });
 });

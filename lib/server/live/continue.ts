@@ -25,7 +25,9 @@ import {
   DEFAULT_POLICY,
   parseChatCompletion,
   runContinuation,
+  sideBySide,
   type AskedCall,
+  type SideBySideRow,
   type ChatMessage,
   type ContinueMark,
   type ContinueOutcome,
@@ -34,15 +36,17 @@ import {
   type ToolAnswer,
 } from "../../live/continue";
 import { branchRunId, newIdempotencyKey } from "../../live/plan";
-import type { ExecutorChoice, ExecutorInfo } from "../../live/types";
+import type { BranchReconcile, ExecutorChoice, ExecutorInfo } from "../../live/types";
 import { parseForkOverride, ReplayError } from "../../replay";
 import type { ForkOverride } from "../../replay/types";
 import { appendAudit } from "../access/audit-log";
 import type { Db } from "../db";
+import { runProjectOf } from "../queries";
 import {
   choice,
   confirm,
   liveDecision,
+  liveEnvironments,
   LiveRefusal,
   logged,
   operatorRole,
@@ -185,6 +189,8 @@ export async function executeContinuation(
     branchRun: string;
     /** run.start fields naming the branch's origin (default forkOf {original, forkSeq}; a resume passes resumeOf) */
     origin?: JsonObject;
+    /** reconciles of the recording's calls made on branch runs (confirm writes for `reuseConfirmedWrites`) */
+    branchReconciles?: readonly BranchReconcile[];
   },
 ): Promise<{ outcome: ContinueOutcome; findings: number; journal: JournalEvent[] }> {
   const readFor = (tool: string) => opts.readExecutors.find((e) => e.name === tool) ?? opts.readExecutors.find((e) => e.name === "*");
@@ -194,6 +200,7 @@ export async function executeContinuation(
     policy: opts.policy,
     mark: opts.mark,
     model: modelName(opts.model, opts.start),
+    ...(opts.branchReconciles ? { branchReconciles: opts.branchReconciles } : {}),
     ports: {
       model: async (req) => {
         const credential = await executorCredential(db, opts.model);
@@ -353,4 +360,61 @@ export async function continueExecutors(db: Db, principal: Principal, run: strin
   return (await listExecutors(db, [project]))
     .filter((e) => e.kind === "model" && liveDecision(principal, project, e.environment).ok)
     .map(choice);
+}
+
+const SIDE_ROWS = 300;
+
+async function eventsFrom(db: Db, run: string, from: number): Promise<JournalEvent[]> {
+  const rows = await db.sql.all<{ body: string }>(
+    `SELECT "body" FROM "Event" WHERE "runId" = ? AND "seq" >= ? ORDER BY "seq" LIMIT ${SIDE_ROWS}`,
+    [run, from],
+  );
+  return rows.map((r) => JSON.parse(r.body) as JournalEvent);
+}
+
+export interface SideBySide {
+  original: string;
+  branch: string;
+  kind: string;
+  forkSeq: number;
+  from: number;
+  rows: SideBySideRow[];
+  firstDivergence: number | null;
+  /** more rows than shown */
+  truncated: boolean;
+}
+
+/**
+ * A branch run a live action made beside its original, from a little before the fork (the
+ * replay page of the branch shows it). Null for a run that is no such branch, or whose
+ * original is gone or in another project than `project`.
+ */
+export async function branchSideBySide(db: Db, branch: string, project: string): Promise<SideBySide | null> {
+  const own = await db.sql.all<{ originalRun: string; forkSeq: number; kind: string }>(
+    `SELECT "originalRun", "forkSeq", "kind" FROM "LiveBranch" WHERE "runId" = ?`,
+    [branch],
+  );
+  const b = own[0];
+  if (!b || (await runProjectOf(db, b.originalRun)) !== project) return null;
+  const forkSeq = Number(b.forkSeq);
+  const from = Math.max(0, forkSeq - 3);
+  const [o, br] = await Promise.all([eventsFrom(db, b.originalRun, from), eventsFrom(db, branch, from)]);
+  const view = sideBySide(o, br);
+  return {
+    original: b.originalRun,
+    branch,
+    kind: b.kind,
+    forkSeq,
+    from,
+    rows: view.rows.slice(0, SIDE_ROWS),
+    firstDivergence: view.firstDivergence,
+    truncated: o.length === SIDE_ROWS || br.length === SIDE_ROWS,
+  };
+}
+
+/** Whether the replay page offers "Continue live": the viewer acts on an environment a model executor of the project acts on. */
+export async function offersContinue(db: Db, principal: Principal, project: string): Promise<boolean> {
+  const envs = liveEnvironments(principal, project);
+  if (envs.length === 0) return false;
+  return (await listExecutors(db, [project])).some((e) => e.kind === "model" && envs.includes(e.environment));
 }

@@ -5,6 +5,8 @@ import { bundleOf } from "@/lib/server/bundle-runs";
 import { page, runParams } from "@/lib/server/edge";
 import { payloadsDroppedOf } from "@/lib/server/retention";
 import { branchInfo } from "@/lib/server/live/actions";
+import { branchSideBySide, offersContinue } from "@/lib/server/live/continue";
+import { SideBySide } from "@/components/live/side-by-side";
 import { getRun } from "@/lib/server/queries";
 import type { RunDetail } from "@/lib/view/api-types";
 import "@/components/replay/replay.css";
@@ -22,23 +24,30 @@ export async function generateMetadata({ params }: Props) {
  * Side-by-side replay of a run (reconstruct, or a what-if fork given as `?fork=SEQ&override=JSON`).
  * The header comes with the HTML; the events are fetched and replayed in the browser.
  */
-export default page({ need: "runs.read", project: "run", params: runParams }, async ({ db, params }) => {
+export default page({ need: "runs.read", project: "run", params: runParams }, async ({ db, params, principal, project }) => {
   const detail = await getRun(db, params.run);
   if (!detail) notFound();
   const branches = await branchInfo(db, params.run);
+  const bundle = await bundleOf(db, params.run);
+  const dropped = await payloadsDroppedOf(db, params.run);
+  // "Continue live" from a fork is offered only to a viewer the server would let act (it decides again on the action)
+  const offer = bundle === null && dropped === null && (await offersContinue(db, principal, project));
   const view = (
     <ReplayView
       runId={params.run}
       initialDetail={detail as RunDetail}
-      bundle={await bundleOf(db, params.run)}
-      payloadsDropped={await payloadsDroppedOf(db, params.run)}
+      bundle={bundle}
+      payloadsDropped={dropped}
+      live={offer ? { offer, signedIn: principal.kind === "user" } : null}
     />
   );
-  // branch runs live actions made, under their original (and a branch names its original)
+  // branch runs live actions made, under their original (and a branch names its original, beside it)
   if (!branches.of && branches.children.length === 0) return view;
+  const beside = branches.of ? await branchSideBySide(db, params.run, project) : null;
   return (
-    <div className="rp-page">
+    <div className={`rp-page${beside ? " with-side" : ""}`}>
       <BranchBar branches={branches} />
+      {beside ? <SideBySide view={beside} /> : null}
       {view}
     </div>
   );
