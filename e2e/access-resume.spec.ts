@@ -310,6 +310,8 @@ test("a succeeded run offers no resume: its checkpoint says why", async ({ page 
   await page.goto(`${server.base}/runs/${OK_RUN}?event=${cp}`);
   await expect(page.getByTestId("resume-hint")).toContainText("No resume from here: the run succeeded");
   await expect(page.getByTestId("resume-panel")).toHaveCount(0);
+  // a run with no branch and no resume plan gets no bar under its header
+  await expect(page.getByTestId("branch-bar")).toHaveCount(0);
   await shots(page, "checkpoint-no-resume");
   // the failed run's durable checkpoint opens the plan from there; a non-durable one says why not
   await page.goto(`${server.base}/runs/${OUTAGE}?event=${seqOf(OUTAGE, "checkpoint", (e) => e.data.id === "refunded-2")}`);

@@ -171,7 +171,12 @@ function RunViewBody({
             </>
           }
         />
-        <BranchBar branches={branches}>{bundle ? null : <ResumePanel runId={runId} status={detail.status} />}</BranchBar>
+        {/* the resume plan shares the branch bar, for a failed or cancelled run only (others get no empty bar) */}
+        <BranchBar branches={branches}>
+          {!bundle && (detail.status === "failed" || detail.status === "cancelled") ? (
+            <ResumePanel runId={runId} status={detail.status} />
+          ) : null}
+        </BranchBar>
         <ShortcutsDialog page="run" />
         <div className="run-body" style={panes.style} data-collapsed={panes.collapsedNames}>
           <aside className="side" aria-label="Events and findings">
