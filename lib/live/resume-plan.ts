@@ -66,6 +66,8 @@ export interface ResumePlan {
 }
 
 const RESUMABLE = new Set(["failed", "cancelled"]);
+/** A recorded name in a sentence: the table shows it whole. */
+const cut = (s: string) => (s.length > 80 ? `${s.slice(0, 80)}…` : s);
 
 function checkpointsOf(events: readonly JournalEvent[]): CheckpointInfo[] {
   return events
@@ -201,7 +203,7 @@ export function resumePlan(opts: {
     (notContinuable !== null
       ? `the agent cannot be continued from checkpoint "${checkpoint?.id ?? ""}": ${notContinuable}`
       : pending.length > 0
-        ? `reconcile first: ${pending.map((r) => `#${r.resultSeq ?? r.seq} ${r.tool} (${r.status ?? "no result"})`).join(", ")} ha${pending.length === 1 ? "s" : "ve"} an outcome nobody reconciled`
+        ? `reconcile first: ${pending.map((r) => `#${r.resultSeq ?? r.seq} ${cut(r.tool)} (${r.status ?? "no result"})`).join(", ")} ha${pending.length === 1 ? "s" : "ve"} an outcome nobody reconciled`
         : null);
   const digest = sha256Hex(
     canonicalJson({
