@@ -186,6 +186,11 @@ export const CASES: readonly Case[] = [
   { kind: "action", file: "live", name: "previewContinue", input: { run: "demo-refund-4185", seq: 19, override: { toolResult: { status: "error" } }, executor: "no-such-executor" }, expect: [401, 401, 403, 403, 403, 403, 404, 404, 404, 404] },
   { kind: "action", file: "live", name: "continueLive", input: { run: "demo-refund-4185", seq: 19, override: { toolResult: { status: "error" } }, executor: "no-such-executor", digest: "0000000000000000000000000000000000000000000000000000000000000000", reason: "matrix", password: "matrix password 0123" }, expect: [401, 401, 403, 403, 403, 403, 404, 404, 404, 404] },
   { kind: "action", file: "live", name: "continueLive", input: { run: "demo-booking-5999", seq: 1, executor: "no-such-executor", digest: "0000000000000000000000000000000000000000000000000000000000000000", reason: "matrix" }, expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 400] },
+  // resume: the plan is read by anyone who reads the run; resuming is a live action (role, then the model executor: 404 here, none exists)
+  { kind: "action", file: "live", name: "resumePlanOf", input: { run: "demo-refund-4185" },                                 expect: [401, 401, 403, 403, 200, 200, 200, 200, 200, 404] },
+  { kind: "action", file: "live", name: "resumePlanOf", input: { run: "demo-booking-5999", checkpoint: "c1" },              expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 200] },
+  { kind: "action", file: "live", name: "resumeRun", input: { run: "demo-refund-4185", checkpoint: "c1", executor: "no-such-executor", digest: "0000000000000000000000000000000000000000000000000000000000000000", reason: "matrix", password: "matrix password 0123" }, expect: [401, 401, 403, 403, 403, 403, 404, 404, 404, 404] },
+  { kind: "action", file: "live", name: "resumeRun", input: { run: "demo-booking-5999", checkpoint: "c1", executor: "no-such-executor", digest: "0000000000000000000000000000000000000000000000000000000000000000", reason: "matrix" }, expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 404] },
   // signs out a session made for this cell alone (the matrix's own sessions stay alive)
   { kind: "action", file: "session", name: "signOut", input: {},                                                          expect: [303, 303, 303, 303, 303, 303, 303, 303, 303, 303] },
 ];

@@ -12,6 +12,7 @@ import { action } from "@/lib/server/edge";
 import { MAX_PASSWORD_LENGTH } from "@/lib/server/access/password";
 import { executorsForCall, reconcile, reconcilePreview, reexecute, reexecutePreview } from "@/lib/server/live/actions";
 import { continueExecutors, continueFork, continuePreview } from "@/lib/server/live/continue";
+import { resume, resumeView } from "@/lib/server/live/resume";
 
 const target = {
   run: z.string().regex(RUN_ID_PATTERN, "run id must be 1 to 128 characters of A-Z a-z 0-9 . _ : -"),
@@ -84,4 +85,26 @@ export const continueLive = action(
   { need: "signed-in" },
   z.object({ ...continuation, digest: z.string().regex(/^[0-9a-f]{64}$/, "preview the continuation first"), ...confirmation }),
   async (ctx, input) => continueFork(ctx.db, ctx.principal, input),
+);
+
+const checkpointId = z.string().min(1, "choose a checkpoint").max(200);
+
+/** The resume plan of a run (anyone who may read it); `checkpoint` omitted: the last durable one. */
+export const resumePlanOf = action(
+  { need: "signed-in" },
+  z.object({ run: target.run, checkpoint: checkpointId.optional() }),
+  async (ctx, input) => resumeView(ctx.db, ctx.principal, input),
+);
+
+/** Resume a failed or cancelled run from a durable checkpoint as a branch run (resumeOf). */
+export const resumeRun = action(
+  { need: "signed-in" },
+  z.object({
+    run: target.run,
+    checkpoint: checkpointId,
+    executor,
+    digest: z.string().regex(/^[0-9a-f]{64}$/, "look at the resume plan first"),
+    ...confirmation,
+  }),
+  async (ctx, input) => resume(ctx.db, ctx.principal, input),
 );

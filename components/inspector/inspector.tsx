@@ -16,6 +16,7 @@ import { OverviewPane, RawPane } from "./raw-pane";
 import { RetrievalPane } from "./retrieval-pane";
 import { StatePane } from "./state-pane";
 import { ToolPane } from "./tool-pane";
+import { ResumeFromCheckpoint } from "@/components/live/resume-panel";
 import { useTimesRecorded } from "@/components/run/times-recorded";
 import { CopyLink } from "@/components/run/copy-link";
 import { FindingCard } from "@/components/run/finding-card";
@@ -128,6 +129,14 @@ export function Inspector({
           {seq !== null ? <CopyLink runId={runId} seq={seq} what={`event #${seq}`} /> : null}
           {s.redactions[row] > 0 ? <span className="warnc">{plural(s.redactions[row], "secret")} redacted</span> : null}
         </div>
+        {type === "checkpoint" && ready ? (
+          <ResumeFromCheckpoint
+            runId={runId}
+            status={detail.status}
+            id={typeof q.data.event.event.data.id === "string" ? q.data.event.event.data.id : ""}
+            durable={q.data.event.event.data.durable === true}
+          />
+        ) : null}
         {findings.length > 0 ? (
           <div className="inspector-findings" aria-label={`Findings at #${seq}`}>
             {findings.map((f) => (

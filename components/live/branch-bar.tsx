@@ -17,11 +17,19 @@ export interface Branches {
   children: BranchItem[];
 }
 
-const KIND: Record<string, string> = { reconcile: "reconcile", "re-execute": "live re-execute", continue: "live continue" };
+const KIND: Record<string, string> = {
+  reconcile: "reconcile",
+  "re-execute": "live re-execute",
+  continue: "live continue",
+  resume: "resume",
+};
 
-/** Under the run header: the original a branch run came from, or the branch runs made of this one. */
-export function BranchBar({ branches }: { branches: Branches }) {
-  if (!branches.of && branches.children.length === 0) return null;
+/**
+ * Under the run header: the original a branch run came from, or the branch runs made of
+ * this one; `children` (the resume plan) share the bar, so the page keeps one row for both.
+ */
+export function BranchBar({ branches, children }: { branches: Branches; children?: React.ReactNode }) {
+  if (!branches.of && branches.children.length === 0 && !children) return null;
   return (
     <div className="branch-bar" data-testid="branch-bar">
       {branches.of ? (
@@ -33,7 +41,9 @@ export function BranchBar({ branches }: { branches: Branches }) {
           at #{branches.of.seq}:{" "}
           {branches.of.kind === "continue"
             ? "the events before it are the original's, the what-if edit is simulated, and those after it were recorded live."
-            : "the events before it are the original's, those after it were recorded live."}
+            : branches.of.kind === "resume"
+              ? "the events up to the checkpoint are the original's; after it the agent was continued live, reused and skipped calls answered from the recording."
+              : "the events before it are the original's, those after it were recorded live."}
         </p>
       ) : null}
       {branches.children.length > 0 ? (
@@ -54,6 +64,7 @@ export function BranchBar({ branches }: { branches: Branches }) {
           </ul>
         </details>
       ) : null}
+      {children}
     </div>
   );
 }

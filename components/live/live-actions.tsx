@@ -1,5 +1,6 @@
 "use client";
 import Link from "next/link";
+import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState, useTransition } from "react";
 import { liveExecutors, previewReconcile, previewReexecute, reconcileCall, reexecuteCall } from "@/app/actions/live";
 import type { ExecutorChoice, ReconcilePreview, RecordedCall, ReexecutePreview } from "@/lib/live/types";
@@ -7,6 +8,7 @@ import { JsonTree } from "@/components/ui/json-tree";
 import { SafeText } from "@/components/ui/safe-text";
 import { Jump } from "@/components/inspector/bits";
 import { useLivePowers } from "./live-context";
+import { RESUME_PLAN_KEY } from "./resume-panel";
 
 type Result<R> = { ok: true; value: R } | { ok: false; status: number; error: string };
 interface Outcome {
@@ -48,7 +50,13 @@ export function LiveActions({ seq, unknownOutcome }: { seq: number; unknownOutco
   const [mode, setMode] = useState<"none" | "reexecute" | "reconcile">("none");
   const [preview, setPreview] = useState<ReexecutePreview | null>(null);
   const [recPreview, setRecPreview] = useState<ReconcilePreview | null>(null);
-  const [done, setDone] = useState<Outcome | null>(null);
+  const [done, setDoneState] = useState<Outcome | null>(null);
+  const qc = useQueryClient();
+  // a reconcile or re-execution changes what a resume of this run would do
+  const setDone = (o: Outcome | null) => {
+    setDoneState(o);
+    if (o) void qc.invalidateQueries({ queryKey: [RESUME_PLAN_KEY, runId] });
+  };
   const load = useLiveCall();
   const act = useLiveCall();
 

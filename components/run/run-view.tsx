@@ -27,6 +27,7 @@ import { Timeline } from "@/components/timeline/timeline";
 import { Inspector } from "@/components/inspector/inspector";
 import { LiveProvider, type LivePowers } from "@/components/live/live-context";
 import { BranchBar, type Branches } from "@/components/live/branch-bar";
+import { ResumePanel } from "@/components/live/resume-panel";
 import { TimesRecordedProvider } from "./times-recorded";
 import { PANE_BOUNDS, usePaneSizes, type PaneName } from "./pane-sizes";
 import { Splitter } from "@/components/ui/splitter";
@@ -170,7 +171,12 @@ function RunViewBody({
             </>
           }
         />
-        <BranchBar branches={branches} />
+        {/* the resume plan shares the branch bar, for a failed or cancelled run only (others get no empty bar) */}
+        <BranchBar branches={branches}>
+          {!bundle && (detail.status === "failed" || detail.status === "cancelled") ? (
+            <ResumePanel runId={runId} status={detail.status} />
+          ) : null}
+        </BranchBar>
         <ShortcutsDialog page="run" />
         <div className="run-body" style={panes.style} data-collapsed={panes.collapsedNames}>
           <aside className="side" aria-label="Events and findings">

@@ -163,6 +163,11 @@ export function RunsTable({
                   <div className="sub branch-of" data-testid="branch-of">
                     ↳ branch of {r.forkOf.run} at #{r.forkOf.seq}
                   </div>
+                ) : r.resumeOf ? (
+                  <div className="sub branch-of" data-testid="branch-of">
+                    ↳ resume of {r.resumeOf.run}
+                    {r.resumeOf.checkpoint !== null ? ` from checkpoint ${r.resumeOf.checkpoint}` : ""}
+                  </div>
                 ) : null}
                 {r.tags.length > 0 ? <div className="sub">{vt(r.tags.join(" · "))}</div> : null}
               </td>
@@ -235,15 +240,19 @@ function useNow(): number | null {
   return useSyncExternalStore(subscribeMinutes, thisMinute, onServer);
 }
 
-/** Branch runs (forkOf) right after their original when both are on the page, in the order they came. */
+/** The run a branch run (forkOf) or a resumed run (resumeOf) came from, or null. */
+const originOf = (r: RunListItem): string | null => r.forkOf?.run ?? r.resumeOf?.run ?? null;
+
+/** Branch runs (forkOf, resumeOf) right after their original when both are on the page, in the order they came. */
 function underOriginals(runs: RunListItem[]): RunListItem[] {
   const ids = new Set(runs.map((r) => r.id));
   const children = new Map<string, RunListItem[]>();
   for (const r of runs) {
-    if (r.forkOf && ids.has(r.forkOf.run) && r.forkOf.run !== r.id) {
-      const list = children.get(r.forkOf.run) ?? [];
+    const origin = originOf(r);
+    if (origin !== null && ids.has(origin) && origin !== r.id) {
+      const list = children.get(origin) ?? [];
       list.push(r);
-      children.set(r.forkOf.run, list);
+      children.set(origin, list);
     }
   }
   if (children.size === 0) return runs;
@@ -255,7 +264,10 @@ function underOriginals(runs: RunListItem[]): RunListItem[] {
     out.push(r);
     for (const c of children.get(r.id) ?? []) place(c);
   };
-  for (const r of runs) if (!(r.forkOf && ids.has(r.forkOf.run))) place(r);
+  for (const r of runs) {
+    const origin = originOf(r);
+    if (!(origin !== null && ids.has(origin))) place(r);
+  }
   for (const r of runs) place(r);
   return out;
 }

@@ -101,7 +101,14 @@ function toSummary(
     source: r.source,
     updatedAt: r.updatedAt,
     forkOf: forkOfHeader(header.forkOf),
+    resumeOf: resumeOfHeader(header.resumeOf),
   };
+}
+
+function resumeOfHeader(v: unknown): { run: string; checkpoint: string | null } | null {
+  if (!v || typeof v !== "object") return null;
+  const f = v as { run?: unknown; checkpoint?: unknown };
+  return typeof f.run === "string" ? { run: f.run, checkpoint: typeof f.checkpoint === "string" ? f.checkpoint : null } : null;
 }
 
 function forkOfHeader(v: unknown): { run: string; seq: number } | null {

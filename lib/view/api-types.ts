@@ -64,6 +64,8 @@ const runListItemShape = {
   updatedAt: z.number(),
   /** the run's run.start `forkOf`: a branch run (a live action's, or any fork) of that run at that seq */
   forkOf: z.object({ run: z.string(), seq: z.number() }).nullable().optional(),
+  /** the run's run.start `resumeOf`: a run resumed from that run's checkpoint (a resume branch, or any resumed run) */
+  resumeOf: z.object({ run: z.string(), checkpoint: z.string().nullable() }).nullable().optional(),
 };
 
 /** One run of GET /api/runs. */

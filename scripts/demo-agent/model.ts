@@ -39,6 +39,22 @@ function lastResult(messages: ChatMessage[], tool: string): unknown {
   return undefined;
 }
 
+/** Every result of `tool` in the conversation, oldest first. */
+function results(messages: ChatMessage[], tool: string): unknown[] {
+  const out: unknown[] = [];
+  for (const m of messages) {
+    if (m.role !== "tool" || m.name !== tool) continue;
+    let v: unknown;
+    try {
+      v = JSON.parse(m.content);
+    } catch {
+      v = m.content;
+    }
+    out.push(v ?? null);
+  }
+  return out;
+}
+
 export class ScriptedModel {
   private calls = 0;
   constructor(readonly name = "scripted-planner-1") {}
@@ -65,11 +81,25 @@ export class ScriptedModel {
     } else if (order) {
       const found = lastResult(messages, "lookup_order") as { amountCents?: number; chargedTimes?: number } | undefined;
       const policy = lastResult(messages, "kb_search");
-      const refund = lastResult(messages, "issue_refund") as { id?: string } | undefined;
+      // a null result counts too: a refund confirmed by a reconcile comes back without its payment
+      const refunds = results(messages, "issue_refund") as Array<{ id?: string } | null>;
+      const single = lastResult(messages, "issue_refund") as { id?: string } | undefined;
+      // one refund per duplicate charge; the charge is named only when there are several
+      const duplicates = Math.max(1, (found?.chargedTimes ?? 2) - 1);
+      const amount = found?.amountCents ?? 0;
       if (!found) choice = call("lookup_order", { orderId: order });
       else if (policy === undefined) choice = call("kb_search", { query: "duplicate charge refund policy" });
-      else if (!refund) choice = call("issue_refund", { orderId: order, amountCents: found.amountCents ?? 0 });
-      else choice = say(`Refunded ${((found.amountCents ?? 0) / 100).toFixed(2)} for order ${order} (payment ${refund.id}).`);
+      else if (duplicates === 1 && !single) choice = call("issue_refund", { orderId: order, amountCents: amount });
+      else if (duplicates === 1) choice = say(`Refunded ${(amount / 100).toFixed(2)} for order ${order} (payment ${single?.id}).`);
+      else if (refunds.length < duplicates)
+        choice = call("issue_refund", { orderId: order, amountCents: amount, charge: refunds.length + 2 });
+      else {
+        const ids = refunds.map((r) => r?.id).filter((id): id is string => typeof id === "string");
+        const others = refunds.length - ids.length;
+        choice = say(
+          `Refunded ${((amount * duplicates) / 100).toFixed(2)} for order ${order} (payments ${ids.join(", ")}${others > 0 ? ` and ${others} confirmed by a reconcile` : ""}).`,
+        );
+      }
     } else {
       choice = say("I can help with refunds and transfers. Which order or transfer is it about?");
     }

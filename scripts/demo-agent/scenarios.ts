@@ -4,7 +4,10 @@
  *   it committed, and a reconcile through the executor finds it (no second payment);
  * - `transfer-watch`: a loop that checks a transfer until its stop condition is met;
  * - `refund-retry-no-idempotency`: the failure mode: a stale policy document, a write
- *   without idempotency key that times out and is retried blindly, paying twice.
+ *   without idempotency key that times out and is retried blindly, paying twice;
+ * - `refund-gateway-outage`: a run that fails and can be resumed: two refunds after a
+ *   durable checkpoint, the first confirmed, the second timing out (it committed); the
+ *   agent stops for a person instead of guessing (docs/live-actions.md, "Resume").
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
@@ -12,7 +15,7 @@ import { createRecorder, fileSink, httpSink, ToolTimeoutError, type Recorder, ty
 import { Bank, type KbDoc, type Payment } from "./bank";
 import { ScriptedModel, type ChatMessage } from "./model";
 
-export const SCENARIOS = ["refund-approval", "transfer-watch", "refund-retry-no-idempotency"] as const;
+export const SCENARIOS = ["refund-approval", "transfer-watch", "refund-retry-no-idempotency", "refund-gateway-outage"] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface RunOptions {
@@ -43,6 +46,7 @@ const INPUTS: Record<ScenarioName, string> = {
   "refund-approval": "Hi, I was charged twice for order A-1001. Please refund the duplicate.",
   "transfer-watch": "Tell me when transfer TR-7 has settled.",
   "refund-retry-no-idempotency": "Order A-2002 was charged twice, refund it please.",
+  "refund-gateway-outage": "Order A-3003 was charged three times; please refund the two duplicate charges.",
 };
 
 const SYSTEM = "You are a careful support agent for a small bank. Follow the refund policy. Ask for approval before moving money.";
@@ -276,10 +280,73 @@ async function refundRetryNoIdempotency(c: Ctx): Promise<"succeeded"> {
   return "succeeded";
 }
 
+// (d) -----------------------------------------------------------------------------------
+async function refundGatewayOutage(c: Ctx): Promise<"succeeded"> {
+  const orderId = "A-3003";
+  c.bank.seed({
+    orders: [{ id: orderId, customer: "cust-88", amountCents: 2500, chargedTimes: 3, status: "charged-three-times" }],
+    kb: [
+      {
+        id: "kb-refunds",
+        version: "7",
+        indexedAt: new Date(c.now() - 2 * DAY).toISOString(),
+        content: "Duplicate charge: refund each duplicate in full, one refund per charge.",
+      },
+    ],
+  });
+  const text = INPUTS["refund-gateway-outage"];
+  c.rec.input(text);
+  c.rec.state([{ op: "add", path: "/phase", value: "triage" }]);
+  c.rec.checkpoint({ id: "received", durable: true });
+  const messages: ChatMessage[] = [
+    { role: "system", content: SYSTEM },
+    { role: "user", content: text },
+  ];
+  let final: string | undefined;
+  for (let n = 1; n <= 6 && final === undefined; n++) {
+    final = await turn(c, n, messages, async (name, id, args) => {
+      if (name !== "issue_refund") {
+        const r = await lookupAndSearch(c, name, id, args);
+        if (name === "lookup_order") {
+          c.rec.state([{ op: "replace", path: "/phase", value: "triaged" }]);
+          // the order is known: a restart from here need not look it up again
+          c.rec.checkpoint({ id: "triaged", durable: true });
+        }
+        return r;
+      }
+      const charge = Number(args.charge);
+      const key = `refund-${orderId}-charge-${charge}`;
+      // the gateway commits the second refund and then times out
+      if (charge === 3) c.bank.failAfterCommit(1);
+      try {
+        const payment = await c.rec.tool(
+          "issue_refund",
+          { effect: "write", idempotencyKey: key, target: "bank.sqlite", call: id, version: "1.0.0", externalId: (p) => (p as Payment).id },
+          args,
+          async (a) => c.bank.pay({ orderId: String(a.orderId), amountCents: Number(a.amountCents), idempotencyKey: key }),
+        );
+        c.rec.state([{ op: "add", path: `/refund-${charge}`, value: { paymentId: payment.id } }]);
+        // kept in memory only: the agent's process would lose it
+        c.rec.checkpoint({ id: `refunded-${charge}`, durable: false });
+        return payment;
+      } catch (e) {
+        if (!(e instanceof ToolTimeoutError)) throw e;
+        // Not retried and not guessed: the run stops for a person (who reconciles, then resumes).
+        c.rec.error(`issue_refund for charge ${charge} timed out: the outcome is unknown`, { code: "timeout", retryable: false });
+        throw new Error(`refund of charge ${charge} could not be confirmed; stopping for a person`);
+      }
+    });
+    if (final === undefined) c.rec.decision("continue", { reason: "tool results to read" });
+  }
+  await c.rec.end("succeeded", { output: final });
+  return "succeeded";
+}
+
 const RUNNERS: Record<ScenarioName, (c: Ctx) => Promise<"succeeded">> = {
   "refund-approval": refundApproval,
   "transfer-watch": transferWatch,
   "refund-retry-no-idempotency": refundRetryNoIdempotency,
+  "refund-gateway-outage": refundGatewayOutage,
 };
 
 const POLICIES: Record<ScenarioName, Record<string, unknown>> = {
@@ -296,9 +363,14 @@ const POLICIES: Record<ScenarioName, Record<string, unknown>> = {
     retrievalMaxAgeSeconds: 30 * 86400,
     requiredInstructions: INSTRUCTIONS,
   },
+  "refund-gateway-outage": { maxSteps: 8, retrievalMaxAgeSeconds: 30 * 86400, requiredInstructions: INSTRUCTIONS },
 };
 
-const ORDER_OF: Partial<Record<ScenarioName, string>> = { "refund-approval": "A-1001", "refund-retry-no-idempotency": "A-2002" };
+const ORDER_OF: Partial<Record<ScenarioName, string>> = {
+  "refund-approval": "A-1001",
+  "refund-retry-no-idempotency": "A-2002",
+  "refund-gateway-outage": "A-3003",
+};
 
 export async function runScenarios(opts: RunOptions): Promise<ScenarioResult[]> {
   const log = opts.log ?? (() => undefined);
@@ -344,7 +416,7 @@ export async function runScenarios(opts: RunOptions): Promise<ScenarioResult[]> 
         models: { planner: model.name },
       },
       environment: "demo",
-      initiator: { kind: "user", id: name === "transfer-watch" ? "cust-9" : "cust-42" },
+      initiator: { kind: "user", id: name === "transfer-watch" ? "cust-9" : name === "refund-gateway-outage" ? "cust-88" : "cust-42" },
       policy: POLICIES[name],
       input: { message: INPUTS[name] },
       tags: ["demo", name],

@@ -48,7 +48,9 @@ describe("demo agent", () => {
   });
 
   it("writes one journal per scenario that the reader reads without errors and whose chain verifies", () => {
-    expect(results.map((r) => [r.name, r.status, r.delivered])).toEqual(SCENARIOS.map((n) => [n, "succeeded", true]));
+    expect(results.map((r) => [r.name, r.status, r.delivered])).toEqual(
+      SCENARIOS.map((n) => [n, n === "refund-gateway-outage" ? "failed" : "succeeded", true]),
+    );
     for (const name of SCENARIOS) {
       const events = journals.get(name)!;
       expect(events.length).toBeGreaterThan(10);
@@ -108,6 +110,25 @@ describe("demo agent", () => {
     expect(rules).toEqual(
       expect.arrayContaining(["retrieval.stale", "effect.no-idempotency", "effect.retry-after-unknown", "approval.missing"]),
     );
+  });
+
+  it("refund-gateway-outage: fails after a durable checkpoint with one refund confirmed and one timed out (it committed)", () => {
+    const events = journals.get("refund-gateway-outage")!;
+    const cps = events.filter((e) => e.type === "checkpoint").map((e) => [e.data.id, e.data.durable]);
+    expect(cps).toEqual([
+      ["received", true],
+      ["triaged", true],
+      ["refunded-2", false],
+    ]);
+    const pays = events.filter((e) => e.type === "tool.call" && e.data.tool === "issue_refund");
+    expect(pays.map((p) => p.data.idempotencyKey)).toEqual(["refund-A-3003-charge-2", "refund-A-3003-charge-3"]);
+    const statuses = pays.map((p) => events.find((e) => e.type === "tool.result" && e.data.call === p.data.call)?.data.status);
+    expect(statuses).toEqual(["ok", "timeout"]);
+    expect(events.at(-1)?.data).toMatchObject({ status: "failed" });
+    expect(events.some((e) => e.type === "reconcile")).toBe(false);
+    // the bank committed both: the second is what a reconcile by idempotency key finds
+    const rows = paymentsInBank(join(dbDir, "refund-gateway-outage.sqlite"), "A-3003");
+    expect(rows.map((r) => r.idempotency_key)).toEqual(["refund-A-3003-charge-2", "refund-A-3003-charge-3"]);
   });
 
   it("is deterministic with the fixed clock: a second run writes the same bytes", async () => {

@@ -77,7 +77,7 @@ export async function branchOriginsOf(db: Db, runs: readonly string[]): Promise<
   return Object.fromEntries(rows.map((r) => [r.runId, { original: r.originalRun, kind: r.kind }]));
 }
 
-async function branchReconciles(db: Db, run: string): Promise<BranchReconcile[]> {
+export async function branchReconciles(db: Db, run: string): Promise<BranchReconcile[]> {
   return (await branchesOf(db, run))
     .filter((b) => b.kind === "reconcile")
     .map((b) => ({ run: b.runId, call: b.call, outcome: b.outcome as "succeeded" | "failed", externalId: b.externalId }));
