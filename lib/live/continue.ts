@@ -73,6 +73,12 @@ export interface ModelSetup {
   model: string;
   params: JsonObject;
   tools: string[];
+  /**
+   * The instruction ids of the last recorded context before the fork: the agent assembles
+   * its next contexts with the same ones, so a live context without them would be reported
+   * as context.instruction-omitted for something the agent never dropped.
+   */
+  instructions?: string[];
 }
 
 export interface ContinueStart {
@@ -272,10 +278,14 @@ export function continuationStart(events: readonly JournalEvent[], fork: { seq: 
       throw new PlanError(`the model call at seq ${request.seq} has no recorded messages or context: its context cannot be assembled`);
     messages = ctx.data.messages.map(fromContext);
   }
+  const lastContext = [...kept].reverse().find((e) => e.type === "context" && Array.isArray(e.data.instructions));
   const setup: ModelSetup = {
     model: str(rd.model) ?? "",
     params: isObj(rd.params) ? rd.params : {},
     tools: Array.isArray(rd.tools) ? rd.tools.filter((t): t is string => typeof t === "string") : [],
+    ...(lastContext && Array.isArray(lastContext.data.instructions)
+      ? { instructions: lastContext.data.instructions.filter((t): t is string => typeof t === "string") }
+      : {}),
   };
   const call = str(rd.call);
   const response = kept.find((e) => e.seq > request.seq && e.type === "model.response" && e.data.call === call);
@@ -514,6 +524,7 @@ export async function runContinuation(opts: {
         content: m.content ?? "",
         ...(m.role === "tool" && m.name ? { source: `tool:${m.name}` } : {}),
       })),
+      ...(start.setup.instructions ? { instructions: start.setup.instructions } : {}),
       live: live(),
     });
     const callId = uniqueCall(`live-m-${seq + 1}`, taken, seq + 1);

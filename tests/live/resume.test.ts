@@ -17,6 +17,7 @@ import type { Db } from "@/lib/server/db";
 import { addExecutor } from "@/lib/server/live/executors";
 import { branchInfo, reconcile, runEvents } from "@/lib/server/live/actions";
 import { resume, resumeView } from "@/lib/server/live/resume";
+import { getRun } from "@/lib/server/queries";
 import { ingestBytes } from "@/lib/server/service";
 import { startBankServer, type BankServer } from "@/scripts/demo-agent/bank-server";
 import { runScenarios } from "@/scripts/demo-agent/scenarios";
@@ -198,6 +199,10 @@ describe.each(DIALECTS)("resume on %s, demo bank over HTTP", (dialect) => {
       ["issue_refund", 3, { kind: "recording", seq: seqOf(events, "issue_refund", 1), confirmed: true }],
     ]);
     expect(after.at(-1)).toMatchObject({ type: "run.end", data: { status: "succeeded" } });
+    // the live contexts carry the instructions in force: the branch's analysis finds none dropped
+    const rules = (await getRun(db, out.branch))!.findings.map((f) => f.rule);
+    expect(after.filter((e) => e.type === "context").length).toBeGreaterThan(0);
+    expect(rules).not.toContain("context.instruction-omitted");
     // the reconcile's lookup and the model: no write reached the bank
     expect(bank.requests.map((r) => r.path)).toEqual(["/lookup", ...Array(4).fill("/v1/chat/completions")]);
 
