@@ -253,3 +253,29 @@ test("a hostile edit shows as text in the preview, never as markup", async ({ pa
   expect(bank.requests.length).toBe(before);
   await shots(page, "continue-preview-hostile");
 });
+
+test("without a fork, an operator may continue as recorded from the frame under the playhead; a viewer is offered nothing", async ({
+  page,
+}) => {
+  // how a branch goes on after the write it stopped at was re-executed: no edit, from an event
+  await signIn(page, "viewer");
+  await page.goto(`${server.base}/runs/${RUN}/replay?event=${fork}`);
+  await expect(page.getByTestId("replay-view")).toHaveAttribute("data-ready", "true", { timeout: 30_000 });
+  await page.getByRole("tab", { name: "Fork" }).click();
+  await expect(page.getByRole("form", { name: "What-if fork" })).toBeVisible();
+  await expect(page.getByTestId("continue-live")).toHaveCount(0);
+
+  await signIn(page, "op-sandbox");
+  await page.goto(`${server.base}/runs/${RUN}/replay?event=${fork}`);
+  await expect(page.getByTestId("replay-view")).toHaveAttribute("data-ready", "true", { timeout: 30_000 });
+  await page.getByRole("tab", { name: "Fork" }).click();
+  const panel = page.getByTestId("continue-live");
+  await expect(panel.getByRole("heading")).toHaveText(`Continue live from #${fork}, as recorded`);
+  const before = bank.requests.length;
+  await panel.getByRole("button", { name: "Preview continue live" }).click();
+  const preview = page.getByTestId("continue-preview");
+  await expect(preview).toContainText(`From #${fork}`);
+  await expect(preview).not.toContainText("the edit at");
+  expect(bank.requests.length).toBe(before);
+  await shots(page, "continue-as-recorded");
+});

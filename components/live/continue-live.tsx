@@ -3,7 +3,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useId, useState } from "react";
 import { continueLive, liveModelExecutors, previewContinue } from "@/app/actions/live";
 import type { ExecutorChoice } from "@/lib/live/types";
-import type { ForkSpec } from "@/lib/replay";
+import type { ForkOverride } from "@/lib/replay";
 import { JsonTree } from "@/components/ui/json-tree";
 import { SafeText } from "@/components/ui/safe-text";
 import { ConfirmFields, useLiveCall } from "./live-actions";
@@ -20,11 +20,13 @@ const STOP: Record<string, string> = {
 };
 
 /**
- * "Continue live" for the active what-if fork: the server says which model executors this
- * viewer may use (none: nothing is offered); a preview shows what the model gets first;
- * a reason and a fresh confirmation send it; the branch run then opens beside its original.
+ * "Continue live" from the active what-if fork, or (no override) from the frame under the
+ * playhead as recorded, which is how a branch goes on after the write it stopped at was
+ * re-executed: the server says which model executors this viewer may use (none: nothing
+ * is offered); a preview shows what the model gets first; a reason and a fresh
+ * confirmation send it; the branch run then opens beside its original.
  */
-export function ContinueLive({ run, fork, signedIn }: { run: string; fork: ForkSpec; signedIn: boolean }) {
+export function ContinueLive({ run, fork, signedIn }: { run: string; fork: { seq: number; override?: ForkOverride }; signedIn: boolean }) {
   const id = useId();
   const router = useRouter();
   const [executors, setExecutors] = useState<ExecutorChoice[] | null>(null);
@@ -72,11 +74,12 @@ export function ContinueLive({ run, fork, signedIn }: { run: string; fork: ForkS
 
   return (
     <section className="live-actions" aria-label="Continue live" data-testid="continue-live">
-      <h3>Continue live</h3>
+      <h3>{fork.override === undefined ? `Continue live from #${fork.seq}, as recorded` : "Continue live"}</h3>
       <p className="muted">
-        Calls the model executor from the fork with the edited context. Reads are answered from the recording when the arguments are the
-        same, otherwise by the read executor; a write stops the continuation (or is blocked, sandbox-only). The result is a new branch run;
-        the privileged-action log gets an entry.
+        Calls the model executor from{" "}
+        {fork.override === undefined ? "this event with the recorded context" : "the fork with the edited context"}. Reads are answered from
+        the recording when the arguments are the same, otherwise by the read executor; a write stops the continuation (or is blocked,
+        sandbox-only). The result is a new branch run; the privileged-action log gets an entry.
       </p>
       <div className="live-row">
         <label>

@@ -143,6 +143,8 @@ export function ForkPanel({
           <pre className="mono">{cliCommand(run, fork)}</pre>
           {live?.offer && !forkError ? <ContinueLive run={run} fork={fork} signedIn={live.signedIn} /> : null}
         </div>
+      ) : live?.offer && view ? (
+        <ContinueLive run={run} fork={{ seq: frameSeq }} signedIn={live.signedIn} />
       ) : null}
       <form
         className="rp-form"
