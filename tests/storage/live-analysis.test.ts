@@ -42,10 +42,17 @@ function journal(seed: number, run: string): JournalEvent[] {
 }
 
 async function stored(db: Db, run: string) {
-  const rows = await db.sql.all<{ analysis: string; findingCount: number }>(`SELECT "analysis", "findingCount" FROM "Run" WHERE "id" = ?`, [run]);
+  const rows = await db.sql.all<{ analysis: string; findingCount: number }>(`SELECT "analysis", "findingCount" FROM "Run" WHERE "id" = ?`, [
+    run,
+  ]);
   const count = await db.sql.all<{ n: number }>(`SELECT COUNT(*) AS "n" FROM "Finding" WHERE "runId" = ?`, [run]);
   const findings = (await getRun(db, run))!.findings.map((f) => ({ rule: f.rule, seq: f.seq, severity: f.severity, message: f.message }));
-  return { analysis: rows[0].analysis.replaceAll(run, "RUN"), findingCount: Number(rows[0].findingCount), rows: Number(count[0].n), findings };
+  return {
+    analysis: rows[0].analysis.replaceAll(run, "RUN"),
+    findingCount: Number(rows[0].findingCount),
+    rows: Number(count[0].n),
+    findings,
+  };
 }
 
 describe.each(DIALECTS)("a live run's analysis across requests, on %s", (dialect) => {

@@ -84,7 +84,8 @@ export class RunAnalysis {
     else {
       this.clean = new Set();
       // the stored entries as this analyzer writes them again (same key order): redacted already
-      if (stored) for (const [field, entries] of entryFields(this.analyzer.snapshot())) for (const e of entries) this.clean.add(entryKey(field, e));
+      if (stored)
+        for (const [field, entries] of entryFields(this.analyzer.snapshot())) for (const e of entries) this.clean.add(entryKey(field, e));
     }
   }
 
@@ -187,7 +188,13 @@ export class RunAnalysis {
       `SELECT "seq", "severity", "message" FROM "Finding" WHERE "runId" = ? AND "rule" = 'secret.exposed'`,
       [this.row.id],
     );
-    for (const f of stored) earlier.set(Number(f.seq), { rule: "secret.exposed", seq: Number(f.seq) as Finding["seq"], severity: f.severity, message: f.message });
+    for (const f of stored)
+      earlier.set(Number(f.seq), {
+        rule: "secret.exposed",
+        seq: Number(f.seq) as Finding["seq"],
+        severity: f.severity,
+        message: f.message,
+      });
     for (const f of this.analyzer.findings()) if (f.rule === "secret.exposed") earlier.set(f.seq, f);
     for (const seq of this.lateSecrets.keys()) earlier.delete(seq);
     const analyzer = createAnalyzer();
