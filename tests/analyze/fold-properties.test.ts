@@ -249,6 +249,18 @@ describe("regression seeds", () => {
     expect(analyzeEvents(shuffleKeepingDuplicates(events, 430710459))).toEqual(analyzeEvents(events));
   });
 
+  it("seed 44111426 (edge cases): a read reusing a write's call id takes the timeout after it; the write stays ok, no retry", () => {
+    const events = generateRun({ seed: 44111426, faults: 0.37887943753351777, edges: true });
+    // the journal holds the case: write t_2 ok, then a read reusing t_2 times out, then the same write again
+    const t2 = events
+      .filter((e) => e.data.call === "t_2" && e.type.startsWith("tool."))
+      .map((e) => `${e.type}:${String(e.data.effect ?? e.data.status)}`);
+    expect(t2).toEqual(["tool.call:write", "tool.result:ok", "tool.call:read", "tool.result:timeout"]);
+    const found = keys(analyzeEvents(events));
+    expect(found).not.toContain("effect.retry-after-unknown@23");
+    expect(found).toEqual(keys(oracle(events)));
+  });
+
   it("seed 1115: a document indexed exactly at the age limit is not stale (the generator once stamped the retrieval late)", () => {
     expect(analyzeEvents(generateRun({ seed: 1115, faults: 0 }))).toEqual([]);
     expect(keys(analyzeEvents(generateRun({ seed: 1115, faults: 0.3 })))).toEqual(keys(oracle(generateRun({ seed: 1115, faults: 0.3 }))));

@@ -133,7 +133,10 @@ export function oracle(input: JournalEvent[]): OracleFinding[] {
         if (!s(d.idempotencyKey)) add("effect.no-idempotency", e.seq);
         for (const earlier of prior.filter((x) => x.type === "tool.call" && sameWrite(x, e))) {
           const ec = s(earlier.data.call) ?? "";
-          const results = prior.filter((x) => x.type === "tool.result" && x.data.call === ec);
+          // a result is the latest call's with its id: a later call reusing the id takes the results after it
+          const from = prior.indexOf(earlier);
+          const next = prior.findIndex((x, j) => j > from && x.type === "tool.call" && x.data.call === ec);
+          const results = prior.slice(from + 1, next < 0 ? undefined : next).filter((x) => x.type === "tool.result" && x.data.call === ec);
           const last = results.pop();
           if (!last || (last.data.status !== "unknown" && last.data.status !== "timeout")) continue;
           const lastIdx = prior.indexOf(last);
