@@ -76,7 +76,18 @@ export function buildRunIndex(summary: RunSummary): RunIndex {
   const kindOfRow = new Uint8Array(n);
   const failed = new Uint8Array(n);
   const effectOfCall = new Map<string, string>();
-  const openCalls = new Map<string, number>();
+  // open calls by id, one map per lane (no key string made per row)
+  const openTool = new Map<string, number>();
+  const openModel = new Map<string, number>();
+  // one input object, refilled per row: the counter reads it and keeps nothing of it
+  const input = {
+    type: "",
+    status: null as string | null,
+    step: null as string | null,
+    call: null as string | null,
+    parent: null as number | null,
+    seq: 0,
+  };
   const calls: CallSpan[] = [];
   const itemOfStep: number[] = [];
   let startMs = Infinity;
@@ -96,7 +107,13 @@ export function buildRunIndex(summary: RunSummary): RunIndex {
     const stepId = summary.step[row];
     const p = summary.parent[row];
     // counted once (lib/semantics/failure.ts), as the runs list counts them
-    const fail = failures.counts({ type, status, step: stepId, call, parent: p >= 0 ? p : null, seq: summary.seq[row] });
+    input.type = type;
+    input.status = status;
+    input.step = stepId;
+    input.call = call;
+    input.parent = p >= 0 ? p : null;
+    input.seq = summary.seq[row];
+    const fail = failures.counts(input);
     failed[row] = fail ? 1 : 0;
     if (t < startMs) startMs = t;
     if (t > endMs) endMs = t;
@@ -146,7 +163,7 @@ export function buildRunIndex(summary: RunSummary): RunIndex {
     }
 
     if ((type === "model.request" || type === "tool.call") && call !== null) {
-      openCalls.set(`${type === "tool.call" ? "t" : "m"}:${call}`, calls.length);
+      (type === "tool.call" ? openTool : openModel).set(call, calls.length);
       calls.push({
         call,
         lane: type === "tool.call" ? "tool" : "model",
@@ -158,8 +175,7 @@ export function buildRunIndex(summary: RunSummary): RunIndex {
         failed: false,
       });
     } else if ((type === "model.response" || type === "tool.result") && call !== null) {
-      const key = `${type === "tool.result" ? "t" : "m"}:${call}`;
-      const open = openCalls.get(key);
+      const open = (type === "tool.result" ? openTool : openModel).get(call);
       if (open !== undefined && calls[open].endRow < 0) {
         const span = calls[open];
         span.endRow = row;
@@ -178,7 +194,8 @@ export function buildRunIndex(summary: RunSummary): RunIndex {
     if (s >= 0 && c.endMs > steps[s].endMs) steps[s].endMs = c.endMs;
   }
 
-  const byTime = Int32Array.from({ length: n }, (_, i) => i);
+  const byTime = new Int32Array(n);
+  for (let i = 0; i < n; i++) byTime[i] = i;
   let sorted = true;
   for (let i = 1; i < n; i++) if (summary.tsMs[i] < summary.tsMs[i - 1]) sorted = false;
   if (!sorted) byTime.sort((a, b) => summary.tsMs[a] - summary.tsMs[b] || a - b);
