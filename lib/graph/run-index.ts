@@ -94,14 +94,32 @@ export function buildRunIndex(summary: RunSummary): RunIndex {
   let endMs = -Infinity;
   const failures = new FailureCounter();
 
+  // by dictionary code when the summary has codes: no string hashed per row
+  const codes = summary.codes;
+  const stepOfCode = codes ? new Int32Array(codes.steps + 1).fill(-1) : null;
+  const effectOfCode = codes ? new Array<string | null>(codes.calls + 1).fill(null) : null;
+  const openToolOfCode = codes ? new Int32Array(codes.calls + 1).fill(-1) : null;
+  const openModelOfCode = codes ? new Int32Array(codes.calls + 1).fill(-1) : null;
+
   for (let row = 0; row < n; row++) {
     const type = summary.type[row];
     const status = summary.status[row];
     const call = summary.call[row];
     const t = summary.tsMs[row];
     const lat = summary.latencyMs[row];
-    if (type === "tool.call" && call !== null && status !== null) effectOfCall.set(call, status);
-    const effect = type === "tool.call" ? status : type === "tool.result" && call !== null ? (effectOfCall.get(call) ?? null) : null;
+    const callCode = codes ? codes.call[row] : 0;
+    if (type === "tool.call" && call !== null && status !== null) {
+      if (effectOfCode) effectOfCode[callCode] = status;
+      else effectOfCall.set(call, status);
+    }
+    const effect =
+      type === "tool.call"
+        ? status
+        : type === "tool.result" && call !== null
+          ? effectOfCode
+            ? effectOfCode[callCode]
+            : (effectOfCall.get(call) ?? null)
+          : null;
     const kind = kindOf(type, effect);
     kindOfRow[row] = KIND_INDEX.get(kind) ?? 0;
     const stepId = summary.step[row];
@@ -119,10 +137,11 @@ export function buildRunIndex(summary: RunSummary): RunIndex {
     if (t > endMs) endMs = t;
 
     if (stepId !== null) {
-      let s = stepById.get(stepId);
-      if (s === undefined) {
+      let s = stepOfCode ? stepOfCode[codes!.step[row]] : (stepById.get(stepId) ?? -1);
+      if (s < 0) {
         s = steps.length;
         stepById.set(stepId, s);
+        if (stepOfCode) stepOfCode[codes!.step[row]] = s;
         steps.push({
           id: stepId,
           ordinal: s,
@@ -163,7 +182,8 @@ export function buildRunIndex(summary: RunSummary): RunIndex {
     }
 
     if ((type === "model.request" || type === "tool.call") && call !== null) {
-      (type === "tool.call" ? openTool : openModel).set(call, calls.length);
+      if (openToolOfCode && openModelOfCode) (type === "tool.call" ? openToolOfCode : openModelOfCode)[callCode] = calls.length;
+      else (type === "tool.call" ? openTool : openModel).set(call, calls.length);
       calls.push({
         call,
         lane: type === "tool.call" ? "tool" : "model",
@@ -175,8 +195,11 @@ export function buildRunIndex(summary: RunSummary): RunIndex {
         failed: false,
       });
     } else if ((type === "model.response" || type === "tool.result") && call !== null) {
-      const open = (type === "tool.result" ? openTool : openModel).get(call);
-      if (open !== undefined && calls[open].endRow < 0) {
+      const open =
+        openToolOfCode && openModelOfCode
+          ? (type === "tool.result" ? openToolOfCode : openModelOfCode)[callCode]
+          : ((type === "tool.result" ? openTool : openModel).get(call) ?? -1);
+      if (open >= 0 && calls[open].endRow < 0) {
         const span = calls[open];
         span.endRow = row;
         // the answer's ts is when it was recorded; latency (when larger) is the better end

@@ -321,9 +321,12 @@ export function decodeSummaryBinary(bytes: ArrayBuffer | Uint8Array, mapText: (s
     for (let i = 0; i < n; i++) if (a[i] < 0) a[i] = NaN;
     return a;
   };
+  const codesOf: Partial<Record<StringName, Int32Array>> = {};
   const strings = (name: StringName, map: boolean, missing: string | null): (string | null)[] => {
     const dict = (head.dicts?.[name] ?? []).map((s) => (map ? mapText(s) : s));
-    const codes = read(name, new Int32Array(n));
+    const codes = (codesOf[name] = read(name, new Int32Array(n)));
+    for (let i = 0; i < n; i++)
+      if (codes[i] < 0 || codes[i] > dict.length) throw new SummaryFormatError(`summary column ${name} names no string`);
     const out = new Array<string | null>(n);
     for (let i = 0; i < n; i++) {
       const k = codes[i];
@@ -331,7 +334,7 @@ export function decodeSummaryBinary(bytes: ArrayBuffer | Uint8Array, mapText: (s
     }
     return out;
   };
-  return {
+  const summary: RunSummary = {
     run: head.run,
     n,
     seq: read("seq", new Int32Array(n)),
@@ -347,4 +350,6 @@ export function decodeSummaryBinary(bytes: ArrayBuffer | Uint8Array, mapText: (s
     chain: strings("chain", false, "none") as string[],
     redactions: read("redactions", new Int32Array(n)),
   };
+  summary.codes = { step: codesOf.step!, steps: head.dicts.step.length, call: codesOf.call!, calls: head.dicts.call.length };
+  return summary;
 }

@@ -4,7 +4,14 @@
  * seed is printed in the test name and can be kept as a named case.
  */
 import { describe, expect, it } from "vitest";
-import { decodeSummary, encodeSummaryColumns, summaryRowsFromEvents, type RunSummary, type SummaryColumns } from "@/lib/graph";
+import {
+  buildRunIndex,
+  decodeSummary,
+  encodeSummaryColumns,
+  summaryRowsFromEvents,
+  type RunSummary,
+  type SummaryColumns,
+} from "@/lib/graph";
 import { decodeSummaryBinary, encodeSummaryBinary, SummaryFormatError } from "@/lib/graph/summary-binary";
 import type { JournalEvent } from "@/lib/journal/types";
 import { generateJournal } from "../../scripts/bench-journal";
@@ -101,7 +108,7 @@ function columnsOfEvents(events: JournalEvent[]): SummaryColumns {
   };
 }
 
-const plain = (s: RunSummary) => ({
+const plain = ({ codes: _codes, ...s }: RunSummary) => ({
   ...s,
   seq: Array.from(s.seq),
   tsMs: Array.from(s.tsMs),
@@ -158,6 +165,29 @@ describe("binary run summary", () => {
     it(`decodes a generated journal of ${n} events to its columns (seed ${seed})`, () => {
       const events = parse(generateJournal(n, `gen-${seed}`));
       expectSameColumns(`gen-${seed}`, columnsOfEvents(events));
+    });
+  }
+
+  for (const [seed, n] of [
+    [21, 3000],
+    [22, 150],
+  ] as const) {
+    it(`indexes the same run by its dictionary codes as by its strings (seed ${seed})`, () => {
+      const c = seed === 21 ? columnsOfEvents(parse(generateJournal(n, "codes"))) : randomColumns(seed, n);
+      const byCodes = buildRunIndex(decodeSummaryBinary(encodeSummaryBinary("codes", c)));
+      expect(byCodes.summary.codes).toBeDefined();
+      const byStrings = buildRunIndex(decodeSummary(encodeSummaryColumns("codes", c)));
+      const shape = (x: typeof byCodes) => ({
+        steps: x.steps,
+        calls: x.calls,
+        items: x.items,
+        stepOfRow: Array.from(x.stepOfRow),
+        kindOfRow: Array.from(x.kindOfRow),
+        failed: Array.from(x.failed),
+        startMs: x.startMs,
+        endMs: x.endMs,
+      });
+      expect(shape(byCodes)).toEqual(shape(byStrings));
     });
   }
 
