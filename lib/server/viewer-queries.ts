@@ -6,8 +6,8 @@ import "server-only";
  */
 import { gzipSync } from "node:zlib";
 import { z } from "zod";
-import { decodeSummary, encodeSummaryColumns, type SummaryColumns, type SummaryDto } from "../graph/summary";
-import { encodeSummaryBinary, SummaryBinaryBuilder } from "../graph/summary-binary";
+import { encodeSummaryColumns, type SummaryColumns } from "../graph/summary";
+import { SummaryBinaryBuilder } from "../graph/summary-binary";
 import { bigintAsDigits } from "../journal/exact-json";
 import { parseJsonExact } from "../journal/parse-line";
 import type { JournalEvent } from "../journal/types";
@@ -88,13 +88,13 @@ export async function getRunSummaryText(db: Db, runId: string, after: number): P
 /**
  * The same columns in the binary form (lib/graph/summary-binary.ts), which the run page
  * reads. On SQLite the rows are read as arrays straight into the packed columns (no JSON
- * built or parsed, no object per row); PostgreSQL aggregates them as for the JSON form.
+ * built or parsed, no object per row); on PostgreSQL a page of rows at a time.
  */
-export async function getRunSummaryBinary(db: Db, runId: string, after: number): Promise<Uint8Array<ArrayBuffer> | null> {
+export async function getRunSummaryBinary(db: Db, runId: string, after: number, expected = 4096): Promise<Uint8Array<ArrayBuffer> | null> {
   if (!isRunId(runId)) return null;
   const each = db.sql.eachRow;
   if (db.sql.dialect === "sqlite" && each) {
-    const b = new SummaryBinaryBuilder(runId, 4096);
+    const b = new SummaryBinaryBuilder(runId, expected);
     each.call(
       db.sql,
       `SELECT ${SUMMARY_COLUMNS.map((c) => `"${c}"`).join(", ")} FROM "Event" WHERE "runId" = ? AND "seq" > ? ORDER BY "seq"`,
@@ -118,27 +118,52 @@ export async function getRunSummaryBinary(db: Db, runId: string, after: number):
     if (b.n === 0 && !(await runExists(db, runId))) return null;
     return b.finish();
   }
-  const text = await getRunSummaryText(db, runId, after);
-  if (text === null) return null;
-  const s = decodeSummary(JSON.parse(text) as SummaryDto);
-  const nullable = (a: Float64Array | Int32Array) => Array.from(a, (v) => (Number.isNaN(v) || v < 0 ? null : v));
-  return encodeSummaryBinary(runId, {
-    seq: Array.from(s.seq),
-    tsMs: Array.from(s.tsMs),
-    type: s.type,
-    step: s.step,
-    parent: nullable(s.parent),
-    call: s.call,
-    name: s.name,
-    status: s.status,
-    latencyMs: nullable(s.latencyMs),
-    tokens: nullable(s.tokens),
-    chain: s.chain,
-    redactions: Array.from(s.redactions),
-  });
+  // PostgreSQL: pages of rows along the key, so no more than a page of row objects is held
+  const b = new SummaryBinaryBuilder(runId, expected);
+  const cols = SUMMARY_COLUMNS.map((c) => `"${c}"`).join(", ");
+  for (let from = after; ;) {
+    const rows = await db.sql.all<SummaryRowOf>(
+      `SELECT ${cols} FROM "Event" WHERE "runId" = ? AND "seq" > ? ORDER BY "seq" LIMIT ${PG_SUMMARY_PAGE}`,
+      [runId, from],
+    );
+    for (const r of rows)
+      b.push(
+        Number(r.seq),
+        Math.round(Number(r.tsMs)),
+        r.type,
+        r.step,
+        r.parent === null ? null : Number(r.parent),
+        r.call,
+        r.name,
+        r.status,
+        r.latencyMs === null ? null : Number(r.latencyMs),
+        r.tokens === null ? null : Number(r.tokens),
+        r.chain,
+        Number(r.redactions),
+      );
+    if (rows.length < PG_SUMMARY_PAGE) break;
+    from = Number(rows[rows.length - 1].seq);
+  }
+  if (b.n === 0 && !(await runExists(db, runId))) return null;
+  return b.finish();
 }
 
-/** The binary summary, gzip-compressed: how it is stored and usually sent. */
+const PG_SUMMARY_PAGE = 20_000;
+interface SummaryRowOf {
+  seq: number | string;
+  tsMs: number | string;
+  type: string;
+  step: string | null;
+  parent: number | string | null;
+  call: string | null;
+  name: string | null;
+  status: string | null;
+  latencyMs: number | string | null;
+  tokens: number | string | null;
+  chain: string;
+  redactions: number | string;
+}
+
 export interface PackedSummary {
   gzip: Uint8Array<ArrayBuffer>;
 }
@@ -174,7 +199,8 @@ async function packedSummary(db: Db, runId: string, version: string, eventCount:
   if (stored[0] && stored[0].version === version) {
     return { gzip: new Uint8Array(stored[0].bytes) };
   }
-  const bytes = await getRunSummaryBinary(db, runId, -1);
+  // sized for the run at once: no column grown by copying
+  const bytes = await getRunSummaryBinary(db, runId, -1, eventCount);
   if (bytes === null) return null;
   const packed = pack(bytes);
   if (eventCount >= STORED_SUMMARY_EVENTS) {

@@ -25,7 +25,8 @@ import { bytesOf, DIALECTS, freshDb, type TestDb } from "../helpers/db";
 const RUN = "paging-run";
 const N = STORED_SUMMARY_EVENTS + 37;
 const upload = (db: Db, text: string) => ingestBytes(db, bytesOf(text), { mode: "upload", source: "upload" });
-const plain = (s: ReturnType<typeof decodeSummary>) =>
+/** A summary as plain JSON, without the dictionary codes only the binary decoder keeps. */
+const plain = ({ codes: _codes, ...s }: ReturnType<typeof decodeSummary>) =>
   JSON.parse(
     JSON.stringify({
       ...s,
