@@ -118,13 +118,15 @@ export async function getRunSummaryBinary(db: Db, runId: string, after: number, 
     if (b.n === 0 && !(await runExists(db, runId))) return null;
     return b.finish();
   }
-  // PostgreSQL: pages of rows along the key, so no more than a page of row objects is held
+  // PostgreSQL: pages of rows by seq range, so no more than a page of row objects is held.
+  // Ranges, not LIMIT: right after an import the planner's statistics are stale and a
+  // `seq > ? ORDER BY seq LIMIT` page sorted every later row (a million rows: 31 s).
   const b = new SummaryBinaryBuilder(runId, expected);
   const cols = SUMMARY_COLUMNS.map((c) => `"${c}"`).join(", ");
-  for (let from = after; ;) {
+  for (let lo = after; ;) {
     const rows = await db.sql.all<SummaryRowOf>(
-      `SELECT ${cols} FROM "Event" WHERE "runId" = ? AND "seq" > ? ORDER BY "seq" LIMIT ${PG_SUMMARY_PAGE}`,
-      [runId, from],
+      `SELECT ${cols} FROM "Event" WHERE "runId" = ? AND "seq" > ? AND "seq" <= ? ORDER BY "seq"`,
+      [runId, lo, lo + PG_SUMMARY_PAGE],
     );
     for (const r of rows)
       b.push(
@@ -141,8 +143,17 @@ export async function getRunSummaryBinary(db: Db, runId: string, after: number, 
         r.chain,
         Number(r.redactions),
       );
-    if (rows.length < PG_SUMMARY_PAGE) break;
-    from = Number(rows[rows.length - 1].seq);
+    if (rows.length > 0) {
+      lo += PG_SUMMARY_PAGE;
+      continue;
+    }
+    // an empty range: skip the gap to the next stored seq, if any
+    const next = await db.sql.all<{ seq: number | string | null }>(
+      `SELECT MIN("seq") AS "seq" FROM "Event" WHERE "runId" = ? AND "seq" > ?`,
+      [runId, lo],
+    );
+    if (next[0]?.seq === null || next[0]?.seq === undefined) break;
+    lo = Number(next[0].seq) - 1;
   }
   if (b.n === 0 && !(await runExists(db, runId))) return null;
   return b.finish();

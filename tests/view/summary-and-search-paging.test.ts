@@ -63,6 +63,25 @@ describe.each(DIALECTS)("run page reads on %s", (dialect) => {
     expect(await getRunSummaryBinary(db, "no-such-run", -1)).toBeNull();
   });
 
+  it("a run with gaps wider than a read page has every stored row in the binary summary, in seq order", async () => {
+    const run = "gappy-run";
+    const seqs = [0, 1, 2, 70_000, 70_001, 250_000];
+    const text = seqs
+      .map((seq) =>
+        JSON.stringify({
+          run,
+          seq,
+          ts: `2026-11-07T11:00:0${seqs.indexOf(seq)}.000Z`,
+          type: seq === 0 ? "run.start" : "error",
+          data: seq === 0 ? {} : { message: `e${seq}` },
+        }),
+      )
+      .join("\n");
+    expect((await upload(db, text + "\n")).errors).toEqual([]);
+    expect(Array.from(decodeSummaryBinary((await getRunSummaryBinary(db, run, -1))!).seq)).toEqual(seqs);
+    expect(Array.from(decodeSummaryBinary((await getRunSummaryBinary(db, run, 2))!).seq)).toEqual([70_000, 70_001, 250_000]);
+  });
+
   it("a long run's summary is stored at its version and rebuilt when events are added", async () => {
     expect(await prepareStoredSummary(db, RUN)).toBe(true);
     const stored = await db.sql.all<{ version: string; bytes: Uint8Array }>(
