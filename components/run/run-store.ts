@@ -26,6 +26,8 @@ export interface RunViewState {
   search: string;
   /** Rows matching the search, ascending. */
   matches: number[];
+  /** Loads the next page of the server's payload matches; null when there is none. */
+  moreMatches: (() => void) | null;
   graphReady: boolean;
   timelineReady: boolean;
   select(seq: number | null, opts?: { follow?: boolean }): void;
@@ -37,7 +39,7 @@ export interface RunViewState {
   setBottomTab(t: BottomTab): void;
   setInspectorTab(t: string | null): void;
   setSearch(q: string): void;
-  setMatches(rows: number[]): void;
+  setMatches(rows: number[], more?: (() => void) | null): void;
   setGraphReady(v: boolean): void;
   setTimelineReady(v: boolean): void;
 }
@@ -54,6 +56,7 @@ export function createRunViewStore(initialSeq: number | null, follow: boolean, s
     inspectorTab: null,
     search: "",
     matches: [],
+    moreMatches: null,
     graphReady: false,
     timelineReady: false,
     select: (seq, opts) => set({ selectedSeq: seq, follow: opts?.follow ?? false }),
@@ -65,7 +68,7 @@ export function createRunViewStore(initialSeq: number | null, follow: boolean, s
     setBottomTab: (bottomTab) => set({ bottomTab }),
     setInspectorTab: (inspectorTab) => set({ inspectorTab }),
     setSearch: (search) => set({ search }),
-    setMatches: (matches) => set({ matches }),
+    setMatches: (matches, more = null) => set({ matches, moreMatches: more }),
     setGraphReady: (graphReady) => set({ graphReady }),
     setTimelineReady: (timelineReady) => set({ timelineReady }),
   }));

@@ -9,6 +9,7 @@ export function SearchBox({ runId, index }: { runId: string; index: RunIndex | u
   void runId;
   const api = useRunStoreApi();
   const matches = useRunStore((s) => s.matches);
+  const more = useRunStore((s) => s.moreMatches);
   const selected = useRunStore((s) => s.selectedSeq);
   const [draft, setDraft] = useState("");
   const input = useRef<HTMLInputElement>(null);
@@ -28,6 +29,8 @@ export function SearchBox({ runId, index }: { runId: string; index: RunIndex | u
     // Enter may come before the debounced search ran: match the columns now
     const now = api.getState().search === draft ? matches : matchRows(index.summary, draft);
     const m = nextMatch(now, row, dir);
+    // past the last match held, with more on the server: its next page before wrapping around
+    if (dir === 1 && more && (m < 0 || m <= row)) return more();
     if (m >= 0) api.getState().select(index.summary.seq[m]);
   };
   return (
@@ -55,7 +58,7 @@ export function SearchBox({ runId, index }: { runId: string; index: RunIndex | u
         {draft.trim()
           ? matches.length === 0
             ? "no matches"
-            : `${pos >= 0 ? pos + 1 : "–"} / ${matches.length.toLocaleString("en-US")}`
+            : `${pos >= 0 ? pos + 1 : "–"} / ${matches.length.toLocaleString("en-US")}${more ? "+" : ""}`
           : ""}
       </span>
     </div>

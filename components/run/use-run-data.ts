@@ -1,20 +1,31 @@
 "use client";
-import { queryOptions, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
+import { queryOptions, useInfiniteQuery, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import { appendSummary, buildRunIndex, decodeSummary, type RunIndex, type SummaryDto } from "@/lib/graph";
+import { appendSummary, buildRunIndex, type RunIndex, type RunSummary } from "@/lib/graph";
+import { decodeSummaryBinary } from "@/lib/graph/summary-binary";
 import type { InspectAnswer, RunChange, RunDetail, SearchAnswer } from "@/lib/view/api-types";
-import { revealSummaryText } from "@/lib/view/summary-text";
-import { fetchJson } from "@/components/data/fetch-json";
+import { visibleText } from "@/lib/view/text";
+import { apiErrorOf, fetchJson } from "@/components/data/fetch-json";
 import { runKeys } from "@/components/data/query-keys";
 
 const enc = encodeURIComponent;
-export const summaryUrl = (run: string, after = -1) => `/api/runs/${enc(run)}/summary${after >= 0 ? `?after=${after}` : ""}`;
+/** The binary summary (lib/graph/summary-binary.ts); the page preloads this very URL. */
+export const summaryUrl = (run: string, after = -1) => `/api/runs/${enc(run)}/summary?format=binary${after >= 0 ? `&after=${after}` : ""}`;
+
+/** The run's columns after `after`, decoded, with invisible characters made visible (lib/view/summary-text.ts). */
+async function fetchSummary(run: string, after: number, signal?: AbortSignal): Promise<RunSummary> {
+  const res = await fetch(summaryUrl(run, after), { signal });
+  if (!res.ok || !res.body) throw await apiErrorOf(res);
+  // the body is the gzip of the packed columns; the browser inflates it natively
+  const bytes = await new Response(res.body.pipeThrough(new DecompressionStream("gzip"))).arrayBuffer();
+  return decodeSummaryBinary(bytes, visibleText);
+}
 
 /** The whole run's columns, decoded and indexed once; a live run appends to it. */
 export function useRunIndex(run: string) {
   return useQuery({
     queryKey: runKeys.summary(run),
-    queryFn: async ({ signal }) => buildRunIndex(decodeSummary(revealSummaryText(await fetchJson<SummaryDto>(summaryUrl(run), signal)))),
+    queryFn: async ({ signal }) => buildRunIndex(await fetchSummary(run, -1, signal)),
     staleTime: Infinity,
   });
 }
@@ -35,11 +46,14 @@ export function prefetchInspect(qc: QueryClient, run: string, seq: number) {
   void qc.prefetchQuery(inspectQuery(run, seq, false));
 }
 
-/** Payload search on the server (the stored, redacted text). */
+/** Payload search on the server (the stored, redacted text), a page of matches at a time. */
 export function usePayloadSearch(run: string, q: string) {
-  return useQuery({
+  return useInfiniteQuery({
     queryKey: runKeys.search(run, q),
-    queryFn: ({ signal }) => fetchJson<SearchAnswer>(`/api/runs/${enc(run)}/search?q=${enc(q)}`, signal),
+    queryFn: ({ signal, pageParam }) =>
+      fetchJson<SearchAnswer>(`/api/runs/${enc(run)}/search?q=${enc(q)}${pageParam >= 0 ? `&after=${pageParam}` : ""}`, signal),
+    initialPageParam: -1,
+    getNextPageParam: (last) => last.next ?? undefined,
     enabled: q.trim().length >= 2,
     staleTime: 30_000,
   });
@@ -50,7 +64,7 @@ async function catchUp(qc: QueryClient, run: string, change: RunChange) {
   if (!index) return;
   const last = index.n > 0 ? index.summary.seq[index.n - 1] : -1;
   if (change.maxSeq > last) {
-    const more = decodeSummary(revealSummaryText(await fetchJson<SummaryDto>(summaryUrl(run, last))));
+    const more = await fetchSummary(run, last);
     const merged = appendSummary(index.summary, more);
     if (merged !== index.summary) qc.setQueryData(runKeys.summary(run), buildRunIndex(merged));
   }

@@ -14,6 +14,7 @@ import {
   zoomViewport,
   type Viewport,
 } from "@/lib/view/timeline";
+import { bucketOf, buildTimelineLod, COVERED, FAILED, levelFor, WRITE, type TimelineLod } from "@/lib/view/timeline-lod";
 import { useIsDark } from "@/components/theme/theme-toggle";
 import { useRunStore, useRunStoreApi } from "@/components/run/run-store";
 import { useTimesRecorded } from "@/components/run/times-recorded";
@@ -72,6 +73,28 @@ function layoutLanes(index: RunIndex): LaneLayout {
   });
   return { top, subH, sub, height: y + 22, stepLane: steps.lane, callLane };
 }
+
+/**
+ * The level-of-detail index of the run (lib/view/timeline-lod.ts): span lanes are the step
+ * sub-lanes, then the model call sub-lanes, then the tool call ones.
+ */
+function lodOf(index: RunIndex, L: LaneLayout): TimelineLod {
+  const spans = [
+    ...index.steps.map((st) => ({ startMs: st.startMs, endMs: st.endMs, lane: L.stepLane[st.ordinal], failed: st.failures > 0 })),
+    ...index.calls.map((c, i) => ({
+      startMs: c.startMs,
+      endMs: c.endMs,
+      lane: (c.lane === "model" ? L.sub[0] : L.sub[0] + L.sub[1]) + L.callLane[i],
+      failed: c.failed,
+      write: c.write,
+    })),
+  ];
+  const ev = { n: index.n, tsMs: index.summary.tsMs, kindOfRow: index.kindOfRow, failed: index.failed };
+  return buildTimelineLod(ev, spans, L.sub[0] + L.sub[1] + L.sub[2], index.startMs, index.endMs);
+}
+
+/** More marks than this many per pixel in view: draw from the LOD index instead of one by one. */
+const LOD_PER_PX = 2;
 
 interface Colors {
   fg: string;
@@ -135,6 +158,8 @@ export function Timeline({
   const indexRef = useRef(index);
   const lanes = useMemo(() => layoutLanes(index), [index]);
   const lanesRef = useRef(lanes);
+  const lod = useMemo(() => lodOf(index, lanes), [index, lanes]);
+  const lodRef = useRef(lod);
   const paintRef = useRef<() => void>(() => {});
 
   useEffect(() => {
@@ -180,6 +205,30 @@ export function Timeline({
     const span = v.endMs - v.startMs;
     const xOf = (t: number) => LABEL_W + ((t - v.startMs) / span) * plotW;
     const s = index.summary;
+    const lod = lodRef.current;
+    const msPerPx = span / plotW;
+    // spans of one lane run together into one bar per run of equal flags
+    const lodSpans = (lane: number, level: number, y: number, h: number, color: (flags: number) => string) => {
+      const Lv = lod.levels[level];
+      const flags = Lv.spans[lane];
+      const b0 = bucketOf(lod, level, v.startMs);
+      const b1 = bucketOf(lod, level, v.endMs);
+      for (let b = b0; b <= b1;) {
+        const f = flags[b];
+        let e = b + 1;
+        while (e <= b1 && flags[e] === f) e++;
+        if (f & COVERED) {
+          const x0 = xOf(lod.startMs + b * Lv.bucketMs);
+          ctx.fillStyle = color(f);
+          ctx.fillRect(x0, y, Math.max(1, xOf(lod.startMs + e * Lv.bucketMs) - x0), h);
+        }
+        b = e;
+      }
+    };
+    const spanLevel = (items: number) => {
+      const total = Math.max(1, index.endMs - index.startMs);
+      return (items * Math.min(1, span / total)) / plotW > LOD_PER_PX ? Math.max(0, levelFor(lod, msPerPx)) : -1;
+    };
 
     // axis
     ctx.font = "11px ui-sans-serif, system-ui, sans-serif";
@@ -209,7 +258,14 @@ export function Timeline({
       const lastPx = new Map<number, number>();
       let labels = 0;
       let overflow = 0;
-      for (const st of index.steps) {
+      const level = spanLevel(index.steps.length);
+      if (level >= 0) {
+        // more steps than pixels: their coverage, failed where one failed; no labels fit anyway
+        ctx.globalAlpha = 0.35;
+        for (let sub = 0; sub < L.sub[0]; sub++) lodSpans(sub, level, L.top[0] + sub * h, h - 1, (f) => (f & FAILED ? col.bad : col.muted));
+        ctx.globalAlpha = 1;
+      }
+      for (const st of level >= 0 ? [] : index.steps) {
         if (st.endMs < v.startMs || st.startMs > v.endMs) continue;
         const sub = L.stepLane[st.ordinal];
         const y = L.top[0] + sub * h;
@@ -240,7 +296,18 @@ export function Timeline({
     // calls: overlapping calls (parallel tools, a call inside a call) in sub-lanes
     {
       const lastPx = new Map<number, number>();
-      index.calls.forEach((call, ci) => {
+      const level = spanLevel(index.calls.length);
+      if (level >= 0)
+        for (const li of [1, 2]) {
+          const h = L.subH[li];
+          const pad = L.sub[li] === 1 ? 2 : 1;
+          const first = li === 1 ? L.sub[0] : L.sub[0] + L.sub[1];
+          for (let sub = 0; sub < L.sub[li]; sub++)
+            lodSpans(first + sub, level, L.top[li] + sub * h + pad, h - 2 * pad, (f) =>
+              f & FAILED ? col.bad : col.kind[EVENT_KINDS.indexOf(li === 1 ? "model" : f & WRITE ? "tool-write" : "tool-read")],
+            );
+        }
+      (level >= 0 ? [] : index.calls).forEach((call, ci) => {
         if (call.endMs < v.startMs || call.startMs > v.endMs) return;
         const li = call.lane === "model" ? 1 : 2;
         const sub = L.callLane[ci];
@@ -265,33 +332,47 @@ export function Timeline({
       const y = L.top[3];
       const h = LANES[3].h;
       const from = lowerBound(s.tsMs, v.startMs, index.byTime);
+      const to = lowerBound(s.tsMs, v.endMs, index.byTime);
+      const level = (to - from) / plotW > LOD_PER_PX ? levelFor(lod, msPerPx) : -1;
       let lastPx = -1;
       let drawn = 0;
       let failedDrawn = false;
-      for (let i = from; i < index.n; i++) {
-        const row = index.byTime[i];
-        const t = s.tsMs[row];
-        if (t > v.endMs) break;
-        const x = Math.floor(xOf(t));
+      const mark = (x: number, kinds: number, failed: boolean) => {
         if (x !== lastPx) {
           lastPx = x;
           drawn = 0;
           failedDrawn = false;
         }
-        const k = index.kindOfRow[row];
-        if (index.failed[row] === 1) {
-          if (failedDrawn) continue;
+        if (failed && !failedDrawn) {
           failedDrawn = true;
           ctx.fillStyle = col.bad;
           ctx.fillRect(x, y, 2, h);
-          continue;
         }
-        const bit = 1 << k;
-        if (drawn & bit) continue;
-        drawn |= bit;
-        ctx.fillStyle = col.kind[k];
-        ctx.fillRect(x, y + 4, 2, h - 8);
-      }
+        const fresh = kinds & ~drawn;
+        if (fresh === 0) return;
+        drawn |= fresh;
+        for (let k = 0; k < col.kind.length; k++) {
+          if (!(fresh & (1 << k))) continue;
+          ctx.fillStyle = col.kind[k];
+          ctx.fillRect(x, y + 4, 2, h - 8);
+        }
+      };
+      c.dataset.eventsLod = String(level);
+      if (level >= 0) {
+        // a bucket per pixel at most, whatever the run's length
+        const Lv = lod.levels[level];
+        const b1 = bucketOf(lod, level, v.endMs);
+        for (let b = bucketOf(lod, level, v.startMs); b <= b1; b++)
+          if (Lv.count[b] > 0) mark(Math.floor(xOf(lod.startMs + b * Lv.bucketMs)), Lv.kinds[b], Lv.failed[b] === 1);
+      } else
+        for (let i = from; i < index.n; i++) {
+          const row = index.byTime[i];
+          const t = s.tsMs[row];
+          if (t > v.endMs) break;
+          // a failed event is drawn red, not in its kind's colour
+          const failed = index.failed[row] === 1;
+          mark(Math.floor(xOf(t)), failed ? 0 : 1 << index.kindOfRow[row], failed);
+        }
     }
     // findings: one mark per finding, aggregated with its count where marks would overprint
     {
@@ -349,6 +430,7 @@ export function Timeline({
   useLayoutEffect(() => {
     indexRef.current = index;
     lanesRef.current = lanes;
+    lodRef.current = lod;
     selectedRef.current = selectedSeq === null ? -1 : index.rowOfSeq(selectedSeq);
     paintRef.current = paint;
   });

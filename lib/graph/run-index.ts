@@ -76,12 +76,30 @@ export function buildRunIndex(summary: RunSummary): RunIndex {
   const kindOfRow = new Uint8Array(n);
   const failed = new Uint8Array(n);
   const effectOfCall = new Map<string, string>();
-  const openCalls = new Map<string, number>();
+  // open calls by id, one map per lane (no key string made per row)
+  const openTool = new Map<string, number>();
+  const openModel = new Map<string, number>();
+  // one input object, refilled per row: the counter reads it and keeps nothing of it
+  const input = {
+    type: "",
+    status: null as string | null,
+    step: null as string | null,
+    call: null as string | null,
+    parent: null as number | null,
+    seq: 0,
+  };
   const calls: CallSpan[] = [];
   const itemOfStep: number[] = [];
   let startMs = Infinity;
   let endMs = -Infinity;
   const failures = new FailureCounter();
+
+  // by dictionary code when the summary has codes: no string hashed per row
+  const codes = summary.codes;
+  const stepOfCode = codes ? new Int32Array(codes.steps + 1).fill(-1) : null;
+  const effectOfCode = codes ? new Array<string | null>(codes.calls + 1).fill(null) : null;
+  const openToolOfCode = codes ? new Int32Array(codes.calls + 1).fill(-1) : null;
+  const openModelOfCode = codes ? new Int32Array(codes.calls + 1).fill(-1) : null;
 
   for (let row = 0; row < n; row++) {
     const type = summary.type[row];
@@ -89,23 +107,41 @@ export function buildRunIndex(summary: RunSummary): RunIndex {
     const call = summary.call[row];
     const t = summary.tsMs[row];
     const lat = summary.latencyMs[row];
-    if (type === "tool.call" && call !== null && status !== null) effectOfCall.set(call, status);
-    const effect = type === "tool.call" ? status : type === "tool.result" && call !== null ? (effectOfCall.get(call) ?? null) : null;
+    const callCode = codes ? codes.call[row] : 0;
+    if (type === "tool.call" && call !== null && status !== null) {
+      if (effectOfCode) effectOfCode[callCode] = status;
+      else effectOfCall.set(call, status);
+    }
+    const effect =
+      type === "tool.call"
+        ? status
+        : type === "tool.result" && call !== null
+          ? effectOfCode
+            ? effectOfCode[callCode]
+            : (effectOfCall.get(call) ?? null)
+          : null;
     const kind = kindOf(type, effect);
     kindOfRow[row] = KIND_INDEX.get(kind) ?? 0;
     const stepId = summary.step[row];
     const p = summary.parent[row];
     // counted once (lib/semantics/failure.ts), as the runs list counts them
-    const fail = failures.counts({ type, status, step: stepId, call, parent: p >= 0 ? p : null, seq: summary.seq[row] });
+    input.type = type;
+    input.status = status;
+    input.step = stepId;
+    input.call = call;
+    input.parent = p >= 0 ? p : null;
+    input.seq = summary.seq[row];
+    const fail = failures.counts(input);
     failed[row] = fail ? 1 : 0;
     if (t < startMs) startMs = t;
     if (t > endMs) endMs = t;
 
     if (stepId !== null) {
-      let s = stepById.get(stepId);
-      if (s === undefined) {
+      let s = stepOfCode ? stepOfCode[codes!.step[row]] : (stepById.get(stepId) ?? -1);
+      if (s < 0) {
         s = steps.length;
         stepById.set(stepId, s);
+        if (stepOfCode) stepOfCode[codes!.step[row]] = s;
         steps.push({
           id: stepId,
           ordinal: s,
@@ -146,7 +182,8 @@ export function buildRunIndex(summary: RunSummary): RunIndex {
     }
 
     if ((type === "model.request" || type === "tool.call") && call !== null) {
-      openCalls.set(`${type === "tool.call" ? "t" : "m"}:${call}`, calls.length);
+      if (openToolOfCode && openModelOfCode) (type === "tool.call" ? openToolOfCode : openModelOfCode)[callCode] = calls.length;
+      else (type === "tool.call" ? openTool : openModel).set(call, calls.length);
       calls.push({
         call,
         lane: type === "tool.call" ? "tool" : "model",
@@ -158,9 +195,11 @@ export function buildRunIndex(summary: RunSummary): RunIndex {
         failed: false,
       });
     } else if ((type === "model.response" || type === "tool.result") && call !== null) {
-      const key = `${type === "tool.result" ? "t" : "m"}:${call}`;
-      const open = openCalls.get(key);
-      if (open !== undefined && calls[open].endRow < 0) {
+      const open =
+        openToolOfCode && openModelOfCode
+          ? (type === "tool.result" ? openToolOfCode : openModelOfCode)[callCode]
+          : ((type === "tool.result" ? openTool : openModel).get(call) ?? -1);
+      if (open >= 0 && calls[open].endRow < 0) {
         const span = calls[open];
         span.endRow = row;
         // the answer's ts is when it was recorded; latency (when larger) is the better end
@@ -178,7 +217,8 @@ export function buildRunIndex(summary: RunSummary): RunIndex {
     if (s >= 0 && c.endMs > steps[s].endMs) steps[s].endMs = c.endMs;
   }
 
-  const byTime = Int32Array.from({ length: n }, (_, i) => i);
+  const byTime = new Int32Array(n);
+  for (let i = 0; i < n; i++) byTime[i] = i;
   let sorted = true;
   for (let i = 1; i < n; i++) if (summary.tsMs[i] < summary.tsMs[i - 1]) sorted = false;
   if (!sorted) byTime.sort((a, b) => summary.tsMs[a] - summary.tsMs[b] || a - b);

@@ -32,6 +32,12 @@ export interface RunSummary {
   tokens: Float64Array;
   chain: string[];
   redactions: Int32Array;
+  /**
+   * The step and call columns as dictionary codes (0: null, k: the k-th distinct value), when
+   * the decoder had them (the binary form): the index then looks steps and calls up by
+   * number instead of by string. Dropped when summaries are appended (their codes differ).
+   */
+  codes?: { step: Int32Array; steps: number; call: Int32Array; calls: number };
 }
 
 /** Encodes rows (as the server reads them) into the wire form. */

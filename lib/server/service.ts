@@ -13,7 +13,7 @@ import { isBodyLimit, limitedBody } from "./body-limits";
 import { ingest, type IngestOptions, type IngestResult } from "./ingest";
 import { loadRedactor } from "./redaction-key";
 import { publishRunChanges } from "./changes";
-import { getRunSummaryCached } from "./viewer-queries";
+import { prepareStoredSummary } from "./viewer-queries";
 
 const redactors = new WeakMap<Db, Promise<Redactor>>();
 
@@ -170,7 +170,7 @@ async function importBody(db: Db, redactor: Redactor, body: ByteSource, opts: Im
       // A big upload is usually opened next: build its viewer summary now, off the
       // request, so the first screen does not wait for 100,000 rows to be aggregated.
       if (common.mode === "upload" && opts.warmViewer) {
-        for (const r of stored) if (r.accepted >= WARM_SUMMARY_EVENTS) void getRunSummaryCached(db, r.run, -1).catch(() => undefined);
+        for (const r of stored) if (r.accepted >= WARM_SUMMARY_EVENTS) void prepareStoredSummary(db, r.run).catch(() => undefined);
       }
     }
     return result;

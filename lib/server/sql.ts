@@ -12,7 +12,7 @@ import { eventInserter, statementCache } from "./sqlite-statements";
 
 export { EVENT_COLUMNS, ROW_WORK, type EventRow, type IngestRow } from "./sqlite-rows";
 
-export type SqlParam = string | number | bigint | boolean | null;
+export type SqlParam = string | number | bigint | boolean | null | Uint8Array;
 
 /** The server chain the writer extended in this transaction, per run (SqlTx.chainResults). */
 export interface WriterChain {
@@ -52,10 +52,22 @@ export interface SqlExec {
   /** Reads committed data (never sees another request's open transaction). */
   all<T>(sql: string, params?: SqlParam[]): Promise<T[]>;
   transaction<T>(fn: (tx: SqlTx) => Promise<T>, opts?: TransactionOptions): Promise<T>;
+  /**
+   * SQLite only: each result row as an array, without an object per row (a million-row
+   * read builds its answer as it goes: the run summary).
+   */
+  eachRow?(sql: string, params: SqlParam[], fn: (row: unknown[]) => void): void;
   close(): Promise<void>;
 }
 
-const sqliteParam = (p: SqlParam) => (typeof p === "boolean" ? (p ? 1 : 0) : p);
+const sqliteParam = (p: SqlParam) =>
+  typeof p === "boolean"
+    ? p
+      ? 1
+      : 0
+    : p instanceof Uint8Array && !Buffer.isBuffer(p)
+      ? Buffer.from(p.buffer, p.byteOffset, p.byteLength)
+      : p;
 
 export function openSqlite(url: string): SqlExec {
   const file = sqliteFileFromUrl(url);
@@ -63,6 +75,7 @@ export function openSqlite(url: string): SqlExec {
   reader.pragma("journal_mode = WAL");
   reader.pragma("busy_timeout = 5000");
   const prep = statementCache(reader);
+  const rawStatements = new Map<string, Database.Statement>();
   const writer = new SqliteWriter(file);
   let small: SmallWriter | undefined;
   // One write connection per process; requests take turns (SQLite has one writer anyway).
@@ -89,6 +102,11 @@ export function openSqlite(url: string): SqlExec {
     async all<T>(sql: string, params: SqlParam[] = []) {
       const st = prep(sql);
       return (st.reader ? st.all(...params.map(sqliteParam)) : (st.run(...params.map(sqliteParam)), [])) as T[];
+    },
+    eachRow(sql: string, params: SqlParam[], fn: (row: unknown[]) => void) {
+      // a statement of its own: raw mode would change what the cached one answers
+      const st = (rawStatements.get(sql) ?? rawStatements.set(sql, reader.prepare(sql).raw(true)).get(sql))!;
+      for (const row of st.iterate(...params.map(sqliteParam))) fn(row as unknown[]);
     },
     transaction<T>(fn: (t: SqlTx) => Promise<T>, opts?: TransactionOptions): Promise<T> {
       const next = queue.then(async () => {

@@ -4,8 +4,10 @@ import "server-only";
  * one event with the events that belong with it and the run state at it, a payload
  * search, and a stream of "this run changed" for live runs.
  */
+import { gzipSync } from "node:zlib";
 import { z } from "zod";
 import { encodeSummaryColumns, type SummaryColumns } from "../graph/summary";
+import { SummaryBinaryBuilder } from "../graph/summary-binary";
 import { bigintAsDigits } from "../journal/exact-json";
 import { parseJsonExact } from "../journal/parse-line";
 import type { JournalEvent } from "../journal/types";
@@ -18,6 +20,8 @@ import { findingsOf, isRunId, queryText, runVersion } from "./queries";
 
 export const summaryQuery = z.object({
   after: z.coerce.number().int().min(-1).default(-1),
+  /** `binary`: the packed columns of lib/graph/summary-binary.ts, which the run page reads */
+  format: z.enum(["json", "binary"]).default("json"),
 });
 
 export const inspectQuery = z.object({
@@ -28,6 +32,8 @@ export const inspectQuery = z.object({
 export const searchQuery = z.object({
   q: queryText(200).pipe(z.string().trim().min(1)),
   limit: z.coerce.number().int().min(1).max(5000).default(1000),
+  /** the page after this seq (the previous page's `next`) */
+  after: z.coerce.number().int().min(-1).default(-1),
 });
 
 async function runExists(db: Db, runId: string): Promise<boolean> {
@@ -79,34 +85,201 @@ export async function getRunSummaryText(db: Db, runId: string, after: number): P
   return JSON.stringify(encodeSummaryColumns(runId, cols));
 }
 
+/**
+ * The same columns in the binary form (lib/graph/summary-binary.ts), which the run page
+ * reads. On SQLite the rows are read as arrays straight into the packed columns (no JSON
+ * built or parsed, no object per row); on PostgreSQL a page of rows at a time.
+ */
+export async function getRunSummaryBinary(db: Db, runId: string, after: number, expected = 4096): Promise<Uint8Array<ArrayBuffer> | null> {
+  if (!isRunId(runId)) return null;
+  const each = db.sql.eachRow;
+  if (db.sql.dialect === "sqlite" && each) {
+    const b = new SummaryBinaryBuilder(runId, expected);
+    each.call(
+      db.sql,
+      `SELECT ${SUMMARY_COLUMNS.map((c) => `"${c}"`).join(", ")} FROM "Event" WHERE "runId" = ? AND "seq" > ? ORDER BY "seq"`,
+      [runId, after],
+      (r) =>
+        b.push(
+          Number(r[0]),
+          Number(r[1]),
+          r[2] as string,
+          r[3] as string | null,
+          r[4] === null ? null : Number(r[4]),
+          r[5] as string | null,
+          r[6] as string | null,
+          r[7] as string | null,
+          r[8] === null ? null : Number(r[8]),
+          r[9] === null ? null : Number(r[9]),
+          r[10] as string,
+          Number(r[11]),
+        ),
+    );
+    if (b.n === 0 && !(await runExists(db, runId))) return null;
+    return b.finish();
+  }
+  // PostgreSQL: pages of rows by seq range, so no more than a page of row objects is held.
+  // Ranges, not LIMIT: right after an import the planner's statistics are stale and a
+  // `seq > ? ORDER BY seq LIMIT` page sorted every later row (a million rows: 31 s).
+  const b = new SummaryBinaryBuilder(runId, expected);
+  const cols = SUMMARY_COLUMNS.map((c) => `"${c}"`).join(", ");
+  for (let lo = after; ;) {
+    const rows = await db.sql.all<SummaryRowOf>(
+      `SELECT ${cols} FROM "Event" WHERE "runId" = ? AND "seq" > ? AND "seq" <= ? ORDER BY "seq"`,
+      [runId, lo, lo + PG_SUMMARY_PAGE],
+    );
+    for (const r of rows)
+      b.push(
+        Number(r.seq),
+        Math.round(Number(r.tsMs)),
+        r.type,
+        r.step,
+        r.parent === null ? null : Number(r.parent),
+        r.call,
+        r.name,
+        r.status,
+        r.latencyMs === null ? null : Number(r.latencyMs),
+        r.tokens === null ? null : Number(r.tokens),
+        r.chain,
+        Number(r.redactions),
+      );
+    if (rows.length > 0) {
+      lo += PG_SUMMARY_PAGE;
+      continue;
+    }
+    // an empty range: skip the gap to the next stored seq, if any
+    const next = await db.sql.all<{ seq: number | string | null }>(
+      `SELECT MIN("seq") AS "seq" FROM "Event" WHERE "runId" = ? AND "seq" > ?`,
+      [runId, lo],
+    );
+    if (next[0]?.seq === null || next[0]?.seq === undefined) break;
+    lo = Number(next[0].seq) - 1;
+  }
+  if (b.n === 0 && !(await runExists(db, runId))) return null;
+  return b.finish();
+}
+
+const PG_SUMMARY_PAGE = 20_000;
+interface SummaryRowOf {
+  seq: number | string;
+  tsMs: number | string;
+  type: string;
+  step: string | null;
+  parent: number | string | null;
+  call: string | null;
+  name: string | null;
+  status: string | null;
+  latencyMs: number | string | null;
+  tokens: number | string | null;
+  chain: string;
+  redactions: number | string;
+}
+
+export interface PackedSummary {
+  gzip: Uint8Array<ArrayBuffer>;
+}
+
+/** Runs at least this long keep their built summary in the database (RunSummaryBlob). */
+export const STORED_SUMMARY_EVENTS = 5000;
+
 interface CachedSummary {
   key: string;
-  text: string;
+  body: Promise<string | PackedSummary | null>;
 }
 const summaryCache: CachedSummary[] = [];
 const SUMMARY_CACHE_SIZE = 8;
 
+const versionOf = (run: { updatedAt: number; eventCount: number; droppedAt: number }) =>
+  `${run.updatedAt}|${run.eventCount}|${run.droppedAt}`;
+
+function pack(bytes: Uint8Array<ArrayBuffer>): PackedSummary {
+  // level 1: a million events' columns (~32 MB) shrink about 7× in a third of a second
+  return { gzip: new Uint8Array(gzipSync(bytes, { level: 1 })) };
+}
+
 /**
- * The summary text, and for whole runs cached per process until the run changes: a run
- * looked at again is served without reading its events. (`next start` compresses it.)
+ * The packed binary summary of a whole run at `version`: the stored one when it was built
+ * at that version, else built from the events (and stored, for long runs). Building reads
+ * every event row of the run (seconds at a million); reading the stored one, one blob.
  */
-export async function getRunSummaryCached(db: Db, runId: string, after: number): Promise<string | null> {
+async function packedSummary(db: Db, runId: string, version: string, eventCount: number): Promise<PackedSummary | null> {
+  const stored = await db.sql.all<{ version: string; bytes: Uint8Array }>(
+    `SELECT "version", "bytes" FROM "RunSummaryBlob" WHERE "runId" = ?`,
+    [runId],
+  );
+  if (stored[0] && stored[0].version === version) {
+    return { gzip: new Uint8Array(stored[0].bytes) };
+  }
+  // sized for the run at once: no column grown by copying
+  const bytes = await getRunSummaryBinary(db, runId, -1, eventCount);
+  if (bytes === null) return null;
+  const packed = pack(bytes);
+  if (eventCount >= STORED_SUMMARY_EVENTS) {
+    // a summary built from rows newer than `version` is stored under the older version:
+    // it is then rebuilt once more, never served for a version it does not match
+    await db.sql
+      .transaction((tx) =>
+        tx.run(
+          `INSERT INTO "RunSummaryBlob" ("runId", "version", "bytes") VALUES (?, ?, ?) ON CONFLICT ("runId") DO UPDATE SET "version" = excluded."version", "bytes" = excluded."bytes"`,
+          [runId, version, packed.gzip],
+        ),
+      )
+      .catch(() => undefined); // the run was deleted meanwhile, or the database is read-only: serve it anyway
+  }
+  return packed;
+}
+
+/**
+ * Builds and stores the run's summary now when the run is long enough to keep one (after
+ * an import, so its first opening reads one blob); false when it is not.
+ */
+export async function prepareStoredSummary(db: Db, runId: string): Promise<boolean> {
+  const run = await runVersion(db, runId);
+  if (!run || run.eventCount < STORED_SUMMARY_EVENTS) return false;
+  return (await getRunSummaryCached(db, runId, -1, "binary")) !== null;
+}
+
+/**
+ * The summary, and for whole runs cached per process until the run changes: a run looked
+ * at again is served without reading its events, and a request that comes while the same
+ * summary is being built waits for that build instead of starting another. JSON text
+ * (`next start` compresses it) or the packed binary form; `after` reads only later events.
+ */
+export function getRunSummaryCached(db: Db, runId: string, after: number): Promise<string | null>;
+export function getRunSummaryCached(db: Db, runId: string, after: number, format: "binary"): Promise<PackedSummary | null>;
+export async function getRunSummaryCached(
+  db: Db,
+  runId: string,
+  after: number,
+  format: "json" | "binary" = "json",
+): Promise<string | PackedSummary | null> {
   if (!isRunId(runId)) return null;
   const run = await runVersion(db, runId);
   if (!run || run.eventCount === 0) return null;
-  // a payload drop leaves updatedAt as it was (retention counts from it): its time is in the key
-  const key = `${runId}|${run.updatedAt}|${run.eventCount}|${run.droppedAt}`;
-  if (after < 0) {
-    const hit = summaryCache.find((c) => c.key === key);
-    if (hit) return hit.text;
+  if (after >= 0) {
+    if (format === "json") return getRunSummaryText(db, runId, after);
+    const bytes = await getRunSummaryBinary(db, runId, after);
+    return bytes && pack(bytes);
   }
-  const text = await getRunSummaryText(db, runId, after);
-  if (text === null || after >= 0) return text;
-  const old = summaryCache.findIndex((c) => c.key.startsWith(`${runId}|`));
+  // a payload drop leaves updatedAt as it was (retention counts from it): its time is in the version
+  const version = versionOf(run);
+  const key = `${runId}|${format}|${version}`;
+  const hit = summaryCache.find((c) => c.key === key);
+  if (hit) return hit.body;
+  const old = summaryCache.findIndex((c) => c.key.startsWith(`${runId}|${format}|`));
   if (old >= 0) summaryCache.splice(old, 1);
-  summaryCache.push({ key, text });
+  const entry: CachedSummary = {
+    key,
+    body: format === "json" ? getRunSummaryText(db, runId, -1) : packedSummary(db, runId, version, run.eventCount),
+  };
+  summaryCache.push(entry);
   if (summaryCache.length > SUMMARY_CACHE_SIZE) summaryCache.shift();
-  return text;
+  // a failed build is not kept
+  entry.body.catch(() => {
+    const i = summaryCache.indexOf(entry);
+    if (i >= 0) summaryCache.splice(i, 1);
+  });
+  return entry.body;
 }
 
 interface BodyRow {
@@ -267,16 +440,23 @@ export async function inspectEvent(db: Db, runId: string, seq: number, withState
   return `{"seq":${seq},"event":${storedEventJson(row)},"related":[${relatedRows.map(storedEventJson).join(",")}],"state":${state ? JSON.stringify(state, bigintAsDigits) : "null"},"findings":${JSON.stringify(findingItems)}}`;
 }
 
-/** Seqs of events whose stored (redacted) text contains `q`, case-insensitively. */
-export async function searchEvents(db: Db, runId: string, q: string, limit: number): Promise<SearchAnswer> {
-  if (!isRunId(runId) || q.includes("\u0000")) return { seqs: [], truncated: false };
+/**
+ * Seqs after `after` of events whose stored (redacted) text contains `q`,
+ * case-insensitively: a page of at most `limit` in seq order, and the cursor of the next
+ * page. The key (runId, seq) orders the scan, so a page reads from its cursor on, never
+ * the pages before it.
+ */
+export async function searchEvents(db: Db, runId: string, q: string, limit: number, after = -1): Promise<SearchAnswer> {
+  if (!isRunId(runId) || q.includes("\u0000")) return { seqs: [], truncated: false, next: null };
   const pattern = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   const like = db.sql.dialect === "postgres" ? "ILIKE" : "LIKE";
   const rows = await db.sql.all<{ seq: number }>(
-    `SELECT "seq" FROM "Event" WHERE "runId" = ? AND "body" ${like} ? ESCAPE '\\' ORDER BY "seq" LIMIT ?`,
-    [runId, pattern, limit + 1],
+    `SELECT "seq" FROM "Event" WHERE "runId" = ? AND "seq" > ? AND "body" ${like} ? ESCAPE '\\' ORDER BY "seq" LIMIT ?`,
+    [runId, after, pattern, limit + 1],
   );
-  return { seqs: rows.slice(0, limit).map((r) => Number(r.seq)), truncated: rows.length > limit };
+  const seqs = rows.slice(0, limit).map((r) => Number(r.seq));
+  const truncated = rows.length > limit;
+  return { seqs, truncated, next: truncated ? seqs[seqs.length - 1] : null };
 }
 
 async function runChange(db: Db, runId: string): Promise<RunChange | null> {

@@ -177,7 +177,8 @@ export const usageAnswerSchema = z.strictObject({
 export type UsageAnswer = z.infer<typeof usageAnswerSchema>;
 
 /** GET /api/runs/{run}/search. */
-export const searchAnswerSchema = z.strictObject({ seqs: z.array(seq), truncated: z.boolean() });
+/** A page of matches in seq order; `next`: pass it as `after` for the page after (null: this was the last). */
+export const searchAnswerSchema = z.strictObject({ seqs: z.array(seq), truncated: z.boolean(), next: seq.nullable() });
 export type SearchAnswer = z.infer<typeof searchAnswerSchema>;
 
 /** A string column of the summary: dictionary-encoded (-1 for null), or plain. */

@@ -9,7 +9,14 @@ export function matchRows(s: RunSummary, query: string, limit = 100_000): number
   if (!q) return [];
   const asSeq = /^#?\d+$/.test(q) ? Number(q.replace("#", "")) : null;
   const out: number[] = [];
-  const has = (v: string | null) => v !== null && v.toLowerCase().includes(q);
+  // the columns repeat a few strings a million times: each distinct one is lowered once
+  const seen = new Map<string, boolean>();
+  const has = (v: string | null) => {
+    if (v === null) return false;
+    let r = seen.get(v);
+    if (r === undefined) seen.set(v, (r = v.toLowerCase().includes(q)));
+    return r;
+  };
   for (let i = 0; i < s.n && out.length < limit; i++) {
     if (asSeq !== null && s.seq[i] === asSeq) out.push(i);
     else if (has(s.type[i]) || has(s.name[i]) || has(s.call[i]) || has(s.step[i]) || has(s.status[i])) out.push(i);

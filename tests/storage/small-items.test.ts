@@ -75,7 +75,7 @@ describe.each(DIALECTS)("small items on %s", (dialect) => {
     expect(await runHasEvents(db, id)).toBe(false);
     expect(await inspectEvent(db, id, 0, true)).toBeNull();
     expect(await getRunSummaryText(db, id, -1)).toBeNull();
-    expect(await searchEvents(db, "w-percent", `a${NUL}`, 10)).toEqual({ seqs: [], truncated: false });
+    expect(await searchEvents(db, "w-percent", `a${NUL}`, 10)).toEqual({ seqs: [], truncated: false, next: null });
     expect((await stateAt(db, id, 0)).changedAt).toBeNull();
   });
 

@@ -29,7 +29,7 @@ export default page(
     const sp = await searchParams;
     const detail = await getRun(db, run);
     if (!detail) notFound();
-    preload(`/api/runs/${encodeURIComponent(run)}/summary`, { as: "fetch", crossOrigin: "anonymous" });
+    preload(`/api/runs/${encodeURIComponent(run)}/summary?format=binary`, { as: "fetch", crossOrigin: "anonymous" });
     const raw = Array.isArray(sp.event) ? sp.event[0] : sp.event;
     const initialSeq = raw !== undefined && /^\d{1,10}$/.test(raw) ? Number(raw) : null;
     const tab = Array.isArray(sp.tab) ? sp.tab[0] : sp.tab;

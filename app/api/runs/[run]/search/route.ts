@@ -4,7 +4,7 @@ import { searchEvents, searchQuery } from "@/lib/server/viewer-queries";
 
 export const dynamic = "force-dynamic";
 
-/** `?q=TEXT`: seqs of the run's events whose stored payload contains the text. */
+/** `?q=TEXT[&after=SEQ][&limit=N]`: a page of the seqs of the run's events whose stored payload contains the text. */
 export const GET = route({ need: "runs.read", project: "run", params: runParams, query: searchQuery }, async ({ db, params, query }) =>
-  NextResponse.json(await searchEvents(db, params.run, query.q, query.limit)),
+  NextResponse.json(await searchEvents(db, params.run, query.q, query.limit, query.after)),
 );
