@@ -30,6 +30,8 @@ export function openPostgres(url: string): SqlExec {
   // the 'error' event would take the whole process down.
   pool.on("error", (e) => console.warn(`retrace: an idle PostgreSQL connection was closed (${e.message}); the next query reconnects`));
   const toPg = (p: SqlParam) => (typeof p === "bigint" ? p.toString() : p);
+  /** COPY batches sent and not yet done, at most (each up to batchRows rows of text). */
+  const COPIES_IN_FLIGHT = 4;
   const copySql = `COPY "Event" (${EVENT_COLUMNS.map((c) => `"${c}"`).join(", ")}) FROM STDIN`;
   return {
     dialect: "postgres",
@@ -43,6 +45,7 @@ export function openPostgres(url: string): SqlExec {
       // another on the connection (a chain, so pg never sees two queries at once), and the
       // next awaited statement waits for the chain and surfaces any failure.
       let chain: Promise<unknown> = Promise.resolve();
+      const inFlight: Array<Promise<unknown>> = [];
       const settle = async () => {
         await chain;
       };
@@ -77,6 +80,10 @@ export function openPostgres(url: string): SqlExec {
             return done;
           });
           chain.catch(() => undefined);
+          // Bounded: when the server copies slower than ingest makes rows, unawaited batches
+          // (their text) piled up for the whole import (2.5 GB at a million events).
+          inFlight.push(chain);
+          while (inFlight.length > COPIES_IN_FLIGHT) await inFlight.shift()!.catch(() => undefined);
         },
       };
       try {
