@@ -62,20 +62,19 @@ const api = {
     streamed = null;
     pageHasStreamedRows = false;
     const t0 = performance.now();
-    const rows: PageRow[] = [];
     let growing: GrowingReplay | null = null;
     let builder = createRowBuilder();
     let after = -1;
     for (;;) {
       const page = await fetchEventPage(runId, after);
       if (id !== loadId) throw new Error("superseded by a newer load");
-      for (const r of page.events) {
-        rows.push(r);
-        if (r.redactions > 0) redactedSeqs.add(r.seq);
-      }
+      for (const r of page.events) if (r.redactions > 0) redactedSeqs.add(r.seq);
       const restart = chain === "recorder" && page.events.some((r) => r.redactions > 0);
       if (restart) chain = "server";
-      const fresh = (restart ? rows : page.events).map((r) => eventOf(r, chain));
+      // The pages before are fetched again for the refold rather than held all along for a
+      // switch that most runs never make (they were a second copy of every event).
+      const earlier = restart ? await pagesBefore(runId, after, id) : [];
+      const fresh = [...earlier, ...page.events].map((r) => eventOf(r, chain));
       if (restart || growing === null) {
         growing = openReplay(runId as RunId, { plan: null, fidelity, redacted });
         builder = createRowBuilder();
@@ -86,7 +85,7 @@ const api = {
       const out = growing.push(fresh);
       onProgress({
         key: forkKey(null),
-        restart: restart && rows.length > page.events.length,
+        restart: restart && earlier.length > 0,
         rows: builder.rows(fresh, out.frames),
         divergences: out.divergences,
         loaded: out.events,
@@ -142,6 +141,24 @@ const api = {
     };
   },
 };
+
+/** The rows of the pages a load read before the one after `upTo` (again, as the load read them). */
+async function pagesBefore(runId: string, upTo: number, id: number): Promise<PageRow[]> {
+  const out: PageRow[] = [];
+  let after = -1;
+  while (after !== upTo) {
+    const page = await fetchEventPage(runId, after);
+    if (id !== loadId) throw new Error("superseded by a newer load");
+    for (const r of page.events) {
+      if (r.seq > upTo) return out;
+      out.push(r);
+      if (r.redactions > 0) redactedSeqs.add(r.seq);
+    }
+    if (page.nextAfter === null) break;
+    after = page.nextAfter;
+  }
+  return out;
+}
 
 export type ReplayWorkerApi = typeof api;
 
