@@ -321,6 +321,8 @@ interface RecordedTool {
   args: JsonValue;
   result: JsonObject | null;
   reconciled: "succeeded" | "failed" | null;
+  /** The recorded call's idempotency key (null: none). */
+  key: string | null;
 }
 
 /** Every recorded tool call by tool name, with its latest result and reconcile (in the journal, or on a branch run). */
@@ -330,7 +332,14 @@ function recordedTools(events: readonly JournalEvent[], branchReconciles: readon
   for (const e of events) {
     const d = e.data;
     if (e.type === "tool.call" && typeof d.tool === "string") {
-      const r: RecordedTool = { seq: e.seq, effect: str(d.effect) ?? "", args: d.args ?? null, result: null, reconciled: null };
+      const r: RecordedTool = {
+        seq: e.seq,
+        effect: str(d.effect) ?? "",
+        args: d.args ?? null,
+        result: null,
+        reconciled: null,
+        key: str(d.idempotencyKey) ?? null,
+      };
       byTool.set(d.tool, [...(byTool.get(d.tool) ?? []), r]);
       if (typeof d.call === "string") byCall.set(d.call, r);
     } else if (e.type === "tool.result") {
@@ -482,7 +491,11 @@ export async function runContinuation(opts: {
       const confirmed = equal.filter((h) => h.result?.status === "ok" || h.reconciled === "succeeded");
       if (policy.reuseConfirmedWrites && confirmed.length > 0) {
         const hit = confirmed[confirmed.length - 1];
-        const at = add("tool.call", callData({ kind: "recording", seq: hit.seq, confirmed: true }));
+        // the recorded operation, confirmed: its idempotency key is the branch call's too
+        const at = add("tool.call", {
+          ...callData({ kind: "recording", seq: hit.seq, confirmed: true }),
+          ...(hit.key !== null ? { idempotencyKey: hit.key } : {}),
+        });
         answer(fromRecording(hit), { kind: "recording", seq: hit.seq, confirmed: true }, at);
         out.writesReused++;
         continue;

@@ -203,6 +203,13 @@ describe.each(DIALECTS)("resume on %s, demo bank over HTTP", (dialect) => {
     const rules = (await getRun(db, out.branch))!.findings.map((f) => f.rule);
     expect(after.filter((e) => e.type === "context").length).toBeGreaterThan(0);
     expect(rules).not.toContain("context.instruction-omitted");
+    // the confirmed writes answered from the recording are the recorded operations, with their keys
+    expect(rules).not.toContain("effect.no-idempotency");
+    for (const c of calls.filter((e) => e.data.tool === "issue_refund")) {
+      const src = (c.data.live as { source: { seq: number } }).source.seq;
+      expect(c.data.idempotencyKey).toBe(events.find((e) => e.seq === src)!.data.idempotencyKey);
+      expect(c.data.idempotencyKey).toMatch(/^refund-A-3003-charge-\d$/);
+    }
     // the reconcile's lookup and the model: no write reached the bank
     expect(bank.requests.map((r) => r.path)).toEqual(["/lookup", ...Array(4).fill("/v1/chat/completions")]);
 
