@@ -7,8 +7,12 @@ const PAGE = 5000;
 const FIRST_PAGE = 1000;
 
 /** One page of a run's events after `after`, parsed exactly (the replay worker's fetch). */
-export async function fetchEventPage(run: string, after: number, signal?: AbortSignal): Promise<ReturnType<typeof parsePage>> {
-  const limit = after < 0 ? FIRST_PAGE : PAGE;
+export async function fetchEventPage(
+  run: string,
+  after: number,
+  limit = after < 0 ? FIRST_PAGE : PAGE,
+  signal?: AbortSignal,
+): Promise<ReturnType<typeof parsePage>> {
   const res = await fetch(`/api/runs/${encodeURIComponent(run)}/events?after=${after}&limit=${limit}`, {
     signal,
     headers: { accept: "application/json" },

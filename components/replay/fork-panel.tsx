@@ -63,8 +63,7 @@ export function ForkPanel({
   const frameSeq = view?.frame.seq ?? 0;
   const typeAt = (seq: number) => {
     const f = frameOfSeq.get(seq);
-    const row = f === undefined ? undefined : result?.rows[f];
-    return row?.recorded?.type ?? row?.type ?? null;
+    return f === undefined || !result ? null : (result.frames.typeNames[result.frames.type[f]] ?? null);
   };
   // the event the form forks at: the playhead's frame, or the one typed into "Fork at seq"
   // (fetched like the run page's inspector), so the JSON is prefilled from that event

@@ -7,6 +7,7 @@ import { Segments } from "@/components/ui/safe-text";
 import type { FrameRow } from "./protocol";
 import { ModeBadge } from "@/components/live/mode-badge";
 import { ProvenanceBadge } from "./provenance-badge";
+import { useFrameRows } from "./use-frame-rows";
 import { useReplayStore, useReplayStoreApi } from "./replay-store";
 
 const ROW = 30;
@@ -30,13 +31,15 @@ export function FrameGrid() {
   const api = useReplayStoreApi();
   const result = useReplayStore((s) => s.result);
   const frameOfSeq = useReplayStore((s) => s.frameOfSeq);
-  const rows = result?.rows ?? [];
+  const count = result?.frames.count ?? 0;
   const divergences = useMemo(() => groupBySeq(result?.divergences ?? []), [result]);
   const changes = useMemo(() => groupBySeq(result?.changes ?? []), [result]);
   // a branch run (a live action's) declares each frame's mode; a run the agent recorded alone has one mode only
-  const showMode = useMemo(() => (result?.rows ?? []).some((r) => r.mode !== "recorded"), [result]);
+  const showMode = result?.branch ?? false;
   const scroller = useRef<HTMLDivElement>(null);
-  const v = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 10 });
+  const v = useVirtualizer({ count, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 10 });
+  const items = v.getVirtualItems();
+  const rowAt = useFrameRows(items[0]?.index ?? 0, items[items.length - 1]?.index ?? 0);
 
   useEffect(() => {
     // Rows have one fixed height, so the row's offset is known without asking the layout:
@@ -54,7 +57,7 @@ export function FrameGrid() {
     if (el) resize.observe(el);
     const apply = () => {
       raf = 0;
-      if (!el || to < 0 || to >= rows.length) return;
+      if (!el || to < 0 || to >= count) return;
       // the virtualizer already follows the scroll offset; reading it here costs no layout
       let scrollTop = v.scrollOffset ?? 0;
       const top = to * ROW;
@@ -78,7 +81,7 @@ export function FrameGrid() {
       if (raf !== 0) cancelAnimationFrame(raf);
       resize.disconnect();
     };
-  }, [api, rows.length, v]);
+  }, [api, count, v]);
 
   return (
     <div className="rp-grid-wrap">
@@ -89,8 +92,9 @@ export function FrameGrid() {
       </div>
       <div ref={scroller} className="rp-grid" role="listbox" aria-label="Frames: recorded run and replay" tabIndex={0}>
         <div style={{ height: v.getTotalSize(), position: "relative" }}>
-          {v.getVirtualItems().map((item) => {
-            const row = rows[item.index];
+          {items.map((item) => {
+            const row = rowAt(item.index);
+            if (!row) return <PendingRow key={item.index} index={item.index} seq={result?.frames.seq[item.index] ?? 0} top={item.start} />;
             return (
               <FrameRowView
                 key={item.index}
@@ -104,6 +108,18 @@ export function FrameGrid() {
           })}
         </div>
       </div>
+    </div>
+  );
+}
+
+/** A row whose frame the worker is still rebuilding: its seq, and the place it will fill. */
+function PendingRow({ index, seq, top }: { index: number; seq: number; top: number }) {
+  const selected = useReplayStore((s) => s.cursor === index);
+  return (
+    <div role="option" aria-selected={selected} aria-busy="true" className="rp-row pending" style={{ transform: `translateY(${top}px)` }}>
+      <span className="seq">#{seq}</span>
+      <span className="rp-cell recorded">…</span>
+      <span className="rp-cell replay">…</span>
     </div>
   );
 }

@@ -63,7 +63,7 @@ const FrameBody = memo(function FrameBody({ view, result }: { view: FrameView | 
   }
   const staleAt = frame.stale ? /seq (\d+)/.exec(frame.note ?? "")?.[1] : undefined;
   const mode = frameMode(frame.recorded ?? frame.event);
-  const branch = result?.rows.some((r) => r.mode !== "recorded") ?? false;
+  const branch = result?.branch ?? false;
   return (
     <div className="rp-panel">
       <h2>
@@ -79,7 +79,7 @@ const FrameBody = memo(function FrameBody({ view, result }: { view: FrameView | 
       </h2>
       <div className="meta">
         <span>
-          frame {(view.index + 1).toLocaleString("en-US")} of {(result?.rows.length ?? 0).toLocaleString("en-US")}
+          frame {(view.index + 1).toLocaleString("en-US")} of {(result?.frames.count ?? 0).toLocaleString("en-US")}
         </span>
         {frame.event.step ? <span>step {frame.event.step}</span> : null}
         <span>{frame.event.ts}</span>

@@ -2,7 +2,7 @@
  * One line per frame for the side-by-side list: what the replay shows and what the run
  * recorded there, labelled from the event's own fields. Pure; runs in the worker.
  */
-import { kindOf } from "@/lib/graph/kind";
+import { kindOf, type EventKind } from "@/lib/graph/kind";
 import type { JournalEvent } from "@/lib/journal/types";
 import { str } from "@/lib/journal/values";
 import type { Replay, ReplayFrame } from "@/lib/replay";
@@ -73,46 +73,53 @@ export function labelOf(e: LabelledEvent): string {
 
 /** Rows for every frame of a replay. */
 export function buildRows(replay: Replay): FrameRow[] {
-  return createRowBuilder().rows(replay.events, replay.frames);
+  const kinds = createKindTracker();
+  kinds.note(replay.events);
+  return replay.frames.map((f) => rowOf(f, kinds.of(f.event), f.recorded === null ? null : kinds.of(f.recorded)));
 }
 
 /**
- * Rows chunk by chunk, as a streamed replay's frames arrive: `rows(events, frames)` takes
- * the events just pushed and the frames they made. A tool result's row shows its call's
- * effect (call id → effect from the tool.call events seen so far, this chunk's included).
+ * The kind of each event as a run's events arrive in seq order: a tool result's kind is
+ * its call's effect (call id → effect from the tool.call events noted so far), so a
+ * result's kind is known without its call's event at hand. `note` the events of a chunk
+ * before asking the kinds of its frames.
  */
-export function createRowBuilder(): { rows(events: readonly JournalEvent[], frames: readonly ReplayFrame[]): FrameRow[] } {
+export function createKindTracker(): { note(events: readonly JournalEvent[]): void; of(e: JournalEvent): EventKind } {
   const effects = new Map<string, string>();
-  const kind = (e: JournalEvent) => {
-    const call = str(e.data.call);
-    const effect =
-      e.type === "tool.call"
-        ? (str(e.data.effect) ?? null)
-        : e.type === "tool.result" && call !== undefined
-          ? (effects.get(call) ?? null)
-          : null;
-    return kindOf(e.type, effect);
-  };
   return {
-    rows(events, frames) {
+    note(events) {
       for (const e of events)
         if (e.type === "tool.call" && typeof e.data.call === "string" && typeof e.data.effect === "string")
           effects.set(e.data.call, e.data.effect);
-      return frames.map((f) => ({
-        index: f.index,
-        eventIndex: f.eventIndex,
-        seq: f.seq,
-        type: f.event.type,
-        label: labelOf(f.event),
-        kind: kind(f.event),
-        provenance: f.provenance,
-        stale: f.stale,
-        substituted: f.substituted,
-        note: f.note,
-        simulated: f.recorded === null || f.event !== f.recorded,
-        recorded: f.recorded === null ? null : { type: f.recorded.type, label: labelOf(f.recorded), kind: kind(f.recorded) },
-        mode: frameMode(f.recorded ?? f.event),
-      }));
     },
+    of(e) {
+      const call = str(e.data.call);
+      const effect =
+        e.type === "tool.call"
+          ? (str(e.data.effect) ?? null)
+          : e.type === "tool.result" && call !== undefined
+            ? (effects.get(call) ?? null)
+            : null;
+      return kindOf(e.type, effect);
+    },
+  };
+}
+
+/** One frame's row, with the kinds of its replayed and recorded events. */
+export function rowOf(f: ReplayFrame, kind: EventKind, recordedKind: EventKind | null): FrameRow {
+  return {
+    index: f.index,
+    eventIndex: f.eventIndex,
+    seq: f.seq,
+    type: f.event.type,
+    label: labelOf(f.event),
+    kind,
+    provenance: f.provenance,
+    stale: f.stale,
+    substituted: f.substituted,
+    note: f.note,
+    simulated: f.recorded === null || f.event !== f.recorded,
+    recorded: f.recorded === null ? null : { type: f.recorded.type, label: labelOf(f.recorded), kind: recordedKind ?? kind },
+    mode: frameMode(f.recorded ?? f.event),
   };
 }

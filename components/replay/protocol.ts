@@ -1,14 +1,14 @@
 /**
  * What the replay worker answers (replay.worker.ts, called through Comlink). The worker
- * owns the run's events and the Replay (closures and snapshots cannot cross threads); the
- * page holds compact rows and asks for one frame's payloads and state at a time.
+ * owns the run's replay (closures and snapshots cannot cross threads); the page holds two
+ * columns a frame and asks for the rows on screen and one frame's payloads and state.
  */
 import type { EventKind } from "@/lib/graph/kind";
 import type { Divergence, ForkChange, ForkSpec, Provenance, ReplayFrame, ReplaySummary } from "@/lib/replay";
 import type { RunState } from "@/lib/state";
 import type { FrameMode } from "@/lib/live/mode";
 
-/** What one row of the side-by-side list shows; built in the worker, once per replay. */
+/** What one row of the side-by-side list shows; built in the worker for the rows on screen. */
 export interface FrameRow {
   index: number;
   eventIndex: number;
@@ -29,12 +29,30 @@ export interface FrameRow {
   mode: FrameMode;
 }
 
+/**
+ * What the page keeps of every frame: its seq and its event's type (the recorded one; the
+ * replay's for a frame the replay inserted), as typed arrays. The rows themselves are
+ * built by the worker for the frames on screen (`rows`), so a long run costs the page 10
+ * bytes a frame.
+ */
+export interface FrameColumns {
+  count: number;
+  /** seq of frame i at [i] (the array may be longer than `count`). */
+  seq: Float64Array;
+  /** index into `typeNames` of frame i's event type. */
+  type: Uint16Array;
+  typeNames: readonly string[];
+}
+
 /** What one page of events added to the reconstruct while the run loads. */
 export interface ReplayProgress {
   key: string;
-  /** The rows so far are void: the replay folded again from the start (see `load`). */
+  /** The frames so far are void: the replay folded again from the start (see `load`). */
   restart: boolean;
-  rows: FrameRow[];
+  /** The seqs and type ids of the frames this page added. */
+  seqs: Float64Array;
+  types: Uint16Array;
+  typeNames: string[];
   divergences: Divergence[];
   /** Events folded so far. */
   loaded: number;
@@ -42,12 +60,14 @@ export interface ReplayProgress {
   /** The reconstruct's summary so far (its `divergences` and `blocked` left empty: the page keeps the divergences). */
   summary: ReplaySummary;
   chain: "recorder" | "server";
+  /** Some frame so far is not the agent's recording (a live action's branch). */
+  branch: boolean;
 }
 
 export interface ReplayResult {
-  /** Identifies the replay the rows belong to (the fork spec as JSON, or "reconstruct"). */
+  /** Identifies the replay the frames belong to (the fork spec as JSON, or "reconstruct"). */
   key: string;
-  rows: FrameRow[];
+  frames: FrameColumns;
   divergences: Divergence[];
   changes: ForkChange[];
   summary: ReplaySummary;
@@ -59,10 +79,14 @@ export interface ReplayResult {
   hashed: number;
   /** Time the fold took in the worker, ms. */
   ms: number;
+  /** Some frame is not the agent's recording (a live action's branch): rows show each frame's mode. */
+  branch: boolean;
 }
 
-/** `replay`'s answer: rows null when they streamed in with the load's progress and stand. */
-export type ReplayAnswer = Omit<ReplayResult, "rows"> & { rows: FrameRow[] | null };
+/** `replay`'s answer: frames null when they streamed in with the load's progress and stand. */
+export type ReplayAnswer = Omit<ReplayResult, "frames"> & {
+  frames: { seq: Float64Array; type: Uint16Array; typeNames: string[] } | null;
+};
 
 export interface FrameView {
   key: string;

@@ -20,14 +20,14 @@ export function ReplayControls() {
   const frameOfSeq = useReplayStore((s) => s.frameOfSeq);
   const range = useRef<HTMLInputElement>(null);
   const pos = useRef<HTMLSpanElement>(null);
-  const n = result?.rows.length ?? 0;
+  const n = result?.frames.count ?? 0;
 
   useEffect(() => {
     const write = (cursor: number) => {
-      const rows = api.getState().result?.rows;
+      const frames = api.getState().result?.frames;
       if (range.current && range.current.value !== String(cursor)) range.current.value = String(cursor);
-      if (pos.current && rows && rows[cursor]) {
-        pos.current.textContent = `frame ${(cursor + 1).toLocaleString("en-US")} of ${rows.length.toLocaleString("en-US")} · seq ${rows[cursor].seq}`;
+      if (pos.current && frames && cursor < frames.count) {
+        pos.current.textContent = `frame ${(cursor + 1).toLocaleString("en-US")} of ${frames.count.toLocaleString("en-US")} · seq ${frames.seq[cursor]}`;
       }
     };
     write(api.getState().cursor);

@@ -7,7 +7,7 @@
  */
 import { createContext, useContext } from "react";
 import { createStore, useStore, type StoreApi } from "zustand";
-import type { FrameView, ReplayAnswer, ReplayProgress, ReplayResult } from "./protocol";
+import type { FrameColumns, FrameRow, FrameView, ReplayAnswer, ReplayProgress, ReplayResult } from "./protocol";
 
 export type SideTab = "frame" | "fork" | "divergences" | "changes";
 
@@ -23,8 +23,12 @@ export interface ReplayViewState {
   result: ReplayResult | null;
   /** Frame indices that hold a divergence or a fork change, ascending. */
   marks: number[];
-  /** seq → index of its first frame. */
-  frameOfSeq: Map<number, number>;
+  /** seq → index of its first frame (a binary search over the frames' seqs). */
+  frameOfSeq: FrameOfSeq;
+  /** Bumped whenever the frames the rows were built for are void (a restart, another replay). */
+  generation: number;
+  /** Builds the rows of frames [from, to) of a replay, in the worker (null: that replay was replaced). */
+  rowSource: ((key: string, from: number, to: number) => Promise<FrameRow[] | null>) | null;
   view: FrameView | null;
   /** How far the streamed load has folded; null before its first page. */
   progress: { loaded: number; done: boolean } | null;
@@ -37,9 +41,50 @@ export interface ReplayViewState {
   applyProgress(p: ReplayProgress): void;
   setResult(result: ReplayAnswer): void;
   setView(view: FrameView): void;
+  setRowSource(source: ReplayViewState["rowSource"]): void;
 }
 
-function marksOf(result: ReplayResult, frameOfSeq: Map<number, number>): number[] {
+export interface FrameOfSeq {
+  get(seq: number): number | undefined;
+}
+
+const EMPTY_TYPES: readonly string[] = [];
+
+export const emptyFrames = (): FrameColumns => ({ count: 0, seq: new Float64Array(0), type: new Uint16Array(0), typeNames: EMPTY_TYPES });
+
+/** The frames with more appended: in place while there is room, else in arrays twice as long. */
+function appendFrames(prev: FrameColumns, seqs: Float64Array, types: Uint16Array, typeNames: readonly string[]): FrameColumns {
+  const count = prev.count + seqs.length;
+  let { seq, type } = prev;
+  if (count > seq.length) {
+    const size = Math.max(1024, count, seq.length * 2);
+    seq = new Float64Array(size);
+    seq.set(prev.seq.subarray(0, prev.count));
+    type = new Uint16Array(size);
+    type.set(prev.type.subarray(0, prev.count));
+  }
+  seq.set(seqs, prev.count);
+  type.set(types, prev.count);
+  return { count, seq, type, typeNames };
+}
+
+/** Frames are in seq order: the first frame at a seq by binary search. */
+function frameOfSeqIn(frames: FrameColumns): FrameOfSeq {
+  return {
+    get(seq) {
+      let lo = 0;
+      let hi = frames.count;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (frames.seq[mid] < seq) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo < frames.count && frames.seq[lo] === seq ? lo : undefined;
+    },
+  };
+}
+
+function marksOf(result: ReplayResult, frameOfSeq: FrameOfSeq): number[] {
   const set = new Set<number>();
   for (const d of result.divergences) {
     const f = frameOfSeq.get(d.seq);
@@ -61,11 +106,13 @@ export function createReplayStore(): StoreApi<ReplayViewState> {
     tab: "frame",
     result: null,
     marks: [],
-    frameOfSeq: new Map(),
+    frameOfSeq: frameOfSeqIn(emptyFrames()),
+    generation: 0,
+    rowSource: null,
     view: null,
     progress: null,
     setCursor: (index) => {
-      const n = get().result?.rows.length ?? 0;
+      const n = get().result?.frames.count ?? 0;
       const cursor = Math.max(0, Math.min(n - 1, Math.round(index)));
       if (cursor !== get().cursor) set({ cursor });
     },
@@ -76,18 +123,14 @@ export function createReplayStore(): StoreApi<ReplayViewState> {
     applyProgress: (p) => {
       const prev = get().result;
       const keep = !p.restart && prev !== null && prev.key === p.key;
-      // appended in place: a long run's rows are never copied page by page
-      const rows = keep ? prev.rows : [];
+      const frames = appendFrames(keep ? prev.frames : emptyFrames(), p.seqs, p.types, p.typeNames);
+      // appended in place: a long run's divergences are never copied page by page
       const divergences = keep ? prev.divergences : [];
-      const frameOfSeq = keep ? get().frameOfSeq : new Map<number, number>();
-      for (const r of p.rows) {
-        rows.push(r);
-        if (!frameOfSeq.has(r.seq)) frameOfSeq.set(r.seq, r.index);
-      }
       for (const d of p.divergences) divergences.push(d);
+      const frameOfSeq = frameOfSeqIn(frames);
       const result: ReplayResult = {
         key: p.key,
-        rows,
+        frames,
         divergences,
         changes: [],
         summary: { ...p.summary, divergences },
@@ -95,33 +138,35 @@ export function createReplayStore(): StoreApi<ReplayViewState> {
         chain: p.chain,
         hashed: 0,
         ms: 0,
+        branch: p.branch,
       };
       set({
         result,
         frameOfSeq,
         marks: marksOf(result, frameOfSeq),
         progress: { loaded: p.loaded, done: p.done },
-        ...(keep ? {} : { cursor: 0, view: null, playing: false }),
+        ...(keep ? {} : { cursor: 0, view: null, playing: false, generation: get().generation + 1 }),
       });
     },
     setResult: (answer) => {
       const prev = get().result;
-      // the streamed reconstruct's answer: the rows the load appended stand, and so does the view
-      const streamed = answer.rows === null && prev !== null && prev.key === answer.key;
-      const rows = answer.rows ?? (streamed ? prev.rows : []);
-      const result: ReplayResult = { ...answer, rows };
-      const frameOfSeq = streamed ? get().frameOfSeq : new Map<number, number>();
-      if (!streamed) for (const r of rows) if (!frameOfSeq.has(r.seq)) frameOfSeq.set(r.seq, r.index);
-      const cursor = Math.min(get().cursor, Math.max(0, rows.length - 1));
+      // the streamed reconstruct's answer: the frames the load appended stand, and so does the view
+      const streamed = answer.frames === null && prev !== null && prev.key === answer.key;
+      const frames =
+        answer.frames !== null ? { count: answer.frames.seq.length, ...answer.frames } : streamed ? prev.frames : emptyFrames();
+      const result: ReplayResult = { ...answer, frames };
+      const frameOfSeq = frameOfSeqIn(frames);
+      const cursor = Math.min(get().cursor, Math.max(0, frames.count - 1));
       set({
         result,
         frameOfSeq,
         marks: marksOf(result, frameOfSeq),
         cursor,
-        ...(streamed ? {} : { view: null, playing: false }),
+        ...(streamed ? {} : { view: null, playing: false, generation: get().generation + 1 }),
         progress: { loaded: answer.summary.events, done: true },
       });
     },
+    setRowSource: (rowSource) => set({ rowSource }),
     setView: (view) => set({ view }),
   }));
 }

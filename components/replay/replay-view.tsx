@@ -235,7 +235,7 @@ function ReadyRoot({
 }
 
 function RunViewerLink({ runId }: { runId: string }) {
-  const seq = useReplayStore((s) => s.result?.rows[s.cursor]?.seq);
+  const seq = useReplayStore((s) => (s.result && s.cursor < s.result.frames.count ? s.result.frames.seq[s.cursor] : undefined));
   return (
     <Link href={`/runs/${encodeURIComponent(runId)}${seq !== undefined ? `?event=${seq}` : ""}`} prefetch={false}>
       Open in the run viewer

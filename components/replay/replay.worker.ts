@@ -1,50 +1,194 @@
 /**
- * The replay worker: fetches one run's events page by page, folds the reconstruct as each
- * page arrives (the page shows the first frames while the rest loads), and holds the
- * current Replay, so folding a long run (hashing every event, rebuilding every state)
- * never blocks the page. Comlink exposes `load`, `replay` and `view`; the page keeps only
- * the answers it still needs.
+ * The replay worker: fetches one run's events page by page and folds the reconstruct as
+ * each page arrives (the page shows the first frames while the rest loads), so folding a
+ * long run (hashing every event, rebuilding every state) never blocks the page. It keeps
+ * no event and no frame: the replay (`openPagedReplay`) holds a snapshot every 256 events
+ * and two numbers a frame, and the frames on screen (`rows`) and under the playhead
+ * (`view`) are rebuilt from the snapshot before them over their block's events, fetched
+ * again (a few blocks are cached). Comlink exposes `load`, `replay`, `rows` and `view`.
  */
 import { expose } from "comlink";
+import { EVENT_KINDS, type EventKind } from "@/lib/graph/kind";
 import type { Fidelity, JournalEvent, RunId } from "@/lib/journal/types";
-import { createReplay, openReplay, ReplayError, type ForkSpec, type GrowingReplay, type Replay } from "@/lib/replay";
-import { buildRows, createRowBuilder } from "./frame-rows";
+import { frameMode } from "@/lib/live/mode";
+import { buildForkPlan, ReplayError, type ForkPlan, type ForkSpec, type ReplayChunk } from "@/lib/replay";
+import { openPagedReplay, type PagedReplay, type RefoldedBlock } from "@/lib/replay/paged";
 import { fetchEventPage } from "./event-pages";
-import { eventOf, type PageRow } from "./parse-events";
-import { forkKey, type FrameView, type ReplayAnswer, type ReplayProgress } from "./protocol";
+import { createKindTracker, rowOf } from "./frame-rows";
+import { eventOf } from "./parse-events";
+import { forkKey, type FrameRow, type FrameView, type ReplayAnswer, type ReplayProgress } from "./protocol";
+
+/** Blocks of events (and their refolds) kept for stepping and scrolling back and forth. */
+const BLOCK_CACHE = 12;
+const NO_KIND = 255;
+const KIND_CODE = new Map<EventKind, number>(EVENT_KINDS.map((k, i) => [k, i]));
+
+/** A typed column that grows by doubling (kinds and type ids of every frame). */
+class Bytes<A extends Uint8Array | Uint16Array> {
+  data: A;
+  length = 0;
+  constructor(private readonly make: (n: number) => A) {
+    this.data = make(1024);
+  }
+  push(v: number) {
+    if (this.length === this.data.length) {
+      const next = this.make(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = v;
+  }
+}
+
+/** One replay (the reconstruct or a fork) and what its rows need beyond the fold. */
+interface Current {
+  key: string;
+  paged: PagedReplay;
+  forked: boolean;
+  kinds: Bytes<Uint8Array>;
+  recordedKinds: Bytes<Uint8Array>;
+  types: Bytes<Uint16Array>;
+  /** Events with a hash of the chain checked. */
+  hashed: number;
+  branch: boolean;
+  refolds: Map<string, Promise<RefoldedBlock>>;
+}
 
 let run = "";
 let fidelity: Fidelity | undefined;
-let events: JournalEvent[] = [];
 let chain: "recorder" | "server" = "recorder";
 let redactedSeqs = new Set<number>();
 const redacted = (seq: number) => redactedSeqs.has(seq);
-let hashed = 0;
 let loadId = 0;
-let current: { key: string; replay: Replay; forked: boolean } | null = null;
+let current: Current | null = null;
 /** The reconstruct folded while loading, answered by `replay(null)` without folding again. */
-let streamed: { replay: Replay; ms: number } | null = null;
-/** Whether the page's rows are still the ones the load streamed (no other replay answered since). */
-let pageHasStreamedRows = false;
-
-function replayOf(fork: ForkSpec | null): { replay: Replay; forkError: string | null } {
-  if (fork !== null) {
-    try {
-      return { replay: createReplay(events, { run, fidelity, fork, redacted }), forkError: null };
-    } catch (e) {
-      if (!(e instanceof ReplayError)) throw e;
-      return { replay: createReplay(events, { run, fidelity, redacted }), forkError: e.message };
-    }
+let streamed: { current: Current; ms: number } | null = null;
+/** Whether the page's frames are still the ones the load streamed (no other replay answered since). */
+let pageHasStreamedFrames = false;
+/** Event type names; a frame's type id indexes this table, which only grows during a load. */
+let typeNames: string[] = [];
+let typeIds = new Map<string, number>();
+const typeIdOf = (t: string) => {
+  let id = typeIds.get(t);
+  if (id === undefined) {
+    id = typeNames.length;
+    typeNames.push(t);
+    typeIds.set(t, id);
   }
-  return { replay: createReplay(events, { run, fidelity, redacted }), forkError: null };
+  return id;
+};
+/** Blocks of events as the replay folded them, by "block:to" (a block still growing is another entry). */
+let blocks = new Map<string, Promise<JournalEvent[]>>();
+/** The last pages the load folded: the frames that just arrived are shown without fetching them again. */
+let recent: JournalEvent[][] = [];
+const RECENT_PAGES = 2;
+
+/** The events of `seqs` from a page the load still holds, or null. */
+function fromRecent(seqs: readonly number[]): JournalEvent[] | null {
+  for (const page of recent) {
+    if (page.length === 0 || page[0].seq > seqs[0] || page[page.length - 1].seq < seqs[seqs.length - 1]) continue;
+    let lo = 0;
+    let hi = page.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (page[mid].seq < seqs[0]) lo = mid + 1;
+      else hi = mid;
+    }
+    const out = page.slice(lo, lo + seqs.length);
+    if (out.length === seqs.length && out.every((e, i) => e.seq === seqs[i])) return out;
+  }
+  return null;
+}
+
+function remember<T>(cache: Map<string, T>, key: string, make: () => T): T {
+  const hit = cache.get(key);
+  if (hit !== undefined) {
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  const value = make();
+  cache.set(key, value);
+  while (cache.size > BLOCK_CACHE) cache.delete(cache.keys().next().value as string);
+  return value;
+}
+
+function open(key: string, plan: ForkPlan | null, fork?: ForkSpec): Current {
+  return {
+    key,
+    paged: openPagedReplay(run as RunId, { plan, fork, fidelity, redacted }),
+    forked: plan !== null,
+    kinds: new Bytes((n) => new Uint8Array(n)),
+    recordedKinds: new Bytes((n) => new Uint8Array(n)),
+    types: new Bytes((n) => new Uint16Array(n)),
+    hashed: 0,
+    branch: false,
+    refolds: new Map(),
+  };
+}
+
+/** Folds a chunk into a replay; returns the seqs and type ids of the frames it added. */
+function pushInto(c: Current, events: readonly JournalEvent[], tracker: ReturnType<typeof createKindTracker>) {
+  tracker.note(events);
+  const out: ReplayChunk = c.paged.push(events);
+  const seqs = new Float64Array(out.frames.length);
+  const types = new Uint16Array(out.frames.length);
+  out.frames.forEach((f, i) => {
+    c.kinds.push(KIND_CODE.get(tracker.of(f.event)) ?? 0);
+    c.recordedKinds.push(f.recorded === null ? NO_KIND : (KIND_CODE.get(tracker.of(f.recorded)) ?? 0));
+    if (!c.branch && frameMode(f.recorded ?? f.event) !== "recorded") c.branch = true;
+    seqs[i] = f.seq;
+    types[i] = typeIdOf((f.recorded ?? f.event).type);
+    c.types.push(types[i]);
+  });
+  for (const e of events) if (typeof e.hash === "string") c.hashed++;
+  return { out, seqs, types };
+}
+
+/**
+ * A block's events fetched again: the seqs the replay folded there, in order. An event
+ * that arrived since (a live run's, between two folded seqs) is skipped, so the block is
+ * the one folded; one that is gone is an error the page shows.
+ */
+function blockEvents(paged: PagedReplay, block: number): Promise<JournalEvent[]> {
+  const { from, to, seqs } = paged.blockRange(block);
+  return remember(blocks, `${block}:${to}`, async () => {
+    const held = fromRecent(seqs);
+    if (held) return held;
+    const got: JournalEvent[] = [];
+    let after = from === 0 ? -1 : paged.eventSeq(from - 1);
+    const id = loadId;
+    while (got.length < seqs.length) {
+      const page = await fetchEventPage(run, after, Math.min(5000, seqs.length - got.length + 16));
+      if (id !== loadId) throw new Error("superseded by a newer load");
+      for (const r of page.events) {
+        if (got.length === seqs.length || r.seq > seqs[seqs.length - 1]) break;
+        if (r.seq === seqs[got.length]) got.push(eventOf(r, chain));
+      }
+      if (got.length === seqs.length || page.nextAfter === null) break;
+      after = page.nextAfter;
+    }
+    if (got.length !== seqs.length)
+      throw new Error(`the run's events changed since they were replayed (seq ${seqs[got.length]} is gone); reload the page`);
+    return got;
+  });
+}
+
+function refold(c: Current, block: number): Promise<RefoldedBlock> {
+  const { to } = c.paged.blockRange(block);
+  const key = `${block}:${to}`;
+  const p = remember(c.refolds, key, async () => c.paged.refold(block, await blockEvents(c.paged, block)));
+  // a failed fetch is not kept: the next request tries again
+  p.catch(() => c.refolds.get(key) === p && c.refolds.delete(key));
+  return p;
 }
 
 const api = {
   /**
    * Fetches the run's event pages and folds its reconstruct as they come, calling
-   * `onProgress` after each page with the rows and divergences it added. The recorder's
+   * `onProgress` after each page with the frames and divergences it added. The recorder's
    * chain is checked while nothing in the run was redacted; the first page holding a
-   * redacted event switches to Retrace's own chain and folds again from the start
+   * redacted event switches to Retrace's own chain and folds again from the first page
    * (`restart`), since the recorder's hashes cannot verify on redacted text.
    */
   async load(
@@ -55,109 +199,190 @@ const api = {
     const id = ++loadId;
     run = runId;
     fidelity = runFidelity;
-    events = [];
     chain = "recorder";
     redactedSeqs = new Set();
+    typeNames = [];
+    typeIds = new Map();
+    blocks = new Map();
+    recent = [];
     current = null;
     streamed = null;
-    pageHasStreamedRows = false;
+    pageHasStreamedFrames = false;
     const t0 = performance.now();
-    let growing: GrowingReplay | null = null;
-    let builder = createRowBuilder();
+    let c: Current | null = null;
+    let tracker = createKindTracker();
+    let restarting = false;
     let after = -1;
     for (;;) {
       const page = await fetchEventPage(runId, after);
       if (id !== loadId) throw new Error("superseded by a newer load");
       for (const r of page.events) if (r.redactions > 0) redactedSeqs.add(r.seq);
-      const restart = chain === "recorder" && page.events.some((r) => r.redactions > 0);
-      if (restart) chain = "server";
-      // The pages before are fetched again for the refold rather than held all along for a
-      // switch that most runs never make (they were a second copy of every event).
-      const earlier = restart ? await pagesBefore(runId, after, id) : [];
-      const fresh = [...earlier, ...page.events].map((r) => eventOf(r, chain));
-      if (restart || growing === null) {
-        growing = openReplay(runId as RunId, { plan: null, fidelity, redacted });
-        builder = createRowBuilder();
-        events = [];
-        current = { key: forkKey(null), replay: growing.replay, forked: false };
+      if (chain === "recorder" && page.events.some((r) => r.redactions > 0)) {
+        chain = "server";
+        blocks = new Map();
+        recent = [];
+        if (after !== -1) {
+          // the pages before are fetched again for the refold rather than held all along
+          // for a switch that most runs never make
+          restarting = true;
+          c = null;
+          current = null;
+          after = -1;
+          continue;
+        }
       }
-      for (const e of fresh) events.push(e);
-      const out = growing.push(fresh);
+      if (c === null) {
+        c = open(forkKey(null), null);
+        tracker = createKindTracker();
+        current = c;
+      }
+      const events = page.events.map((r) => eventOf(r, chain));
+      recent = [events, ...recent].slice(0, RECENT_PAGES);
+      const { out, seqs, types } = pushInto(c, events, tracker);
       onProgress({
-        key: forkKey(null),
-        restart: restart && earlier.length > 0,
-        rows: builder.rows(fresh, out.frames),
-        divergences: out.divergences,
+        key: c.key,
+        restart: restarting,
+        seqs,
+        types,
+        typeNames: [...typeNames],
+        divergences: [...out.divergences],
         loaded: out.events,
         done: page.nextAfter === null,
-        summary: { ...growing.replay.summary(), divergences: [], blocked: [] },
+        summary: { ...c.paged.summary(), divergences: [], blocked: [] },
         chain,
+        branch: c.branch,
       });
+      restarting = false;
       if (page.nextAfter === null) break;
       after = page.nextAfter;
     }
-    hashed = events.filter((ev) => typeof ev.hash === "string").length;
-    if (growing) streamed = { replay: growing.replay, ms: performance.now() - t0 };
-    pageHasStreamedRows = growing !== null;
-    return { events: events.length, chain };
+    recent = [];
+    if (c) streamed = { current: c, ms: performance.now() - t0 };
+    pageHasStreamedFrames = c !== null;
+    return { events: c?.paged.events ?? 0, chain };
   },
 
   /** Folds the run once for this fork (a reconstruct when it is null or cannot apply). */
-  replay(fork: ForkSpec | null): ReplayAnswer {
+  async replay(fork: ForkSpec | null): Promise<ReplayAnswer> {
     const t0 = performance.now();
     const reuse = fork === null && streamed !== null;
-    const { replay, forkError } = reuse ? { replay: streamed!.replay, forkError: null } : replayOf(fork);
-    const key = forkError === null ? forkKey(fork) : forkKey(null);
-    current = { key, replay, forked: forkError === null && fork !== null };
-    // the reconstruct's rows reached the page chunk by chunk; after a fork replaced them they are sent again
-    const rowsStand = reuse && pageHasStreamedRows;
-    pageHasStreamedRows = rowsStand;
+    let c: Current;
+    let forkError: string | null = null;
+    if (reuse) c = streamed!.current;
+    else {
+      // A fork's plan is resolved against the whole run, so its events are fetched and held
+      // while it folds (the reconstruct never holds them).
+      const events = await allEvents();
+      let plan: ForkPlan | null = null;
+      if (fork !== null) {
+        try {
+          plan = buildForkPlan(events, fork);
+        } catch (e) {
+          if (!(e instanceof ReplayError)) throw e;
+          forkError = e.message;
+        }
+      }
+      c = open(plan ? forkKey(fork) : forkKey(null), plan, plan ? fork! : undefined);
+      pushInto(c, events, createKindTracker());
+    }
+    current = c;
+    // the reconstruct's frames reached the page chunk by chunk; after a fork replaced them they are sent again
+    const framesStand = reuse && pageHasStreamedFrames;
+    pageHasStreamedFrames = framesStand;
+    const summary = c.paged.summary();
     return {
-      key,
-      rows: rowsStand ? null : buildRows(replay),
-      divergences: [...replay.divergences],
-      changes: [...replay.changes],
-      summary: replay.summary(),
+      key: c.key,
+      frames: framesStand
+        ? null
+        : {
+            seq: c.paged.frameSeqs(0),
+            type: c.types.data.slice(0, c.types.length),
+            typeNames: [...typeNames],
+          },
+      divergences: [...c.paged.divergences],
+      changes: [...c.paged.changes],
+      summary,
       forkError,
       chain,
-      hashed,
+      hashed: c.hashed,
       ms: reuse ? streamed!.ms : performance.now() - t0,
+      branch: c.branch,
     };
+  },
+
+  /** The rows of frames [from, to) (fewer at the end); null when that replay was replaced. */
+  async rows(key: string, from: number, to: number): Promise<FrameRow[] | null> {
+    return unlessSuperseded(() => rowsOf(key, from, to));
   },
 
   /** One frame's payloads and state; null when the replay it belongs to was replaced. */
-  view(key: string, index: number): FrameView | null {
-    // while the run loads, the streamed reconstruct answers for the frames folded so far
-    const target = current;
-    if (!target || target.key !== key) return null;
-    const view = target.replay.seek(index);
-    return {
-      key,
-      index,
-      frame: view.frame,
-      state: view.state,
-      recordedState: target.forked ? view.fold.base.state : null,
-      recordedStateHash: target.forked ? view.fold.base.stateHash : null,
-    };
+  async view(key: string, index: number): Promise<FrameView | null> {
+    return unlessSuperseded(() => viewOf(key, index));
   },
 };
 
-/** The rows of the pages a load read before the one after `upTo` (again, as the load read them). */
-async function pagesBefore(runId: string, upTo: number, id: number): Promise<PageRow[]> {
-  const out: PageRow[] = [];
-  let after = -1;
-  while (after !== upTo) {
-    const page = await fetchEventPage(runId, after);
-    if (id !== loadId) throw new Error("superseded by a newer load");
-    for (const r of page.events) {
-      if (r.seq > upTo) return out;
-      out.push(r);
-      if (r.redactions > 0) redactedSeqs.add(r.seq);
+/** A request's answer, or null when a newer load replaced the replay it was for while it waited. */
+async function unlessSuperseded<T>(answer: () => Promise<T | null>): Promise<T | null> {
+  const id = loadId;
+  try {
+    return await answer();
+  } catch (e) {
+    if (id !== loadId) return null;
+    throw e;
+  }
+}
+
+async function rowsOf(key: string, from: number, to: number): Promise<FrameRow[] | null> {
+  const c = current;
+  if (!c || c.key !== key) return null;
+  const end = Math.min(to, c.paged.frames);
+  const out: FrameRow[] = [];
+  let index = Math.max(0, from);
+  while (index < end) {
+    const block = c.paged.blockOfFrame(index);
+    const r = await refold(c, block);
+    if (current !== c) return null;
+    for (const f of r.frames) {
+      if (f.frame.index < index || f.frame.index >= end) continue;
+      const rk = c.recordedKinds.data[f.frame.index];
+      out.push(rowOf(f.frame, EVENT_KINDS[c.kinds.data[f.frame.index]], rk === NO_KIND ? null : EVENT_KINDS[rk]));
     }
-    if (page.nextAfter === null) break;
-    after = page.nextAfter;
+    const last = r.frames[r.frames.length - 1];
+    if (!last || last.frame.index < index) break;
+    index = last.frame.index + 1;
   }
   return out;
+}
+
+async function viewOf(key: string, index: number): Promise<FrameView | null> {
+  // while the run loads, the streamed reconstruct answers for the frames folded so far
+  const c = current;
+  if (!c || c.key !== key) return null;
+  const r = await refold(c, c.paged.blockOfFrame(index));
+  if (current !== c) return null;
+  const view = c.paged.viewIn(r, index);
+  return {
+    key,
+    index,
+    frame: view.frame,
+    state: view.state,
+    recordedState: c.forked ? view.fold.base.state : null,
+    recordedStateHash: c.forked ? view.fold.base.stateHash : null,
+  };
+}
+
+/** Every event of the run, as the load read it (for a fork's plan and fold). */
+async function allEvents(): Promise<JournalEvent[]> {
+  const out: JournalEvent[] = [];
+  let after = -1;
+  const id = loadId;
+  for (;;) {
+    const page = await fetchEventPage(run, after, 5000);
+    if (id !== loadId) throw new Error("superseded by a newer load");
+    for (const r of page.events) out.push(eventOf(r, chain));
+    if (page.nextAfter === null) return out;
+    after = page.nextAfter;
+  }
 }
 
 export type ReplayWorkerApi = typeof api;

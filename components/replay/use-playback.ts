@@ -12,7 +12,7 @@ export function usePlayback() {
     if (!playing) return;
     const timer = setInterval(() => {
       const s = api.getState();
-      const n = s.result?.rows.length ?? 0;
+      const n = s.result?.frames.count ?? 0;
       if (s.cursor >= n - 1) {
         s.setPlaying(false);
         return;
@@ -37,7 +37,7 @@ export function useReplayKeyboard() {
       const action = actionFor("replay", e);
       if (action === null || action === "shortcuts") return;
       const s = api.getState();
-      const n = s.result?.rows.length ?? 0;
+      const n = s.result?.frames.count ?? 0;
       if (n === 0) return;
       let to: number | null = null;
       switch (action) {
@@ -86,11 +86,12 @@ export function useCursorUrl() {
       if (s.cursor === prev.cursor && s.result === prev.result) return;
       if (timer) clearTimeout(timer);
       timer = setTimeout(() => {
-        const row = api.getState().result?.rows[api.getState().cursor];
-        if (!row) return;
+        const { result, cursor } = api.getState();
+        if (!result || cursor >= result.frames.count) return;
+        const seq = String(result.frames.seq[cursor]);
         const url = new URL(window.location.href);
-        if (url.searchParams.get("event") === String(row.seq)) return;
-        url.searchParams.set("event", String(row.seq));
+        if (url.searchParams.get("event") === seq) return;
+        url.searchParams.set("event", seq);
         window.history.replaceState(window.history.state, "", url);
       }, 250);
     });

@@ -13,7 +13,7 @@ export type SessionPhase = "fetching" | "streaming" | "folding" | "ready" | "err
  * The replay of one run in a worker started for this page (called through Comlink): the
  * worker fetches the events and folds the reconstruct page by page (the first frames show
  * while the rest loads: phase "streaming"), replays again whenever the fork changes, and
- * fetches the payloads and state of the frame under the playhead. The event pages never
+ * builds the rows on screen and the payloads and state of the frame under the playhead. The event pages never
  * pass through the page. Only the newest load and replay count; scrubbing
  * sends at most one frame request at a time and only the newest waiting one after it, so
  * the frame shown never lags far behind.
@@ -53,7 +53,7 @@ export function useReplaySession(run: string, fidelity: Fidelity | undefined, fo
     const requestView = (index: number) => {
       const q = views.current;
       const result = api.getState().result;
-      if (!result || index < 0 || index >= result.rows.length) return;
+      if (!result || index < 0 || index >= result.frames.count) return;
       if (q.inflight !== null) {
         q.pending = index;
         return;
@@ -103,11 +103,13 @@ export function useReplaySession(run: string, fidelity: Fidelity | undefined, fo
       setPhase("error");
     };
     failRef.current = fail;
+    api.getState().setRowSource((key, from, to) => remote.rows(key, from, to));
     const unsubscribe = api.subscribe((s, prev) => {
       if (s.cursor !== prev.cursor) requestView(s.cursor);
     });
     return () => {
       unsubscribe();
+      api.getState().setRowSource(null);
       remote[releaseProxy]();
       w.terminate();
       worker.current = null;
