@@ -2,8 +2,9 @@
  * The benchmarks' one record. Each bench script (bench-ingest, bench-import, bench-replay,
  * bench-viewer) ends with `writeBenchSection`: its figures replace its own section of
  * docs/benchmarks.json, and docs/benchmarks.md is rendered again from the whole file. Figures
- * live there and only there: READMEs, code comments and commit subjects point here instead of
- * quoting numbers that go stale.
+ * live there, and in the one table of the README that a bench writes itself between its
+ * markers (`writeReadmeTable`, bench:scale's); prose, code comments and commit subjects
+ * point here instead of quoting numbers that go stale.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -124,4 +125,23 @@ export function renderBenchReport(report: BenchReport): string {
     out.push("");
   }
   return out.join("\n");
+}
+
+/**
+ * Replaces the README's text between `<!-- NAME:start -->` and `<!-- NAME:end -->` with
+ * `markdown` (a bench's own table: written by the bench, never by hand). A README without
+ * the markers is left alone and said so.
+ */
+export function writeReadmeTable(name: string, markdown: string, file = path.resolve(import.meta.dirname, "../README.md")): void {
+  const text = fs.readFileSync(file, "utf8");
+  const start = `<!-- ${name}:start -->`;
+  const end = `<!-- ${name}:end -->`;
+  const a = text.indexOf(start);
+  const b = text.indexOf(end);
+  if (a < 0 || b < a) {
+    console.log(`${path.relative(process.cwd(), file)} has no ${start} … ${end}: its table was not written`);
+    return;
+  }
+  fs.writeFileSync(file, `${text.slice(0, a + start.length)}\n${markdown.trim()}\n${text.slice(b)}`);
+  console.log(`wrote the ${name} table of ${path.relative(process.cwd(), file)}`);
 }

@@ -17,11 +17,13 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "@playwright/test";
+import Database from "better-sqlite3";
 import pg from "pg";
 import { generateJournal } from "./bench-journal";
-import { writeBenchSection, type BenchFigure } from "./bench-report";
+import { writeBenchSection, writeReadmeTable, type BenchFigure } from "./bench-report";
 
 const PORT = Number(process.env.BENCH_SCALE_PORT ?? 3462);
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -219,6 +221,13 @@ async function main() {
       );
     }
     fs.rmSync(file, { force: true });
+    // what the analyzer carries from event to event (and from request to request): its
+    // state, as the snapshot stored with the run once the import ends
+    const db = new Database(SQLITE.slice("file:".length), { readonly: true });
+    const snap = db.prepare("SELECT length(analysis) AS n FROM Run WHERE id = ?").get(runId) as { n: number | null } | undefined;
+    db.close();
+    f["analyzer state after the import (stored snapshot)"] = { value: (snap?.n ?? 0) / 1024, unit: "KB" };
+    console.log(`${n.toLocaleString("en-US")} events, analyzer state: ${fmt((snap?.n ?? 0) / 1024, "KB")}`);
     bySize.set(n, f);
   }
   const server = await startServer(SQLITE);
@@ -281,6 +290,7 @@ async function main() {
     console.log(line);
     notes.push(line);
   }
+  writeReadmeTable("bench:scale", readmeTable(bySize, floors));
   writeBenchSection("scale", {
     title: "Scale: runs of 10,000 to 1,000,000 events (CLI import, run page, replay page)",
     command: `${process.env.BENCH_SCALE_SIZES ? `BENCH_SCALE_SIZES=${process.env.BENCH_SCALE_SIZES} ` : ""}npm run bench:scale`,
@@ -290,6 +300,36 @@ async function main() {
       ...notes,
     ],
   });
+}
+
+/** The README's scale table: each figure per size with its ratio to the smallest, then the floors. */
+function readmeTable(bySize: Map<number, SizeFigures>, floors: Array<[string, number | null, number, string]>): string {
+  const sizes = [...bySize.keys()].sort((a, b) => a - b);
+  const smallest = sizes[0];
+  const labels = [...new Set(sizes.flatMap((n) => Object.keys(bySize.get(n)!)))];
+  const cell = (n: number, label: string) => {
+    const v = bySize.get(n)?.[label];
+    if (!v) return "";
+    if (v.value === null) return "did not get there";
+    const b = bySize.get(smallest)?.[label]?.value;
+    const r = n !== smallest && b ? ` (${(v.value / b).toFixed(2)}×)` : "";
+    return `${Math.round(v.value).toLocaleString("en-US")} ${v.unit}${r}`;
+  };
+  const lines = [
+    `\`npm run bench:scale\`, ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(1)}; ratios to the ${smallest.toLocaleString("en-US")}-event run of the same run (all figures: [docs/benchmarks.md](docs/benchmarks.md#scale-runs-of-10000-to-1000000-events-cli-import-run-page-replay-page)).`,
+    "",
+    `| figure | ${sizes.map((n) => `${n.toLocaleString("en-US")} events`).join(" | ")} |`,
+    `|---|${sizes.map(() => "---:").join("|")}|`,
+    ...labels.map((l) => `| ${l} | ${sizes.map((n) => cell(n, l)).join(" | ")} |`),
+    "",
+    "| floor (issue 19) | measured | limit | |",
+    "|---|---:|---:|---|",
+    ...floors.map(
+      ([label, value, floor, unit]) =>
+        `| ${label} | ${value === null ? "not measured" : `${Math.round(value * 100) / 100} ${unit}`} | ${floor} ${unit} | ${value === null ? "" : value <= floor ? "met" : "**not met**"} |`,
+    ),
+  ];
+  return lines.join("\n");
 }
 
 function ratio(a: number | null, b: number | null): number | null {

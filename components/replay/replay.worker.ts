@@ -18,6 +18,8 @@ import { createKindTracker, rowOf } from "./frame-rows";
 import { eventOf } from "./parse-events";
 import { forkKey, type FrameRow, type FrameView, type ReplayAnswer, type ReplayProgress } from "./protocol";
 
+type EventPage = Awaited<ReturnType<typeof fetchEventPage>>;
+
 /** Blocks of events (and their refolds) kept for stepping and scrolling back and forth. */
 const BLOCK_CACHE = 12;
 const NO_KIND = 255;
@@ -213,9 +215,16 @@ const api = {
     let tracker = createKindTracker();
     let restarting = false;
     let after = -1;
+    // the next page is asked for while this one folds, so the server's time overlaps the fold's
+    let ahead: { after: number; page: Promise<EventPage> } | null = null;
     for (;;) {
-      const page = await fetchEventPage(runId, after);
+      const page: EventPage = await (ahead !== null && ahead.after === after ? ahead.page : fetchEventPage(runId, after));
       if (id !== loadId) throw new Error("superseded by a newer load");
+      ahead = null;
+      if (page.nextAfter !== null) {
+        ahead = { after: page.nextAfter, page: fetchEventPage(runId, page.nextAfter) };
+        ahead.page.catch(() => {}); // awaited (and its failure reported) when its turn comes
+      }
       for (const r of page.events) if (r.redactions > 0) redactedSeqs.add(r.seq);
       if (chain === "recorder" && page.events.some((r) => r.redactions > 0)) {
         chain = "server";
