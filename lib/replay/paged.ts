@@ -14,7 +14,7 @@ import type { Fidelity, JournalEvent, RunId } from "../journal/types";
 import { replayStep, type FoldState, type FrameOut, type ReplayContext } from "./fold";
 import type { ForkPlan } from "./plan";
 import { DEFAULT_SNAPSHOT_EVERY, type ReplayView } from "./replay";
-import { createReplayStream, type ReplayChunk } from "./stream";
+import { createReplayStream, replaySummary, type ReplayChunk } from "./stream";
 import { PROVENANCES, type Divergence, type ForkChange, type Provenance, type ReplayOptions, type ReplaySummary } from "./types";
 
 /** A typed array that grows by doubling (a column of a long run). */
@@ -187,30 +187,20 @@ export function openPagedReplay(
       return lo < frameSeq.length && frameSeq.at(lo) === seq ? lo : -1;
     },
     summary() {
-      const verdict = stream.fidelity(options.fidelity);
-      const fork = options.fork;
-      return {
+      return replaySummary({
         run,
-        fidelity: verdict.fidelity,
-        bestEffort: verdict.bestEffort,
-        bestEffortReason: verdict.reason,
+        verdict: stream.fidelity(options.fidelity),
         events: eventSeq.length,
         frames: frameSeq.length,
         provenance: { ...provenance },
         blocked: [...blocked],
-        divergences: [...divergences],
+        divergences,
         firstMeaningful,
-        fork: fork
-          ? {
-              seq: fork.seq,
-              override: fork.override,
-              changes: [...changes],
-              firstChange: changes.find((c) => !c.hypothetical) ?? null,
-              firstStale,
-              stoppedAt: stream.fold.stoppedAt,
-            }
-          : null,
-      };
+        fork: options.fork,
+        changes,
+        firstStale,
+        stoppedAt: stream.fold.stoppedAt,
+      });
     },
   };
   return replay;

@@ -9,7 +9,7 @@ import type { Fidelity, JournalEvent, RunId } from "../journal/types";
 import type { RunState } from "../state";
 import { INITIAL_FOLD, replayStep, type FoldState, type FrameOut, type ReplayContext } from "./fold";
 import { buildForkPlan, ReplayError, type ForkPlan } from "./plan";
-import { createReplayStream, type ReplayChunk } from "./stream";
+import { createReplayStream, replaySummary, type ReplayChunk } from "./stream";
 import {
   PROVENANCES,
   type Divergence,
@@ -191,30 +191,20 @@ export function openReplay(
         provenance[f.provenance]++;
         if (f.provenance === "blocked") blocked.push(f.seq);
       }
-      const fork = options.fork;
-      const verdict = fidelity();
-      return {
+      return replaySummary({
         run,
-        fidelity: verdict.fidelity,
-        bestEffort: verdict.bestEffort,
-        bestEffortReason: verdict.reason,
+        verdict: fidelity(),
         events: events.length,
         frames: frames.length,
         provenance,
         blocked,
-        divergences: [...divergences],
+        divergences,
         firstMeaningful,
-        fork: fork
-          ? {
-              seq: fork.seq,
-              override: fork.override,
-              changes: [...changes],
-              firstChange: changes.find((c) => !c.hypothetical) ?? null,
-              firstStale: frames.find((f) => f.stale)?.seq ?? null,
-              stoppedAt: stream.fold.stoppedAt,
-            }
-          : null,
-      };
+        fork: options.fork,
+        changes,
+        firstStale: frames.find((f) => f.stale)?.seq ?? null,
+        stoppedAt: stream.fold.stoppedAt,
+      });
     },
   };
   return {

@@ -7,10 +7,10 @@
  * (tests/replay/stream.test.ts), because both are the same `replayStep` over the same
  * events; `createReplay` is this stream fed the whole run.
  */
-import type { Fidelity, JournalEvent } from "../journal/types";
+import type { Fidelity, JournalEvent, RunId } from "../journal/types";
 import { createFidelityScan, type FidelityVerdict } from "./fidelity";
 import { INITIAL_FOLD, replayStep, type FoldState, type ReplayContext } from "./fold";
-import type { Divergence, ForkChange, ReplayFrame } from "./types";
+import type { Divergence, ForkChange, ForkSpec, Provenance, ReplayFrame, ReplaySummary } from "./types";
 
 export interface ReplayChunk {
   /** Events folded so far, this chunk included. */
@@ -79,5 +79,44 @@ export function createReplayStream(ctx: ReplayContext, snapshotEvery: number): R
       return chunk;
     },
     fidelity: (given) => scan.verdict(given),
+  };
+}
+
+/** A replay's summary from what it counted (`createReplay` and the paged replay count differently). */
+export function replaySummary(p: {
+  run: RunId;
+  verdict: FidelityVerdict;
+  events: number;
+  frames: number;
+  provenance: Record<Provenance, number>;
+  blocked: number[];
+  divergences: readonly Divergence[];
+  firstMeaningful: Divergence | null;
+  fork: ForkSpec | undefined;
+  changes: readonly ForkChange[];
+  firstStale: number | null;
+  stoppedAt: number | null;
+}): ReplaySummary {
+  return {
+    run: p.run,
+    fidelity: p.verdict.fidelity,
+    bestEffort: p.verdict.bestEffort,
+    bestEffortReason: p.verdict.reason,
+    events: p.events,
+    frames: p.frames,
+    provenance: p.provenance,
+    blocked: p.blocked,
+    divergences: [...p.divergences],
+    firstMeaningful: p.firstMeaningful,
+    fork: p.fork
+      ? {
+          seq: p.fork.seq,
+          override: p.fork.override,
+          changes: [...p.changes],
+          firstChange: p.changes.find((c) => !c.hypothetical) ?? null,
+          firstStale: p.firstStale,
+          stoppedAt: p.stoppedAt,
+        }
+      : null,
   };
 }
