@@ -104,6 +104,20 @@ test.describe("replay page", () => {
     await rp.shows(19);
   });
 
+  test("a denial given at the gated call resolves to the decision before it, as the CLI does", async ({ page, request, guard }) => {
+    const runId = uniqueId("e2e-rp-deny-at-call");
+    guard.allowNavigation(`/runs/${runId}/replay`);
+    await postJournal(request, BASE, example("00-refund-clean.jsonl", runId));
+    const rp = await open(page);
+    // the worker reads the pages before seq 18 for the approval that gated it (it holds no run)
+    await page.goto(`${BASE}/runs/${runId}/replay?fork=18&override=${encodeURIComponent('{"approval":"denied"}')}`);
+    await rp.ready("fork");
+    const changes = rp.details.getByRole("list", { name: "Fork changes" });
+    await expect(rp.tab("Changes (2)")).toHaveAttribute("aria-selected", "true");
+    await expect(changes.getByRole("button").nth(0)).toHaveAccessibleName(/^seq 17 overridden: approval denied by the fork/);
+    await expect(changes.getByRole("button").nth(1)).toHaveAccessibleName(/^seq 18 approval: call "t_\d+" would not be made/);
+  });
+
   test("a fork that denies the approval: the gated call is not allowed at seq 18, later frames are stale, and the link restores it", async ({
     page,
     request,

@@ -6,8 +6,10 @@
  *   in Chromium against the production build (SQLite): the run page's first screen, a step
  *     (j) to the next payload, a jump to the end (End) to the last payload; the replay
  *     page's first frame (navigation → the first frame's payload shown) and its fully
- *     folded time (→ the page's ready signal); the renderer's peak memory over both pages
- *     (VmHWM of the tab's renderer process, found through CDP SystemInfo.getProcessInfo).
+ *     folded time (→ the page's ready signal); the same replay with a what-if fork at the
+ *     middle of the run, fully folded; the renderer's peak memory of each page, in a tab
+ *     of its own (VmHWM of the tab's renderer process, found through CDP
+ *     SystemInfo.getProcessInfo); the analyzer's state after the import (its stored snapshot).
  * Every figure is printed, and as a ratio to the 10,000-event run measured in the same run;
  * the issue's floors are printed beside the ratios they bound. A page that crashes or does
  * not get there in 10 minutes is recorded as such, not skipped. Writes docs/benchmarks.json
@@ -190,6 +192,19 @@ async function measureBrowser(n: number, runId: string): Promise<SizeFigures> {
     out["replay page: first frame"] = { value: rp.first, unit: "ms" };
     out["replay page: fully folded"] = { value: rp.done, unit: "ms" };
     out["replay page: renderer peak memory"] = { value: await rendererPeakMB(browser), unit: "MB" };
+    await replayTab.close();
+    // a what-if at the middle of the run (a tool result turned into an error): the reconstruct
+    // streams, then the fork's plan and its whole fold, in a tab of its own
+    const forkTab = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    const forkSeq = Math.floor(n / 16) * 8 + 5; // a tool.result (scripts/bench-journal.ts: seq % 8 == 5)
+    const override = encodeURIComponent(JSON.stringify({ toolResult: { status: "error" } }));
+    const fk = await timeTo(
+      forkTab,
+      `${BASE}/runs/${runId}/replay?fork=${forkSeq}&override=${override}`,
+      '[data-testid="replay-view"][data-ready="true"][data-mode="fork"]',
+    );
+    out["replay page, fork at the middle: fully folded"] = { value: fk.done, unit: "ms" };
+    out["replay page, fork at the middle: renderer peak memory"] = { value: await rendererPeakMB(browser), unit: "MB" };
   } finally {
     await browser.close();
   }
@@ -275,6 +290,14 @@ async function main() {
       "x",
     ],
     ["100,000-event replay renderer peak", get(100_000, "replay page: renderer peak memory"), 500, "MB"],
+    [
+      "1,000,000-event replay with a fork, renderer peak (folded completely)",
+      get(1_000_000, "replay page, fork at the middle: fully folded") === null
+        ? null
+        : get(1_000_000, "replay page, fork at the middle: renderer peak memory"),
+      1024,
+      "MB",
+    ],
     [
       "1,000,000-event replay renderer peak (folded completely)",
       get(1_000_000, "replay page: fully folded") === null ? null : get(1_000_000, "replay page: renderer peak memory"),

@@ -11,7 +11,7 @@ import { expose } from "comlink";
 import { EVENT_KINDS, type EventKind } from "@/lib/graph/kind";
 import type { Fidelity, JournalEvent, RunId } from "@/lib/journal/types";
 import { frameMode } from "@/lib/live/mode";
-import { buildForkPlan, ReplayError, type ForkPlan, type ForkSpec, type ReplayChunk } from "@/lib/replay";
+import { buildForkPlan, forkPlanReads, ReplayError, type ForkPlan, type ForkSpec, type ReplayChunk } from "@/lib/replay";
 import { openPagedReplay, type PagedReplay, type RefoldedBlock } from "@/lib/replay/paged";
 import { fetchEventPage } from "./event-pages";
 import { createKindTracker, rowOf } from "./frame-rows";
@@ -62,6 +62,8 @@ let chain: "recorder" | "server" = "recorder";
 let redactedSeqs = new Set<number>();
 const redacted = (seq: number) => redactedSeqs.has(seq);
 let loadId = 0;
+/** Replays asked for so far: only the newest one's answer counts. */
+let replays = 0;
 let current: Current | null = null;
 /** The reconstruct folded while loading, answered by `replay(null)` without folding again. */
 let streamed: { current: Current; ms: number } | null = null;
@@ -271,52 +273,9 @@ const api = {
     return { events: c?.paged.events ?? 0, chain };
   },
 
-  /** Folds the run once for this fork (a reconstruct when it is null or cannot apply). */
-  async replay(fork: ForkSpec | null): Promise<ReplayAnswer> {
-    const t0 = performance.now();
-    const reuse = fork === null && streamed !== null;
-    let c: Current;
-    let forkError: string | null = null;
-    if (reuse) c = streamed!.current;
-    else {
-      // A fork's plan is resolved against the whole run, so its events are fetched and held
-      // while it folds (the reconstruct never holds them).
-      const events = await allEvents();
-      let plan: ForkPlan | null = null;
-      if (fork !== null) {
-        try {
-          plan = buildForkPlan(events, fork);
-        } catch (e) {
-          if (!(e instanceof ReplayError)) throw e;
-          forkError = e.message;
-        }
-      }
-      c = open(plan ? forkKey(fork) : forkKey(null), plan, plan ? fork! : undefined);
-      pushInto(c, events, createKindTracker());
-    }
-    current = c;
-    // the reconstruct's frames reached the page chunk by chunk; after a fork replaced them they are sent again
-    const framesStand = reuse && pageHasStreamedFrames;
-    pageHasStreamedFrames = framesStand;
-    const summary = c.paged.summary();
-    return {
-      key: c.key,
-      frames: framesStand
-        ? null
-        : {
-            seq: c.paged.frameSeqs(0),
-            type: c.types.data.slice(0, c.types.length),
-            typeNames: [...typeNames],
-          },
-      divergences: [...c.paged.divergences],
-      changes: [...c.paged.changes],
-      summary,
-      forkError,
-      chain,
-      hashed: c.hashed,
-      ms: reuse ? streamed!.ms : performance.now() - t0,
-      branch: c.branch,
-    };
+  /** Folds the run once for this fork (a reconstruct when it is null or cannot apply); null when a newer load replaced the run. */
+  async replay(fork: ForkSpec | null): Promise<ReplayAnswer | null> {
+    return unlessSuperseded(() => replayOf(fork));
   },
 
   /** The rows of frames [from, to) (fewer at the end); null when that replay was replaced. */
@@ -329,6 +288,57 @@ const api = {
     return unlessSuperseded(() => viewOf(key, index));
   },
 };
+
+/** The fold of the run for this fork (`replay`). */
+async function replayOf(fork: ForkSpec | null): Promise<ReplayAnswer | null> {
+  const t0 = performance.now();
+  const mine = ++replays;
+  const reuse = fork === null && streamed !== null;
+  let c: Current;
+  let forkError: string | null = null;
+  if (reuse) c = streamed!.current;
+  else {
+    // the plan from the few events it reads, then the run folded page by page, as the load does
+    let plan: ForkPlan | null = null;
+    if (fork !== null) {
+      try {
+        plan = await planOf(fork);
+      } catch (e) {
+        if (!(e instanceof ReplayError)) throw e;
+        forkError = e.message;
+      }
+    }
+    const next = open(plan ? forkKey(fork) : forkKey(null), plan, plan ? fork! : undefined);
+    const tracker = createKindTracker();
+    await eachPage(-1, (events) => void pushInto(next, events, tracker));
+    c = next;
+  }
+  // a newer fork asked for while this one folded is the one the page waits for
+  if (mine !== replays) return null;
+  current = c;
+  // the reconstruct's frames reached the page chunk by chunk; after a fork replaced them they are sent again
+  const framesStand = reuse && pageHasStreamedFrames;
+  pageHasStreamedFrames = framesStand;
+  const summary = c.paged.summary();
+  return {
+    key: c.key,
+    frames: framesStand
+      ? null
+      : {
+          seq: c.paged.frameSeqs(0),
+          type: c.types.data.slice(0, c.types.length),
+          typeNames: [...typeNames],
+        },
+    divergences: [...c.paged.divergences],
+    changes: [...c.paged.changes],
+    summary,
+    forkError,
+    chain,
+    hashed: c.hashed,
+    ms: reuse ? streamed!.ms : performance.now() - t0,
+    branch: c.branch,
+  };
+}
 
 /** A request's answer, or null when a newer load replaced the replay it was for while it waited. */
 async function unlessSuperseded<T>(answer: () => Promise<T | null>): Promise<T | null> {
@@ -380,18 +390,59 @@ async function viewOf(key: string, index: number): Promise<FrameView | null> {
   };
 }
 
-/** Every event of the run, as the load read it (for a fork's plan and fold). */
-async function allEvents(): Promise<JournalEvent[]> {
-  const out: JournalEvent[] = [];
-  let after = -1;
+/**
+ * The run's pages after `after`, in order, as the load read them (the chain it settled
+ * on), each handed to `onPage` while the next is on its way; `onPage` returning "stop"
+ * ends the walk.
+ */
+async function eachPage(after: number, onPage: (events: JournalEvent[]) => "stop" | void): Promise<void> {
   const id = loadId;
+  let page = fetchEventPage(run, after, 5000);
   for (;;) {
-    const page = await fetchEventPage(run, after, 5000);
+    const got = await page;
     if (id !== loadId) throw new Error("superseded by a newer load");
-    for (const r of page.events) out.push(eventOf(r, chain));
-    if (page.nextAfter === null) return out;
-    after = page.nextAfter;
+    if (got.nextAfter !== null) {
+      page = fetchEventPage(run, got.nextAfter, 5000);
+      page.catch(() => {}); // awaited (and its failure reported) when its turn comes
+    }
+    if (onPage(got.events.map((r) => eventOf(r, chain))) === "stop" || got.nextAfter === null) return;
   }
+}
+
+/**
+ * A fork's plan from the events it reads (`forkPlanReads`): the one at the fork seq, and
+ * the pages before or after it only as far as the plan needs, none of them held beyond
+ * the events it keeps.
+ */
+async function planOf(spec: ForkSpec): Promise<ForkPlan> {
+  let at: JournalEvent | undefined;
+  if (Number.isSafeInteger(spec.seq) && spec.seq >= 0) {
+    const page = await fetchEventPage(run, spec.seq - 1, 1);
+    const r = page.events[0];
+    if (r && r.seq === spec.seq) at = eventOf(r, chain);
+  }
+  const reads = forkPlanReads(spec, at);
+  const kept: JournalEvent[] = [];
+  if (reads.before.length > 0)
+    await eachPage(-1, (events) => {
+      for (const e of events) {
+        if (e.seq >= spec.seq) return "stop";
+        if (reads.keep(e)) kept.push(e);
+      }
+    });
+  if (at) kept.push(at);
+  const wanted = new Set(reads.after);
+  if (wanted.size > 0)
+    await eachPage(spec.seq, (events) => {
+      for (const e of events) {
+        const hit = [...wanted].filter((p) => p(e));
+        if (hit.length === 0) continue;
+        kept.push(e);
+        for (const p of hit) wanted.delete(p);
+        if (wanted.size === 0) return "stop";
+      }
+    });
+  return buildForkPlan(kept, spec);
 }
 
 export type ReplayWorkerApi = typeof api;

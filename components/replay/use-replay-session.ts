@@ -150,7 +150,8 @@ export function useReplaySession(run: string, fidelity: Fidelity | undefined, fo
     const id = ++replayId.current;
     remote.replay(forkRef.current).then(
       (r) => {
-        if (id === replayId.current) onReplayed.current(r);
+        // null: a newer load replaced the run while this fold waited for its pages
+        if (r !== null && id === replayId.current) onReplayed.current(r);
       },
       (err: unknown) => {
         if (id === replayId.current) failRef.current(err);

@@ -13,7 +13,7 @@ export {
   type ReplayContext,
   type StepOutput,
 } from "./fold";
-export { buildForkPlan, ReplayError, type ForkPlan, type Replacement } from "./plan";
+export { buildForkPlan, forkPlanReads, ReplayError, type ForkPlan, type ForkPlanReads, type Replacement } from "./plan";
 export { checkForkOverride, forkOverrideSchema, parseForkOverride, type ForkOverrideCheck } from "./fork-override";
 export { assessFidelity, createFidelityScan, type FidelityVerdict } from "./fidelity";
 export { createReplayStream, type ReplayChunk, type ReplayStream } from "./stream";

@@ -136,3 +136,44 @@ export function buildForkPlan(events: readonly JournalEvent[], spec: ForkSpec): 
     stateAfter,
   };
 }
+
+/** What `buildForkPlan` reads beside the event at the fork seq (`forkPlanReads`). */
+export interface ForkPlanReads {
+  /** Events before the fork seq it reads: every one that matches. */
+  before: Array<(e: JournalEvent) => boolean>;
+  /** Events after the fork seq it reads: the first that matches each. */
+  after: Array<(e: JournalEvent) => boolean>;
+  /** Whether `buildForkPlan` reads this event. */
+  keep(e: JournalEvent): boolean;
+}
+
+/**
+ * The events `buildForkPlan` reads, for a caller that cannot hold the run (the replay
+ * page's worker streams it): given the event at the fork seq (undefined when there is
+ * none), those before it that match `before` and the first after it that matches each of
+ * `after`. `buildForkPlan` over `at` and those events equals `buildForkPlan` over the
+ * whole run (tests/replay/paged.test.ts). Throws as `buildForkPlan` does on a bad override.
+ */
+export function forkPlanReads(spec: ForkSpec, at: JournalEvent | undefined): ForkPlanReads {
+  const override = parseForkOverride(spec.override);
+  const before: ForkPlanReads["before"] = [];
+  const after: ForkPlanReads["after"] = [];
+  if (at) {
+    const call = str(at.data.call);
+    // the same predicates as buildForkPlan's, for each override it resolves
+    if (override.toolResult && at.type === "tool.call") after.push((e) => e.type === "tool.result" && e.data.call === call);
+    if (override.modelOutput && at.type === "model.request") after.push((e) => e.type === "model.response" && e.data.call === call);
+    if (override.approval && at.type === "approval.request")
+      after.push((e) => e.type === "approval.decision" && e.data.approval === at.data.approval);
+    if (override.approval && at.type === "tool.call")
+      before.push((e) => (e.type === "approval.request" && e.data.call === at.data.call) || e.type === "approval.decision");
+  }
+  return {
+    before,
+    after,
+    keep: (e) =>
+      e.seq === spec.seq ||
+      (at !== undefined && e.seq < at.seq && before.some((p) => p(e))) ||
+      (at !== undefined && e.seq > at.seq && after.some((p) => p(e))),
+  };
+}

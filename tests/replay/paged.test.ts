@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../lib/canonical";
 import type { JournalEvent } from "../../lib/journal/types";
-import { buildForkPlan, createReplay } from "../../lib/replay";
+import { buildForkPlan, createReplay, forkPlanReads, type ForkOverride, type ForkSpec } from "../../lib/replay";
 import { openPagedReplay, type PagedReplay, type RefoldedBlock } from "../../lib/replay/paged";
 import { generateRun, randomFork } from "../../lib/replay/testing/journal-generator";
 import { testRuns, testSeed } from "./seeds";
@@ -89,5 +89,61 @@ describe("paged replay (seeded generated journals)", () => {
     expect(() => paged.refold(1, [...events.slice(0, 15), whole.events[40]])).toThrow(/block 1 needs the events/);
     expect(() => paged.refold(Math.ceil(whole.events.length / 16) + 1, [])).toThrow(/not folded/);
     expect(() => paged.frameSeq(paged.frames)).toThrow(RangeError);
+  });
+
+  it("resolves a fork from the events forkPlanReads picks exactly as from the whole run", () => {
+    const seed = testSeed("fork plan from the events it reads");
+    const parts: ForkOverride[] = [
+      { toolResult: { status: "error" } },
+      { modelOutput: { text: "else" } },
+      { approval: "denied" },
+      { approval: "approved" },
+      { policy: { maxSteps: 2 } },
+      { statePatch: [{ op: "add", path: "/x", value: 1 }] },
+    ];
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 0x7fffffff }),
+        fc.nat(10_000),
+        fc.subarray(parts, { minLength: 1, maxLength: 3 }),
+        (s, pick, chosen) => {
+          const events = createReplay(generateRun({ seed: s, faults: 0.3 })).events;
+          const spec: ForkSpec = { seq: events[pick % events.length].seq, override: Object.assign({}, ...chosen) as ForkOverride };
+          const outcome = (evs: readonly JournalEvent[]) => {
+            try {
+              return { plan: buildForkPlan(evs, spec) };
+            } catch (e) {
+              return { error: (e as Error).message };
+            }
+          };
+          const at = events.find((e) => e.seq === spec.seq);
+          let reads: ReturnType<typeof forkPlanReads>;
+          try {
+            reads = forkPlanReads(spec, at);
+          } catch (e) {
+            // a bad override: refused with buildForkPlan's own words
+            expect(outcome(events)).toEqual({ error: (e as Error).message });
+            return;
+          }
+          // what a streaming caller keeps: every match before, the first match of each predicate after
+          const kept: JournalEvent[] = [];
+          const open = new Set(reads.after);
+          for (const e of events) {
+            if (e.seq <= spec.seq) {
+              if (reads.keep(e)) kept.push(e);
+              continue;
+            }
+            if (open.size === 0) break;
+            const hit = [...open].filter((p) => p(e));
+            if (hit.length === 0) continue;
+            expect(reads.keep(e)).toBe(true);
+            kept.push(e);
+            for (const p of hit) open.delete(p);
+          }
+          expect(outcome(kept)).toEqual(outcome(events));
+        },
+      ),
+      { seed, numRuns: testRuns(200) },
+    );
   });
 });
