@@ -16,7 +16,7 @@
  * (section "scale"). Needs a build (`next build`; made if missing) and PostgreSQL on
  * 127.0.0.1:5432 (TEST_PG_BASE).
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { once } from "node:events";
 import fs from "node:fs";
 import os from "node:os";
@@ -26,6 +26,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { generateJournal } from "./bench-journal";
 import { writeBenchSection, writeReadmeTable, type BenchFigure } from "./bench-report";
+import { peakRssMB, postFile, startServer } from "./bench-server";
 
 const PORT = Number(process.env.BENCH_SCALE_PORT ?? 3462);
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -34,23 +35,47 @@ const PG_BASE = process.env.TEST_PG_BASE ?? "postgresql://postgres@127.0.0.1:543
 const PG_DB = "retrace_bench_scale";
 const DIR = path.resolve(".bench");
 const SQLITE = `file:${path.join(DIR, "scale.db")}`;
+const HTTP_SQLITE = `file:${path.join(DIR, "scale-http.db")}`;
+const PG_HTTP_DB = "retrace_bench_scale_http";
 const PAGE_TIMEOUT = 600_000;
 
 const figures: BenchFigure[] = [];
 const fmt = (v: number, unit: string) => `${Math.round(v).toLocaleString("en-US")} ${unit}`;
 
-function freshSqlite() {
-  const file = SQLITE.slice("file:".length);
+function freshSqlite(url = SQLITE) {
+  const file = url.slice("file:".length);
   for (const f of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(f, { force: true });
 }
 
-async function freshPostgres(): Promise<string> {
+async function freshPostgres(name = PG_DB): Promise<string> {
   const admin = new pg.Client({ connectionString: `${PG_BASE}/postgres` });
   await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${PG_DB}" WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE "${PG_DB}"`);
+  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE "${name}"`);
   await admin.end();
-  return `${PG_BASE}/${PG_DB}`;
+  return `${PG_BASE}/${name}`;
+}
+
+/**
+ * The journal POSTed whole to a server started on a fresh database of its own (migrated,
+ * empty): events/s, and the server processes' peak RSS over the upload.
+ */
+async function httpImport(url: string, file: string, n: number): Promise<{ ms: number; rssMB: number }> {
+  if (url.startsWith("file:")) freshSqlite(url);
+  migrate(url);
+  const server = await startServer(url, PORT + 1);
+  try {
+    const t0 = performance.now();
+    const { status, body } = await postFile<{ runs?: Array<{ accepted: number }> }>(PORT + 1, "/api/journals", file);
+    const ms = performance.now() - t0;
+    const accepted = body.runs?.reduce((a, r) => a + r.accepted, 0) ?? 0;
+    if (status !== 200 && status !== 201) throw new Error(`POST /api/journals answered ${status}: ${JSON.stringify(body).slice(0, 500)}`);
+    if (accepted !== n) throw new Error(`POST /api/journals accepted ${accepted} of ${n} events`);
+    return { ms, rssMB: peakRssMB(server.pid!) };
+  } finally {
+    server.kill("SIGTERM");
+    await once(server, "exit");
+  }
 }
 
 function migrate(url: string) {
@@ -73,23 +98,6 @@ function cliImport(url: string, file: string): { ms: number; rssMB: number } {
   const kb = /maxrss_kb=(\d+)/.exec(r.stderr)?.[1];
   if (r.status !== 0 || kb === undefined) throw new Error(`import of ${file} failed (${r.status}): ${r.stderr.slice(-2000)}`);
   return { ms, rssMB: Number(kb) / 1024 };
-}
-
-async function startServer(url: string): Promise<ChildProcess> {
-  const child = spawn(path.resolve("node_modules/.bin/next"), ["start", "-H", "127.0.0.1", "-p", String(PORT)], {
-    env: { ...process.env, DATABASE_URL: url, NEXT_TELEMETRY_DISABLED: "1" },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  for (let i = 0; i < 240; i++) {
-    try {
-      if ((await fetch(`${BASE}/api/health`)).ok) return child;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  child.kill();
-  throw new Error("server did not start");
 }
 
 /** Peak resident memory (MB) of the browser's renderer processes, read from /proc. */
@@ -235,6 +243,17 @@ async function main() {
         `${n.toLocaleString("en-US")} events, CLI import into ${db}: ${fmt(n / (r.ms / 1000), "events/s")}, peak RSS ${fmt(r.rssMB, "MB")}`,
       );
     }
+    for (const [db, url] of [
+      ["SQLite", HTTP_SQLITE],
+      ["PostgreSQL", await freshPostgres(PG_HTTP_DB)],
+    ] as const) {
+      const r = await httpImport(url, file, n);
+      f[`HTTP import (POST /api/journals) into ${db}: events/s`] = { value: n / (r.ms / 1000), unit: "events/s" };
+      f[`HTTP import (POST /api/journals) into ${db}: server peak RSS`] = { value: r.rssMB, unit: "MB" };
+      console.log(
+        `${n.toLocaleString("en-US")} events, HTTP import into ${db}: ${fmt(n / (r.ms / 1000), "events/s")}, server peak RSS ${fmt(r.rssMB, "MB")}`,
+      );
+    }
     fs.rmSync(file, { force: true });
     // what the analyzer carries from event to event (and from request to request): its
     // state, as the snapshot stored with the run once the import ends
@@ -245,7 +264,7 @@ async function main() {
     console.log(`${n.toLocaleString("en-US")} events, analyzer state: ${fmt((snap?.n ?? 0) / 1024, "KB")}`);
     bySize.set(n, f);
   }
-  const server = await startServer(SQLITE);
+  const server = await startServer(SQLITE, PORT);
   try {
     for (const n of SIZES) {
       const f = await measureBrowser(n, `bench-scale-${n}`);
@@ -306,6 +325,18 @@ async function main() {
     ],
     ["1,000,000-event CLI import peak RSS, SQLite", get(1_000_000, "CLI import into SQLite: peak RSS"), 1024, "MB"],
     ["1,000,000-event CLI import peak RSS, PostgreSQL", get(1_000_000, "CLI import into PostgreSQL: peak RSS"), 1024, "MB"],
+    [
+      "1,000,000-event HTTP import, server peak RSS, SQLite",
+      get(1_000_000, "HTTP import (POST /api/journals) into SQLite: server peak RSS"),
+      1024,
+      "MB",
+    ],
+    [
+      "1,000,000-event HTTP import, server peak RSS, PostgreSQL",
+      get(1_000_000, "HTTP import (POST /api/journals) into PostgreSQL: server peak RSS"),
+      1024,
+      "MB",
+    ],
   ];
   const notes: string[] = [];
   for (const [label, value, floor, unit] of floors) {
@@ -345,7 +376,7 @@ function readmeTable(bySize: Map<number, SizeFigures>, floors: Array<[string, nu
     `|---|${sizes.map(() => "---:").join("|")}|`,
     ...labels.map((l) => `| ${l} | ${sizes.map((n) => cell(n, l)).join(" | ")} |`),
     "",
-    "| floor (issue 19) | measured | limit | |",
+    "| bound (issue 19: its floors; the same bounds for the HTTP import and a fork) | measured | limit | |",
     "|---|---:|---:|---|",
     ...floors.map(
       ([label, value, floor, unit]) =>

@@ -1,0 +1,88 @@
+/**
+ * What the benches share about a running server: start the production build on a
+ * database, POST a file to it, and read the peak resident memory of its processes.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+
+/** `next start` on `url`, resolved once /api/health answers. */
+export async function startServer(url: string, port: number, env: Record<string, string> = {}): Promise<ChildProcess> {
+  const child = spawn(path.resolve("node_modules/.bin/next"), ["start", "-H", "127.0.0.1", "-p", String(port)], {
+    env: { ...process.env, DATABASE_URL: url, NEXT_TELEMETRY_DISABLED: "1", ...env },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  for (let i = 0; i < 240; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/api/health`)).ok) return child;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  child.kill();
+  throw new Error("server did not start");
+}
+
+/** POSTs a file as it is (streamed, with its length); the answer's status and JSON body. */
+export function postFile<T = unknown>(
+  port: number,
+  urlPath: string,
+  file: string,
+  contentType = "application/x-ndjson",
+): Promise<{ status: number; body: T }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        path: urlPath,
+        method: "POST",
+        headers: { "content-type": contentType, "content-length": fs.statSync(file).size },
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on("data", (c: Buffer) => parts.push(c));
+        res.on("end", () => {
+          try {
+            resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(parts).toString("utf8")) as T });
+          } catch (e) {
+            reject(e);
+          }
+        });
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    fs.createReadStream(file, { highWaterMark: 1 << 20 }).pipe(req);
+  });
+}
+
+/** The largest peak RSS (VmHWM, MB) of a process and its descendants (`next start` runs the server in a child). */
+export function peakRssMB(pid: number): number {
+  const children = new Map<number, number[]>();
+  for (const name of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // the parent pid is the 2nd field after the parenthesised command name
+      const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+    } catch {
+      /* the process ended */
+    }
+  }
+  let peak = 0;
+  const walk = (p: number) => {
+    try {
+      const kb = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${p}/status`, "utf8"))?.[1];
+      if (kb) peak = Math.max(peak, Number(kb) / 1024);
+    } catch {
+      /* the process ended */
+    }
+    for (const c of children.get(p) ?? []) walk(c);
+  };
+  walk(pid);
+  return peak;
+}
