@@ -6,7 +6,8 @@ import type { ExecutorChoice } from "@/lib/live/types";
 import type { ForkOverride } from "@/lib/replay";
 import { JsonTree } from "@/components/ui/json-tree";
 import { SafeText } from "@/components/ui/safe-text";
-import { ConfirmFields, useLiveCall } from "./live-actions";
+import { ConfirmFields, confirmationInput, useConfirmation } from "./confirm-fields";
+import { useLiveCall } from "./live-actions";
 
 type Preview = Extract<Awaited<ReturnType<typeof previewContinue>>, { ok: true }>["value"];
 type Done = Extract<Awaited<ReturnType<typeof continueLive>>, { ok: true }>["value"];
@@ -35,9 +36,7 @@ export function ContinueLive({ run, fork, signedIn }: { run: string; fork: { seq
   const [sandboxOnly, setSandboxOnly] = useState(false);
   const [preview, setPreview] = useState<Preview | null>(null);
   const [done, setDone] = useState<Done | null>(null);
-  const [reason, setReason] = useState("");
-  const [password, setPassword] = useState("");
-  const [name, setName] = useState("");
+  const confirmation = useConfirmation();
   const load = useLiveCall();
   const act = useLiveCall();
   const forkKey = JSON.stringify(fork);
@@ -153,9 +152,7 @@ export function ContinueLive({ run, fork, signedIn }: { run: string; fork: { seq
                 continueLive({
                   ...input,
                   digest: preview.digest,
-                  reason,
-                  password: password || undefined,
-                  operationName: name || undefined,
+                  ...confirmationInput(confirmation),
                 }),
               (v) => {
                 setDone(v);
@@ -190,12 +187,7 @@ export function ContinueLive({ run, fork, signedIn }: { run: string; fork: { seq
               signedIn={signedIn}
               needsName={preview.needsOperationName}
               operation={preview.operation}
-              reason={reason}
-              setReason={setReason}
-              password={password}
-              setPassword={setPassword}
-              name={name}
-              setName={setName}
+              confirmation={confirmation}
             />
             <button type="submit" className="primary" disabled={act.pending}>
               {act.pending ? "Continuing…" : "Continue live"}

@@ -7,6 +7,7 @@ import type { ExecutorChoice, ReconcilePreview, RecordedCall, ReexecutePreview }
 import { JsonTree } from "@/components/ui/json-tree";
 import { SafeText } from "@/components/ui/safe-text";
 import { Jump } from "@/components/inspector/bits";
+import { ConfirmFields, confirmationInput, useConfirmation } from "./confirm-fields";
 import { useLivePowers } from "./live-context";
 import { RESUME_PLAN_KEY } from "./resume-panel";
 
@@ -202,55 +203,8 @@ interface FormProps<P> {
   onDone: (o: Outcome) => void;
 }
 
-export function ConfirmFields({
-  signedIn,
-  needsName,
-  operation,
-  reason,
-  setReason,
-  password,
-  setPassword,
-  name,
-  setName,
-}: {
-  signedIn: boolean;
-  needsName: boolean;
-  operation: string;
-  reason: string;
-  setReason: (s: string) => void;
-  password: string;
-  setPassword: (s: string) => void;
-  name: string;
-  setName: (s: string) => void;
-}) {
-  return (
-    <>
-      <label>
-        Reason (goes into the log)
-        <input value={reason} onChange={(e) => setReason(e.target.value)} maxLength={500} required />
-      </label>
-      {signedIn ? (
-        <label>
-          Your password, to confirm
-          <input type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="current-password" />
-        </label>
-      ) : null}
-      {needsName || !signedIn ? (
-        <label>
-          <span>
-            Type <code>{operation}</code> to confirm
-          </span>
-          <input value={name} onChange={(e) => setName(e.target.value)} autoComplete="off" aria-label="Operation name" />
-        </label>
-      ) : null}
-    </>
-  );
-}
-
 function ReexecuteForm({ preview: p, signedIn, act, onDone }: FormProps<ReexecutePreview>) {
-  const [reason, setReason] = useState("");
-  const [password, setPassword] = useState("");
-  const [name, setName] = useState("");
+  const confirmation = useConfirmation();
   return (
     <form
       className="live-form"
@@ -265,9 +219,7 @@ function ReexecuteForm({ preview: p, signedIn, act, onDone }: FormProps<Reexecut
               seq: p.seq,
               executor: p.executor.id,
               digest: p.digest,
-              reason,
-              password: password || undefined,
-              operationName: name || undefined,
+              ...confirmationInput(confirmation),
             }),
           onDone,
         );
@@ -301,17 +253,7 @@ function ReexecuteForm({ preview: p, signedIn, act, onDone }: FormProps<Reexecut
       ) : null}
       {!p.refusal ? (
         <div className="live-fields">
-          <ConfirmFields
-            signedIn={signedIn}
-            needsName={p.needsOperationName}
-            operation={p.tool}
-            reason={reason}
-            setReason={setReason}
-            password={password}
-            setPassword={setPassword}
-            name={name}
-            setName={setName}
-          />
+          <ConfirmFields signedIn={signedIn} needsName={p.needsOperationName} operation={p.tool} confirmation={confirmation} />
           <button type="submit" className="primary" disabled={act.pending}>
             {act.pending ? "Sending…" : "Re-execute live"}
           </button>
@@ -330,9 +272,7 @@ function ReconcileForm({ preview: p, signedIn, act, onDone }: FormProps<Reconcil
   const [how, setHow] = useState<"succeeded" | "failed" | "ask">("succeeded");
   const [evidence, setEvidence] = useState("");
   const [externalId, setExternalId] = useState("");
-  const [reason, setReason] = useState("");
-  const [password, setPassword] = useState("");
-  const [name, setName] = useState("");
+  const confirmation = useConfirmation();
   return (
     <form
       className="live-form"
@@ -350,9 +290,7 @@ function ReconcileForm({ preview: p, signedIn, act, onDone }: FormProps<Reconcil
               outcome: how === "ask" ? undefined : how,
               evidence: evidence || undefined,
               externalId: externalId || undefined,
-              reason,
-              password: password || undefined,
-              operationName: name || undefined,
+              ...confirmationInput(confirmation),
             }),
           onDone,
         );
@@ -396,12 +334,7 @@ function ReconcileForm({ preview: p, signedIn, act, onDone }: FormProps<Reconcil
             signedIn={signedIn}
             needsName={p.executor.environment === "production"}
             operation={p.tool}
-            reason={reason}
-            setReason={setReason}
-            password={password}
-            setPassword={setPassword}
-            name={name}
-            setName={setName}
+            confirmation={confirmation}
           />
           <button type="submit" className="primary" disabled={act.pending}>
             {act.pending ? "Recording…" : "Record reconcile"}

@@ -2,6 +2,7 @@
 import Link from "next/link";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState, useTransition } from "react";
+import { ConfirmFields, confirmationInput, useConfirmation } from "./confirm-fields";
 import { resumePlanOf, resumeRun } from "@/app/actions/live";
 import type { ResumeAction, ResumePlan, ResumeRow } from "@/lib/live/resume-plan";
 import type { ExecutorChoice } from "@/lib/live/types";
@@ -231,9 +232,7 @@ function ResumeForm({ runId, plan, executors }: { runId: string; plan: ResumePla
   const { signedIn } = useLivePowers();
   const qc = useQueryClient();
   const [executor, setExecutor] = useState(executors[0]?.id ?? "");
-  const [reason, setReason] = useState("");
-  const [password, setPassword] = useState("");
-  const [name, setName] = useState("");
+  const confirmation = useConfirmation();
   const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState<ResumeDone | null>(null);
   const [pending, start] = useTransition();
@@ -257,9 +256,7 @@ function ResumeForm({ runId, plan, executors }: { runId: string; plan: ResumePla
               checkpoint: plan.checkpoint!.id,
               executor,
               digest: plan.digest,
-              reason,
-              password: password || undefined,
-              operationName: name || undefined,
+              ...confirmationInput(confirmation),
             });
             if (r.ok) {
               setDone(r.value);
@@ -291,24 +288,7 @@ function ResumeForm({ runId, plan, executors }: { runId: string; plan: ResumePla
             ))}
           </select>
         </label>
-        <label>
-          Reason (goes into the log)
-          <input value={reason} onChange={(e) => setReason(e.target.value)} maxLength={500} required />
-        </label>
-        {signedIn ? (
-          <label>
-            Your password, to confirm
-            <input type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="current-password" />
-          </label>
-        ) : null}
-        {needsName ? (
-          <label>
-            <span>
-              Type <code>resume</code> to confirm
-            </span>
-            <input value={name} onChange={(e) => setName(e.target.value)} autoComplete="off" aria-label="Operation name" />
-          </label>
-        ) : null}
+        <ConfirmFields signedIn={signedIn} needsName={needsName} operation="resume" confirmation={confirmation} />
         <button type="submit" className="primary" disabled={pending}>
           {pending ? "Resuming…" : "Resume live"}
         </button>
