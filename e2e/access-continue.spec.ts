@@ -14,118 +14,40 @@
  *
  * Screenshots (1440x900, 1024x768) go to /tmp/shots-continue/.
  */
-import { spawnSync } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { expect, test, type Page } from "@playwright/test";
-import { startBankServer, type BankServer } from "../scripts/demo-agent/bank-server";
-import { runScenarios } from "../scripts/demo-agent/scenarios";
-import { ACCESS_PORT_BASE, actionIds, callAction, PASSWORD, startLockedServer, type LockedServer } from "./access-servers";
+import { actionIds, ACCESS_PORT_BASE, callAction, PASSWORD } from "./access-servers";
+import { startLiveFixture, type LiveFixture } from "./live-fixture";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const SHOTS = "/tmp/shots-continue";
-const TOKEN = `bank-${Math.random().toString(36).slice(2)}-0123456789`;
 const RUN = "demo-refund-approval";
 const OVERRIDE = { toolResult: { status: "ok", result: { id: "rf_0001", amountCents: 4999 } } };
 
-let server: LockedServer;
-let bank: BankServer;
-let dir: string;
+let fx: LiveFixture;
 let model = "";
 let prodModel = "";
 let fork = 0;
-
-function retrace(args: string[], input = ""): string {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: server.databaseUrl };
-  delete env.RETRACE_TOKENS;
-  const r = spawnSync(process.execPath, [path.join(ROOT, "scripts/retrace.mjs"), ...args], {
-    cwd: ROOT,
-    input,
-    encoding: "utf8",
-    env,
-    timeout: 120_000,
-  });
-  if (r.status !== 0) throw new Error(`retrace ${args.join(" ")}: ${r.stderr}`);
-  return r.stdout;
-}
 
 test.describe.configure({ mode: "serial" });
 
 test.beforeAll(async () => {
   test.setTimeout(240_000);
-  fs.mkdirSync(SHOTS, { recursive: true });
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "retrace-continue-e2e-"));
-  await runScenarios({ outDir: dir, dbDir: path.join(dir, "bank"), fixedClock: true, scenarios: ["refund-approval"] });
-  const file = path.join(dir, "refund-approval.jsonl");
-  const events = fs
-    .readFileSync(file, "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l) as { seq: number; type: string; data: { status?: string } });
-  fork = events.find((e) => e.type === "tool.result" && e.data.status === "timeout")!.seq;
-  server = await startLockedServer({
+  fx = await startLiveFixture({
     name: "continue",
-    dialect: "sqlite",
     port: ACCESS_PORT_BASE + 4,
-    accounts: [
-      { name: "viewer", role: "viewer" },
-      { name: "reviewer", role: "reviewer" },
-      { name: "op-sandbox", role: "operator", env: "sandbox" },
-      { name: "admin", role: "admin" },
-    ],
+    shotsDir: "/tmp/shots-continue",
+    scenarios: ["refund-approval"],
   });
-  retrace(["import", file]);
-  bank = await startBankServer({ dir: path.join(dir, "bank"), port: ACCESS_PORT_BASE + 5, token: TOKEN });
-  const add = (kind: string, name: string, env: string, url: string) =>
-    /executor (ex_[0-9a-f]+)/.exec(
-      retrace(
-        ["executor", "add", "--project", "default", "--kind", kind, "--name", name, "--env", env, "--url", url, "--credential"],
-        `${TOKEN}\n`,
-      ),
-    )![1];
-  add("tool", "*", "sandbox", bank.url);
-  model = add("model", "scripted-planner-1", "sandbox", `${bank.url}/v1`);
+  fork = fx.journals[RUN].find((e) => e.type === "tool.result" && e.data.status === "timeout")!.seq;
+  fx.executor("tool", "*", "sandbox", fx.bank.url);
+  model = fx.executor("model", "scripted-planner-1", "sandbox", `${fx.bank.url}/v1`);
   // a production model executor pointing at the same bank: anything that leaked through would show in its log
-  prodModel = add("model", "scripted-planner-1", "production", `${bank.url}/v1`);
+  prodModel = fx.executor("model", "scripted-planner-1", "production", `${fx.bank.url}/v1`);
 });
 
 test.afterAll(async () => {
-  await bank?.close();
-  await server?.stop();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  await fx?.close();
 });
 
-async function signIn(page: Page, name: string) {
-  await page.goto(`${server.base}/login`);
-  await page.getByLabel("Name", { exact: true }).fill(name);
-  await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL((u) => u.pathname !== "/login");
-}
-
-async function shots(page: Page, name: string) {
-  for (const [w, h] of [
-    [1440, 900],
-    [1024, 768],
-  ] as const) {
-    await page.setViewportSize({ width: w, height: h });
-    await page.waitForTimeout(150);
-    await page.screenshot({ path: `${SHOTS}/${name}-${w}.png` });
-    const scroll = await page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
-    expect(scroll, `${name} at ${w}px scrolls sideways`).toBe(false);
-  }
-  await page.setViewportSize({ width: 1440, height: 900 });
-}
-
-async function session(name: string): Promise<Record<string, string>> {
-  const out = await callAction(server.base, actionIds().get("session.signIn")!, { name, password: PASSWORD });
-  if (!out.cookie) throw new Error(`no session for ${name}`);
-  return { cookie: `retrace_session=${out.cookie}` };
-}
-
-const forkUrl = () => `${server.base}/runs/${RUN}/replay?fork=${fork}&override=${encodeURIComponent(JSON.stringify(OVERRIDE))}`;
+const forkUrl = () => `${fx.server.base}/runs/${RUN}/replay?fork=${fork}&override=${encodeURIComponent(JSON.stringify(OVERRIDE))}`;
 
 async function openFork(page: Page) {
   await page.goto(forkUrl());
@@ -145,33 +67,33 @@ test("the server action called directly refuses viewer, reviewer, sandbox operat
     ["op-sandbox", { ...base, executor: model }, 401, /^\[confirmation\] re-enter your password/],
   ];
   for (const [who, input, status, message] of cases) {
-    const out = await callAction(server.base, action, input, await session(who));
+    const out = await callAction(fx.server.base, action, input, await fx.session(who));
     expect(out.status, `${who}: ${out.result?.error}`).toBe(status);
     expect(out.result?.error ?? "").toMatch(message);
   }
   // the preview, too, is the operator's
   const preview = await callAction(
-    server.base,
+    fx.server.base,
     actionIds().get("live.previewContinue")!,
     { run: RUN, seq: fork, override: OVERRIDE, executor: model },
-    await session("viewer"),
+    await fx.session("viewer"),
   );
   expect(preview.status).toBe(403);
-  expect(bank.requests).toEqual([]);
+  expect(fx.bank.requests).toEqual([]);
 });
 
 test("a viewer's replay page with the fork offers no Continue live", async ({ page }) => {
-  await signIn(page, "viewer");
+  await fx.signIn(page, "viewer");
   await openFork(page);
   await expect(page.getByRole("region", { name: "Active fork" }).or(page.getByLabel("Active fork"))).toBeVisible();
   await expect(page.getByTestId("continue-live")).toHaveCount(0);
-  await shots(page, "viewer-fork-no-continue");
+  await fx.shots(page, "viewer-fork-no-continue");
 });
 
 test("continue the refund fork with the payment edited to ok: the scripted model answers, the branch opens beside the original", async ({
   page,
 }) => {
-  await signIn(page, "op-sandbox");
+  await fx.signIn(page, "op-sandbox");
   await openFork(page);
   const panel = page.getByTestId("continue-live");
   await expect(panel).toBeVisible();
@@ -180,19 +102,19 @@ test("continue the refund fork with the payment edited to ok: the scripted model
   await expect(preview).toContainText(`From #${fork}`);
   await expect(preview).toContainText("scripted-planner-1");
   await expect(preview).toContainText("8 messages");
-  expect(bank.requests).toEqual([]);
+  expect(fx.bank.requests).toEqual([]);
   await preview.getByLabel("Reason (goes into the log)").fill("what would the agent have done had the payment answered ok?");
-  await shots(page, "continue-preview");
+  await fx.shots(page, "continue-preview");
   await preview.getByRole("button", { name: "Continue live" }).click();
   await expect(preview.getByRole("alert")).toContainText("[confirmation]");
-  expect(bank.requests).toEqual([]);
+  expect(fx.bank.requests).toEqual([]);
   await preview.getByLabel("Your password, to confirm").fill(PASSWORD);
   await preview.getByRole("button", { name: "Continue live" }).click();
 
   // the branch's replay page, beside its original
   await page.waitForURL(/\/runs\/demo-refund-approval\.cont-[0-9a-f]{8}\/replay/, { timeout: 30_000 });
   const branch = decodeURIComponent(new URL(page.url()).pathname.split("/")[2]);
-  expect(bank.requests.map((r) => r.path)).toEqual(["/v1/chat/completions"]);
+  expect(fx.bank.requests.map((r) => r.path)).toEqual(["/v1/chat/completions"]);
   await expect(page.getByTestId("branch-bar")).toContainText(`live continue of ${RUN} at #${fork}`);
   const beside = page.getByTestId("side-by-side");
   await expect(beside).toContainText(`first divergence at #${fork}`);
@@ -209,10 +131,10 @@ test("continue the refund fork with the payment edited to ok: the scripted model
   await expect(grid.getByRole("option", { name: new RegExp(`^#${fork + 3} \\[live\\]`) })).toBeVisible();
   await grid.getByRole("option", { name: new RegExp(`^#${fork + 3} \\[live\\]`) }).click();
   await expect(page.getByTestId("frame-panel")).toHaveAttribute("data-mode", "live");
-  await shots(page, "branch-beside-original");
+  await fx.shots(page, "branch-beside-original");
 
   // what the agent then did: one model turn that answers the customer; forkOf, mode, live marks
-  const events = (await (await page.request.get(`${server.base}/api/runs/${encodeURIComponent(branch)}/events?limit=1000`)).json()) as {
+  const events = (await (await page.request.get(`${fx.server.base}/api/runs/${encodeURIComponent(branch)}/events?limit=1000`)).json()) as {
     events: { event: { seq: number; type: string; data: Record<string, unknown> } }[];
   };
   const ev = events.events.map((e) => e.event);
@@ -226,56 +148,56 @@ test("continue the refund fork with the payment edited to ok: the scripted model
   expect(ev[ev.length - 1].data).toMatchObject({ status: "succeeded", live: { stop: "final-answer", action: "continue" } });
 
   // the original lists it; the log has the entry
-  await page.goto(`${server.base}/runs/${RUN}/replay`);
+  await page.goto(`${fx.server.base}/runs/${RUN}/replay`);
   await expect(page.getByTestId("branch-bar")).toContainText("1 branch run made by live actions");
   await expect(page.getByTestId("branch-bar")).toContainText("live continue");
-  await signIn(page, "admin");
-  await page.goto(`${server.base}/admin/log`);
+  await fx.signIn(page, "admin");
+  await page.goto(`${fx.server.base}/admin/log`);
   await expect(page.getByText("live.continue").first()).toBeVisible();
-  expect(retrace(["log", "verify"])).toMatch(/ok|verif/i);
+  expect(fx.retrace(["log", "verify"])).toMatch(/ok|verif/i);
 });
 
 test("a hostile edit shows as text in the preview, never as markup", async ({ page }) => {
   const hostile = {
     toolResult: { status: "ok", result: { id: '<img src=x onerror="window.__pwned=1">', note: "<script>window.__pwned=1</script>" } },
   };
-  await signIn(page, "op-sandbox");
-  await page.goto(`${server.base}/runs/${RUN}/replay?fork=${fork}&override=${encodeURIComponent(JSON.stringify(hostile))}`);
+  await fx.signIn(page, "op-sandbox");
+  await page.goto(`${fx.server.base}/runs/${RUN}/replay?fork=${fork}&override=${encodeURIComponent(JSON.stringify(hostile))}`);
   await expect(page.getByTestId("replay-view")).toHaveAttribute("data-ready", "true", { timeout: 30_000 });
   await page.getByRole("tab", { name: "Fork" }).click();
-  const before = bank.requests.length;
+  const before = fx.bank.requests.length;
   await page.getByTestId("continue-live").getByRole("button", { name: "Preview continue live" }).click();
   const preview = page.getByTestId("continue-preview");
   await expect(preview).toContainText("<script>window.__pwned=1</script>");
   expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   expect(await preview.locator("img, script").count()).toBe(0);
   // a preview sends nothing
-  expect(bank.requests.length).toBe(before);
-  await shots(page, "continue-preview-hostile");
+  expect(fx.bank.requests.length).toBe(before);
+  await fx.shots(page, "continue-preview-hostile");
 });
 
 test("without a fork, an operator may continue as recorded from the frame under the playhead; a viewer is offered nothing", async ({
   page,
 }) => {
   // how a branch goes on after the write it stopped at was re-executed: no edit, from an event
-  await signIn(page, "viewer");
-  await page.goto(`${server.base}/runs/${RUN}/replay?event=${fork}`);
+  await fx.signIn(page, "viewer");
+  await page.goto(`${fx.server.base}/runs/${RUN}/replay?event=${fork}`);
   await expect(page.getByTestId("replay-view")).toHaveAttribute("data-ready", "true", { timeout: 30_000 });
   await page.getByRole("tab", { name: "Fork" }).click();
   await expect(page.getByRole("form", { name: "What-if fork" })).toBeVisible();
   await expect(page.getByTestId("continue-live")).toHaveCount(0);
 
-  await signIn(page, "op-sandbox");
-  await page.goto(`${server.base}/runs/${RUN}/replay?event=${fork}`);
+  await fx.signIn(page, "op-sandbox");
+  await page.goto(`${fx.server.base}/runs/${RUN}/replay?event=${fork}`);
   await expect(page.getByTestId("replay-view")).toHaveAttribute("data-ready", "true", { timeout: 30_000 });
   await page.getByRole("tab", { name: "Fork" }).click();
   const panel = page.getByTestId("continue-live");
   await expect(panel.getByRole("heading")).toHaveText(`Continue live from #${fork}, as recorded`);
-  const before = bank.requests.length;
+  const before = fx.bank.requests.length;
   await panel.getByRole("button", { name: "Preview continue live" }).click();
   const preview = page.getByTestId("continue-preview");
   await expect(preview).toContainText(`From #${fork}`);
   await expect(preview).not.toContainText("the edit at");
-  expect(bank.requests.length).toBe(before);
-  await shots(page, "continue-as-recorded");
+  expect(fx.bank.requests.length).toBe(before);
+  await fx.shots(page, "continue-as-recorded");
 });

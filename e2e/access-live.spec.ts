@@ -15,133 +15,44 @@
  *
  * Screenshots (1440x900, 1024x768) go to /tmp/shots-live/.
  */
-import { spawnSync } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { expect, test, type Page } from "@playwright/test";
-import { startBankServer, type BankServer } from "../scripts/demo-agent/bank-server";
-import { runScenarios } from "../scripts/demo-agent/scenarios";
-import { ACCESS_PORT_BASE, actionIds, callAction, PASSWORD, startLockedServer, type LockedServer } from "./access-servers";
+import { expect, test } from "@playwright/test";
+import { actionIds, ACCESS_PORT_BASE, callAction, PASSWORD } from "./access-servers";
+import { startLiveFixture, type LiveFixture } from "./live-fixture";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const SHOTS = "/tmp/shots-live";
-const TOKEN = `bank-${Math.random().toString(36).slice(2)}-0123456789`;
 const RETRY = "demo-refund-retry-no-idempotency";
 const KEYED = "demo-refund-approval";
 
-let server: LockedServer;
-let bank: BankServer;
-let dir: string;
+let fx: LiveFixture;
 let sandbox = "";
 let production = "";
 const seqs: Record<string, number[]> = {};
-
-function retrace(args: string[], input = ""): string {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: server.databaseUrl };
-  delete env.RETRACE_TOKENS;
-  const r = spawnSync(process.execPath, [path.join(ROOT, "scripts/retrace.mjs"), ...args], {
-    cwd: ROOT,
-    input,
-    encoding: "utf8",
-    env,
-    timeout: 120_000,
-  });
-  if (r.status !== 0) throw new Error(`retrace ${args.join(" ")}: ${r.stderr}`);
-  return r.stdout;
-}
 
 test.describe.configure({ mode: "serial" });
 
 test.beforeAll(async () => {
   test.setTimeout(240_000);
-  fs.mkdirSync(SHOTS, { recursive: true });
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "retrace-live-e2e-"));
-  await runScenarios({ outDir: dir, dbDir: path.join(dir, "bank"), fixedClock: true });
-  for (const f of fs.readdirSync(dir).filter((x) => x.endsWith(".jsonl"))) {
-    const events = fs
-      .readFileSync(path.join(dir, f), "utf8")
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l) as { run: string; seq: number; type: string; data: { tool?: string } });
-    seqs[events[0].run] = events.filter((e) => e.type === "tool.call" && e.data.tool === "issue_refund").map((e) => e.seq);
-  }
-  server = await startLockedServer({
-    name: "live",
-    dialect: "sqlite",
-    port: ACCESS_PORT_BASE + 10,
-    accounts: [
-      { name: "viewer", role: "viewer" },
-      { name: "reviewer", role: "reviewer" },
-      { name: "op-sandbox", role: "operator", env: "sandbox" },
-      { name: "admin", role: "admin" },
-    ],
-  });
-  retrace([
-    "import",
-    ...fs
-      .readdirSync(dir)
-      .filter((x) => x.endsWith(".jsonl"))
-      .map((f) => path.join(dir, f)),
-  ]);
-  bank = await startBankServer({ dir: path.join(dir, "bank"), port: ACCESS_PORT_BASE + 11, token: TOKEN });
-  const add = (kind: string, name: string, env: string, url: string) =>
-    /executor (ex_[0-9a-f]+)/.exec(
-      retrace(
-        ["executor", "add", "--project", "default", "--kind", kind, "--name", name, "--env", env, "--url", url, "--credential"],
-        `${TOKEN}\n`,
-      ),
-    )![1];
-  sandbox = add("tool", "*", "sandbox", bank.url);
-  add("model", "scripted-planner-1", "sandbox", `${bank.url}/v1`);
+  fx = await startLiveFixture({ name: "live", port: ACCESS_PORT_BASE + 10, shotsDir: "/tmp/shots-live" });
+  for (const [run, events] of Object.entries(fx.journals))
+    seqs[run] = events.filter((e) => e.type === "tool.call" && e.data.tool === "issue_refund").map((e) => e.seq);
+  sandbox = fx.executor("tool", "*", "sandbox", fx.bank.url);
+  fx.executor("model", "scripted-planner-1", "sandbox", `${fx.bank.url}/v1`);
   // a production executor pointing at the same bank: anything that leaked through would show in its log
-  production = add("tool", "issue_refund", "production", bank.url);
+  production = fx.executor("tool", "issue_refund", "production", fx.bank.url);
 });
 
 test.afterAll(async () => {
-  await bank?.close();
-  await server?.stop();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  await fx?.close();
 });
 
-async function signIn(page: Page, name: string) {
-  await page.goto(`${server.base}/login`);
-  await page.getByLabel("Name", { exact: true }).fill(name);
-  await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL((u) => u.pathname !== "/login");
-}
-
-async function shots(page: Page, name: string) {
-  for (const [w, h] of [
-    [1440, 900],
-    [1024, 768],
-  ] as const) {
-    await page.setViewportSize({ width: w, height: h });
-    await page.waitForTimeout(150);
-    await page.screenshot({ path: `${SHOTS}/${name}-${w}.png` });
-    const scroll = await page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
-    expect(scroll, `${name} at ${w}px scrolls sideways`).toBe(false);
-  }
-  await page.setViewportSize({ width: 1440, height: 900 });
-}
-
-async function session(name: string): Promise<Record<string, string>> {
-  const out = await callAction(server.base, actionIds().get("session.signIn")!, { name, password: PASSWORD });
-  if (!out.cookie) throw new Error(`no session for ${name}`);
-  return { cookie: `retrace_session=${out.cookie}` };
-}
-
 test("the admin page lists the sandbox executors without their credentials", async ({ page }) => {
-  await signIn(page, "admin");
-  await page.goto(`${server.base}/admin/executors`);
+  await fx.signIn(page, "admin");
+  await page.goto(`${fx.server.base}/admin/executors`);
   const table = page.getByRole("table", { name: "Executors" });
   await expect(table).toContainText("sandbox");
   await expect(table).toContainText("production");
   await expect(table).toContainText("set (encrypted)");
-  expect(await page.content()).not.toContain(TOKEN);
-  await shots(page, "admin-executors");
+  expect(await page.content()).not.toContain(fx.token);
+  await fx.shots(page, "admin-executors");
 });
 
 test("server actions called directly refuse viewer, reviewer, sandbox operator on production and no confirmation; nothing reaches the bank", async () => {
@@ -165,17 +76,17 @@ test("server actions called directly refuse viewer, reviewer, sandbox operator o
     ["op-sandbox", reconcile, { ...base, executor: sandbox, mode: "mark", outcome: "succeeded" }, 401, /^\[confirmation\]/],
   ];
   for (const [who, action, input, status, message] of cases) {
-    const out = await callAction(server.base, action, input, await session(who));
+    const out = await callAction(fx.server.base, action, input, await fx.session(who));
     expect(out.status, `${who}: ${out.result?.error}`).toBe(status);
     expect(out.result?.error ?? "").toMatch(message);
   }
-  expect(bank.requests).toEqual([]);
+  expect(fx.bank.requests).toEqual([]);
 });
 
 test("reconcile the timed-out refund, then re-execute it as a confirmed repeat: branch runs, live marks, log entries", async ({ page }) => {
   const [first, retry] = seqs[RETRY];
-  await signIn(page, "op-sandbox");
-  await page.goto(`${server.base}/runs/${RETRY}?event=${first}`);
+  await fx.signIn(page, "op-sandbox");
+  await page.goto(`${fx.server.base}/runs/${RETRY}?event=${first}`);
   const live = page.getByTestId("live-actions");
   await expect(live).toBeVisible();
   await live.getByRole("button", { name: "Preview re-execute" }).click();
@@ -183,7 +94,7 @@ test("reconcile the timed-out refund, then re-execute it as a confirmed repeat: 
   await expect(preview.getByTestId("live-refusal")).toContainText(`#${first} (timeout)`);
   await expect(preview.getByTestId("live-refusal")).toContainText("reconcile it first");
   await expect(preview.getByRole("button", { name: "Re-execute live" })).toHaveCount(0);
-  await shots(page, "reexecute-refused");
+  await fx.shots(page, "reexecute-refused");
 
   await live.getByRole("button", { name: "Reconcile…" }).click();
   const form = page.getByTestId("reconcile-form");
@@ -192,10 +103,10 @@ test("reconcile the timed-out refund, then re-execute it as a confirmed repeat: 
   await form.getByLabel("Evidence", { exact: true }).fill("the bank's ledger shows rf_0001 for A-2002");
   await form.getByLabel("Reason (goes into the log)").fill("the gateway timed out after committing");
   await form.getByLabel("Your password, to confirm").fill(PASSWORD);
-  await shots(page, "reconcile-form");
+  await fx.shots(page, "reconcile-form");
   await form.getByRole("button", { name: "Record reconcile" }).click();
   await expect(page.getByTestId("live-done")).toContainText("succeeded · external id rf_0001");
-  expect(bank.requests).toEqual([]);
+  expect(fx.bank.requests).toEqual([]);
 
   await live.getByRole("button", { name: "Preview re-execute" }).click();
   await expect(preview.getByTestId("live-refusal")).toHaveCount(0);
@@ -205,21 +116,21 @@ test("reconcile the timed-out refund, then re-execute it as a confirmed repeat: 
   await preview.getByLabel("Your password, to confirm").fill(PASSWORD);
   await preview.getByRole("button", { name: "Re-execute live" }).click();
   await expect(preview.getByRole("alert")).toContainText("[operation name]");
-  expect(bank.requests).toEqual([]);
+  expect(fx.bank.requests).toEqual([]);
   await preview.getByLabel("Operation name").fill("issue_refund");
-  await shots(page, "reexecute-duplicate");
+  await fx.shots(page, "reexecute-duplicate");
   await preview.getByRole("button", { name: "Re-execute live" }).click();
   const done = page.getByTestId("live-done");
   await expect(done).toContainText("ok · external id rf_0003");
-  expect(bank.requests.map((r) => r.path)).toEqual(["/call"]);
+  expect(fx.bank.requests.map((r) => r.path)).toEqual(["/call"]);
 
   // the branch run: forkOf, the live events marked, its original linked
   const branch = (await done.getByRole("link").textContent())!;
-  await page.goto(`${server.base}/runs/${encodeURIComponent(branch)}?event=${first}`);
+  await page.goto(`${fx.server.base}/runs/${encodeURIComponent(branch)}?event=${first}`);
   await expect(page.getByTestId("branch-bar")).toContainText(`live re-execute of ${RETRY} at #${first}`);
   await expect(page.getByTestId("live-event").first()).toContainText("re-execute on sandbox by user:op-sandbox");
-  await shots(page, "branch-run");
-  const events = (await (await page.request.get(`${server.base}/api/runs/${encodeURIComponent(branch)}/events?limit=1000`)).json()) as {
+  await fx.shots(page, "branch-run");
+  const events = (await (await page.request.get(`${fx.server.base}/api/runs/${encodeURIComponent(branch)}/events?limit=1000`)).json()) as {
     events: { event: { seq: number; type: string; data: Record<string, unknown> } }[];
   };
   expect(events.events[0].event.data.forkOf).toEqual({ run: RETRY, seq: first });
@@ -229,39 +140,39 @@ test("reconcile the timed-out refund, then re-execute it as a confirmed repeat: 
   ]);
 
   // both branches under the original, on its page and in the runs list
-  await page.goto(`${server.base}/runs/${RETRY}`);
+  await page.goto(`${fx.server.base}/runs/${RETRY}`);
   await expect(page.getByRole("list", { name: "Branch runs" }).getByRole("listitem")).toHaveCount(2);
-  await page.goto(`${server.base}/`);
+  await page.goto(`${fx.server.base}/`);
   await expect(page.getByTestId("branch-of")).toHaveCount(2);
-  await shots(page, "runs-list-branches");
+  await fx.shots(page, "runs-list-branches");
 });
 
 test("the privileged-action log has the reconcile and the re-execution, and its chain verifies", async ({ page }) => {
-  await signIn(page, "admin");
-  await page.goto(`${server.base}/admin/log`);
+  await fx.signIn(page, "admin");
+  await page.goto(`${fx.server.base}/admin/log`);
   await expect(page.getByText("live.reconcile").first()).toBeVisible();
   await expect(page.getByText("live.reexecute").first()).toBeVisible();
-  expect(retrace(["log", "verify"])).toMatch(/ok|verif/i);
+  expect(fx.retrace(["log", "verify"])).toMatch(/ok|verif/i);
 });
 
 test("the same idempotency key sent twice moves money once (the bank's ledger)", async () => {
   const ids = actionIds();
-  const cookie = await session("op-sandbox");
+  const cookie = await fx.session("op-sandbox");
   const [pay] = seqs[KEYED];
   const ledger = async () =>
     (
-      (await (await fetch(`${bank.url}/ledger?order=A-1001`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
+      (await (await fetch(`${fx.bank.url}/ledger?order=A-1001`, { headers: { authorization: `Bearer ${fx.token}` } })).json()) as {
         payments: { id: string; idempotencyKey: string }[];
       }
     ).payments;
   expect(await ledger()).toHaveLength(1);
-  const before = bank.requests.length;
+  const before = fx.bank.requests.length;
   for (let i = 0; i < 2; i++) {
-    const p = await callAction(server.base, ids.get("live.previewReexecute")!, { run: KEYED, seq: pay, executor: sandbox }, cookie);
+    const p = await callAction(fx.server.base, ids.get("live.previewReexecute")!, { run: KEYED, seq: pay, executor: sandbox }, cookie);
     const v = p.result?.value as { digest: string; idempotencyKey: string; keySource: string };
     expect(v).toMatchObject({ idempotencyKey: "refund-A-1001", keySource: "recorded" });
     const out = await callAction(
-      server.base,
+      fx.server.base,
       ids.get("live.reexecuteCall")!,
       {
         run: KEYED,
@@ -276,25 +187,25 @@ test("the same idempotency key sent twice moves money once (the bank's ledger)",
     );
     expect(out.result?.value).toMatchObject({ status: "ok", externalId: "rf_0001" });
   }
-  expect(bank.requests.slice(before).map((r) => r.idempotencyKey)).toEqual(["refund-A-1001", "refund-A-1001"]);
+  expect(fx.bank.requests.slice(before).map((r) => r.idempotencyKey)).toEqual(["refund-A-1001", "refund-A-1001"]);
   expect((await ledger()).map((p) => p.idempotencyKey)).toEqual(["refund-A-1001"]);
 });
 
 test("a viewer's run page and the simulated replay page offer no live action", async ({ page, browser }) => {
   const [first] = seqs[RETRY];
-  await signIn(page, "viewer");
-  await page.goto(`${server.base}/runs/${RETRY}?event=${first}`);
+  await fx.signIn(page, "viewer");
+  await page.goto(`${fx.server.base}/runs/${RETRY}?event=${first}`);
   await expect(page.getByText("Arguments").first()).toBeVisible();
   await expect(page.getByTestId("live-actions")).toHaveCount(0);
   const ctx = await browser.newContext();
   const op = await ctx.newPage();
-  await signIn(op, "op-sandbox");
-  await op.goto(`${server.base}/runs/${RETRY}/replay`);
+  await fx.signIn(op, "op-sandbox");
+  await op.goto(`${fx.server.base}/runs/${RETRY}/replay`);
   await expect(op.getByTestId("run-view").or(op.locator("main"))).toBeVisible();
   await op.waitForTimeout(500);
   await expect(op.getByTestId("live-actions")).toHaveCount(0);
   // the replay page lists the branch runs live actions made of this run, as the run page does
   await expect(op.getByTestId("branch-bar")).toContainText("2 branch runs made by live actions");
-  await shots(op, "replay-branches");
+  await fx.shots(op, "replay-branches");
   await ctx.close();
 });

@@ -14,53 +14,20 @@
  *
  * Screenshots (1440x900, 1024x768) go to /tmp/shots-resume/.
  */
-import { spawnSync } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { expect, test, type Locator, type Page } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { hashOf } from "../lib/canonical";
-import { startBankServer, type BankServer } from "../scripts/demo-agent/bank-server";
-import { runScenarios } from "../scripts/demo-agent/scenarios";
-import { ACCESS_PORT_BASE, actionIds, callAction, PASSWORD, startLockedServer, type LockedServer } from "./access-servers";
+import { actionIds, ACCESS_PORT_BASE, callAction, PASSWORD } from "./access-servers";
+import { startLiveFixture, type DemoEvent as Ev, type LiveFixture } from "./live-fixture";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const SHOTS = "/tmp/shots-resume";
-const TOKEN = `bank-${Math.random().toString(36).slice(2)}-0123456789`;
 const OUTAGE = "demo-refund-gateway-outage";
 const OK_RUN = "demo-refund-approval";
 const HOSTILE = "hostile-resume";
 
-interface Ev {
-  run: string;
-  seq: number;
-  type: string;
-  data: Record<string, unknown>;
-}
-
-let server: LockedServer;
-let bank: BankServer;
-let dir: string;
+let fx: LiveFixture;
 let model = "";
-const journals: Record<string, Ev[]> = {};
-
-function retrace(args: string[], input = ""): string {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: server.databaseUrl };
-  delete env.RETRACE_TOKENS;
-  const r = spawnSync(process.execPath, [path.join(ROOT, "scripts/retrace.mjs"), ...args], {
-    cwd: ROOT,
-    input,
-    encoding: "utf8",
-    env,
-    timeout: 120_000,
-  });
-  if (r.status !== 0) throw new Error(`retrace ${args.join(" ")}: ${r.stderr}`);
-  return r.stdout;
-}
 
 const seqOf = (run: string, type: string, pick: (e: Ev) => boolean = () => true, n = 0) =>
-  journals[run].filter((e) => e.type === type && pick(e))[n].seq;
+  fx.journals[run].filter((e) => e.type === type && pick(e))[n].seq;
 
 /** A failed run whose names are hostile: markup, bidi controls, a very long tool name. */
 function hostileJournal(): string {
@@ -85,77 +52,19 @@ test.describe.configure({ mode: "serial" });
 
 test.beforeAll(async () => {
   test.setTimeout(240_000);
-  fs.mkdirSync(SHOTS, { recursive: true });
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "retrace-resume-e2e-"));
-  await runScenarios({ outDir: dir, dbDir: path.join(dir, "bank"), fixedClock: true });
-  fs.writeFileSync(path.join(dir, "hostile.jsonl"), hostileJournal());
-  const files = fs.readdirSync(dir).filter((x) => x.endsWith(".jsonl"));
-  for (const f of files) {
-    const events = fs
-      .readFileSync(path.join(dir, f), "utf8")
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l) as Ev);
-    journals[events[0].run] = events;
-  }
-  server = await startLockedServer({
+  fx = await startLiveFixture({
     name: "resume",
-    dialect: "sqlite",
     port: ACCESS_PORT_BASE + 12,
-    accounts: [
-      { name: "viewer", role: "viewer" },
-      { name: "reviewer", role: "reviewer" },
-      { name: "op-sandbox", role: "operator", env: "sandbox" },
-      { name: "admin", role: "admin" },
-    ],
+    shotsDir: "/tmp/shots-resume",
+    journals: { "hostile.jsonl": hostileJournal() },
   });
-  retrace(["import", ...files.map((f) => path.join(dir, f))]);
-  bank = await startBankServer({ dir: path.join(dir, "bank"), port: ACCESS_PORT_BASE + 13, token: TOKEN });
-  const add = (kind: string, name: string, env: string, url: string) =>
-    /executor (ex_[0-9a-f]+)/.exec(
-      retrace(
-        ["executor", "add", "--project", "default", "--kind", kind, "--name", name, "--env", env, "--url", url, "--credential"],
-        `${TOKEN}\n`,
-      ),
-    )![1];
-  add("tool", "*", "sandbox", bank.url);
-  model = add("model", "scripted-planner-1", "sandbox", `${bank.url}/v1`);
+  fx.executor("tool", "*", "sandbox", fx.bank.url);
+  model = fx.executor("model", "scripted-planner-1", "sandbox", `${fx.bank.url}/v1`);
 });
 
 test.afterAll(async () => {
-  await bank?.close();
-  await server?.stop();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  await fx?.close();
 });
-
-async function signIn(page: Page, name: string) {
-  await page.goto(`${server.base}/login`);
-  await page.getByLabel("Name", { exact: true }).fill(name);
-  await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL((u) => u.pathname !== "/login");
-}
-
-async function shots(page: Page, name: string, focus?: Locator) {
-  for (const [w, h] of [
-    [1440, 900],
-    [1024, 768],
-  ] as const) {
-    await page.setViewportSize({ width: w, height: h });
-    await page.waitForTimeout(150);
-    if (focus) await focus.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: `${SHOTS}/${name}-${w}.png` });
-    const scroll = await page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
-    expect(scroll, `${name} at ${w}px scrolls sideways`).toBe(false);
-  }
-  await page.setViewportSize({ width: 1440, height: 900 });
-}
-
-async function session(name: string): Promise<Record<string, string>> {
-  const out = await callAction(server.base, actionIds().get("session.signIn")!, { name, password: PASSWORD });
-  if (!out.cookie) throw new Error(`no session for ${name}`);
-  return { cookie: `retrace_session=${out.cookie}` };
-}
 
 async function openPlan(page: Page) {
   const panel = page.getByTestId("resume-panel");
@@ -171,8 +80,8 @@ test("the plan of the failed demo run: reuse, skip, reconcile first, each row li
   const [pay2, pay3] = [seqOf(OUTAGE, "tool.call", refund, 0), seqOf(OUTAGE, "tool.call", refund, 1)];
   const timeout = seqOf(OUTAGE, "tool.result", (e) => e.data.status === "timeout");
   const cp = seqOf(OUTAGE, "checkpoint", (e) => e.data.id === "triaged");
-  await signIn(page, "viewer");
-  await page.goto(`${server.base}/runs/${OUTAGE}`);
+  await fx.signIn(page, "viewer");
+  await page.goto(`${fx.server.base}/runs/${OUTAGE}`);
   const panel = await openPlan(page);
   const rows = panel.getByRole("table", { name: "Resume plan" }).locator("tbody tr");
   await expect(rows).toHaveCount(3);
@@ -194,20 +103,20 @@ test("the plan of the failed demo run: reuse, skip, reconcile first, each row li
   // a viewer sees the plan and is offered no resume
   await expect(panel.getByTestId("resume-form")).toHaveCount(0);
   await expect(panel).toContainText("Resuming needs the operator role");
-  await shots(page, "plan-viewer");
+  await fx.shots(page, "plan-viewer");
 
   // a link selects its event in place, and the URL follows; opened on its own it goes there too
   await links(2).nth(1).click();
   await expect(page.getByTestId("inspector")).toHaveAttribute("data-seq", String(timeout));
   await expect(page).toHaveURL(new RegExp(`event=${timeout}$`));
-  await page.goto(`${server.base}${href(kb)}`);
+  await page.goto(`${fx.server.base}${href(kb)}`);
   await expect(page.getByTestId("inspector")).toHaveAttribute("data-seq", String(kb));
   await expect(page.getByTestId("inspector")).toContainText("kb_search");
 });
 
 test("server actions called directly: viewer and reviewer refused with the role, the unreconciled timeout refuses an operator; nothing reaches the bank", async () => {
   const ids = actionIds();
-  const plan = await callAction(server.base, ids.get("live.resumePlanOf")!, { run: OUTAGE }, await session("op-sandbox"));
+  const plan = await callAction(fx.server.base, ids.get("live.resumePlanOf")!, { run: OUTAGE }, await fx.session("op-sandbox"));
   expect(plan.status).toBe(200);
   const digest = (plan.result?.value as { plan: { digest: string } }).plan.digest;
   const input = { run: OUTAGE, checkpoint: "triaged", executor: model, digest, reason: "resume the refunds", password: PASSWORD };
@@ -217,18 +126,18 @@ test("server actions called directly: viewer and reviewer refused with the role,
     ["op-sandbox", 409, /^\[unreconciled\] reconcile first: #\d+ issue_refund \(timeout\)/],
   ];
   for (const [who, status, message] of cases) {
-    const out = await callAction(server.base, ids.get("live.resumeRun")!, input, await session(who));
+    const out = await callAction(fx.server.base, ids.get("live.resumeRun")!, input, await fx.session(who));
     expect(out.status, `${who}: ${out.result?.error}`).toBe(status);
     expect(out.result?.error ?? "").toMatch(message);
   }
   const noPassword = await callAction(
-    server.base,
+    fx.server.base,
     ids.get("live.resumeRun")!,
     { ...input, password: undefined },
-    await session("op-sandbox"),
+    await fx.session("op-sandbox"),
   );
   expect(noPassword.result?.error ?? "").toMatch(/^\[confirmation\]/);
-  expect(bank.requests).toEqual([]);
+  expect(fx.bank.requests).toEqual([]);
 });
 
 test("reconciled from the plan's link, the run resumes: the model asked again, a branch with resumeOf under its original, a log entry", async ({
@@ -236,12 +145,12 @@ test("reconciled from the plan's link, the run resumes: the model asked again, a
 }) => {
   const pay3 = seqOf(OUTAGE, "tool.call", (e) => e.data.tool === "issue_refund", 1);
   const cp = seqOf(OUTAGE, "checkpoint", (e) => e.data.id === "triaged");
-  await signIn(page, "op-sandbox");
-  await page.goto(`${server.base}/runs/${OUTAGE}`);
+  await fx.signIn(page, "op-sandbox");
+  await page.goto(`${fx.server.base}/runs/${OUTAGE}`);
   const panel = await openPlan(page);
   await expect(panel.getByTestId("resume-refusal")).toBeVisible();
   await expect(panel.getByRole("button", { name: "Resume live" })).toHaveCount(0);
-  await shots(page, "plan-refused");
+  await fx.shots(page, "plan-refused");
 
   // the reconcile row's link opens the call, whose inspector reconciles it
   await panel
@@ -257,7 +166,7 @@ test("reconciled from the plan's link, the run resumes: the model asked again, a
   await form.getByLabel("Your password, to confirm").fill(PASSWORD);
   await form.getByRole("button", { name: "Record reconcile" }).click();
   await expect(page.getByTestId("live-done")).toContainText("succeeded · external id rf_0002");
-  expect(bank.requests.map((r) => r.path)).toEqual(["/lookup"]);
+  expect(fx.bank.requests.map((r) => r.path)).toEqual(["/lookup"]);
 
   // the plan follows: the timeout is now skipped (reconciled on the branch), and the resume is offered
   const rows = panel.getByRole("table", { name: "Resume plan" }).locator("tbody tr");
@@ -267,66 +176,66 @@ test("reconciled from the plan's link, the run resumes: the model asked again, a
   const resume = panel.getByTestId("resume-form");
   await resume.getByLabel("Reason (goes into the log)").fill("both refunds are confirmed: finish the answer");
   await resume.getByLabel("Your password, to confirm").fill(PASSWORD);
-  await shots(page, "resume-form");
+  await fx.shots(page, "resume-form");
   await resume.getByRole("button", { name: "Resume live" }).click();
   const done = panel.getByTestId("resume-done");
   await expect(done).toContainText("stopped: final-answer");
   await expect(done).toContainText("Refunded 50.00 for order A-3003");
-  await shots(page, "resume-done", done);
+  await fx.shots(page, "resume-done", done);
   // the model was asked; every call it made was answered from the recording: no write reached the bank
-  expect(bank.requests.map((r) => r.path)).toEqual(["/lookup", ...Array(4).fill("/v1/chat/completions")]);
+  expect(fx.bank.requests.map((r) => r.path)).toEqual(["/lookup", ...Array(4).fill("/v1/chat/completions")]);
 
   const branch = (await done.getByRole("link").textContent())!;
   expect(branch).toMatch(new RegExp(`^${OUTAGE}\\.resume-[0-9a-f]{8}$`));
-  const events = (await (await page.request.get(`${server.base}/api/runs/${encodeURIComponent(branch)}/events?limit=1000`)).json()) as {
+  const events = (await (await page.request.get(`${fx.server.base}/api/runs/${encodeURIComponent(branch)}/events?limit=1000`)).json()) as {
     events: { event: Ev }[];
   };
   expect(events.events[0].event.data.resumeOf).toEqual({ run: OUTAGE, checkpoint: "triaged" });
   expect(events.events.filter((e) => e.event.seq <= cp).every((e) => e.event.data.live === undefined)).toBe(true);
   expect(events.events.filter((e) => e.event.seq > cp).every((e) => e.event.data.live !== undefined)).toBe(true);
-  await page.goto(`${server.base}/runs/${encodeURIComponent(branch)}`);
+  await page.goto(`${fx.server.base}/runs/${encodeURIComponent(branch)}`);
   await expect(page.getByTestId("branch-bar")).toContainText(`resume of ${OUTAGE} at #${cp}`);
-  await shots(page, "resume-branch");
+  await fx.shots(page, "resume-branch");
 
   // under the original: the reconcile and the resume
-  await page.goto(`${server.base}/runs/${OUTAGE}`);
+  await page.goto(`${fx.server.base}/runs/${OUTAGE}`);
   const list = page.getByRole("list", { name: "Branch runs" });
   await expect(list.getByRole("listitem")).toHaveCount(2);
   await expect(list).toContainText("resume at #");
-  await page.goto(`${server.base}/`);
+  await page.goto(`${fx.server.base}/`);
   await expect(page.getByTestId("branch-of")).toHaveCount(2);
 });
 
 test("the privileged-action log has the resume, and its chain verifies", async ({ page }) => {
-  await signIn(page, "admin");
-  await page.goto(`${server.base}/admin/log`);
+  await fx.signIn(page, "admin");
+  await page.goto(`${fx.server.base}/admin/log`);
   await expect(page.getByText("live.resume").first()).toBeVisible();
-  expect(retrace(["log", "verify"])).toMatch(/ok|verif/i);
+  expect(fx.retrace(["log", "verify"])).toMatch(/ok|verif/i);
 });
 
 test("a succeeded run offers no resume: its checkpoint says why", async ({ page }) => {
   const cp = seqOf(OK_RUN, "checkpoint");
-  await signIn(page, "op-sandbox");
-  await page.goto(`${server.base}/runs/${OK_RUN}?event=${cp}`);
+  await fx.signIn(page, "op-sandbox");
+  await page.goto(`${fx.server.base}/runs/${OK_RUN}?event=${cp}`);
   await expect(page.getByTestId("resume-hint")).toContainText("No resume from here: the run succeeded");
   await expect(page.getByTestId("resume-panel")).toHaveCount(0);
   // a run with no branch and no resume plan gets no bar under its header
   await expect(page.getByTestId("branch-bar")).toHaveCount(0);
-  await shots(page, "checkpoint-no-resume");
+  await fx.shots(page, "checkpoint-no-resume");
   // the failed run's durable checkpoint opens the plan from there; a non-durable one says why not
-  await page.goto(`${server.base}/runs/${OUTAGE}?event=${seqOf(OUTAGE, "checkpoint", (e) => e.data.id === "refunded-2")}`);
+  await page.goto(`${fx.server.base}/runs/${OUTAGE}?event=${seqOf(OUTAGE, "checkpoint", (e) => e.data.id === "refunded-2")}`);
   await expect(page.getByTestId("resume-hint")).toContainText("not durable");
-  await page.goto(`${server.base}/runs/${OUTAGE}?event=${seqOf(OUTAGE, "checkpoint", (e) => e.data.id === "received")}`);
+  await page.goto(`${fx.server.base}/runs/${OUTAGE}?event=${seqOf(OUTAGE, "checkpoint", (e) => e.data.id === "received")}`);
   await page.getByTestId("resume-hint").getByRole("button", { name: "Resume plan from this checkpoint" }).click();
   const panel = page.getByTestId("resume-panel");
   await expect(panel.getByLabel("Checkpoint")).toHaveValue("received");
   await expect(panel.getByTestId("resume-refusal")).toContainText("no model call");
-  await shots(page, "plan-from-received");
+  await fx.shots(page, "plan-from-received");
 });
 
 test("hostile names in a plan stay text and nothing scrolls sideways", async ({ page }) => {
-  await signIn(page, "op-sandbox");
-  await page.goto(`${server.base}/runs/${HOSTILE}`);
+  await fx.signIn(page, "op-sandbox");
+  await page.goto(`${fx.server.base}/runs/${HOSTILE}`);
   const panel = await openPlan(page);
   await expect(panel.getByRole("table", { name: "Resume plan" }).locator("tbody tr")).toHaveCount(2);
   expect(await page.locator(".resume-panel img, .resume-panel script, .resume-panel svg").count()).toBe(0);
@@ -339,5 +248,5 @@ test("hostile names in a plan stay text and nothing scrolls sideways", async ({ 
     await page.setViewportSize({ width: w, height: 800 });
     await expect(panel.getByRole("columnheader", { name: "why" })).toBeInViewport();
   }
-  await shots(page, "plan-hostile");
+  await fx.shots(page, "plan-hostile");
 });
