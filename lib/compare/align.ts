@@ -87,7 +87,7 @@ export interface Approximation {
   /** Events of run a and of run b inside those stretches. */
   eventsA: number;
   eventsB: number;
-  /** The narrowest window used (events per run). */
+  /** The narrowest window used: events per run, or steps when only the steps were paired approximately. */
   window: number;
   /** Indices into `segments` of the segment pairs with such a stretch. */
   segments: number[];
@@ -436,10 +436,10 @@ class ApproximationLog {
   private readonly inA: Uint8Array;
   private readonly inB: Uint8Array;
   private readonly segments = new Set<number>();
-  private window = Infinity;
-  private stepsApproximate = false;
+  /** Narrowest windows of the event passes and of the step pairing; Infinity while none ran. */
+  private eventWindow = Infinity;
+  private stepWindow = Infinity;
   private sameAtMost = 0;
-  private any = false;
 
   constructor(lengthA: number, lengthB: number) {
     this.inA = new Uint8Array(lengthA);
@@ -448,8 +448,8 @@ class ApproximationLog {
 
   /** The steps were paired approximately; their events are [from, to) of each run. */
   steps(span: ApproximateSpan, a: readonly [number, number], b: readonly [number, number]) {
-    this.stepsApproximate = true;
-    this.mark(span, a, b);
+    this.stepWindow = Math.min(this.stepWindow, span.window);
+    this.mark(a, b);
   }
 
   /** Events of one segment pair were aligned approximately by one pass (content, key or type). */
@@ -463,38 +463,39 @@ class ApproximationLog {
     this.segments.add(segment);
     // only the first pass decides which rows are `same`; the others pair what it left as changed
     if (pass === "content") this.sameAtMost += span.atMost - span.paired;
-    this.mark(span, a, b);
+    this.eventWindow = Math.min(this.eventWindow, span.window);
+    this.mark(a, b);
   }
 
-  private mark(span: ApproximateSpan, [fromA, toA]: readonly [number, number], [fromB, toB]: readonly [number, number]) {
-    this.any = true;
-    this.window = Math.min(this.window, span.window);
+  private mark([fromA, toA]: readonly [number, number], [fromB, toB]: readonly [number, number]) {
     this.inA.fill(1, fromA, toA);
     this.inB.fill(1, fromB, toB);
   }
 
   result(): Approximation | null {
-    if (!this.any) return null;
+    const events = this.eventWindow < Infinity;
+    const steps = this.stepWindow < Infinity;
+    if (!events && !steps) return null;
     let eventsA = 0;
     let eventsB = 0;
     for (const v of this.inA) eventsA += v;
     for (const v of this.inB) eventsB += v;
-    const sameAtMost = this.stepsApproximate ? null : this.sameAtMost;
     const n = (v: number) => v.toLocaleString("en-US");
-    const message =
-      `Aligned approximately: ${n(eventsA)} events of run a and ${n(eventsB)} of run b differ in too many places ` +
-      `to align exactly in bounded time and memory, so they were aligned exactly within windows of ${n(this.window)} events ` +
-      `and a match across a longer shift may be missed` +
-      (this.stepsApproximate ? "; the steps were paired approximately too" : "") +
-      ".";
+    const tooMany = "differ in too many places to align exactly in bounded time and memory";
+    const message = events
+      ? `Aligned approximately: ${n(eventsA)} events of run a and ${n(eventsB)} of run b ${tooMany}, so they were aligned ` +
+        `exactly within windows of ${n(this.eventWindow)} events and a match across a longer shift may be missed` +
+        (steps ? `; the steps were paired approximately too, within windows of ${n(this.stepWindow)} steps.` : ".")
+      : `Aligned approximately: the steps holding ${n(eventsA)} events of run a and ${n(eventsB)} of run b ${tooMany}, so ` +
+        `they were paired exactly within windows of ${n(this.stepWindow)} steps and a match across a longer shift may be missed.`;
     return {
       message,
       eventsA,
       eventsB,
-      window: this.window,
+      window: events ? this.eventWindow : this.stepWindow,
       segments: [...this.segments].sort((x, y) => x - y),
-      steps: this.stepsApproximate,
-      sameAtMost,
+      steps,
+      sameAtMost: steps ? null : this.sameAtMost,
     };
   }
 }

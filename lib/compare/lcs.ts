@@ -19,12 +19,13 @@
  * bit-parallel LCS stays within `maxCells` table cells. Past that (two long runs that
  * differ in many places: the product of their lengths is what an exact answer costs), Myers
  * gets `maxEdits` edits, and if the runs differ more, a banded search takes over: the
- * bit-parallel LCS of a window of each side, whose first half is kept before the window
- * moves on along the path it found. Time and memory grow with the lengths times the
- * window, never with their product, and the answer is exact within each window but may
- * miss a pairing across a longer shift. It says so (`approximate`), unless it reached the
- * upper bound every common subsequence obeys (per key, the smaller of its two counts),
- * which proves it longest.
+ * bit-parallel LCS of a window of each side, whose path inside the first half of both
+ * windows is kept before the next window starts where that path left it. Time grows with
+ * the lengths times the window and memory with the lengths (plus one window's rows of
+ * bits), never with their product; the answer is exact within each window but may miss a
+ * pairing across a longer shift. It says so (`approximate`), unless it reached the upper
+ * bound every common subsequence obeys (per key, the smaller of its two counts), which
+ * proves it longest.
  */
 import { diffArrays } from "diff";
 

@@ -22,6 +22,8 @@ export interface AlignOptions {
 
 /** Pairs (aIndex | null, bIndex | null) covering every index of both sequences once, in order. */
 export function alignSequences(a: readonly string[], b: readonly string[], options: AlignOptions = {}): Pair[] {
+  // one item each, what most gaps between pairs are: what the general path gives, without its sets and maps
+  if (a.length === 1 && b.length === 1) return a[0] === b[0] ? [[0, 0]] : completeGap([0], [0], options.pairGap);
   // A key the other side does not have is never paired, so it is left out of the diff
   // (as GNU diff discards unmatchable lines): the pairs are those of a longest common
   // subsequence either way, and the search gets cheaper by what it no longer sees.

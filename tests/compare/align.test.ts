@@ -250,7 +250,7 @@ describe("alignRuns past its budget (the banded search)", () => {
     expect(al.counts.same / exact.counts.same).toBeGreaterThan(0.95);
   });
 
-  it("many steps paired approximately: the notice says the steps were too, and bounds nothing", () => {
+  it("many steps paired approximately: the notice says it is the steps, and bounds nothing", () => {
     // 400 steps named after a loop of 4; in b every other step is renamed to another name of the loop
     const run = (renamed: boolean): CompareEvent[] => {
       const out: CompareEvent[] = [];
@@ -266,7 +266,29 @@ describe("alignRuns past its budget (the banded search)", () => {
     const al = alignRuns(a, b, banded(16));
     coversBoth(al, a, b);
     expect(al.approximate).toMatchObject({ steps: true, sameAtMost: null, window: 16 });
-    expect(al.approximate!.message).toContain("the steps were paired approximately too");
+    // the events inside each pair of steps were aligned exactly: only the steps are said to be approximate
+    expect(al.approximate!.message).toMatch(/^Aligned approximately: the steps holding [\d,]+ events of run a and [\d,]+ of run b/);
+    expect(al.approximate!.message).toContain("paired exactly within windows of 16 steps");
+  });
+});
+
+describe("alignRuns past its budget, steps and events both", () => {
+  it("says both: the events, and the steps too, each with its window", () => {
+    // 60 steps named after a loop of 3, each with 40 notes of a loop of 3; b renames every other step and changes every other note
+    const run = (changed: boolean): CompareEvent[] => {
+      const out: CompareEvent[] = [];
+      for (let s = 0; s < 60; s++) {
+        out.push({ seq: out.length, type: "step.start", step: `s${s}`, data: { name: `step ${changed && s % 2 ? (s + 1) % 3 : s % 3}` } });
+        for (let k = 0; k < 40; k++)
+          out.push({ seq: out.length, type: "note", step: `s${s}`, data: { text: `note ${changed && k % 2 ? (k + 1) % 3 : k % 3}` } });
+      }
+      return out;
+    };
+    const al = alignRuns(run(false), run(true), { budget: { maxCells: 0, maxEdits: 0, window: 8 } });
+    expect(al.approximate).toMatchObject({ steps: true, window: 8 });
+    expect(al.approximate!.segments.length).toBeGreaterThan(0);
+    expect(al.approximate!.message).toMatch(/^Aligned approximately: [\d,]+ events of run a and [\d,]+ of run b differ/);
+    expect(al.approximate!.message).toContain("; the steps were paired approximately too, within windows of 8 steps.");
   });
 });
 
