@@ -158,9 +158,13 @@ if (only) {
       .join("")}npm run bench:compare`,
     figures,
     notes: [
-      "Step-less runs of tool calls, one run of each figure; each case in a node process of its own (peak RSS is the process's high-water mark, the runs' events included). " +
-        "alignRuns keys every event, aligns three passes and builds the rows; the first pass's figures time its diff alone. " +
-        (EXACT_MANY ? "" : "The exact LCS of the many-differences case (minutes at a million events) runs with BENCH_COMPARE_EXACT=1."),
+      [
+        "Step-less runs of tool calls, one run of each figure; each case in a node process of its own (peak RSS is the process's high-water mark, the runs' events included).",
+        "alignRuns keys every event, aligns three passes and builds the rows; the first pass's figures time its diff alone.",
+        ...(EXACT_MANY
+          ? []
+          : ["The exact LCS of the many-differences case (minutes at a million events) runs with BENCH_COMPARE_EXACT=1."]),
+      ].join(" "),
     ],
   });
 }

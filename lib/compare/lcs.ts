@@ -105,7 +105,12 @@ function commonSubsequence(a: readonly string[], b: readonly string[], budget: L
           approximate = { a: [lo, endA], b: [lo, endB], window, paired: inner.length, atMost };
       }
     }
-    for (const [x, y] of inner) out.push([x + lo, y + lo]);
+    // shifted in place: a million pairs are a million arrays
+    for (const p of inner) {
+      p[0] += lo;
+      p[1] += lo;
+      out.push(p);
+    }
   }
   for (let k = suffix.length - 1; k >= 0; k--) out.push(suffix[k]);
   return { pairs: out, approximate };
