@@ -3,6 +3,7 @@
  * after a prompt change, aligned by step and call; the first divergence, the changed
  * arguments as text, the versions that differ, and picking run b among the workflow's runs.
  */
+import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "@playwright/test";
 import { example, rechain, uniqueId, type Ev } from "./fixtures/journals";
@@ -199,5 +200,38 @@ test.describe("compare page", () => {
     // a longest common subsequence: the even notes, run.start and run.end (which of several
     // equally long ones is the alignment's choice, so the changed/only rows are not pinned)
     await expect(counts).toContainText(`${(n / 2 + 1).toLocaleString("en-US")} same`);
+    await expect(page.getByTestId("approximate-alignment")).toHaveCount(0);
+  });
+
+  test("two runs too long and too different to align exactly: the page says it aligned them approximately", async ({
+    page,
+    request,
+    guard,
+  }) => {
+    test.setTimeout(180_000);
+    // past the exact search's budget (lib/compare/lcs.ts: 70,000² table cells > 2³², and far more than 2,048 edits)
+    const n = 70_000;
+    const a = uniqueId("e2e-cmp-approx-a");
+    const b = uniqueId("e2e-cmp-approx-b");
+    guard.allowNavigation("/compare?");
+    await postJournal(request, BASE, longRun(a, n, false));
+    await postJournal(request, BASE, longRun(b, n, true));
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto(`${BASE}/compare?a=${a}&b=${b}`);
+    await expect(page.getByTestId("compare-view")).toHaveAttribute("data-ready", "true", { timeout: 150_000 });
+    const note = page.getByRole("note").filter({ hasText: "Aligned approximately:" });
+    await expect(note).toBeVisible();
+    await expect(note).toContainText("within windows of 8,192 events");
+    await expect(note).toContainText("a match across a longer shift may be missed");
+    // the notice comes before the figures it qualifies
+    const noteBox = (await note.boundingBox())!;
+    const firstBox = (await page.getByRole("region", { name: "First divergence" }).boundingBox())!;
+    expect(noteBox.y).toBeLessThan(firstBox.y);
+    const out = path.resolve("test-results/screenshots");
+    fs.mkdirSync(out, { recursive: true });
+    await page.screenshot({ path: path.join(out, "compare-approximate-1440x900.png"), animations: "disabled" });
+    await page.setViewportSize({ width: 1024, height: 768 });
+    await expect(note).toBeVisible();
+    await page.screenshot({ path: path.join(out, "compare-approximate-1024x768.png"), animations: "disabled" });
   });
 });

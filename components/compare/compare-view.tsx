@@ -165,6 +165,7 @@ export function CompareView() {
           still works, but expect most of it to differ.
         </div>
       ) : null}
+      {alignment?.approximate ? <ApproximateNotice message={alignment.approximate.message} /> : null}
       {alignment ? (
         <section
           className={`cmp-card first${first ? "" : " none"}`}
@@ -245,6 +246,20 @@ export function CompareView() {
       ) : versions ? (
         <VersionsTable rows={versions} />
       ) : null}
+    </div>
+  );
+}
+
+/**
+ * Two long runs that differ in too many places are aligned by a banded search
+ * (lib/compare/lcs.ts), not exactly: the page says so above the alignment, in the words
+ * of the alignment itself.
+ */
+function ApproximateNotice({ message }: { message: string }) {
+  const [head, ...rest] = message.split(": ");
+  return (
+    <div className="cmp-approx" role="note" data-testid="approximate-alignment">
+      <strong>{rest.length > 0 ? `${head}:` : message}</strong> {rest.join(": ")}
     </div>
   );
 }

@@ -12,11 +12,16 @@
  *    of the same type are paired as changed.
  * 4. A paired event is `same` when its comparable content (the type's meaningful fields,
  *    without ids, timestamps, hashes and latencies) is canonically equal, else `changed`.
+ *
+ * Each of these alignments is exact within a budget of time and memory (lcs.ts); two long
+ * runs that differ in too many places are aligned by a banded search instead, and the
+ * alignment says so (`approximate`).
  */
 import { canonicalJson } from "../canonical";
 import { obj, str } from "../journal/values";
 import { firstMeaningfulDivergence, type MeaningfulDivergence } from "./meaningful";
-import { alignSequences, type Pair } from "./sequence-align";
+import type { LcsBudget } from "./lcs";
+import { alignSequences, type ApproximateSpan, type Pair } from "./sequence-align";
 
 /** The part of a journal event the alignment reads (an API event or a JournalEvent). */
 export interface CompareEvent {
@@ -71,6 +76,35 @@ export interface Alignment {
   firstDivergence: Divergence | null;
   /** The first row where the runs acted differently (meaningful.ts): what a reviewer looks for. */
   firstMeaningful: MeaningfulDivergence | null;
+  /** null when the alignment is exact; else what was aligned approximately, and how. */
+  approximate: Approximation | null;
+}
+
+/** Stretches the banded search aligned (lcs.ts): exact within a window, not across it. */
+export interface Approximation {
+  /** For people, starting "Aligned approximately: ". */
+  message: string;
+  /** Events of run a and of run b inside those stretches. */
+  eventsA: number;
+  eventsB: number;
+  /** The narrowest window used: events per run, or steps when only the steps were paired approximately. */
+  window: number;
+  /** Indices into `segments` of the segment pairs with such a stretch. */
+  segments: number[];
+  /** The steps themselves were paired approximately (more steps than an exact pairing allows). */
+  steps: boolean;
+  /**
+   * The most rows an exact alignment could make `same` beyond this one: an upper bound (per
+   * comparable content, the smaller of its counts in the two runs), often far from tight on
+   * runs that repeat themselves, so the message leaves it out; null when the steps were
+   * paired approximately, which it does not bound.
+   */
+  sameAtMost: number | null;
+}
+
+export interface AlignRunsOptions {
+  /** Where exact gives way to banded (lcs.ts `LCS_BUDGET`); tests make it small. */
+  budget?: LcsBudget;
 }
 
 const RUN_LABEL = "(run)";
@@ -232,13 +266,21 @@ const typeOfKey = (key: string) => key.split(" ", 1)[0];
  * equal content first, then what is left between those by key (a changed call to the
  * same tool), then what is still left by type (a call whose tool changed).
  */
-function alignEvents(exactA: readonly string[], exactB: readonly string[], keysA: readonly string[], keysB: readonly string[]): Pair[] {
+function alignEvents(
+  exactA: readonly string[],
+  exactB: readonly string[],
+  keysA: readonly string[],
+  keysB: readonly string[],
+  budget: LcsBudget | undefined,
+  onApproximate: (span: ApproximateSpan, pass: "content" | "key" | "type") => void,
+): Pair[] {
   const byType = (gapA: number[], gapB: number[]) =>
     matchedPairs(
       gapA,
       gapB,
       (i) => typeOfKey(keysA[i]),
       (j) => typeOfKey(keysB[j]),
+      { budget, onApproximate: (span) => onApproximate(span, "type") },
     );
   const byKey = (gapA: number[], gapB: number[]) =>
     matchedPairs(
@@ -246,23 +288,29 @@ function alignEvents(exactA: readonly string[], exactB: readonly string[], keysA
       gapB,
       (i) => keysA[i],
       (j) => keysB[j],
-      byType,
+      { pairGap: byType, budget, onApproximate: (span) => onApproximate(span, "key") },
     );
-  return alignSequences(exactA, exactB, { pairGap: byKey });
+  return alignSequences(exactA, exactB, { pairGap: byKey, budget, onApproximate: (span) => onApproximate(span, "content") });
 }
 
 /**
  * The pairs (as indices of the whole sequences) that aligning the items `idxA` with the
- * items `idxB` by `keyA`/`keyB` makes; `next` may pair what that leaves between pairs.
+ * items `idxB` (ascending) by `keyA`/`keyB` makes; `options.pairGap` may pair what that
+ * leaves between pairs, and approximate stretches are told as indices of the whole sequences.
  */
 function matchedPairs(
   idxA: readonly number[],
   idxB: readonly number[],
   keyA: (i: number) => string,
   keyB: (j: number) => string,
-  next?: (gapA: number[], gapB: number[]) => Pair[],
+  options: {
+    pairGap?: (gapA: number[], gapB: number[]) => Pair[];
+    budget?: LcsBudget;
+    onApproximate?: (span: ApproximateSpan) => void;
+  },
 ): Pair[] {
-  const local = (p: number | null, of: readonly number[]) => (p === null ? null : of.indexOf(p));
+  const { pairGap: next, onApproximate } = options;
+  const local = (p: number | null, of: readonly number[]) => (p === null ? null : indexIn(of, p));
   const pairGap = next
     ? (gapA: number[], gapB: number[]): Pair[] =>
         next(
@@ -270,9 +318,26 @@ function matchedPairs(
           gapB.map((y) => idxB[y]),
         ).map(([p, q]) => [local(p, idxA), local(q, idxB)] as const)
     : undefined;
-  return alignSequences(idxA.map(keyA), idxB.map(keyB), { pairGap })
+  const whole = (of: readonly number[], [from, to]: readonly [number, number]) => [of[from], of[to - 1] + 1] as const;
+  return alignSequences(idxA.map(keyA), idxB.map(keyB), {
+    pairGap,
+    budget: options.budget,
+    onApproximate: onApproximate && ((span) => onApproximate({ ...span, a: whole(idxA, span.a), b: whole(idxB, span.b) })),
+  })
     .filter(([x, y]) => x !== null && y !== null)
     .map(([x, y]) => [idxA[x as number], idxB[y as number]] as const);
+}
+
+/** Where `value` is in the ascending `sorted` (-1 when absent): a gap may hold a million items. */
+function indexIn(sorted: readonly number[], value: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return sorted[lo] === value ? lo : -1;
 }
 
 /** Type and comparable content: two events with equal content keys are the same. */
@@ -289,20 +354,27 @@ function describeOnly(e: CompareEvent, run: "a" | "b"): string {
 }
 
 /** Aligns run a with run b (each: one run's events in seq order). */
-export function alignRuns(a: readonly CompareEvent[], b: readonly CompareEvent[]): Alignment {
+export function alignRuns(a: readonly CompareEvent[], b: readonly CompareEvent[], options: AlignRunsOptions = {}): Alignment {
+  const { budget } = options;
+  const approx = new ApproximationLog(a.length, b.length);
   const segA = segmentsOf(a);
   const segB = segmentsOf(b);
   const segKey = (s: Segment) => (s.stepId === null ? RUN_LABEL : `step ${s.label}`);
   const kindA = segA.map((s) => (s.stepId === null ? "run" : "step"));
   const kindB = segB.map((s) => (s.stepId === null ? "run" : "step"));
+  const onSegments = (span: ApproximateSpan) =>
+    approx.steps(span, [segA[span.a[0]].start, segA[span.a[1] - 1].end], [segB[span.b[0]].start, segB[span.b[1] - 1].end]);
   const segPairs = alignSequences(segA.map(segKey), segB.map(segKey), {
+    budget,
+    onApproximate: onSegments,
     pairGap: (gapA, gapB) =>
-      alignSequences(
-        gapA.map((i) => kindA[i]),
-        gapB.map((j) => kindB[j]),
-      )
-        .filter(([x, y]) => x !== null && y !== null)
-        .map(([x, y]) => [gapA[x as number], gapB[y as number]] as const),
+      matchedPairs(
+        gapA,
+        gapB,
+        (i) => kindA[i],
+        (j) => kindB[j],
+        { budget, onApproximate: onSegments },
+      ),
   });
 
   const callsA = indexCalls(a);
@@ -321,11 +393,15 @@ export function alignRuns(a: readonly CompareEvent[], b: readonly CompareEvent[]
     segments.push({ a: sa, b: sb });
     const rangeA = sa ? range(sa.start, sa.end) : [];
     const rangeB = sb ? range(sb.start, sb.end) : [];
+    const offA = sa?.start ?? 0;
+    const offB = sb?.start ?? 0;
     const pairs = alignEvents(
       rangeA.map((i) => exactA[i]),
       rangeB.map((j) => exactB[j]),
       rangeA.map((i) => keysA[i]),
       rangeB.map((j) => keysB[j]),
+      budget,
+      (span, pass) => approx.events(segment, span, pass, [offA + span.a[0], offA + span.a[1]], [offB + span.b[0], offB + span.b[1]]),
     );
     for (const [x, y] of pairs) {
       const ea = x === null ? null : rangeA[x];
@@ -352,7 +428,76 @@ export function alignRuns(a: readonly CompareEvent[], b: readonly CompareEvent[]
     }
   }
   const firstMeaningful = firstDivergence ? firstMeaningfulDivergence(a, b, rows, segments) : null;
-  return { segments, rows, counts, firstDivergence, firstMeaningful };
+  return { segments, rows, counts, firstDivergence, firstMeaningful, approximate: approx.result() };
+}
+
+/** Collects the stretches aligned approximately, as events of each run. */
+class ApproximationLog {
+  private readonly inA: Uint8Array;
+  private readonly inB: Uint8Array;
+  private readonly segments = new Set<number>();
+  /** Narrowest windows of the event passes and of the step pairing; Infinity while none ran. */
+  private eventWindow = Infinity;
+  private stepWindow = Infinity;
+  private sameAtMost = 0;
+
+  constructor(lengthA: number, lengthB: number) {
+    this.inA = new Uint8Array(lengthA);
+    this.inB = new Uint8Array(lengthB);
+  }
+
+  /** The steps were paired approximately; their events are [from, to) of each run. */
+  steps(span: ApproximateSpan, a: readonly [number, number], b: readonly [number, number]) {
+    this.stepWindow = Math.min(this.stepWindow, span.window);
+    this.mark(a, b);
+  }
+
+  /** Events of one segment pair were aligned approximately by one pass (content, key or type). */
+  events(
+    segment: number,
+    span: ApproximateSpan,
+    pass: "content" | "key" | "type",
+    a: readonly [number, number],
+    b: readonly [number, number],
+  ) {
+    this.segments.add(segment);
+    // only the first pass decides which rows are `same`; the others pair what it left as changed
+    if (pass === "content") this.sameAtMost += span.atMost - span.paired;
+    this.eventWindow = Math.min(this.eventWindow, span.window);
+    this.mark(a, b);
+  }
+
+  private mark([fromA, toA]: readonly [number, number], [fromB, toB]: readonly [number, number]) {
+    this.inA.fill(1, fromA, toA);
+    this.inB.fill(1, fromB, toB);
+  }
+
+  result(): Approximation | null {
+    const events = this.eventWindow < Infinity;
+    const steps = this.stepWindow < Infinity;
+    if (!events && !steps) return null;
+    let eventsA = 0;
+    let eventsB = 0;
+    for (const v of this.inA) eventsA += v;
+    for (const v of this.inB) eventsB += v;
+    const n = (v: number) => v.toLocaleString("en-US");
+    const tooMany = "differ in too many places to align exactly in bounded time and memory";
+    const message = events
+      ? `Aligned approximately: ${n(eventsA)} events of run a and ${n(eventsB)} of run b ${tooMany}, so they were aligned ` +
+        `exactly within windows of ${n(this.eventWindow)} events and a match across a longer shift may be missed` +
+        (steps ? `; the steps were paired approximately too, within windows of ${n(this.stepWindow)} steps.` : ".")
+      : `Aligned approximately: the steps holding ${n(eventsA)} events of run a and ${n(eventsB)} of run b ${tooMany}, so ` +
+        `they were paired exactly within windows of ${n(this.stepWindow)} steps and a match across a longer shift may be missed.`;
+    return {
+      message,
+      eventsA,
+      eventsB,
+      window: events ? this.eventWindow : this.stepWindow,
+      segments: [...this.segments].sort((x, y) => x - y),
+      steps,
+      sameAtMost: steps ? null : this.sameAtMost,
+    };
+  }
 }
 
 function makeRow(

@@ -6,6 +6,8 @@ export {
   segmentsOf,
   type AlignedRow,
   type Alignment,
+  type AlignRunsOptions,
+  type Approximation,
   type CompareEvent,
   type Divergence,
   type RowStatus,
@@ -13,6 +15,7 @@ export {
   type SegmentPair,
 } from "./align";
 export { firstMeaningfulDivergence, type DivergenceKind, type MeaningfulDivergence } from "./meaningful";
-export { alignSequences, type Pair } from "./sequence-align";
+export { alignSequences, type ApproximateSpan, type Pair } from "./sequence-align";
+export { LCS_BUDGET, type LcsBudget } from "./lcs";
 export { compareVersions, VERSION_GROUPS, type VersionRow } from "./versions";
 export { diffLineText, jsonDiff, jsonText, type DiffLine } from "./json-diff";

@@ -1,20 +1,29 @@
 /**
- * Aligns two sequences of keys: a longest common subsequence (`lcs.ts`: Myers' diff where
- * the sequences differ little, a bit-parallel LCS where they differ much) pairs equal
- * keys, and what lies between two pairs is offered to `pairGap` (which may pair unequal
- * items, e.g. two tool calls of the same type whose tool changed). Exact at any length.
+ * Aligns two sequences of keys: a common subsequence (`lcs.ts`: the longest one, or past
+ * the budget a banded one that says so) pairs equal keys, and what lies between two pairs
+ * is offered to `pairGap` (which may pair unequal items, e.g. two tool calls of the same
+ * type whose tool changed).
  */
-import { longestCommonSubsequence } from "./lcs";
+import { boundedCommonSubsequence, LCS_BUDGET, type ApproximateStretch, type LcsBudget } from "./lcs";
 
 export type Pair = readonly [number | null, number | null];
+
+/** A stretch aligned by the banded search rather than exactly (indices of a and b, see lcs.ts). */
+export type ApproximateSpan = ApproximateStretch;
 
 export interface AlignOptions {
   /** Pairs the items of a gap (indices into a and b, ascending); what it leaves out is unpaired. */
   pairGap?: (aIdx: number[], bIdx: number[]) => Pair[];
+  /** Where exact gives way to banded (lcs.ts `LCS_BUDGET`); tests make it small. */
+  budget?: LcsBudget;
+  /** Told of a stretch that was aligned approximately (never called when the alignment is exact). */
+  onApproximate?: (span: ApproximateSpan) => void;
 }
 
 /** Pairs (aIndex | null, bIndex | null) covering every index of both sequences once, in order. */
 export function alignSequences(a: readonly string[], b: readonly string[], options: AlignOptions = {}): Pair[] {
+  // one item each, what most gaps between pairs are: what the general path gives, without its sets and maps
+  if (a.length === 1 && b.length === 1) return a[0] === b[0] ? [[0, 0]] : completeGap([0], [0], options.pairGap);
   // A key the other side does not have is never paired, so it is left out of the diff
   // (as GNU diff discards unmatchable lines): the pairs are those of a longest common
   // subsequence either way, and the search gets cheaper by what it no longer sees.
@@ -30,12 +39,18 @@ export function alignSequences(a: readonly string[], b: readonly string[], optio
     const gapB: number[] = [];
     for (; i < toA; i++) gapA.push(i);
     for (; j < toB; j++) gapB.push(j);
-    if (gapA.length > 0 || gapB.length > 0) out.push(...completeGap(gapA, gapB, options.pairGap));
+    if (gapA.length > 0 || gapB.length > 0) for (const p of completeGap(gapA, gapB, options.pairGap)) out.push(p);
   };
-  for (const [x, y] of longestCommonSubsequence(
+  const { pairs, approximate } = boundedCommonSubsequence(
     idxA.map((k) => a[k]),
     idxB.map((k) => b[k]),
-  )) {
+    options.budget ?? LCS_BUDGET,
+  );
+  if (approximate && options.onApproximate) {
+    const span = (idx: number[], [from, to]: readonly [number, number]) => [idx[from], idx[to - 1] + 1] as const;
+    options.onApproximate({ ...approximate, a: span(idxA, approximate.a), b: span(idxB, approximate.b) });
+  }
+  for (const [x, y] of pairs) {
     flushGap(idxA[x], idxB[y]);
     out.push([idxA[x], idxB[y]]);
     i++;

@@ -171,6 +171,127 @@ describe("alignRuns, seeded mutations", () => {
   });
 });
 
+describe("alignRuns past its budget (the banded search)", () => {
+  const base = load("00-refund-clean.jsonl");
+  /** Sends any stretch that differs at all to the banded search, with this window. */
+  const banded = (window: number) => ({ budget: { maxCells: 0, maxEdits: 0, window } });
+  const coversBoth = (al: Alignment, x: CompareEvent[], y: CompareEvent[]) => {
+    expect(al.rows.filter((r) => r.a !== null).map((r) => r.a)).toEqual(x.map((_e, i) => i));
+    expect(al.rows.filter((r) => r.b !== null).map((r) => r.b)).toEqual(y.map((_e, i) => i));
+    for (const r of al.rows.filter((r) => r.status === "same"))
+      expect(canonicalJson(comparable(x[r.a!]))).toBe(canonicalJson(comparable(y[r.b!])));
+  };
+
+  /** e with what most types compare (args, text, status, output, messages, content) changed to values no run has. */
+  const changedEvent = (e: CompareEvent, seed: number): CompareEvent => ({
+    ...e,
+    data: {
+      ...e.data,
+      args: { changed: seed },
+      text: `changed ${seed}`,
+      status: `changed ${seed}`,
+      output: { text: `changed ${seed}` },
+      messages: [`changed ${seed}`],
+      content: `changed ${seed}`,
+    },
+  });
+
+  it.each([1, 2, 3, 7, 42, 1107, 20261107, 99991])(
+    "seed %i: on runs it aligns exactly, the same alignment as the exact search, and no notice",
+    (seed) => {
+      console.log(`alignRuns banded seed ${seed}`);
+      const rng = createRng(seed);
+      // a: the refund run three times over (steps and all), b: it with events deleted, changed and inserted
+      const a = resequence([...base, ...clone(base), ...clone(base)]);
+      const b: CompareEvent[] = [];
+      for (const e of a) {
+        const r = rng.next();
+        if (r < 0.1) continue;
+        b.push(r < 0.18 ? changedEvent(e, seed) : e);
+        if (rng.chance(0.06)) b.push({ seq: -1, type: "note", step: e.step, data: { text: `inserted ${seed}` } });
+      }
+      const y = resequence(b);
+      const exact = alignRuns(a, y);
+      const approx = alignRuns(a, y, banded(4));
+      expect(exact.approximate).toBeNull();
+      expect(approx.approximate).toBeNull();
+      expect(approx.rows).toEqual(exact.rows);
+      expect(approx.counts).toEqual(exact.counts);
+      expect(approx.firstMeaningful).toEqual(exact.firstMeaningful);
+      expect(exact.counts.changed).toBeGreaterThan(0);
+    },
+  );
+
+  /** n step-less tool calls; with `changed`, every other one's args are ones the other run has elsewhere. */
+  const calls = (n: number, changed: boolean): CompareEvent[] =>
+    Array.from({ length: n }, (_v, i) => ({
+      seq: i,
+      type: "tool.call",
+      data: { call: `c${i}`, tool: `tool_${i % 5}`, args: { n: changed && i % 2 ? (i + 1) % 7 : i % 7 } },
+    }));
+
+  it("two runs that differ in many places: every event once and in order, nearly as many same rows, and a notice that says so", () => {
+    const a = calls(3000, false);
+    const b = calls(3000, true);
+    const exact = alignRuns(a, b);
+    const al = alignRuns(a, b, banded(64));
+    coversBoth(al, a, b);
+    expect(exact.approximate).toBeNull();
+    expect(al.approximate).not.toBeNull();
+    const note = al.approximate!;
+    expect(note.message).toMatch(/^Aligned approximately: [\d,]+ events of run a and [\d,]+ of run b differ in too many places/);
+    expect(note.message).toContain("within windows of 64 events");
+    expect(note).toMatchObject({ window: 64, segments: [0], steps: false });
+    expect(note.eventsA).toBeGreaterThan(2900);
+    expect(note.eventsB).toBeGreaterThan(2900);
+    // an upper bound: the exact alignment has no more same rows than it allows
+    expect(exact.counts.same).toBeLessThanOrEqual(al.counts.same + note.sameAtMost!);
+    expect(al.counts.same).toBeLessThanOrEqual(exact.counts.same);
+    expect(al.counts.same / exact.counts.same).toBeGreaterThan(0.95);
+  });
+
+  it("many steps paired approximately: the notice says it is the steps, and bounds nothing", () => {
+    // 400 steps named after a loop of 4; in b every other step is renamed to another name of the loop
+    const run = (renamed: boolean): CompareEvent[] => {
+      const out: CompareEvent[] = [];
+      for (let s = 0; s < 400; s++) {
+        const name = `step ${renamed && s % 2 ? (s + 1) % 4 : s % 4}`;
+        out.push({ seq: out.length, type: "step.start", step: `s${s}`, data: { name } });
+        out.push({ seq: out.length, type: "note", step: `s${s}`, data: { text: `note ${s % 4}` } });
+      }
+      return out;
+    };
+    const a = run(false);
+    const b = run(true);
+    const al = alignRuns(a, b, banded(16));
+    coversBoth(al, a, b);
+    expect(al.approximate).toMatchObject({ steps: true, sameAtMost: null, window: 16 });
+    // the events inside each pair of steps were aligned exactly: only the steps are said to be approximate
+    expect(al.approximate!.message).toMatch(/^Aligned approximately: the steps holding [\d,]+ events of run a and [\d,]+ of run b/);
+    expect(al.approximate!.message).toContain("paired exactly within windows of 16 steps");
+  });
+});
+
+describe("alignRuns past its budget, steps and events both", () => {
+  it("says both: the events, and the steps too, each with its window", () => {
+    // 60 steps named after a loop of 3, each with 40 notes of a loop of 3; b renames every other step and changes every other note
+    const run = (changed: boolean): CompareEvent[] => {
+      const out: CompareEvent[] = [];
+      for (let s = 0; s < 60; s++) {
+        out.push({ seq: out.length, type: "step.start", step: `s${s}`, data: { name: `step ${changed && s % 2 ? (s + 1) % 3 : s % 3}` } });
+        for (let k = 0; k < 40; k++)
+          out.push({ seq: out.length, type: "note", step: `s${s}`, data: { text: `note ${changed && k % 2 ? (k + 1) % 3 : k % 3}` } });
+      }
+      return out;
+    };
+    const al = alignRuns(run(false), run(true), { budget: { maxCells: 0, maxEdits: 0, window: 8 } });
+    expect(al.approximate).toMatchObject({ steps: true, window: 8 });
+    expect(al.approximate!.segments.length).toBeGreaterThan(0);
+    expect(al.approximate!.message).toMatch(/^Aligned approximately: [\d,]+ events of run a and [\d,]+ of run b differ/);
+    expect(al.approximate!.message).toContain("; the steps were paired approximately too, within windows of 8 steps.");
+  });
+});
+
 describe("alignSequences", () => {
   it("pairs a longest common subsequence and leaves the rest unpaired, in order", () => {
     expect(alignSequences(["a", "b", "c", "d"], ["a", "c", "x", "d"])).toEqual([
@@ -228,6 +349,7 @@ describe("alignSequences", () => {
     const al = alignRuns(a, b);
     expect(al.counts).toEqual({ same: n / 2, changed: n / 2, "only-a": 0, "only-b": 0 });
     for (const r of al.rows) expect(r.a).toBe(r.b);
+    expect(al.approximate).toBeNull();
   });
 
   /** Length of a longest common subsequence, by the textbook table (the oracle). */
