@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { hashOf } from "../lib/canonical";
 import { SERVERS, SQLITE_PORT } from "./servers";
-import { example, hostileJournal, HOSTILE, ndjson, uniqueId, type Ev } from "./fixtures/journals";
+import { example, hostileJournal, HOSTILE, ndjson, rechain, uniqueId, type Ev } from "./fixtures/journals";
 import { appendEvents, expect, postJournal, test } from "./fixtures/viewer";
 
 const BASE = `http://127.0.0.1:${SQLITE_PORT}`;
@@ -77,6 +77,31 @@ test.describe("runs list", () => {
 });
 
 test.describe("run page", () => {
+  test("an approval that waited ten hours: the timeline draws the wait short and says how long it was", async ({
+    page,
+    request,
+    guard,
+    runPage: rp,
+  }) => {
+    const runId = uniqueId("e2e-idle");
+    guard.allowNavigation(BASE);
+    // the reviewer decided ten hours after the request (seq 16 → 17)
+    const later = (e: Ev) => (e.seq >= 17 ? { ...e, ts: new Date(Date.parse(e.ts) + 10 * 3_600_000).toISOString() } : e);
+    await postJournal(request, BASE, rechain(example("00-refund-clean.jsonl", runId).map(later)));
+    await rp.open(BASE, runId, "?event=17");
+    await rp.shows(17);
+    const timeline = page.getByRole("img", { name: /^Timeline of \d+ events over 10 h \d+ m \(10 h 0 m idle not drawn to scale\)/ });
+    await expect(timeline).toHaveAttribute("data-idle-gaps", "1");
+    for (const [w, h] of [
+      [1440, 900],
+      [1024, 768],
+    ] as const) {
+      await page.setViewportSize({ width: w, height: h });
+      await page.waitForTimeout(200);
+      await page.screenshot({ path: `test-results/shots/timeline-idle-${w}.png` });
+    }
+  });
+
   test("open from the list, select with mouse and keyboard, and each pane shows its event", async ({
     page,
     request,

@@ -11,9 +11,11 @@ import {
   panViewport,
   revealTime,
   ticks,
+  TICK_STEPS,
   zoomViewport,
   type Viewport,
 } from "@/lib/view/timeline";
+import { idleWarp, NO_WARP, warpedTicks, warpRunIndex, type TimeWarp } from "@/lib/view/time-warp";
 import { bucketOf, buildTimelineLod, COVERED, FAILED, levelFor, WRITE, type TimelineLod } from "@/lib/view/timeline-lod";
 import { useIsDark } from "@/components/theme/theme-toggle";
 import { useRunStore, useRunStoreApi } from "@/components/run/run-store";
@@ -131,7 +133,7 @@ function readColors(): Colors {
  * The viewport lives in a ref and is drawn directly; React only holds the selection.
  */
 export function Timeline({
-  index,
+  index: recorded,
   findings,
   notes = NO_NOTES,
 }: {
@@ -144,6 +146,11 @@ export function Timeline({
   const selectedSeq = useRunStore((s) => s.selectedSeq);
   const dark = useIsDark();
   const timed = useTimesRecorded();
+  // long idle waits drawn short (lib/view/time-warp.ts): everything below draws on `index`,
+  // the run on the warped axis; labels read the recorded times
+  const warp = useMemo(() => (timed ? idleWarp(recorded.summary.tsMs, recorded.byTime) : NO_WARP), [recorded, timed]);
+  const index = useMemo(() => warpRunIndex(recorded, warp), [recorded, warp]);
+  const warpRef = useRef(warp);
   const canvas = useRef<HTMLCanvasElement>(null);
   const box = useRef<HTMLDivElement>(null);
   const bounds = useRef<Viewport>({ startMs: index.startMs, endMs: index.endMs });
@@ -233,14 +240,37 @@ export function Timeline({
     // axis
     ctx.font = "11px ui-sans-serif, system-ui, sans-serif";
     ctx.textBaseline = "middle";
-    const tk = ticks(v, plotW, index.startMs);
-    for (const t of tk.times) {
-      const x = Math.round(xOf(t)) + 0.5;
+    const w = warpRef.current;
+    const origin = w.toReal(index.startMs);
+    const tk = timed
+      ? warpedTicks(w, v.startMs, v.endMs, plotW, origin, TICK_STEPS).ticks
+      : ticks(v, plotW, index.startMs).times.map((t) => ({ at: t, t }));
+    for (const { at, t } of tk) {
+      const x = Math.round(xOf(at)) + 0.5;
       ctx.fillStyle = col.border;
       ctx.fillRect(x, AXIS - 4, 1, H - AXIS);
       ctx.fillStyle = col.muted;
       // without recorded times, event n sits at n ms: the axis counts events
-      ctx.fillText(timed ? formatOffset(t - index.startMs) : `#${Math.round(t - index.startMs)}`, x + 3, AXIS / 2);
+      ctx.fillText(timed ? formatOffset(t - origin) : `#${Math.round(t - index.startMs)}`, x + 3, AXIS / 2);
+    }
+    // each idle wait drawn short: a hatched band across the lanes, its real length on the axis
+    for (const g of w.gaps) {
+      const x0 = xOf(w.toDisplay(g.from));
+      const x1 = xOf(w.toDisplay(g.to));
+      if (x1 < LABEL_W || x0 > W) continue;
+      ctx.fillStyle = col.panel;
+      ctx.fillRect(x0, AXIS - 4, Math.max(2, x1 - x0), H - AXIS + 4);
+      ctx.fillStyle = col.border;
+      for (let y = AXIS; y < H; y += 6) ctx.fillRect(x0 + ((y / 6) % 2 === 0 ? 0 : (x1 - x0) / 2), y, 1, 3);
+      ctx.fillStyle = col.muted;
+      const label = `⋯ ${formatDuration(g.to - g.from)} idle`;
+      const tw = ctx.measureText(label).width;
+      const lx = Math.max(LABEL_W + 2, (x0 + x1) / 2 - tw / 2);
+      // over the tick labels it would collide with: the wait is what the reader needs here
+      ctx.fillStyle = col.panel;
+      ctx.fillRect(lx - 4, 0, tw + 8, AXIS - 4);
+      ctx.fillStyle = col.muted;
+      ctx.fillText(label, lx, AXIS / 2);
     }
     LANES.forEach((lane, i) => {
       ctx.fillStyle = col.muted;
@@ -429,6 +459,7 @@ export function Timeline({
   // the latest render's values, in place before the effects below draw
   useLayoutEffect(() => {
     indexRef.current = index;
+    warpRef.current = warp;
     lanesRef.current = lanes;
     lodRef.current = lod;
     selectedRef.current = selectedSeq === null ? -1 : index.rowOfSeq(selectedSeq);
@@ -539,7 +570,8 @@ export function Timeline({
         ref={canvas}
         style={{ minHeight: lanes.height }}
         role="img"
-        aria-label={`Timeline of ${index.n.toLocaleString("en-US")} events ${timed ? `over ${formatDuration(index.endMs - index.startMs)}` : "in recorded order (the source has no times)"}${notes.size > 0 ? `, ${notes.size} with reviewers' notes` : ""}: wheel to zoom, drag to pan, click to select`}
+        data-idle-gaps={warp.gaps.length}
+        aria-label={`Timeline of ${index.n.toLocaleString("en-US")} events ${timed ? `over ${formatDuration(recorded.endMs - recorded.startMs)}` : "in recorded order (the source has no times)"}${warp.gaps.length > 0 ? ` (${idleText(warp)} not drawn to scale)` : ""}${notes.size > 0 ? `, ${notes.size} with reviewers' notes` : ""}: wheel to zoom, drag to pan, click to select`}
         onPointerDown={(e) => {
           (e.target as HTMLElement).setPointerCapture(e.pointerId);
           drag.current = { x: e.clientX, start: view.current, moved: false };
@@ -560,10 +592,10 @@ export function Timeline({
           const row = pick(e.clientX, e.clientY);
           const rect = c.getBoundingClientRect();
           if (row >= 0) {
-            const s = index.summary;
+            const s = recorded.summary;
             setHover({
               x: Math.min(e.clientX - rect.left + 10, (box.current?.clientWidth ?? 400) - 260),
-              text: `#${s.seq[row]} ${s.type[row]}${s.name[row] ? ` ${s.name[row]}` : ""}${timed ? ` ${formatOffset(s.tsMs[row] - index.startMs)}` : ""}`,
+              text: `#${s.seq[row]} ${s.type[row]}${s.name[row] ? ` ${s.name[row]}` : ""}${timed ? ` ${formatOffset(s.tsMs[row] - recorded.startMs)}` : ""}`,
             });
           } else setHover(null);
         }}
@@ -614,4 +646,10 @@ export function Timeline({
       </div>
     </div>
   );
+}
+
+/** The idle waits drawn short, for the canvas's label: "10 h idle" or "2 idle waits (14 h)". */
+function idleText(w: TimeWarp): string {
+  const total = w.gaps.reduce((a, g) => a + g.to - g.from, 0);
+  return w.gaps.length === 1 ? `${formatDuration(total)} idle` : `${w.gaps.length} idle waits (${formatDuration(total)})`;
 }

@@ -9,15 +9,17 @@ export function formatDuration(ms: number | null | undefined): string {
   return `${Math.floor(ms / 3_600_000)} h ${Math.round((ms % 3_600_000) / 60_000)} m`;
 }
 
-/** `+1.234 s` from the run's start. */
+/** `+1.234 s`, `+2:05.3` or `+10:00:18.3` from the run's start. */
 export function formatOffset(ms: number): string {
   if (!Number.isFinite(ms)) return "";
   const sign = ms < 0 ? "−" : "+";
   const a = Math.abs(ms);
   if (a < 60_000) return `${sign}${(a / 1000).toFixed(3)} s`;
-  const m = Math.floor(a / 60_000);
   const s = ((a % 60_000) / 1000).toFixed(1).padStart(4, "0");
-  return `${sign}${m}:${s}`;
+  // m:ss.s below an hour, h:mm:ss.s from one (a wait of hours is not "600:18.3")
+  if (a < 3_600_000) return `${sign}${Math.floor(a / 60_000)}:${s}`;
+  const m = String(Math.floor((a % 3_600_000) / 60_000)).padStart(2, "0");
+  return `${sign}${Math.floor(a / 3_600_000)}:${m}:${s}`;
 }
 
 export function formatCount(n: number | null | undefined): string {

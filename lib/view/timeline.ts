@@ -40,7 +40,7 @@ export function revealTime(v: Viewport, t: number, bounds: Viewport): Viewport {
   return clampViewport({ startMs: t - span / 2, endMs: t + span / 2 }, bounds);
 }
 
-const STEPS = [
+export const TICK_STEPS = [
   1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000,
   3_600_000, 7_200_000, 21_600_000, 43_200_000, 86_400_000,
 ];
@@ -49,7 +49,7 @@ const STEPS = [
 export function ticks(v: Viewport, widthPx: number, origin: number, minPx = 90): { step: number; times: number[] } {
   const span = v.endMs - v.startMs;
   const want = (span / Math.max(1, widthPx)) * minPx;
-  const step = STEPS.find((s) => s >= want) ?? Math.ceil(want / 86_400_000) * 86_400_000;
+  const step = TICK_STEPS.find((s) => s >= want) ?? Math.ceil(want / 86_400_000) * 86_400_000;
   const times: number[] = [];
   const first = origin + Math.ceil((v.startMs - origin) / step) * step;
   for (let t = first; t <= v.endMs && times.length < 200; t += step) times.push(t);

@@ -102,6 +102,10 @@ describe("charts and panes", () => {
     expect(formatDuration(387)).toBe("387 ms");
     expect(formatDuration(37_665)).toBe("37.7 s");
     expect(formatOffset(1234)).toBe("+1.234 s");
+    expect(formatOffset(125_300)).toBe("+2:05.3");
+    // an approval that waited ten hours reads as hours, not as 600 minutes
+    expect(formatOffset(10 * 3_600_000 + 18_300)).toBe("+10:00:18.3");
+    expect(formatOffset(-(3_600_000 + 61_000))).toBe("−1:01:01.0");
     expect(describeChain("broken", 7)).toBe("broken at seq 7");
   });
 });
