@@ -412,8 +412,11 @@ export function alignWith(
 
   const callsA = indexCalls(a);
   const callsB = indexCalls(b);
-  const keysA = a.map((e) => eventKey(e, callsA));
-  const keysB = b.map((e) => eventKey(e, callsB));
+  // one string per distinct key, not per event (a run has few: type and tool or model)
+  const keyStrings = new Map<string, string>();
+  const interned = (k: string) => keyStrings.get(k) ?? (keyStrings.set(k, k), k);
+  const keysA = a.map((e) => interned(eventKey(e, callsA)));
+  const keysB = b.map((e) => interned(eventKey(e, callsB)));
   const { contentA: exactA, contentB: exactB } = compare;
 
   const segments: SegmentPair[] = [];

@@ -20,15 +20,15 @@ import { Origins } from "./meaningful";
 
 /** What the alignment reads of one event (see the file comment). */
 export interface ProjectedEvent extends CompareEvent {
-  /** Digest of `contentKey`: equal ⇔ equal type and comparable content. */
+  /** Digest of `contentKey` (8 UTF-16 units): equal ⇔ equal type and comparable content. */
   content: string;
-  /** Top-level fields of the comparable content with a digest of each value, as `key\0digest\0…`. */
-  fields: string;
 }
 
 export interface ProjectedRun {
   events: ProjectedEvent[];
   origins: Origins;
+  /** The top-level fields of each event's comparable content, with a digest of each value. */
+  fields: FieldDigests;
 }
 
 /** The data fields each type keeps (everything the alignment and meaningful.ts read of it). */
@@ -48,15 +48,31 @@ const KEPT: Record<string, readonly string[]> = {
 
 const NO_DATA: { [key: string]: unknown } = Object.freeze({}) as { [key: string]: unknown };
 
-/** A value's digest never equals this: a value with no canonical form differs even from itself, as in `changedFields`. */
-const NOT_COMPARABLE = "!";
-
 /**
- * 106 bits (two 53-bit cyrb53 hashes) of a string, in base 36. Not cryptographic: it only
- * stands for a string of the same run pair's events, never for anything signed.
+ * 106 bits (two 53-bit cyrb53 hashes) of a string, as 8 UTF-16 code units (one flat
+ * string, the smallest V8 keeps). Not cryptographic: it only stands for a string of the
+ * same run pair's events, never for anything signed.
  */
 export function digest(text: string): string {
-  return half(text, 0x9e3779b9).toString(36) + ":" + half(text, 0x85ebca6b).toString(36);
+  const x = half(text, 0x9e3779b9);
+  const y = half(text, 0x85ebca6b);
+  const lo = (v: number) => v % 4294967296;
+  const hi = (v: number) => Math.floor(v / 4294967296);
+  return String.fromCharCode(
+    lo(x) & 0xffff,
+    lo(x) >>> 16,
+    hi(x) & 0xffff,
+    hi(x) >>> 16,
+    lo(y) & 0xffff,
+    lo(y) >>> 16,
+    hi(y) & 0xffff,
+    hi(y) >>> 16,
+  );
+}
+
+/** 53 bits of a string (a field's value: it only decides which fields a changed row names). */
+function fieldHash(text: string): number {
+  return half(text, 0x27d4eb2f);
 }
 
 function half(text: string, seed: number): number {
@@ -135,43 +151,69 @@ function lightData(e: CompareEvent, strings: Interner): { [key: string]: unknown
   return out ?? NO_DATA;
 }
 
-function fieldDigests(e: CompareEvent): string {
-  const c = obj(comparable(e));
-  if (!c) return "";
-  let out = "";
-  for (const k of Object.keys(c)) {
-    let d: string;
-    try {
-      d = digest(canonicalJson(c[k] ?? null));
-    } catch {
-      d = NOT_COMPARABLE;
-    }
-    out += `${out === "" ? "" : "\u0000"}${k}\u0000${d}`;
+/**
+ * Per event, its comparable content's top-level fields (in order) and a hash of each
+ * value, in two growing columns: an object or string per event would cost several times
+ * the event's other fields.
+ */
+export class FieldDigests {
+  private readonly keys: string[] = [];
+  private readonly keyIds = new Map<string, number>();
+  /** Per event i, its pairs are [start[i], start[i + 1]) of `pairs` (key id, hash). */
+  private start = new Uint32Array(1024);
+  private pairs = new Float64Array(4096);
+  private events = 0;
+  private used = 0;
+
+  push(e: CompareEvent): void {
+    const c = obj(comparable(e));
+    if (c)
+      for (const k of Object.keys(c)) {
+        let h: number;
+        try {
+          h = fieldHash(canonicalJson(c[k] ?? null));
+        } catch {
+          h = NOT_COMPARABLE;
+        }
+        let id = this.keyIds.get(k);
+        if (id === undefined) {
+          id = this.keys.length;
+          this.keys.push(k);
+          this.keyIds.set(k, id);
+        }
+        if (this.used + 2 > this.pairs.length) this.pairs = grown(this.pairs, this.used + 2);
+        this.pairs[this.used++] = id;
+        this.pairs[this.used++] = h;
+      }
+    if (this.events + 2 > this.start.length) this.start = grown(this.start, this.events + 2);
+    this.start[++this.events] = this.used;
   }
-  return out;
+
+  /** Event i's fields and their value hashes, in order. */
+  of(i: number): Map<string, number> {
+    const m = new Map<string, number>();
+    for (let p = this.start[i]; p < this.start[i + 1]; p += 2) m.set(this.keys[this.pairs[p]], this.pairs[p + 1]);
+    return m;
+  }
 }
 
-function fieldMap(fields: string): Map<string, string> {
-  const m = new Map<string, string>();
-  if (fields === "") return m;
-  const parts = fields.split("\u0000");
-  for (let i = 0; i + 1 < parts.length; i += 2) m.set(parts[i], parts[i + 1]);
-  return m;
+function grown<A extends Uint32Array | Float64Array>(a: A, atLeast: number): A {
+  const next = new (a.constructor as new (n: number) => A)(Math.max(atLeast, a.length * 2));
+  next.set(a);
+  return next;
 }
 
-const NULL_DIGEST = digest("null");
+/** A value with no canonical form: differs even from itself, as in `changedFields` (NaN equals nothing). */
+const NOT_COMPARABLE = Number.NaN;
+const NULL_HASH = fieldHash("null");
 
-/** `changedFields` of two projected events, from their field digests. */
-export function changedFieldsOf(a: ProjectedEvent, b: ProjectedEvent): string[] {
-  if (a.type !== b.type) return ["type"];
-  const fa = fieldMap(a.fields);
-  const fb = fieldMap(b.fields);
+/** `changedFields` of event ia of run a and event ib of run b, from their field hashes. */
+export function changedFieldsOf(a: ProjectedRun, ia: number, b: ProjectedRun, ib: number): string[] {
+  if (a.events[ia].type !== b.events[ib].type) return ["type"];
+  const fa = a.fields.of(ia);
+  const fb = b.fields.of(ib);
   const keys = [...new Set([...fa.keys(), ...fb.keys()])];
-  return keys.filter((k) => {
-    const da = fa.get(k) ?? NULL_DIGEST;
-    const db = fb.get(k) ?? NULL_DIGEST;
-    return da === NOT_COMPARABLE || db === NOT_COMPARABLE || da !== db;
-  });
+  return keys.filter((k) => (fa.get(k) ?? NULL_HASH) !== (fb.get(k) ?? NULL_HASH));
 }
 
 /** Projects one run's events in seq order, one at a time (`push`), then `done`. */
@@ -179,6 +221,7 @@ export class RunProjector {
   private readonly events: ProjectedEvent[] = [];
   private readonly origins = new Origins();
   private readonly strings = new Interner();
+  private readonly fields = new FieldDigests();
 
   push(e: CompareEvent): void {
     const index = this.events.length;
@@ -188,8 +231,8 @@ export class RunProjector {
       type: this.strings.of(e.type),
       data: lightData(e, this.strings),
       content: digest(contentKey(e)),
-      fields: fieldDigests(e),
     };
+    this.fields.push(e);
     if (e.step !== undefined) p.step = this.strings.of(e.step);
     this.events.push(p);
   }
@@ -199,7 +242,7 @@ export class RunProjector {
   }
 
   done(): ProjectedRun {
-    return { events: this.events, origins: this.origins };
+    return { events: this.events, origins: this.origins, fields: this.fields };
   }
 }
 
@@ -218,7 +261,7 @@ export function alignProjected(a: ProjectedRun, b: ProjectedRun, options: AlignR
     {
       contentA: a.events.map((e) => e.content),
       contentB: b.events.map((e) => e.content),
-      changedFields: (ia, ib) => changedFieldsOf(a.events[ia], b.events[ib]),
+      changedFields: (ia, ib) => changedFieldsOf(a, ia, b, ib),
       origins: { a: a.origins, b: b.origins },
     },
     options,

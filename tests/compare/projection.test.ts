@@ -129,7 +129,8 @@ describe("alignProjected: the alignment of the whole events", () => {
     });
     // a value with no canonical form differs even from itself, as in changedFields
     const odd: CompareEvent = { seq: 0, type: "note", data: { text: Number.NaN } };
-    const [p] = projectRun([odd]).events;
-    expect(changedFieldsOf(p, p)).toEqual(changedFields(odd, odd));
+    const p = projectRun([odd]);
+    expect(changedFieldsOf(p, 0, p, 0)).toEqual(changedFields(odd, odd));
+    expect(changedFields(odd, odd)).toEqual(["text"]);
   });
 });
