@@ -30,7 +30,9 @@ const api = {
     let loadedA = 0;
     let loadedB = 0;
     const tell = () => void onProgress?.(loadedA, loadedB);
-    const [pa, pb] = await Promise.all([project(a, (n) => ((loadedA = n), tell())), project(b, (n) => ((loadedB = n), tell()))]);
+    // one run after the other: two pages parsed at once would double what waits for collection
+    const pa = await project(a, (n) => ((loadedA = n), tell()));
+    const pb = await project(b, (n) => ((loadedB = n), tell()));
     const compact = compactAlignment(alignProjected(pa, pb), pa.events, pb.events);
     return transfer(compact, compactBuffers(compact));
   },

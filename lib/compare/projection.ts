@@ -115,7 +115,8 @@ function lightData(e: CompareEvent, strings: Interner): { [key: string]: unknown
     for (const k of keep)
       if (d[k] !== undefined) {
         out ??= {};
-        out[k] = strings.value(d[k]);
+        // ids of calls and approvals are unique: interning them would only add a map entry each
+        out[k] = k === "call" || k === "approval" ? d[k] : strings.value(d[k]);
       }
   switch (e.type) {
     case "model.response": {
