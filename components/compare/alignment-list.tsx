@@ -1,9 +1,11 @@
 "use client";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useEffect, useMemo, useRef } from "react";
-import type { AlignedRow, Alignment, CompareEvent, RowStatus } from "@/lib/compare";
+import type { AlignedRow, CompareEvent, RowStatus } from "@/lib/compare";
+import { rowAt, type CompactAlignment } from "@/lib/compare/compact";
 import { Segments } from "@/components/ui/safe-text";
 import { labelOf } from "@/components/replay/frame-rows";
+import { useEventBlocks } from "./use-event-blocks";
 
 const ROW = 28;
 
@@ -14,57 +16,77 @@ export const STATUS_TEXT: Record<RowStatus, { sign: string; word: string }> = {
   "only-b": { sign: "+", word: "only in b" },
 };
 
-type Item = { kind: "segment"; segment: number } | { kind: "row"; row: number };
+/**
+ * The list's items as one column: a row index (≥ 0), or -(segment + 1) for a step's
+ * header; and each row's item. Typed arrays: a million rows as objects would be the
+ * largest thing the page holds.
+ */
+function itemsOf(al: CompactAlignment): { items: Int32Array; itemOfRow: Int32Array } {
+  let segments = 0;
+  for (let i = 0; i < al.rowCount; i++) if (i === 0 || al.segment[i] !== al.segment[i - 1]) segments++;
+  const items = new Int32Array(al.rowCount + segments);
+  const itemOfRow = new Int32Array(al.rowCount);
+  let n = 0;
+  for (let i = 0; i < al.rowCount; i++) {
+    if (i === 0 || al.segment[i] !== al.segment[i - 1]) items[n++] = -(al.segment[i] + 1);
+    itemOfRow[i] = n;
+    items[n++] = i;
+  }
+  return { items, itemOfRow };
+}
+
+/** What a side of a row shows before its event's block arrived: seq and type. */
+interface SideEvent {
+  seq: number;
+  type: string;
+  event: CompareEvent | null;
+}
 
 /**
  * The two runs aligned, one line per pair, under a header per step. Virtualized; the
- * selected row is kept in view.
+ * selected row is kept in view. The events of the rows on screen are fetched by block
+ * (use-event-blocks.ts) for their labels.
  */
 export function AlignmentList({
   alignment,
-  a,
-  b,
+  runA,
+  runB,
   selected,
   onSelect,
   scrollNonce,
 }: {
-  alignment: Alignment;
-  a: readonly CompareEvent[];
-  b: readonly CompareEvent[];
+  alignment: CompactAlignment;
+  runA: string;
+  runB: string;
   selected: number | null;
   onSelect: (row: number) => void;
   /** Changes when the selected row must be brought into view again. */
   scrollNonce: number;
 }) {
-  const items = useMemo(() => {
-    const out: Item[] = [];
-    let seg = -1;
-    alignment.rows.forEach((r, i) => {
-      if (r.segment !== seg) {
-        seg = r.segment;
-        out.push({ kind: "segment", segment: seg });
-      }
-      out.push({ kind: "row", row: i });
-    });
-    return out;
-  }, [alignment]);
-  const itemOfRow = useMemo(() => {
-    const m = new Map<number, number>();
-    items.forEach((it, i) => {
-      if (it.kind === "row") m.set(it.row, i);
-    });
-    return m;
-  }, [items]);
+  const { items, itemOfRow } = useMemo(() => itemsOf(alignment), [alignment]);
   const scroller = useRef<HTMLDivElement>(null);
   const v = useVirtualizer({ count: items.length, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 12 });
 
   useEffect(() => {
-    const at = selected === null ? undefined : itemOfRow.get(selected);
+    const at = selected === null || selected >= itemOfRow.length ? undefined : itemOfRow[selected];
     if (at === undefined) return;
     // on the first render the list has no size yet: scroll once it is laid out
     const raf = requestAnimationFrame(() => v.scrollToIndex(at, { align: "center" }));
     return () => cancelAnimationFrame(raf);
   }, [selected, itemOfRow, v, scrollNonce]);
+
+  const visible = v.getVirtualItems();
+  const onScreen = visible.map((vi) => items[vi.index]).filter((r) => r >= 0);
+  const wantA = useMemo(() => onScreen.map((r) => alignment.rowA[r]), [onScreen.join(","), alignment]); // eslint-disable-line react-hooks/exhaustive-deps
+  const wantB = useMemo(() => onScreen.map((r) => alignment.rowB[r]), [onScreen.join(","), alignment]); // eslint-disable-line react-hooks/exhaustive-deps
+  const eventA = useEventBlocks(runA, alignment.seqA, wantA);
+  const eventB = useEventBlocks(runB, alignment.seqB, wantB);
+  const side = (index: number, which: "a" | "b"): SideEvent | null => {
+    if (index < 0) return null;
+    const seqs = which === "a" ? alignment.seqA : alignment.seqB;
+    const types = which === "a" ? alignment.typeA : alignment.typeB;
+    return { seq: seqs[index], type: alignment.typeNames[types[index]], event: (which === "a" ? eventA : eventB)(index) };
+  };
 
   return (
     <div className="cmp-list-wrap">
@@ -75,15 +97,16 @@ export function AlignmentList({
       </div>
       <div ref={scroller} className="cmp-list" role="listbox" aria-label="Aligned events" tabIndex={0}>
         <div style={{ height: v.getTotalSize(), position: "relative" }}>
-          {v.getVirtualItems().map((vi) => {
+          {visible.map((vi) => {
             const it = items[vi.index];
-            if (it.kind === "segment") {
-              const seg = alignment.segments[it.segment];
+            if (it < 0) {
+              const segment = -it - 1;
+              const seg = alignment.segments[segment];
               const la = seg.a?.label;
               const lb = seg.b?.label;
               const label = la !== undefined && lb !== undefined && la !== lb ? `${la} → ${lb}` : (la ?? lb ?? "");
               return (
-                <div key={`s${it.segment}`} className="cmp-seg" role="presentation" style={{ transform: `translateY(${vi.start}px)` }}>
+                <div key={`s${segment}`} className="cmp-seg" role="presentation" style={{ transform: `translateY(${vi.start}px)` }}>
                   {seg.a?.stepId || seg.b?.stepId ? "step" : ""}
                   <span className="lbl">
                     <Segments text={label} />
@@ -92,16 +115,16 @@ export function AlignmentList({
                 </div>
               );
             }
-            const row = alignment.rows[it.row];
+            const row = rowAt(alignment, it);
             return (
               <PairRow
-                key={`r${it.row}`}
-                index={it.row}
+                key={`r${it}`}
+                index={it}
                 row={row}
-                a={row.a === null ? null : a[row.a]}
-                b={row.b === null ? null : b[row.b]}
+                a={side(alignment.rowA[it], "a")}
+                b={side(alignment.rowB[it], "b")}
                 top={vi.start}
-                selected={selected === it.row}
+                selected={selected === it}
                 onSelect={onSelect}
               />
             );
@@ -112,15 +135,13 @@ export function AlignmentList({
   );
 }
 
-function Side({ e, missing }: { e: CompareEvent | null; missing: string }) {
+function Side({ e, missing }: { e: SideEvent | null; missing: string }) {
   if (!e) return <span className="cell missing">{missing}</span>;
   return (
     <span className="cell">
       <span className="seq">#{e.seq}</span>
       <span className="t">{e.type}</span>
-      <span className="n">
-        <Segments text={labelOf(e)} />
-      </span>
+      <span className="n">{e.event ? <Segments text={labelOf(e.event)} /> : null}</span>
     </span>
   );
 }
@@ -136,8 +157,8 @@ const PairRow = memo(function PairRow({
 }: {
   index: number;
   row: AlignedRow;
-  a: CompareEvent | null;
-  b: CompareEvent | null;
+  a: SideEvent | null;
+  b: SideEvent | null;
   top: number;
   selected: boolean;
   onSelect: (row: number) => void;

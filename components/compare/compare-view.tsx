@@ -1,7 +1,8 @@
 "use client";
 import { useSearchParams } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { compareVersions, type Alignment, type CompareEvent, type Divergence } from "@/lib/compare";
+import { compareVersions, type Divergence } from "@/lib/compare";
+import { ROW_STATUSES, rowAt, type CompactAlignment } from "@/lib/compare/compact";
 import { actionFor, adjacentMark, isTyping } from "@/lib/view/keymap";
 import { ShortcutsButton, ShortcutsDialog } from "@/components/ui/shortcuts-dialog";
 import { AlignmentList, STATUS_TEXT } from "./alignment-list";
@@ -9,7 +10,7 @@ import { PairDetail } from "./pair-detail";
 import { RunCard } from "./run-card";
 import { useRunDetail } from "@/components/data/use-run-detail";
 import { useAlignment } from "./use-alignment";
-import { useRunEvents } from "./use-compare-data";
+import { useEventBlocks } from "./use-event-blocks";
 import { VersionsTable } from "./versions-table";
 
 const ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -42,15 +43,14 @@ function writePair(aSeq: number | null, bSeq: number | null) {
 }
 
 /** The row whose events have these seqs (either may be null for an only-a / only-b row). */
-function rowOfPair(al: Alignment, a: readonly CompareEvent[], b: readonly CompareEvent[], ea: number | null, eb: number | null) {
+function rowOfPair(al: CompactAlignment, ea: number | null, eb: number | null) {
   if (ea === null && eb === null) return null;
-  const i = al.rows.findIndex((r) => (r.a === null ? null : a[r.a].seq) === ea && (r.b === null ? null : b[r.b].seq) === eb);
-  if (i >= 0) return i;
+  const seqOf = (index: number, seqs: Float64Array) => (index < 0 ? null : seqs[index]);
+  for (let i = 0; i < al.rowCount; i++) if (seqOf(al.rowA[i], al.seqA) === ea && seqOf(al.rowB[i], al.seqB) === eb) return i;
   // a link naming one side only, or a pair the alignment no longer makes: the row of that event
-  const j = al.rows.findIndex(
-    (r) => (ea !== null && r.a !== null && a[r.a].seq === ea) || (eb !== null && r.b !== null && b[r.b].seq === eb),
-  );
-  return j >= 0 ? j : null;
+  for (let i = 0; i < al.rowCount; i++)
+    if ((ea !== null && seqOf(al.rowA[i], al.seqA) === ea) || (eb !== null && seqOf(al.rowB[i], al.seqB) === eb)) return i;
+  return null;
 }
 
 function errorText(e: unknown): string | null {
@@ -70,9 +70,7 @@ export function CompareView() {
   }, [query]);
   const detailA = useRunDetail(a);
   const detailB = useRunDetail(b);
-  const eventsA = useRunEvents(a);
-  const eventsB = useRunEvents(b);
-  const aligned = useAlignment(eventsA.data, eventsB.data);
+  const aligned = useAlignment(a, b);
   const alignment = aligned.alignment;
   const versions = useMemo(
     () => (detailA.data && detailB.data ? compareVersions(detailA.data.header, detailB.data.header) : null),
@@ -82,7 +80,7 @@ export function CompareView() {
   const [picked, setPicked] = useState<{ key: string; row: number; nonce: number } | null>(null);
   const key = `${a}|${b}`;
   const linked = useMemo(
-    () => (alignment && eventsA.data && eventsB.data ? rowOfPair(alignment, eventsA.data, eventsB.data, ea, eb) : null),
+    () => (alignment ? rowOfPair(alignment, ea, eb) : null),
     // the link is read when the alignment arrives; later selections write it
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [alignment],
@@ -93,13 +91,26 @@ export function CompareView() {
   const anyFirst = alignment?.firstDivergence ?? null;
   const selected = picked && picked.key === key ? picked.row : (linked ?? first?.row ?? null);
   const ready = alignment !== null && versions !== null;
-  const row = alignment && selected !== null ? alignment.rows[selected] : null;
+  const row = alignment && selected !== null && selected < alignment.rowCount ? rowAt(alignment, selected) : null;
+  // the selected pair's whole events (its diff and payloads), fetched when it is selected
+  const pairA = useEventBlocks(
+    a,
+    alignment?.seqA ?? null,
+    useMemo(() => [row?.a ?? -1], [row?.a]),
+  );
+  const pairB = useEventBlocks(
+    b,
+    alignment?.seqB ?? null,
+    useMemo(() => [row?.b ?? -1], [row?.b]),
+  );
   const workflow = detailA.data?.workflow ?? null;
   const pick = (r: number, nonce: number) => {
     setPicked({ key, row: r, nonce });
-    const pr = alignment?.rows[r];
-    if (pr && eventsA.data && eventsB.data)
-      writePair(pr.a === null ? null : eventsA.data[pr.a].seq, pr.b === null ? null : eventsB.data[pr.b].seq);
+    if (alignment && r < alignment.rowCount)
+      writePair(
+        alignment.rowA[r] < 0 ? null : alignment.seqA[alignment.rowA[r]],
+        alignment.rowB[r] < 0 ? null : alignment.seqB[alignment.rowB[r]],
+      );
   };
   useCompareKeyboard(alignment, selected, (r) => pick(r, Date.now()));
 
@@ -126,32 +137,26 @@ export function CompareView() {
         ) : null}
       </div>
       <div className="cmp-runs">
-        <RunCard
-          side="a"
-          id={a}
-          detail={detailA.data}
-          error={errorText(detailA.error ?? eventsA.error)}
-          other={b}
-          onPick={(id) => navigate(id, b)}
-        />
+        <RunCard side="a" id={a} detail={detailA.data} error={errorText(detailA.error)} other={b} onPick={(id) => navigate(id, b)} />
         <RunCard
           side="b"
           id={b}
           detail={detailB.data}
-          error={errorText(detailB.error ?? eventsB.error)}
+          error={errorText(detailB.error)}
           workflow={workflow}
           other={a}
           onPick={(id) => navigate(a, id)}
         />
       </div>
-      {a !== null && b !== null && aligned.phase === "idle" && !detailA.error && !detailB.error && !eventsA.error && !eventsB.error ? (
-        <div role="status" style={{ color: "var(--muted)" }}>
-          Loading both runs…
-        </div>
-      ) : null}
       {aligned.phase === "aligning" ? (
-        <div role="status" data-testid="aligning" style={{ color: "var(--muted)" }}>
-          Aligning…
+        <div role="status" style={{ color: "var(--muted)" }}>
+          <span data-testid="aligning">Aligning…</span>
+          {aligned.progress ? (
+            <span data-testid="align-progress">
+              {" "}
+              (events read: {aligned.progress.a.toLocaleString("en-US")} of run a, {aligned.progress.b.toLocaleString("en-US")} of run b)
+            </span>
+          ) : null}
         </div>
       ) : null}
       {aligned.phase === "error" ? (
@@ -207,7 +212,7 @@ export function CompareView() {
           )}
           <div className="cmp-counts" aria-label="Row counts">
             <span>
-              <b>{alignment.rows.length.toLocaleString("en-US")}</b> aligned rows
+              <b>{alignment.rowCount.toLocaleString("en-US")}</b> aligned rows
             </span>
             <span>
               <b>{alignment.counts.same.toLocaleString("en-US")}</b> same
@@ -224,12 +229,12 @@ export function CompareView() {
           </div>
         </section>
       ) : null}
-      {alignment && eventsA.data && eventsB.data ? (
+      {alignment && a !== null && b !== null ? (
         <div className="cmp-body">
           <AlignmentList
             alignment={alignment}
-            a={eventsA.data}
-            b={eventsB.data}
+            runA={a}
+            runB={b}
             selected={selected}
             onSelect={(r) => pick(r, 0)}
             scrollNonce={picked?.nonce ?? 0}
@@ -238,8 +243,9 @@ export function CompareView() {
             {versions ? <VersionsTable rows={versions} /> : null}
             <PairDetail
               row={row}
-              a={row && row.a !== null ? eventsA.data[row.a] : null}
-              b={row && row.b !== null ? eventsB.data[row.b] : null}
+              a={row && row.a !== null ? pairA(row.a) : null}
+              b={row && row.b !== null ? pairB(row.b) : null}
+              loading={row !== null && ((row.a !== null && !pairA(row.a)) || (row.b !== null && !pairB(row.b)))}
             />
           </div>
         </div>
@@ -265,23 +271,28 @@ function ApproximateNotice({ message }: { message: string }) {
 }
 
 /** The compare page's keys (lib/view/keymap.ts): j / k pairs, n / N differences, Home / End. */
-function useCompareKeyboard(alignment: Alignment | null, selected: number | null, select: (row: number) => void) {
+function useCompareKeyboard(alignment: CompactAlignment | null, selected: number | null, select: (row: number) => void) {
   const latest = useRef({ alignment, selected, select });
   useEffect(() => {
     latest.current = { alignment, selected, select };
   });
   const differing = useMemo(() => {
-    const rows: number[] = [];
-    alignment?.rows.forEach((r, i) => void (r.status !== "same" && rows.push(i)));
+    if (!alignment) return new Int32Array(0);
+    const same = ROW_STATUSES.indexOf("same");
+    let n = 0;
+    for (let i = 0; i < alignment.rowCount; i++) if (alignment.status[i] !== same) n++;
+    const rows = new Int32Array(n);
+    n = 0;
+    for (let i = 0; i < alignment.rowCount; i++) if (alignment.status[i] !== same) rows[n++] = i;
     return rows;
   }, [alignment]);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const { alignment: al, selected: at, select: go } = latest.current;
-      if (!al || al.rows.length === 0 || e.defaultPrevented || isTyping(e.target)) return;
+      if (!al || al.rowCount === 0 || e.defaultPrevented || isTyping(e.target)) return;
       const action = actionFor("compare", e);
       const cur = at ?? -1;
-      const last = al.rows.length - 1;
+      const last = al.rowCount - 1;
       let to: number | null = null;
       if (action === "next") to = Math.min(last, cur + 1);
       else if (action === "previous") to = Math.max(0, cur - 1);

@@ -6,8 +6,21 @@ import { Segments } from "@/components/ui/safe-text";
 import { labelOf } from "@/components/replay/frame-rows";
 import { STATUS_TEXT } from "./alignment-list";
 
-/** One aligned pair: what changed between the two events (as text), and both payloads. */
-export function PairDetail({ row, a, b }: { row: AlignedRow | null; a: CompareEvent | null; b: CompareEvent | null }) {
+/**
+ * One aligned pair: what changed between the two events (as text), and both payloads. The
+ * events are fetched when the pair is selected (`loading` meanwhile).
+ */
+export function PairDetail({
+  row,
+  a,
+  b,
+  loading,
+}: {
+  row: AlignedRow | null;
+  a: CompareEvent | null;
+  b: CompareEvent | null;
+  loading: boolean;
+}) {
   const lines = useMemo(() => (a && b ? jsonDiff(comparable(a), comparable(b)).map(diffLineText) : []), [a, b]);
   const dataLines = useMemo(() => (a && b && row?.status === "changed" ? jsonDiff(a.data, b.data).map(diffLineText) : []), [a, b, row]);
   if (!row)
@@ -17,6 +30,15 @@ export function PairDetail({ row, a, b }: { row: AlignedRow | null; a: CompareEv
       </section>
     );
   const st = STATUS_TEXT[row.status];
+  if (loading)
+    return (
+      <section className="cmp-detail" aria-label="Selected pair" data-testid="pair-detail" aria-busy="true">
+        <h2 style={{ fontSize: 15 }}>
+          {st.sign} {st.word}
+        </h2>
+        <div style={{ color: "var(--muted)" }}>Loading the pair’s events…</div>
+      </section>
+    );
   return (
     <section
       className="cmp-detail"

@@ -1,27 +1,12 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
-import type { CompareEvent } from "@/lib/compare";
 import type { RunListPage } from "@/lib/view/api-types";
 import { fetchJson } from "@/components/data/fetch-json";
-import { runKeys, runsKeys } from "@/components/data/query-keys";
-import { fetchEventPages } from "@/components/replay/event-pages";
-import { parsePage } from "@/components/replay/parse-events";
+import { runsKeys } from "@/components/data/query-keys";
 
 const enc = encodeURIComponent;
 const CANDIDATES = 100;
 const SEARCH_LIMIT = 20;
-
-/** Every stored event of a run, parsed (the alignment needs both runs whole). */
-export function useRunEvents(run: string | null) {
-  return useQuery({
-    queryKey: runKeys.events(run ?? ""),
-    queryFn: async ({ signal }): Promise<CompareEvent[]> =>
-      (await fetchEventPages(run ?? "", signal)).flatMap((p) => parsePage(p).events.map((e) => e.event)),
-    enabled: run !== null && run !== "",
-    staleTime: Infinity,
-    gcTime: 60_000,
-  });
-}
 
 /** Runs of one workflow, newest first: the candidates for run b. */
 export function useWorkflowRuns(workflow: string | null) {

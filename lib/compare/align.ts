@@ -19,7 +19,7 @@
  */
 import { canonicalJson } from "../canonical";
 import { obj, str } from "../journal/values";
-import { firstMeaningfulDivergence, type MeaningfulDivergence } from "./meaningful";
+import { firstMeaningfulDivergence, type MeaningfulDivergence, type Origins } from "./meaningful";
 import type { LcsBudget } from "./lcs";
 import { alignSequences, type ApproximateSpan, type Pair } from "./sequence-align";
 
@@ -341,7 +341,7 @@ function indexIn(sorted: readonly number[], value: number): number {
 }
 
 /** Type and comparable content: two events with equal content keys are the same. */
-function contentKey(e: CompareEvent): string {
+export function contentKey(e: CompareEvent): string {
   try {
     return `${e.type}\u0000${canonicalJson(comparable(e))}`;
   } catch {
@@ -355,6 +355,39 @@ function describeOnly(e: CompareEvent, run: "a" | "b"): string {
 
 /** Aligns run a with run b (each: one run's events in seq order). */
 export function alignRuns(a: readonly CompareEvent[], b: readonly CompareEvent[], options: AlignRunsOptions = {}): Alignment {
+  return alignWith(
+    a,
+    b,
+    {
+      contentA: a.map(contentKey),
+      contentB: b.map(contentKey),
+      changedFields: (ia, ib) => changedFields(a[ia], b[ib]),
+    },
+    options,
+  );
+}
+
+/**
+ * What `alignWith` compares events by, beyond their type, step and the ids they key by
+ * (projection.ts gives digests of these, for events whose payloads are gone).
+ */
+export interface EventComparison {
+  /** Per event: equal strings ⇔ equal type and comparable content (`contentKey`). */
+  contentA: readonly string[];
+  contentB: readonly string[];
+  /** `changedFields` of event ia of run a and event ib of run b. */
+  changedFields: (ia: number, ib: number) => string[];
+  /** Where the values each run acts on came from (meaningful.ts); built from the events when absent. */
+  origins?: { a: Origins; b: Origins };
+}
+
+/** `alignRuns`, with the events' comparison given (the events need only what `eventKey`, `segmentsOf` and meaningful.ts read). */
+export function alignWith(
+  a: readonly CompareEvent[],
+  b: readonly CompareEvent[],
+  compare: EventComparison,
+  options: AlignRunsOptions = {},
+): Alignment {
   const { budget } = options;
   const approx = new ApproximationLog(a.length, b.length);
   const segA = segmentsOf(a);
@@ -379,10 +412,12 @@ export function alignRuns(a: readonly CompareEvent[], b: readonly CompareEvent[]
 
   const callsA = indexCalls(a);
   const callsB = indexCalls(b);
-  const keysA = a.map((e) => eventKey(e, callsA));
-  const keysB = b.map((e) => eventKey(e, callsB));
-  const exactA = a.map(contentKey);
-  const exactB = b.map(contentKey);
+  // one string per distinct key, not per event (a run has few: type and tool or model)
+  const keyStrings = new Map<string, string>();
+  const interned = (k: string) => keyStrings.get(k) ?? (keyStrings.set(k, k), k);
+  const keysA = a.map((e) => interned(eventKey(e, callsA)));
+  const keysB = b.map((e) => interned(eventKey(e, callsB)));
+  const { contentA: exactA, contentB: exactB } = compare;
 
   const segments: SegmentPair[] = [];
   const rows: AlignedRow[] = [];
@@ -406,7 +441,7 @@ export function alignRuns(a: readonly CompareEvent[], b: readonly CompareEvent[]
     for (const [x, y] of pairs) {
       const ea = x === null ? null : rangeA[x];
       const eb = y === null ? null : rangeB[y];
-      rows.push(makeRow(a, b, ea, eb, segment, ea !== null && eb !== null && exactA[ea] === exactB[eb]));
+      rows.push(makeRow(a, b, ea, eb, segment, ea !== null && eb !== null && exactA[ea] === exactB[eb], compare.changedFields));
     }
   }
 
@@ -427,7 +462,7 @@ export function alignRuns(a: readonly CompareEvent[], b: readonly CompareEvent[]
       };
     }
   }
-  const firstMeaningful = firstDivergence ? firstMeaningfulDivergence(a, b, rows, segments) : null;
+  const firstMeaningful = firstDivergence ? firstMeaningfulDivergence(a, b, rows, segments, compare.origins) : null;
   return { segments, rows, counts, firstDivergence, firstMeaningful, approximate: approx.result() };
 }
 
@@ -507,13 +542,18 @@ function makeRow(
   ib: number | null,
   segment: number,
   same: boolean,
+  changed: EventComparison["changedFields"],
 ): AlignedRow {
   if (ia !== null && ib !== null) {
-    const ea = a[ia];
-    const eb = b[ib];
     if (same) return { a: ia, b: ib, status: "same", segment, reason: null };
-    const fields = changedFields(ea, eb);
-    return { a: ia, b: ib, status: "changed", segment, reason: `${ea.type}: ${fields.length > 0 ? fields.join(", ") : "content"} changed` };
+    const fields = changed(ia, ib);
+    return {
+      a: ia,
+      b: ib,
+      status: "changed",
+      segment,
+      reason: `${a[ia].type}: ${fields.length > 0 ? fields.join(", ") : "content"} changed`,
+    };
   }
   if (ia !== null) return { a: ia, b: null, status: "only-a", segment, reason: describeOnly(a[ia], "a") };
   return { a: null, b: ib, status: "only-b", segment, reason: describeOnly(b[ib as number], "b") };

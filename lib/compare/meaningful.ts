@@ -30,22 +30,32 @@ const ACTING = new Set(["tool.call", "tool.result", "decision", "approval.reques
 const UNSURE = new Set(["timeout", "unknown", "error"]);
 const STATUS_WORD: Record<string, string> = { timeout: "timed out", unknown: "ended with an unknown outcome", error: "failed" };
 
-/** Where the values a run acts on came from: its input text and earlier tool results. */
-class Origins {
+/**
+ * Where the values a run acts on came from: its input text and earlier tool results. Built
+ * event by event (`add`, in seq order), so the compare worker builds it while the run's
+ * pages stream in and keeps no payload; every question names an event index and reads
+ * only what came before it.
+ */
+export class Origins {
   private readonly inputs: Array<{ index: number; text: string }> = [];
   private readonly leaves = new Map<string, { index: number; origin: string }>();
+  private readonly tools = new Map<string, string>();
 
-  constructor(events: readonly CompareEvent[]) {
-    const tools = new Map<string, string>();
-    events.forEach((e, index) => {
-      if (e.type === "run.start") this.addInput(e.data.input, index);
-      else if (e.type === "input") this.addInput(e.data.content, index);
-      else if (e.type === "tool.call") tools.set(str(e.data.call) ?? "", str(e.data.tool) ?? "");
-      else if (e.type === "tool.result") {
-        const tool = tools.get(str(e.data.call) ?? "") ?? "a tool";
-        this.addLeaves(e.data.result, `the result of ${tool}`, "", index, 0);
-      }
-    });
+  static of(events: readonly CompareEvent[]): Origins {
+    const o = new Origins();
+    events.forEach((e, index) => o.add(e, index));
+    return o;
+  }
+
+  /** Takes in the run's event `index` (each index once, ascending). */
+  add(e: CompareEvent, index: number) {
+    if (e.type === "run.start") this.addInput(e.data.input, index);
+    else if (e.type === "input") this.addInput(e.data.content, index);
+    else if (e.type === "tool.call") this.tools.set(str(e.data.call) ?? "", str(e.data.tool) ?? "");
+    else if (e.type === "tool.result") {
+      const tool = this.tools.get(str(e.data.call) ?? "") ?? "a tool";
+      this.addLeaves(e.data.result, `the result of ${tool}`, "", index, 0);
+    }
   }
 
   private addInput(v: unknown, index: number, depth = 0) {
@@ -254,12 +264,14 @@ export function firstMeaningfulDivergence(
   b: readonly CompareEvent[],
   rows: readonly AlignedRow[],
   segments: readonly SegmentPair[],
+  origins?: { a: Origins; b: Origins },
 ): MeaningfulDivergence | null {
   let A: Side | null = null;
   let B: Side | null = null;
+  // built on first need (most pairs of runs have no changed pair before their first divergence)
   const sides = (): [Side, Side] => {
-    A ??= { events: a, origins: new Origins(a) };
-    B ??= { events: b, origins: new Origins(b) };
+    A ??= { events: a, origins: origins?.a ?? Origins.of(a) };
+    B ??= { events: b, origins: origins?.b ?? Origins.of(b) };
     return [A, B];
   };
   for (let i = 0; i < rows.length; i++) {

@@ -72,9 +72,9 @@ export function isTyping(target: EventTarget | null): boolean {
 }
 
 /** The next (dir 1) or previous (dir -1) of sorted `marks` after / before `at`; null at the end. */
-export function adjacentMark(marks: readonly number[], at: number, dir: 1 | -1): number | null {
+export function adjacentMark(marks: ArrayLike<number>, at: number, dir: 1 | -1): number | null {
   if (dir === 1) {
-    for (const m of marks) if (m > at) return m;
+    for (let i = 0; i < marks.length; i++) if (marks[i] > at) return marks[i];
     return null;
   }
   for (let i = marks.length - 1; i >= 0; i--) if (marks[i] < at) return marks[i];
