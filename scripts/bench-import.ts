@@ -35,6 +35,7 @@ import { writeBenchSection, type BenchFigure } from "./bench-report";
 import { loadConfig } from "../lib/server/config";
 import { openDb } from "../lib/server/db";
 import { decodeOtlp, receiveSpans } from "../lib/server/imports";
+import { processTree } from "./bench-server";
 
 const dir = path.resolve(".bench");
 const TARGET_MB = Number(process.env.BENCH_MB ?? 50);
@@ -315,30 +316,6 @@ process.on("exit", () => process.stderr.write("BENCH_RSS " + JSON.stringify({ id
     .filter((l) => l.startsWith("{"))
     .map((l) => JSON.parse(l) as Parameters<typeof summarise>[0][number]);
   return { ms, ...summarise(answers), peakRss: peak, idleRss: idle, dbFile };
-}
-
-/** The server's processes: `next start` and any it forks. */
-function processTree(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const name of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      let list = children.get(ppid);
-      if (!list) children.set(ppid, (list = []));
-      list.push(Number(name));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const out: number[] = [];
-  for (const todo = [root]; todo.length > 0;) {
-    const p = todo.pop()!;
-    out.push(p);
-    todo.push(...(children.get(p) ?? []));
-  }
-  return out;
 }
 
 function statusKb(pid: number, field: "VmRSS" | "VmHWM"): number {

@@ -59,8 +59,8 @@ export function postFile<T = unknown>(
   });
 }
 
-/** The largest peak RSS (VmHWM, MB) of a process and its descendants (`next start` runs the server in a child). */
-export function peakRssMB(pid: number): number {
+/** A process and its descendants (`next start` runs the server in a child). */
+export function processTree(root: number): number[] {
   const children = new Map<number, number[]>();
   for (const name of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
@@ -73,16 +73,25 @@ export function peakRssMB(pid: number): number {
       /* the process ended */
     }
   }
+  const out: number[] = [];
+  for (const todo = [root]; todo.length > 0;) {
+    const p = todo.pop()!;
+    out.push(p);
+    todo.push(...(children.get(p) ?? []));
+  }
+  return out;
+}
+
+/** The largest peak RSS (VmHWM, MB) of a process and its descendants. */
+export function peakRssMB(pid: number): number {
   let peak = 0;
-  const walk = (p: number) => {
+  for (const p of processTree(pid)) {
     try {
       const kb = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${p}/status`, "utf8"))?.[1];
       if (kb) peak = Math.max(peak, Number(kb) / 1024);
     } catch {
       /* the process ended */
     }
-    for (const c of children.get(p) ?? []) walk(c);
-  };
-  walk(pid);
+  }
   return peak;
 }

@@ -184,18 +184,19 @@ function banded(a: Int32Array, b: Int32Array, window: number, out: MatchedPair[]
 }
 
 /**
- * An exact LCS of a[aLo..aHi) and b[bLo..bHi), bit-parallel like `rowLengths` but keeping
- * every row's bits (in `rows`, a window's worth: bounded, reused) to trace the path back
- * from the end: a match is always a step of some longest path; otherwise left while the
- * row does not step up at this column, else up.
+ * Each key's columns in b[lo, hi) (read backwards when `reversed`): a key with many
+ * columns also gets a full bit mask of `words` words, a rare one has its bits set per row.
  */
-function windowLcs(a: Int32Array, b: Int32Array, aLo: number, aHi: number, bLo: number, bHi: number, rows: Uint32Array): MatchedPair[] {
-  const n = aHi - aLo;
-  const m = bHi - bLo;
-  const words = (m + 31) >>> 5;
+function keyColumns(
+  b: Int32Array,
+  lo: number,
+  hi: number,
+  reversed: boolean,
+  words: number,
+): { columns: Map<number, number[]>; dense: Map<number, Uint32Array> } {
   const columns = new Map<number, number[]>();
-  for (let j = 0; j < m; j++) {
-    const key = b[bLo + j];
+  for (let j = 0; j < hi - lo; j++) {
+    const key = b[reversed ? hi - 1 - j : lo + j];
     const list = columns.get(key);
     if (list) list.push(j);
     else columns.set(key, [j]);
@@ -207,6 +208,20 @@ function windowLcs(a: Int32Array, b: Int32Array, aLo: number, aHi: number, bLo: 
       for (const j of cols) mask[j >>> 5] |= 1 << (j & 31);
       dense.set(key, mask);
     }
+  return { columns, dense };
+}
+
+/**
+ * An exact LCS of a[aLo..aHi) and b[bLo..bHi), bit-parallel like `rowLengths` but keeping
+ * every row's bits (in `rows`, a window's worth: bounded, reused) to trace the path back
+ * from the end: a match is always a step of some longest path; otherwise left while the
+ * row does not step up at this column, else up.
+ */
+function windowLcs(a: Int32Array, b: Int32Array, aLo: number, aHi: number, bLo: number, bHi: number, rows: Uint32Array): MatchedPair[] {
+  const n = aHi - aLo;
+  const m = bHi - bLo;
+  const words = (m + 31) >>> 5;
+  const { columns, dense } = keyColumns(b, bLo, bHi, false, words);
   const scratch = new Uint32Array(words);
   // row r lives at rows[r * words ..]; the row before the first is all ones (no step anywhere)
   let prev = -1;
@@ -313,21 +328,7 @@ function solve(a: Int32Array, b: Int32Array, aLo: number, aHi: number, bLo: numb
 function rowLengths(a: Int32Array, b: Int32Array, aLo: number, aHi: number, bLo: number, bHi: number, reversed: boolean): Int32Array {
   const m = bHi - bLo;
   const words = (m + 31) >>> 5;
-  // each key's columns; a key with many columns gets a full mask, a rare one its bits set per row
-  const columns = new Map<number, number[]>();
-  for (let j = 0; j < m; j++) {
-    const key = b[reversed ? bHi - 1 - j : bLo + j];
-    const list = columns.get(key);
-    if (list) list.push(j);
-    else columns.set(key, [j]);
-  }
-  const dense = new Map<number, Uint32Array>();
-  for (const [key, cols] of columns)
-    if (cols.length * 8 > words) {
-      const mask = new Uint32Array(words);
-      for (const j of cols) mask[j >>> 5] |= 1 << (j & 31);
-      dense.set(key, mask);
-    }
+  const { columns, dense } = keyColumns(b, bLo, bHi, reversed, words);
   const scratch = new Uint32Array(words);
   const v = new Uint32Array(words).fill(0xffffffff);
   for (let r = 0; r < aHi - aLo; r++) {

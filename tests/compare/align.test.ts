@@ -2,21 +2,12 @@
  * Run-to-run alignment: two runs of one workflow line up by step and by call, so a change
  * shows as the rows it touches and never shifts every later row.
  */
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { clone, load, resequence } from "./examples";
 import { canonicalJson } from "../../lib/canonical";
 import { alignRuns, alignSequences, comparable, segmentsOf, type Alignment, type CompareEvent } from "../../lib/compare";
 import { createRng } from "../../lib/replay/testing/journal-generator";
 
-const DIR = path.resolve(__dirname, "../fixtures/examples");
-const load = (file: string): CompareEvent[] =>
-  readFileSync(path.join(DIR, file), "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as CompareEvent);
-const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
-const resequence = (events: CompareEvent[]) => events.map((e, i) => ({ ...e, seq: i }));
 /** Rows that are not `same`, as "status a-seq/b-seq". */
 const diffs = (al: Alignment, a: CompareEvent[], b: CompareEvent[]) =>
   al.rows

@@ -3,21 +3,12 @@
  * alignment reads, digests for what it only compares), page by page, never the whole
  * events: the alignment must be exactly the one of the whole events.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
+import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { clone, EXAMPLES, load, resequence } from "./examples";
 import { alignRuns, changedFields, type Alignment, type CompareEvent } from "../../lib/compare";
 import { alignProjected, changedFieldsOf, projectRun, RunProjector } from "../../lib/compare/projection";
 import { createRng, generateRun, type Rng } from "../../lib/replay/testing/journal-generator";
-
-const DIR = path.resolve(__dirname, "../fixtures/examples");
-const load = (file: string): CompareEvent[] =>
-  readFileSync(path.join(DIR, file), "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as CompareEvent);
-const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
-const resequence = (events: CompareEvent[]) => events.map((e, i) => ({ ...e, seq: i }));
 
 /** Projected as the worker does: pushed one event at a time into a projector per run. */
 function projectedAlignment(a: CompareEvent[], b: CompareEvent[], options = {}): Alignment {
@@ -104,7 +95,7 @@ describe("alignProjected: the alignment of the whole events", () => {
   });
 
   it("every example journal against each other of its workflow and against itself after a prompt change", () => {
-    const files = readdirSync(DIR).filter((f) => f.endsWith(".jsonl"));
+    const files = readdirSync(EXAMPLES).filter((f) => f.endsWith(".jsonl"));
     const runs = files.map(load);
     for (let i = 0; i < runs.length; i++) {
       expectSame(runs[i], clone(runs[i]));
