@@ -20,6 +20,11 @@ function numbered(sql: string): string {
 function esc(v: string): string {
   return /[\\\t\n\r]/.test(v) ? v.replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r") : v;
 }
+/**
+ * The stored body is canonical JSON, which writes every control character as an escape:
+ * of COPY's special characters only the backslash can occur in it.
+ */
+const escBody = (v: string) => (v.includes("\\") ? v.replace(/\\/g, "\\\\") : v);
 /** A nullable text column: \N is NULL. */
 const escN = (v: string | null) => (v === null ? "\\N" : esc(v));
 /** A nullable number column (JS's shortest round-trip text, which float8in reads back exactly). */
@@ -50,13 +55,14 @@ function copyText(rows: IngestRow[]): Buffer {
       "\t" +
       escN(r.status) +
       "\t" +
-      esc(r.body) +
+      escBody(r.body) +
       "\t" +
       escN(r.recordedHash) +
       "\t" +
-      esc(r.chain) +
+      // this process's own: a verdict word and hex digits
+      r.chain +
       "\t" +
-      escN(r.hash) +
+      (r.hash ?? "\\N") +
       "\t" +
       r.seq +
       "\t" +

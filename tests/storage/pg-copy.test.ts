@@ -2,9 +2,12 @@
  * PostgreSQL takes an import's rows on one COPY kept open across batches and runs. When
  * the server refuses a row in the middle of it (here a constraint the test adds), nothing
  * of the request is stored, the rows sent before included, and the connection goes back to
- * the pool able to serve the next import.
+ * the pool able to serve the next import. Text with COPY's special characters (backslash,
+ * tab, newline, carriage return) in any column is stored as it was sent.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { canonicalWithoutHash } from "@/lib/journal/chain";
+import type { JournalEvent } from "@/lib/journal/types";
 import type { Db } from "@/lib/server/db";
 import { importStream } from "@/lib/server/service";
 import { generateJournal } from "../../scripts/bench-journal";
@@ -36,4 +39,50 @@ describe("an import whose COPY the server refuses midway (PostgreSQL)", () => {
     }
     expect(await count(`SELECT COUNT(*) AS n FROM "Event"`)).toBe(12 * 1500);
   }, 120_000);
+
+  it("stores text holding COPY's special characters as sent, in the body and the columns", async () => {
+    const odd = 'tab\there, line\nbreak, cr\rend, back\\slash \\N, quote " and ünï ‮';
+    const events = [
+      { run: "copy-text", seq: 0, ts: "2026-11-07T11:00:00.000Z", type: "run.start", data: { workflow: { name: odd } } },
+      {
+        run: "copy-text",
+        seq: 1,
+        ts: "2026-11-07T11:00:01.000Z",
+        type: "tool.call",
+        step: odd,
+        data: { call: odd, tool: odd, effect: "read", args: { q: odd } },
+      },
+      {
+        run: "copy-text",
+        seq: 2,
+        ts: "2026-11-07T11:00:02.000Z",
+        type: "tool.result",
+        step: odd,
+        data: { call: odd, status: "ok", result: odd },
+      },
+      {
+        run: "copy-text",
+        seq: 3,
+        ts: "2026-11-07T11:00:03.000Z",
+        type: "model.response",
+        step: odd,
+        data: { call: odd, output: { text: odd }, finishReason: odd },
+      },
+    ] as unknown as JournalEvent[];
+    const r = await imported(events.map((e) => JSON.stringify(e)).join("\n") + "\n");
+    expect(r.errors).toEqual([]);
+    expect(r.runs[0]).toMatchObject({ status: "stored", accepted: 4 });
+    const rows = await db.sql.all<{
+      seq: number;
+      body: string;
+      step: string | null;
+      call: string | null;
+      name: string | null;
+      status: string | null;
+    }>(`SELECT "seq", "body", "step", "call", "name", "status" FROM "Event" WHERE "runId" = 'copy-text' ORDER BY "seq"`);
+    expect(rows.map((row) => row.body)).toEqual(events.map((e) => canonicalWithoutHash(e, false)));
+    expect(rows[1]).toMatchObject({ step: odd, call: odd, name: odd });
+    expect(rows[2]).toMatchObject({ step: odd, call: odd, name: odd });
+    expect(rows[3]).toMatchObject({ step: odd, call: odd, status: odd });
+  });
 });
