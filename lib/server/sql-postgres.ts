@@ -89,11 +89,12 @@ interface Copy {
   stream: ReturnType<typeof copyFrom>;
   done: Promise<void>;
   failed: Error | null;
+  batches: number;
 }
 
 function openCopy(client: pg.PoolClient, sql: string): Copy {
   const stream = client.query(copyFrom(sql));
-  const c: Copy = { stream, done: finished(stream), failed: null };
+  const c: Copy = { stream, done: finished(stream), failed: null, batches: 0 };
   c.done.catch((e: unknown) => {
     c.failed = e instanceof Error ? e : new Error(String(e));
   });
@@ -152,6 +153,10 @@ export function openPostgres(url: string): SqlExec {
           if (copy?.failed) throw copy.failed;
           const c = (copy ??= openCopy(client, copySql));
           if (!c.stream.write(text)) await Promise.race([once(c.stream, "drain"), c.done]);
+          // The server's answers are read on the event loop, which a source read
+          // synchronously (the CLI's file) never reaches while the socket keeps draining: a
+          // refused row would surface only after the whole input. A turn now and then.
+          if (++c.batches % 64 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
         },
       };
       try {
