@@ -10,10 +10,10 @@ import type { SourceFormat } from "../importers/types";
 import { redactMessage, type Redactor } from "../redact";
 import type { Db } from "./db";
 import { isBodyLimit, limitedBody } from "./body-limits";
-import { ingest, type IngestOptions, type IngestResult } from "./ingest";
+import { ingest, type BuiltSummary, type IngestOptions, type IngestResult } from "./ingest";
 import { loadRedactor } from "./redaction-key";
 import { publishRunChanges } from "./changes";
-import { prepareStoredSummary } from "./viewer-queries";
+import { prepareStoredSummary, STORED_SUMMARY_EVENTS, storeBuiltSummary } from "./viewer-queries";
 
 const redactors = new WeakMap<Db, Promise<Redactor>>();
 
@@ -51,6 +51,11 @@ export interface ImportStreamOptions {
    * after, since the run is usually opened next. Pointless (and only slower) in the CLI.
    */
   warmViewer?: boolean;
+  /**
+   * The CLI: before answering, store the viewer summary of each stored run long enough to
+   * keep one (so its first opening reads one blob, not its rows).
+   */
+  storeSummaries?: boolean;
 }
 
 export type ImportStreamResult = IngestResult & {
@@ -136,6 +141,10 @@ async function importBody(db: Db, redactor: Redactor, body: ByteSource, opts: Im
       maxEventsPerRun: limits.maxEventsPerRun,
       onProgress: opts.onProgress,
     };
+    const summarize = opts.storeSummaries === true || (common.mode === "upload" && opts.warmViewer === true);
+    // the summaries ingest builds as it writes new runs (PostgreSQL): no read-back after
+    const built = new Map<string, BuiltSummary>();
+    if (summarize) common.onSummary = (run, s) => void (s.eventCount >= STORED_SUMMARY_EVENTS && built.set(run, s));
     let result: ImportStreamResult;
     if (isJournal) {
       // already gunzipped (with its limits): a gzip inside is not inflated again
@@ -169,8 +178,16 @@ async function importBody(db: Db, redactor: Redactor, body: ByteSource, opts: Im
       ).catch(() => undefined);
       // A big upload is usually opened next: build its viewer summary now, off the
       // request, so the first screen does not wait for 100,000 rows to be aggregated.
-      if (common.mode === "upload" && opts.warmViewer) {
-        for (const r of stored) if (r.accepted >= WARM_SUMMARY_EVENTS) void prepareStoredSummary(db, r.run).catch(() => undefined);
+      if (summarize) {
+        const summaries = async () => {
+          for (const r of stored) {
+            const b = built.get(r.run);
+            if (b) await storeBuiltSummary(db, r.run, b);
+            else if (r.accepted >= (opts.storeSummaries ? 1 : WARM_SUMMARY_EVENTS)) await prepareStoredSummary(db, r.run);
+          }
+        };
+        if (opts.storeSummaries) await summaries();
+        else void summaries().catch(() => undefined);
       }
     }
     return result;

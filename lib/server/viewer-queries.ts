@@ -16,6 +16,7 @@ import { EMPTY_STATE, stateHash, type RunState } from "../state";
 import type { FindingItem, RunChange, RunStatus, SearchAnswer, StateAt } from "../view/api-types";
 import { subscribeRunChanges } from "./changes";
 import type { Db } from "./db";
+import type { BuiltSummary } from "./ingest/types";
 import { findingsOf, isRunId, queryText, runVersion } from "./queries";
 
 export const summaryQuery = z.object({
@@ -214,19 +215,40 @@ async function packedSummary(db: Db, runId: string, version: string, eventCount:
   const bytes = await getRunSummaryBinary(db, runId, -1, eventCount);
   if (bytes === null) return null;
   const packed = pack(bytes);
-  if (eventCount >= STORED_SUMMARY_EVENTS) {
-    // a summary built from rows newer than `version` is stored under the older version:
-    // it is then rebuilt once more, never served for a version it does not match
-    await db.sql
-      .transaction((tx) =>
-        tx.run(
-          `INSERT INTO "RunSummaryBlob" ("runId", "version", "bytes") VALUES (?, ?, ?) ON CONFLICT ("runId") DO UPDATE SET "version" = excluded."version", "bytes" = excluded."bytes"`,
-          [runId, version, packed.gzip],
-        ),
-      )
-      .catch(() => undefined); // the run was deleted meanwhile, or the database is read-only: serve it anyway
-  }
+  // a summary built from rows newer than `version` is stored under the older version:
+  // it is then rebuilt once more, never served for a version it does not match
+  if (eventCount >= STORED_SUMMARY_EVENTS) await storeSummaryBlob(db, runId, version, packed);
   return packed;
+}
+
+async function storeSummaryBlob(db: Db, runId: string, version: string, packed: PackedSummary): Promise<void> {
+  await db.sql
+    .transaction((tx) =>
+      tx.run(
+        `INSERT INTO "RunSummaryBlob" ("runId", "version", "bytes") VALUES (?, ?, ?) ON CONFLICT ("runId") DO UPDATE SET "version" = excluded."version", "bytes" = excluded."bytes"`,
+        [runId, version, packed.gzip],
+      ),
+    )
+    .catch(() => undefined); // the run was deleted meanwhile, or the database is read-only: serve it anyway
+}
+
+/**
+ * Stores (for long runs) and caches the summary ingest built as it wrote a new run
+ * (IngestOptions.onSummary), at the version the run had when that transaction committed,
+ * instead of reading every row back: a later change to the run makes it stale, as any
+ * stored summary. False when the run is too short to keep one.
+ */
+export async function storeBuiltSummary(db: Db, runId: string, built: BuiltSummary): Promise<boolean> {
+  if (built.eventCount < STORED_SUMMARY_EVENTS) return false;
+  const version = versionOf(built);
+  const packed = pack(built.bytes);
+  await storeSummaryBlob(db, runId, version, packed);
+  const key = `${runId}|binary|${version}`;
+  const old = summaryCache.findIndex((c) => c.key.startsWith(`${runId}|binary|`));
+  if (old >= 0) summaryCache.splice(old, 1);
+  summaryCache.push({ key, body: Promise.resolve(packed) });
+  if (summaryCache.length > SUMMARY_CACHE_SIZE) summaryCache.shift();
+  return true;
 }
 
 /**

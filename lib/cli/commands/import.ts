@@ -16,9 +16,9 @@ and OTel JS span dumps, SWE-agent .traj, OpenHands trajectories, Inspect AI eval
 tau-bench results are converted into runs of fidelity "trace". The same path as the UI's
 upload button (POST /api/imports).
 Each run is stored atomically; errors are printed with their line numbers.
-A run of 5,000 events or more gets its run-page summary built and stored after it is
-imported (read back from the database: about a tenth of the import's time), so the first
-time it is opened it is not built from its event rows.
+A run of 5,000 events or more gets its run-page summary stored with it (on PostgreSQL
+built as its rows are written; on SQLite read back after the import), so the first time
+it is opened it is not built from its event rows.
   --json         print one JSON object per file instead of a report
   --no-summary   do not build the stored summary (the first opening builds it)
 Exit code: 0 when every file was stored, 1 when any file had errors, 2 for unreadable input.`;
@@ -54,7 +54,6 @@ export async function run({ values, positionals: files }: CommandArgs<typeof opt
   const db = openDb();
   // openDb starts the SQLite writer thread; the ingest code loads while it boots
   const { importStream } = await import("../../server/service");
-  const { prepareStoredSummary } = await import("../../server/viewer-queries");
   let worst = 0;
   try {
     for (const file of files) {
@@ -97,9 +96,8 @@ export async function run({ values, positionals: files }: CommandArgs<typeof opt
         source: "import",
         onBytes: (n) => bar?.update((read = n), { events }),
         onProgress: (n) => bar?.update(read, { events: (events = n) }),
+        storeSummaries: !values["no-summary"],
       });
-      if (result.committed && !values["no-summary"])
-        for (const r of result.runs) if (r.status === "stored" && r.accepted > 0) await prepareStoredSummary(db, r.run);
       const isTrace = result.detected && result.detected.format !== "retrace-journal";
       const formatNote = isTrace ? ` (${result.detected?.label})` : "";
       for (const w of result.importWarnings ?? []) result.warnings.push({ message: w, kind: "invalid" });

@@ -7,6 +7,7 @@ import "server-only";
  * before commit); an error that names no run rejects the whole request.
  */
 import { isBundleRunId } from "../../evidence/opened";
+import { SummaryBinaryBuilder } from "../../graph/summary-binary";
 import { msOf } from "../../journal/epoch-ms";
 import type { SeqMap } from "../../journal/seq-map";
 import { eventColumns } from "../../journal/summary";
@@ -50,6 +51,8 @@ interface RunCtx {
   emit: (p: Pending) => void;
   /** The stored text of an event taken in this request and not yet handed over (resends compare with it). */
   inRequest: (seq: number) => string | undefined;
+  /** The viewer summary of a new run, row by row in seq order (IngestOptions.onSummary). */
+  built: SummaryBinaryBuilder | null;
 }
 
 class FatalIngest extends Error {}
@@ -246,6 +249,7 @@ class Request {
     this.errors.push(e);
     if (ctx) {
       ctx.rejected = true;
+      ctx.built = null;
       ctx.reorder.clear();
       this.pendingRows -= ctx.rows.length;
       ctx.rows = [];
@@ -275,6 +279,10 @@ class Request {
       toolOfCall: new Map(),
       emit: (p) => this.process(ctx, p),
       inRequest: (seq) => earlierInRequest(ctx, seq),
+      // A new run's rows are processed in seq order and never changed later in the request
+      // (no gap is filled behind them): the rows as written are the rows a read-back gives.
+      // Not where the writer thread finishes rows: their chain verdicts are known only there.
+      built: this.opts.onSummary && isNew && !this.tx.finishesRows ? new SummaryBinaryBuilder(id, 256) : null,
     };
     this.runs.set(id, ctx);
     return ctx;
@@ -308,7 +316,7 @@ class Request {
     const cols = eventColumns(p.stored, (c) => ctx.toolOfCall.get(c));
     const tsMs = msOf(ev.ts);
     this.pendingRows++;
-    ctx.rows.push({
+    const row: IngestRow = {
       runId: ctx.id,
       seq: s,
       ts: ev.ts,
@@ -326,12 +334,29 @@ class Request {
       work: f.work,
       prevHash: f.prevHash,
       chainSeed: f.chainSeed,
-    });
+    };
+    ctx.rows.push(row);
     // a new run is removed whole on rejection; an existing one loses what was added
     if (!ctx.isNew) ctx.inserted.push(s);
     ctx.stored.set(s, recordedHash);
     ctx.accepted++;
     ctx.summary.add(p.stored, s, tsMs, cols);
+    // row.chain is set: rows finished on this thread (finishesRows false)
+    if (ctx.built !== null)
+      ctx.built.push(
+        s,
+        Math.round(tsMs),
+        row.type,
+        row.step,
+        row.parent,
+        row.call,
+        row.name,
+        row.status,
+        row.latencyMs,
+        row.tokens,
+        row.chain!,
+        row.redactions,
+      );
   }
 
   private async flushRows(ctx: RunCtx) {
@@ -385,6 +410,11 @@ class Request {
     ctx.summary.conclude();
     await ctx.analysis.store(tx, this.redactor, ctx.summary);
     await writeRunRow(tx, row);
+    if (ctx.built !== null && ctx.built.n === row.eventCount && ctx.chain.rechainFrom === null) {
+      const bytes = ctx.built.finish();
+      this.opts.onSummary?.(ctx.id, { bytes, updatedAt: row.updatedAt, eventCount: row.eventCount, droppedAt: row.payloadsDroppedAt ?? 0 });
+    }
+    ctx.built = null;
     this.results.push({
       run: ctx.id,
       status: "stored",

@@ -4,4 +4,4 @@ import "server-only";
  * folder and how they fit are described in lib/server/README.md ("Ingest, one request").
  */
 export { ingest } from "./flow";
-export type { IngestError, IngestOptions, IngestResult, IngestSource, RunOutcome } from "./types";
+export type { BuiltSummary, IngestError, IngestOptions, IngestResult, IngestSource, RunOutcome } from "./types";
