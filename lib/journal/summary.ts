@@ -43,7 +43,7 @@ export function eventColumns(event: JournalEvent, toolOfCall?: (call: string) =>
       const usage = obj(d.usage);
       const i = num(usage?.inputTokens);
       const o = num(usage?.outputTokens);
-      tokens = i === null && o === null ? null : (i ?? 0) + (o ?? 0);
+      tokens = i === null && o === null ? null : tokenCount((i ?? 0) + (o ?? 0));
       latencyMs = num(d.latencyMs);
       status = d.error !== undefined && d.error !== null ? "error" : str(d.finishReason);
       break;
@@ -150,4 +150,14 @@ export function runHeaderFromStart(event: JournalEvent): RunHeader {
     tags,
     header,
   };
+}
+
+/**
+ * The tokens column holds a whole count the databases' integer column takes: a recorder's
+ * 1.5 or 1e12 is data (the event's body keeps it as sent), never a reason to refuse the run,
+ * so the column gets it rounded, or nothing when it is out of an int32's range.
+ */
+function tokenCount(n: number): number | null {
+  const r = Math.round(n);
+  return Number.isFinite(r) && Math.abs(r) <= 2_147_483_647 ? r : null;
 }
