@@ -17,9 +17,8 @@
  * (`next build`) for the HTTP figures; builds one if missing. Writes the figures to
  * docs/benchmarks.json (section "ingest").
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
 import path from "node:path";
 import { once } from "node:events";
 import { pipeline } from "node:stream/promises";
@@ -29,6 +28,7 @@ import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { generateJournal } from "./bench-journal";
 import { writeBenchSection } from "./bench-report";
+import { postFile as postFileTo, startServer as startOn } from "./bench-server";
 
 const N = Number(process.env.BENCH_EVENTS ?? 100_000);
 const PG_BASE = process.env.TEST_PG_BASE ?? "postgresql://postgres@127.0.0.1:5432";
@@ -217,23 +217,10 @@ async function viaCli(dialect: "sqlite" | "postgres"): Promise<number> {
   return (N / ms) * 1000;
 }
 
+/** The production build on a migrated database (scripts/bench-server.ts). */
 async function startServer(url: string, port: number): Promise<ChildProcess> {
   run(process.execPath, [cli, "migrate"], { DATABASE_URL: url });
-  const child = spawn(path.resolve("node_modules/.bin/next"), ["start", "-H", "127.0.0.1", "-p", String(port)], {
-    env: { ...process.env, DATABASE_URL: url, NEXT_TELEMETRY_DISABLED: "1" },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  for (let i = 0; i < 120; i++) {
-    try {
-      const r = await fetch(`http://127.0.0.1:${port}/api/health`);
-      if (r.ok) return child;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  child.kill();
-  throw new Error("server did not start");
+  return startOn(url, port);
 }
 
 interface UploadAnswer {
@@ -241,33 +228,7 @@ interface UploadAnswer {
   errors: unknown[];
 }
 
-function postFile(port: number, urlPath: string, file: string): Promise<{ status: number; body: UploadAnswer }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: "127.0.0.1",
-        port,
-        path: urlPath,
-        method: "POST",
-        headers: { "content-type": "application/x-ndjson", "content-length": fs.statSync(file).size },
-      },
-      (res) => {
-        const parts: Buffer[] = [];
-        res.on("data", (c: Buffer) => parts.push(c));
-        res.on("end", () => {
-          try {
-            resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(parts).toString("utf8")) as UploadAnswer });
-          } catch (e) {
-            reject(e);
-          }
-        });
-        res.on("error", reject);
-      },
-    );
-    req.on("error", reject);
-    fs.createReadStream(file, { highWaterMark: 1 << 20 }).pipe(req);
-  });
-}
+const postFile = (port: number, urlPath: string, file: string) => postFileTo<UploadAnswer>(port, urlPath, file);
 
 const resendMs = new Map<string, number>();
 const firstUploadMs = new Map<string, number>();
