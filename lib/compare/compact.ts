@@ -44,16 +44,7 @@ export function compactAlignment(al: Alignment, a: readonly CompareEvent[], b: r
     rowB[i] = r.b ?? -1;
     status[i] = statusId.get(r.status) ?? 0;
     segment[i] = r.segment;
-    if (r.reason === null) reason[i] = -1;
-    else {
-      let id = reasonIds.get(r.reason);
-      if (id === undefined) {
-        id = reasons.length;
-        reasons.push(r.reason);
-        reasonIds.set(r.reason, id);
-      }
-      reason[i] = id;
-    }
+    reason[i] = r.reason === null ? -1 : intern(r.reason, reasons, reasonIds);
   });
   const typeNames: string[] = [];
   const typeIds = new Map<string, number>();
@@ -62,13 +53,7 @@ export function compactAlignment(al: Alignment, a: readonly CompareEvent[], b: r
     const type = new Uint16Array(events.length);
     events.forEach((e, i) => {
       seq[i] = e.seq;
-      let id = typeIds.get(e.type);
-      if (id === undefined) {
-        id = typeNames.length;
-        typeNames.push(e.type);
-        typeIds.set(e.type, id);
-      }
-      type[i] = id;
+      type[i] = intern(e.type, typeNames, typeIds);
     });
     return { seq, type };
   };
@@ -108,4 +93,15 @@ export function rowAt(c: CompactAlignment, i: number): AlignedRow {
 /** The typed arrays of a compact alignment (what a worker transfers rather than copies). */
 export function compactBuffers(c: CompactAlignment): ArrayBuffer[] {
   return [c.rowA, c.rowB, c.status, c.segment, c.reason, c.seqA, c.seqB, c.typeA, c.typeB].map((x) => x.buffer as ArrayBuffer);
+}
+
+/** The id of `text` in a string table (added at the end the first time it is seen). */
+function intern(text: string, table: string[], ids: Map<string, number>): number {
+  let id = ids.get(text);
+  if (id === undefined) {
+    id = table.length;
+    table.push(text);
+    ids.set(text, id);
+  }
+  return id;
 }
