@@ -259,7 +259,7 @@ const api = {
         divergences: [...out.divergences],
         loaded: out.events,
         done: page.nextAfter === null,
-        summary: { ...c.paged.summary(), divergences: [], blocked: [] },
+        summary: c.paged.summary({ lists: false }),
         chain,
         branch: c.branch,
       });

@@ -78,7 +78,12 @@ export interface PagedReplay {
   viewIn(refolded: RefoldedBlock, index: number): ReplayView;
   /** Index of the first frame with this seq, or −1. */
   frameIndexOfSeq(seq: number): number;
-  summary(): ReplaySummary;
+  /**
+   * The summary so far. `lists: false` leaves its divergences, blocked seqs and fork
+   * changes empty: a load reports progress after every page, and copying lists that grow
+   * with the run each time would make a run with many divergences quadratic.
+   */
+  summary(opts?: { lists?: boolean }): ReplaySummary;
 }
 
 export function openPagedReplay(
@@ -186,18 +191,19 @@ export function openPagedReplay(
       }
       return lo < frameSeq.length && frameSeq.at(lo) === seq ? lo : -1;
     },
-    summary() {
+    summary(opts) {
+      const lists = opts?.lists ?? true;
       return replaySummary({
         run,
         verdict: stream.fidelity(options.fidelity),
         events: eventSeq.length,
         frames: frameSeq.length,
         provenance: { ...provenance },
-        blocked: [...blocked],
-        divergences,
+        blocked: lists ? [...blocked] : [],
+        divergences: lists ? divergences : [],
         firstMeaningful,
         fork: options.fork,
-        changes,
+        changes: lists ? changes : [],
         firstStale,
         stoppedAt: stream.fold.stoppedAt,
       });

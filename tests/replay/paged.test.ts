@@ -46,6 +46,8 @@ describe("paged replay (seeded generated journals)", () => {
           expect(paged.changes).toEqual(whole.changes);
           expect(paged.firstMeaningful).toEqual(whole.firstMeaningful);
           expect(paged.summary()).toEqual(whole.summary());
+          // what a load's progress reports after each page: the counts, without the lists
+          if (!fork) expect(paged.summary({ lists: false })).toEqual({ ...whole.summary(), divergences: [], blocked: [] });
           const blocks = new Map<number, RefoldedBlock>();
           for (let i = 0; i < whole.frames.length; i++) {
             expect(paged.frameSeq(i)).toBe(whole.frames[i].seq);
