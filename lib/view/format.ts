@@ -5,8 +5,11 @@ export function formatDuration(ms: number | null | undefined): string {
   if (ms < 1) return "<1 ms";
   if (ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
-  if (ms < 3_600_000) return `${Math.floor(ms / 60_000)} m ${Math.round((ms % 60_000) / 1000)} s`;
-  return `${Math.floor(ms / 3_600_000)} h ${Math.round((ms % 3_600_000) / 60_000)} m`;
+  // rounded to the unit shown first, so 47 h 59 m 59 s reads "48 h 0 m", never "47 h 60 m"
+  const secs = Math.round(ms / 1000);
+  if (secs < 3600) return `${Math.floor(secs / 60)} m ${secs % 60} s`;
+  const mins = Math.round(ms / 60_000);
+  return `${Math.floor(mins / 60)} h ${mins % 60} m`;
 }
 
 /** `+1.234 s`, `+2:05.3` or `+10:00:18.3` from the run's start. */

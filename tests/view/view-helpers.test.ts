@@ -101,6 +101,9 @@ describe("charts and panes", () => {
   it("formats durations, offsets and chain states for people", () => {
     expect(formatDuration(387)).toBe("387 ms");
     expect(formatDuration(37_665)).toBe("37.7 s");
+    expect(formatDuration(119_700)).toBe("2 m 0 s");
+    expect(formatDuration(48 * 3_600_000 - 1000)).toBe("48 h 0 m");
+    expect(formatDuration(10 * 3_600_000 + 601)).toBe("10 h 0 m");
     expect(formatOffset(1234)).toBe("+1.234 s");
     expect(formatOffset(125_300)).toBe("+2:05.3");
     // an approval that waited ten hours reads as hours, not as 600 minutes
