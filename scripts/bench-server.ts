@@ -1,8 +1,8 @@
 /**
  * What the benches share about a running server: start the production build on a
- * database, POST a file to it, and read the peak resident memory of its processes.
+ * database, POST a file to it, and read the peak resident memory and CPU time of processes.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
@@ -94,4 +94,47 @@ export function peakRssMB(pid: number): number {
     }
   }
   return peak;
+}
+
+/** Clock ticks a second, the unit of /proc/<pid>/stat's CPU times. */
+const CLK_TCK = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
+
+/** /proc/<pid>/stat's fields after the command name: utime 11, stime 12, cutime 13, cstime 14. */
+function statFields(pid: number | "self"): string[] | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return null; // the process ended
+  }
+}
+
+/**
+ * CPU seconds (user + system) of processes, from /proc: `own` the processes' own, `waited`
+ * what their children that ended and were waited for used (a spawnSync'd CLI, an exited
+ * PostgreSQL backend).
+ */
+export function cpuSeconds(pids: Array<number | "self">, part: "own" | "waited" | "both" = "both"): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    const f = statFields(pid);
+    if (!f) continue;
+    if (part !== "waited") ticks += Number(f[11]) + Number(f[12]);
+    if (part !== "own") ticks += Number(f[13]) + Number(f[14]);
+  }
+  return ticks / CLK_TCK;
+}
+
+/** Every PostgreSQL server process on this machine (the postmaster and its backends). */
+export function postgresPids(): number[] {
+  const out: number[] = [];
+  for (const name of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${name}/comm`, "utf8").trim() === "postgres") out.push(Number(name));
+    } catch {
+      /* the process ended */
+    }
+  }
+  return out;
 }

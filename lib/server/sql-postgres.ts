@@ -90,11 +90,21 @@ interface Copy {
   done: Promise<void>;
   failed: Error | null;
   batches: number;
+  rows: number;
 }
+
+/**
+ * Rows one COPY statement takes at most. Event's run check is per statement (migration
+ * 20261213000000_event_run_set_check) over the statement's transition table, which the
+ * server keeps in work_mem and past it in a temporary file: a COPY of a whole
+ * million-event import would write about 600 MB there (and fail where temp_file_limit is
+ * set); 65,536 rows is about 40 MB, for one more round trip per 65,536 rows.
+ */
+export const COPY_MAX_ROWS = 65_536;
 
 function openCopy(client: pg.PoolClient, sql: string): Copy {
   const stream = client.query(copyFrom(sql));
-  const c: Copy = { stream, done: finished(stream), failed: null, batches: 0 };
+  const c: Copy = { stream, done: finished(stream), failed: null, batches: 0, rows: 0 };
   c.done.catch((e: unknown) => {
     c.failed = e instanceof Error ? e : new Error(String(e));
   });
@@ -118,8 +128,8 @@ export function openPostgres(url: string): SqlExec {
     async transaction<T>(fn: (t: SqlTx) => Promise<T>): Promise<T> {
       const client = await pool.connect();
       // Event rows go out on one COPY that stays open across batches (and runs) until
-      // another statement needs the connection: one round trip for a whole import instead
-      // of one per batch, and the server parses and inserts while this side makes the next
+      // another statement needs the connection or it took COPY_MAX_ROWS: one round trip
+      // per 65,536 rows instead of one per batch, and the server parses and inserts while this side makes the next
       // rows. A batch is written to the socket at once; when the server falls behind, the
       // socket's buffer fills and insertEvents waits for it to drain, so at most about one
       // batch waits in this process (a million-event import held 2.5 GB when nothing did).
@@ -151,7 +161,9 @@ export function openPostgres(url: string): SqlExec {
           if (rows.length === 0) return;
           const text = copyText(rows);
           if (copy?.failed) throw copy.failed;
+          if (copy && copy.rows >= COPY_MAX_ROWS) await endCopy();
           const c = (copy ??= openCopy(client, copySql));
+          c.rows += rows.length;
           if (!c.stream.write(text)) await Promise.race([once(c.stream, "drain"), c.done]);
           // The server's answers are read on the event loop, which a source read
           // synchronously (the CLI's file) never reaches while the socket keeps draining: a
