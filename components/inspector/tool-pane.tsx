@@ -4,6 +4,7 @@ import { formatDuration } from "@/lib/view/format";
 import { relatedAt, type Relation } from "@/lib/view/relations";
 import { JsonTree } from "@/components/ui/json-tree";
 import { LiveActions } from "@/components/live/live-actions";
+import { isOpen, recordedCalls } from "@/lib/live/outcomes";
 import { asStr, dataOf, ErrorBlock, Fields, findType, Jump, Value } from "./bits";
 
 /** A tool call paired with its result by `call`: what was asked, with what effect, and what came back. */
@@ -17,9 +18,11 @@ export function ToolPane({ answer, all, relations = [] }: { answer: InspectAnswe
   const c = dataOf(callEv);
   const write = c.effect === "write";
   const idem = asStr(c.idempotencyKey);
-  const lastStatus = results.length > 0 ? asStr(dataOf(results[results.length - 1]).status) : null;
-  const lastResultSeq = results.length > 0 ? results[results.length - 1].seq : -1;
-  const unknownOutcome = (lastStatus === "unknown" || lastStatus === "timeout") && !reconciles.some((r) => r.seq > lastResultSeq);
+  // the live actions' reading of the call (lib/live/outcomes.ts): reconcilable while nobody knows whether it acted
+  const recorded = callEv
+    ? recordedCalls([callEv, ...results, ...reconciles].map((e) => e.event).sort((a, b) => a.seq - b.seq)).find((r) => r.seq === callEv.seq)
+    : undefined;
+  const unknownOutcome = recorded !== undefined && isOpen(recorded);
   // other calls this one is related to by a finding, both ways (lib/view/relations.ts)
   const rel = callEv ? relatedAt(relations, callEv.seq) : null;
   const relRows: [string, React.ReactNode][] = rel

@@ -41,6 +41,7 @@ import { canonicalJson, canonicallyEqual, sha256Hex } from "../canonical";
 import type { JournalEvent, JsonObject, JsonValue, RunPolicy } from "../journal/types";
 import { buildForkPlan, ReplayError } from "../replay/plan";
 import type { ForkOverride } from "../replay/types";
+import { recordedCalls } from "./outcomes";
 import { PlanError } from "./plan";
 import type { BranchReconcile } from "./types";
 
@@ -325,37 +326,29 @@ interface RecordedTool {
   key: string | null;
 }
 
-/** Every recorded tool call by tool name, with its latest result and reconcile (in the journal, or on a branch run). */
+/**
+ * Every recorded tool call by tool name, with its arguments, latest result and reconcile:
+ * outcomes.ts's reading of the calls, which re-execute, reconcile and resume use too.
+ */
 function recordedTools(events: readonly JournalEvent[], branchReconciles: readonly BranchReconcile[]): Map<string, RecordedTool[]> {
+  const bySeq = new Map<number, JournalEvent>();
+  for (const e of events) if (e.type === "tool.call" || e.type === "tool.result") bySeq.set(e.seq, e);
   const byTool = new Map<string, RecordedTool[]>();
-  const byCall = new Map<string, RecordedTool>();
-  for (const e of events) {
-    const d = e.data;
-    if (e.type === "tool.call" && typeof d.tool === "string") {
-      const r: RecordedTool = {
-        seq: e.seq,
-        effect: str(d.effect) ?? "",
-        args: d.args ?? null,
-        result: null,
-        reconciled: null,
-        key: str(d.idempotencyKey) ?? null,
-      };
-      byTool.set(d.tool, [...(byTool.get(d.tool) ?? []), r]);
-      if (typeof d.call === "string") byCall.set(d.call, r);
-    } else if (e.type === "tool.result") {
-      const r = byCall.get(str(d.call) ?? "\u0000");
-      if (r) {
-        r.result = d;
-        r.reconciled = null;
-      }
-    } else if (e.type === "reconcile") {
-      const r = byCall.get(str(d.call) ?? "\u0000");
-      if (r && (d.outcome === "succeeded" || d.outcome === "failed")) r.reconciled = d.outcome;
-    }
-  }
-  for (const b of branchReconciles) {
-    const r = byCall.get(b.call);
-    if (r && r.reconciled === null && r.result !== null) r.reconciled = b.outcome;
+  for (const c of recordedCalls(events, branchReconciles)) {
+    const call = bySeq.get(c.seq);
+    if (typeof call?.data.tool !== "string") continue;
+    const outcome = c.reconciled?.outcome;
+    byTool.set(c.tool, [
+      ...(byTool.get(c.tool) ?? []),
+      {
+        seq: c.seq,
+        effect: c.effect,
+        args: call.data.args ?? null,
+        result: c.resultSeq === null ? null : (bySeq.get(c.resultSeq)?.data ?? null),
+        reconciled: outcome === "succeeded" || outcome === "failed" ? outcome : null,
+        key: c.key === "" ? null : c.key,
+      },
+    ]);
   }
   return byTool;
 }
@@ -461,7 +454,8 @@ export async function runContinuation(opts: {
           ...(typeof d.externalId === "string" ? { externalId: d.externalId } : {}),
         };
       };
-      const equal = history.filter((h) => h.result !== null && canonicallyEqual(h.args, ask.args));
+      // a call with neither a result nor a reconcile says nothing to answer from
+      const equal = history.filter((h) => (h.result !== null || h.reconciled !== null) && canonicallyEqual(h.args, ask.args));
       if (effect === "read") {
         const hit = policy.reuseReads ? equal[equal.length - 1] : undefined;
         if (hit) {

@@ -7,7 +7,10 @@
 import { canonicalJson, sha256Hex } from "../canonical";
 import type { JournalEvent, JsonObject, JsonValue } from "../journal/types";
 import { groupOf } from "../semantics/effects";
-import type { BranchReconcile, ExecutorChoice, ReconcilePreview, RecordedCall, ReexecutePreview } from "./types";
+import { isConfirmed, isOpen, recordedCalls } from "./outcomes";
+import type { BranchReconcile, ExecutorChoice, ReconcilePreview, ReexecutePreview } from "./types";
+
+export { recordedCalls } from "./outcomes";
 
 const str = (v: JsonValue | undefined): string | undefined => (typeof v === "string" ? v : undefined);
 
@@ -19,55 +22,6 @@ export class PlanError extends Error {
     super(message);
   }
 }
-
-/** Every tool.call of the run with its latest result and reconcile (journal and branch runs). */
-export function recordedCalls(events: readonly JournalEvent[], branchReconciles: readonly BranchReconcile[] = []): RecordedCall[] {
-  const out: RecordedCall[] = [];
-  const byCall = new Map<string, RecordedCall>();
-  for (const e of events) {
-    const d = e.data;
-    if (e.type === "tool.call") {
-      const rec: RecordedCall = {
-        seq: e.seq,
-        call: str(d.call) ?? "",
-        tool: str(d.tool) ?? "",
-        effect: str(d.effect) ?? "",
-        key: str(d.idempotencyKey) ?? "",
-        status: null,
-        resultSeq: null,
-        externalId: null,
-        reconciled: null,
-      };
-      out.push(rec);
-      byCall.set(rec.call, rec);
-    } else if (e.type === "tool.result") {
-      const rec = byCall.get(str(d.call) ?? "\u0000");
-      if (!rec) continue;
-      rec.status = str(d.status) ?? null;
-      rec.resultSeq = e.seq;
-      rec.externalId = str(d.externalId) ?? rec.externalId;
-      rec.reconciled = null;
-    } else if (e.type === "reconcile") {
-      const rec = byCall.get(str(d.call) ?? "\u0000");
-      if (!rec || rec.status === null) continue;
-      const ev = d.evidence;
-      const ext =
-        ev && typeof ev === "object" && !Array.isArray(ev)
-          ? (str((ev as JsonObject).externalId) ?? str((ev as JsonObject).paymentId))
-          : undefined;
-      rec.reconciled = { outcome: str(d.outcome) ?? "", externalId: ext ?? null, where: "journal", seq: e.seq };
-    }
-  }
-  for (const b of branchReconciles) {
-    const rec = byCall.get(b.call);
-    if (!rec || rec.reconciled || (rec.status !== "unknown" && rec.status !== "timeout")) continue;
-    rec.reconciled = { outcome: b.outcome, externalId: b.externalId, where: b.run, seq: null };
-  }
-  return out;
-}
-
-const isUnknown = (c: RecordedCall) => (c.status === "unknown" || c.status === "timeout") && c.reconciled === null;
-const isConfirmed = (c: RecordedCall) => c.status === "ok" || c.reconciled?.outcome === "succeeded";
 
 function callAt(events: readonly JournalEvent[], seq: number): JournalEvent {
   const e = events.find((x) => x.seq === seq);
@@ -112,7 +66,7 @@ export function previewReexecute(opts: {
   const group = groupOf(tool, d.args);
   const all = recordedCalls(opts.events, opts.branchReconciles);
   const same = all.filter((c) => c.tool === tool && groupOf(c.tool, argsAt(opts.events, c.seq)) === group);
-  const unknown = same.filter(isUnknown);
+  const unknown = same.filter(isOpen);
   const confirmed = same.filter((c) => c.effect === "write" && isConfirmed(c));
   const recordedKey = str(d.idempotencyKey) ?? "";
   const keySource = recordedKey !== "" ? "recorded" : "new";
@@ -120,7 +74,7 @@ export function previewReexecute(opts: {
   const request = toolRequest(opts.executor, tool, args, idempotencyKey);
   const refusal =
     unknown.length > 0
-      ? `refused: ${unknown.map((c) => `#${c.seq} (${c.status})`).join(", ")} of ${tool} with these arguments has an outcome nobody reconciled; reconcile it first`
+      ? `refused: ${unknown.map((c) => `#${c.seq} (${c.status ?? "no result"})`).join(", ")} of ${tool} with these arguments ha${unknown.length === 1 ? "s" : "ve"} an outcome nobody reconciled; reconcile it first`
       : null;
   const needsOperationName = opts.executor.environment === "production" || (str(d.effect) === "write" && confirmed.length > 0);
   const digest = sha256Hex(canonicalJson({ run: opts.run, seq: callEv.seq, executor: opts.executor.id, request }));
@@ -158,18 +112,21 @@ export function previewReconcile(opts: {
   const callEv = callAt(opts.events, opts.seq);
   const call = str(callEv.data.call) ?? "";
   const rec = recordedCalls(opts.events, opts.branchReconciles).find((c) => c.seq === callEv.seq);
-  if (!rec || rec.resultSeq === null || rec.status === null) throw new PlanError(`call ${call} has no recorded result to reconcile`);
+  if (!rec) throw new PlanError(`call ${call} not found in this run`, 404);
   let refusal: string | null = null;
-  if (rec.status !== "unknown" && rec.status !== "timeout")
-    refusal = `call ${call} ended ${rec.status}: only an unknown or timeout outcome is reconciled`;
+  if (!rec.sent) refusal = `call ${call} was never sent (a live branch left it pending): there is nothing to reconcile`;
+  else if (rec.status !== null && rec.status !== "unknown" && rec.status !== "timeout")
+    refusal = `call ${call} ended ${rec.status}: only an unknown or timeout outcome, or a write with no result, is reconciled`;
+  else if (rec.status === null && rec.effect === "read")
+    refusal = `call ${call} is a read with no result: nothing it did needs reconciling`;
   else if (rec.reconciled)
     refusal = `call ${call} is already reconciled as ${rec.reconciled.outcome}${rec.reconciled.where === "journal" ? ` at #${rec.reconciled.seq}` : ` on branch ${rec.reconciled.where}`}`;
   return {
     run: opts.run,
     call,
     tool: rec.tool,
-    resultSeq: rec.resultSeq,
-    status: rec.status,
+    resultSeq: rec.resultSeq ?? rec.seq,
+    status: rec.status ?? "no result",
     key: rec.key,
     executor: opts.executor,
     refusal,

@@ -4,7 +4,7 @@
  * **skip** (writes confirmed by an ok result or a reconcile, in the journal or on a branch
  * run), must **reconcile** first (writes whose outcome is unknown or timed out, or never
  * recorded) and would **run again** (failed calls, reads without a result). Pure: the
- * outcomes are plan.ts's (`recordedCalls`), the checkpoint's state is checked by the run
+ * outcomes are outcomes.ts's (the live actions' and the inspector's), the checkpoint's state is checked by the run
  * fold (lib/semantics); the server reads the events and the branch reconciles.
  */
 import { canonicalJson, sha256Hex } from "../canonical";
@@ -12,7 +12,8 @@ import type { JournalEvent, JsonValue } from "../journal/types";
 import { str } from "../journal/values";
 import { INITIAL_ORDER, INITIAL_RUN, stepOrder, stepRun, type RunFold } from "../semantics";
 import { continuationStart } from "./continue";
-import { PlanError, recordedCalls } from "./plan";
+import { isConfirmed, isOpen, recordedCalls } from "./outcomes";
+import { PlanError } from "./plan";
 import type { BranchReconcile, RecordedCall } from "./types";
 
 export type ResumeAction = "reuse" | "skip" | "reconcile" | "redo";
@@ -97,9 +98,11 @@ function snapshotAt(events: readonly JournalEvent[], seq: number): { ok: boolean
 }
 
 function classify(c: RecordedCall): { action: ResumeAction; why: string } {
-  const unknown = c.status === "unknown" || c.status === "timeout";
+  const where = (r: NonNullable<RecordedCall["reconciled"]>) => (r.where === "journal" ? ` at #${r.seq}` : ` on branch ${r.where}`);
+  const ended = c.status === null ? "without a recorded result" : c.status;
   // an effect the recorder did not name is treated as a write: a resume must not repeat it blindly
   const write = c.effect !== "read";
+  if (!c.sent) return { action: "redo", why: "never sent (a live branch left it pending): the model may ask for it again" };
   if (!write) {
     if (c.status === "ok") return { action: "reuse", why: "read result recorded: answered from the recording" };
     return {
@@ -107,19 +110,24 @@ function classify(c: RecordedCall): { action: ResumeAction; why: string } {
       why: c.status === null ? "read without a recorded result: read again" : `read ended ${c.status}: read again`,
     };
   }
-  if (c.status === "ok") return { action: "skip", why: `write confirmed by its result${c.externalId ? ` (${c.externalId})` : ""}` };
-  if (unknown && c.reconciled?.outcome === "succeeded")
+  if (isConfirmed(c))
     return {
       action: "skip",
-      why: `write ${c.status}, reconciled as succeeded${c.reconciled.where === "journal" ? ` at #${c.reconciled.seq}` : ` on branch ${c.reconciled.where}`}`,
+      why: c.reconciled
+        ? `write ${ended}, reconciled as succeeded${where(c.reconciled)}`
+        : `write confirmed by its result${c.externalId ? ` (${c.externalId})` : ""}`,
     };
-  if (unknown && c.reconciled?.outcome === "failed")
+  if (c.reconciled)
     return {
       action: "redo",
-      why: `write ${c.status}, reconciled as failed${c.reconciled.where === "journal" ? ` at #${c.reconciled.seq}` : ` on branch ${c.reconciled.where}`}: it did not happen`,
+      why: `write ${ended}, reconciled as ${c.reconciled.outcome || "failed"}${where(c.reconciled)}: it did not happen`,
     };
-  if (unknown) return { action: "reconcile", why: `write ${c.status}: nobody knows whether it happened` };
-  if (c.status === null) return { action: "reconcile", why: "write without a recorded result: it may have happened" };
+  if (isOpen(c))
+    return {
+      action: "reconcile",
+      why:
+        c.status === null ? "write without a recorded result: it may have happened" : `write ${c.status}: nobody knows whether it happened`,
+    };
   return { action: "redo", why: `write ended ${c.status}: it did not happen` };
 }
 

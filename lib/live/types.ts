@@ -37,11 +37,13 @@ export interface RecordedCall {
   tool: string;
   effect: string;
   key: string;
+  /** false for a call a live branch recorded as not sent (`live.pending`): it did not act */
+  sent: boolean;
   /** the latest tool.result's status, null before any */
   status: string | null;
   resultSeq: number | null;
   externalId: string | null;
-  /** a reconcile of this call after its latest result: in the journal, or on a branch run */
+  /** a reconcile of this call after its latest result (or after the call, with none): in the journal, or on a branch run */
   reconciled: { outcome: string; externalId: string | null; where: "journal" | string; seq: number | null } | null;
 }
 
@@ -83,8 +85,9 @@ export interface ReconcilePreview {
   run: string;
   call: string;
   tool: string;
-  /** seq of the unknown/timeout result the branch forks after */
+  /** seq the branch forks after: the unknown/timeout result, or the call when it has no result */
   resultSeq: number;
+  /** the latest result's status, "no result" when it has none */
   status: string;
   key: string;
   executor: ExecutorChoice;

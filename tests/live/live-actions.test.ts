@@ -275,6 +275,72 @@ describe.each(DIALECTS)("live actions on %s, demo bank over HTTP", (dialect) => 
     expect((await ledger("A-2002")).length).toBe(3);
   });
 
+  it("a payment whose agent stopped before any result: re-execution refused until it is reconciled, and it can be", async () => {
+    const CRASHED = `crashed-mid-refund-${dialect}`;
+    const ts = (s: number) => `2026-12-01T10:00:0${s}.000Z`;
+    const journal = [
+      { type: "run.start", data: { workflow: { name: "refunds" }, input: { order: "A-9009" } } },
+      { type: "step.start", step: "s1", data: { name: "refund" } },
+      {
+        type: "tool.call",
+        step: "s1",
+        data: {
+          call: "c-pay",
+          tool: "issue_refund",
+          effect: "write",
+          idempotencyKey: "refund-A-9009",
+          args: { order: "A-9009", amount: 10 },
+        },
+      },
+    ].map((e, seq) => JSON.stringify({ v: 1, run: CRASHED, seq, ts: ts(seq), ...e }));
+    await ingestBytes(db, bytesOf(journal.join("\n") + "\n"), { mode: "upload", source: "upload" });
+    const pay = 2;
+    const sent = bank.requests.length;
+
+    const before = await reexecutePreview(db, op, { run: CRASHED, seq: pay, executor: sandbox });
+    expect(before.refusal).toMatch(/#2 \(no result\) of issue_refund .* reconcile it first/);
+    const refused = await reexecute(db, op, {
+      run: CRASHED,
+      seq: pay,
+      executor: sandbox,
+      digest: before.digest,
+      reason: "the agent crashed",
+      password: PASSWORD,
+      operationName: "issue_refund",
+    }).then(
+      () => "passed",
+      (e: Error) => e.message,
+    );
+    expect(refused).toMatch(/^\[unreconciled\]/);
+
+    const rp = await reconcilePreview(db, op, { run: CRASHED, seq: pay, executor: sandbox });
+    expect(rp).toMatchObject({ refusal: null, resultSeq: pay, status: "no result", key: "refund-A-9009" });
+    const done = await reconcile(db, op, {
+      run: CRASHED,
+      seq: pay,
+      executor: sandbox,
+      mode: "mark",
+      outcome: "succeeded",
+      externalId: "rf_9009",
+      evidence: "the ledger has it",
+      reason: "the agent stopped after sending it",
+      password: PASSWORD,
+    });
+    expect(done.forkOf).toEqual({ run: CRASHED, seq: pay });
+    const branch = await runEvents(db, done.branch);
+    expect(branch.map((e) => e.type)).toEqual(["run.start", "step.start", "tool.call", "reconcile"]);
+    expect(branch[3]).toMatchObject({ parent: pay, step: "s1", data: { call: "c-pay", outcome: "succeeded" } });
+    expect(bank.requests.length).toBe(sent); // nothing reached the bank
+
+    const after = await reexecutePreview(db, op, { run: CRASHED, seq: pay, executor: sandbox });
+    expect(after.refusal).toBeNull();
+    expect(after.confirmed.map((c) => [c.seq, c.reconciled?.externalId])).toEqual([[pay, "rf_9009"]]);
+    expect(after.needsOperationName).toBe(true);
+    expect((await reconcilePreview(db, op, { run: CRASHED, seq: pay, executor: sandbox })).refusal).toMatch(
+      /already reconciled as succeeded on branch/,
+    );
+  });
+
   it("the same idempotency key sent twice pays once (the bank's ledger)", async () => {
     const events = await runEvents(db, KEYED);
     const [pay] = callSeqs(events, "issue_refund");
