@@ -13,6 +13,10 @@ const nextConfig = {
     "@prisma/adapter-pg",
   ],
   poweredByHeader: false,
+  // The runs list is the home page; /runs (what a run's own path suggests) goes there.
+  async redirects() {
+    return [{ source: "/runs", destination: "/", permanent: false }];
+  },
   // forbidden() renders app/forbidden.tsx with a 403 (lib/server/edge.ts pages)
   experimental: { authInterrupts: true },
   // `npm test` runs tsc over the whole project first; the build does not check types again.

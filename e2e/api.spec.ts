@@ -35,6 +35,12 @@ test("serves the JSON Schema generated from the zod schema", async ({ request })
   expect(await res.json()).toEqual(JSON.parse(JSON.stringify(journalJsonSchema())));
 });
 
+test("/runs, the parent of every run's path, leads to the runs list", async ({ request }) => {
+  const res = await request.get("/runs?project=default", { maxRedirects: 0 });
+  expect(res.status()).toBe(307);
+  expect(res.headers()["location"]).toBe("/?project=default");
+});
+
 for (const { name, base } of SERVERS) {
   test.describe(`API on ${name}`, () => {
     test("POST /api/journals stores a journal; the runs list, the run and its events read back", async ({ request }) => {

@@ -4,6 +4,7 @@
  * `run(args): Promise<number>` (the exit code). Arguments are parsed here, before the
  * command loads anything: an unknown option stops it with exit status 2.
  */
+import { failureMessage } from "./failure";
 import { asksForHelp, parseCommandArgs, type CommandOptions } from "./args";
 
 const COMMANDS = [
@@ -79,7 +80,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    console.error(`retrace: ${err instanceof Error ? err.message : String(err)}`);
+    console.error(`retrace: ${failureMessage(err)}`);
     process.exit(2);
   },
 );

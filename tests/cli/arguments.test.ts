@@ -6,10 +6,12 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
 
 const ROOT = path.resolve(__dirname, "../..");
 const JOURNAL = "tests/fixtures/examples/00-refund-clean.jsonl";
+const PG_BASE = process.env.TEST_PG_BASE ?? "postgresql://postgres@127.0.0.1:5432";
 
 function cli(args: string[], env: Record<string, string> = {}) {
   const r = spawnSync(process.execPath, [path.join(ROOT, "scripts/retrace.mjs"), ...args], {
@@ -64,5 +66,37 @@ describe("CLI arguments", () => {
     const r = cli(["analyze", "--", "--jsno"]);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain("analyze: --jsno: no such file");
+  });
+});
+
+describe("a database nobody migrated", () => {
+  it.each(["sqlite", "postgres"] as const)("on %s: the import says to run migrate first, with exit 2", async (dialect) => {
+    let url: string;
+    let drop = async () => {};
+    if (dialect === "sqlite") {
+      const dir = fs.mkdtempSync(path.join(inject("tmpDir"), "cli-unmigrated-"));
+      url = `file:${path.join(dir, "empty.db")}`;
+    } else {
+      const name = `retrace_unmigrated_${process.pid}`;
+      const admin = new pg.Client({ connectionString: `${PG_BASE}/postgres` });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
+      await admin.query(`CREATE DATABASE "${name}"`);
+      url = `${PG_BASE}/${name}`;
+      drop = async () => {
+        await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
+        await admin.end();
+      };
+    }
+    try {
+      const r = cli(["import", JOURNAL], {
+        DATABASE_URL: url,
+        RETRACE_REDACTION_KEY_FILE: path.join(inject("tmpDir"), `unmigrated-${dialect}.key`),
+      });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/^retrace: the database has no Retrace tables yet \(.+\): run `retrace migrate`/);
+    } finally {
+      await drop();
+    }
   });
 });
