@@ -3,6 +3,7 @@ import Link from "next/link";
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState, useTransition } from "react";
 import { liveExecutors, previewReconcile, previewReexecute, reconcileCall, reexecuteCall } from "@/app/actions/live";
+import { isOpen, NO_RESULT } from "@/lib/live/outcomes";
 import type { ExecutorChoice, ReconcilePreview, RecordedCall, ReexecutePreview } from "@/lib/live/types";
 import { JsonTree } from "@/components/ui/json-tree";
 import { SafeText } from "@/components/ui/safe-text";
@@ -168,7 +169,6 @@ function CallRows({ calls, self }: { calls: RecordedCall[]; self: number }) {
       </thead>
       <tbody>
         {calls.map((c) => {
-          const unknown = (c.status === "unknown" || c.status === "timeout") && !c.reconciled;
           return (
             <tr key={c.seq}>
               <td>
@@ -176,13 +176,13 @@ function CallRows({ calls, self }: { calls: RecordedCall[]; self: number }) {
                 {c.seq === self ? " (this)" : ""}
               </td>
               <td>
-                <span className={`badge ${c.status === "ok" ? "good" : "bad"}`}>{c.status ?? "no result"}</span>
+                <span className={`badge ${c.status === "ok" ? "good" : "bad"}`}>{c.status ?? NO_RESULT}</span>
               </td>
               <td className="mono">{c.reconciled?.externalId ?? c.externalId ?? "—"}</td>
               <td>
                 {c.reconciled ? (
                   `${c.reconciled.outcome}${c.reconciled.where === "journal" ? " (in the journal)" : ` (branch ${c.reconciled.where})`}`
-                ) : unknown ? (
+                ) : isOpen(c) ? (
                   <span className="bad">not reconciled</span>
                 ) : (
                   "—"
@@ -297,7 +297,17 @@ function ReconcileForm({ preview: p, signedIn, act, onDone }: FormProps<Reconcil
       }}
     >
       <h4>
-        Reconcile {p.tool} (call <span className="mono">{p.call}</span>, {p.status} at <Jump seq={p.resultSeq} />)
+        Reconcile {p.tool} (call <span className="mono">{p.call}</span>,{" "}
+        {p.status === NO_RESULT ? (
+          <>
+            sent at <Jump seq={p.resultSeq} />, no result recorded
+          </>
+        ) : (
+          <>
+            {p.status} at <Jump seq={p.resultSeq} />
+          </>
+        )}
+        )
       </h4>
       {p.refusal ? (
         <p role="alert" className="admin-error">

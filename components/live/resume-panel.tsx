@@ -5,6 +5,7 @@ import { useEffect, useRef, useState, useTransition } from "react";
 import { ConfirmFields, confirmationInput, useConfirmation } from "./confirm-fields";
 import { resumePlanOf, resumeRun } from "@/app/actions/live";
 import type { ResumeAction, ResumePlan, ResumeRow } from "@/lib/live/resume-plan";
+import { NO_RESULT } from "@/lib/live/outcomes";
 import type { ExecutorChoice } from "@/lib/live/types";
 import { SafeText } from "@/components/ui/safe-text";
 import { revealInvisibles } from "@/lib/view/text";
@@ -197,7 +198,7 @@ function PlanTable({ runId, rows }: { runId: string; rows: ResumeRow[] }) {
               <SafeText value={r.tool} limit={80} className="" /> <span className="muted">({r.effect || "effect not recorded"})</span>
             </td>
             <td>
-              {r.status ?? "no result"}
+              {r.status ?? NO_RESULT}
               {r.resultSeq !== null ? (
                 <>
                   {" "}

@@ -66,6 +66,9 @@ export function recordedCalls(events: readonly CallEvent[], branchReconciles: re
   return out;
 }
 
+/** ReconcilePreview.status of a call with no result. */
+export const NO_RESULT = "no result";
+
 /** The latest result says the call may have acted, or nothing says whether it did. */
 export function unknownOutcome(c: RecordedCall): boolean {
   if (!c.sent) return false;

@@ -7,7 +7,7 @@
 import { canonicalJson, sha256Hex } from "../canonical";
 import type { JournalEvent, JsonObject, JsonValue } from "../journal/types";
 import { groupOf } from "../semantics/effects";
-import { isConfirmed, isOpen, recordedCalls } from "./outcomes";
+import { isConfirmed, isOpen, NO_RESULT, recordedCalls } from "./outcomes";
 import type { BranchReconcile, ExecutorChoice, ReconcilePreview, ReexecutePreview } from "./types";
 
 export { recordedCalls } from "./outcomes";
@@ -74,7 +74,7 @@ export function previewReexecute(opts: {
   const request = toolRequest(opts.executor, tool, args, idempotencyKey);
   const refusal =
     unknown.length > 0
-      ? `refused: ${unknown.map((c) => `#${c.seq} (${c.status ?? "no result"})`).join(", ")} of ${tool} with these arguments ha${unknown.length === 1 ? "s" : "ve"} an outcome nobody reconciled; reconcile it first`
+      ? `refused: ${unknown.map((c) => `#${c.seq} (${c.status ?? NO_RESULT})`).join(", ")} of ${tool} with these arguments ha${unknown.length === 1 ? "s" : "ve"} an outcome nobody reconciled; reconcile it first`
       : null;
   const needsOperationName = opts.executor.environment === "production" || (str(d.effect) === "write" && confirmed.length > 0);
   const digest = sha256Hex(canonicalJson({ run: opts.run, seq: callEv.seq, executor: opts.executor.id, request }));
@@ -126,7 +126,7 @@ export function previewReconcile(opts: {
     call,
     tool: rec.tool,
     resultSeq: rec.resultSeq ?? rec.seq,
-    status: rec.status ?? "no result",
+    status: rec.status ?? NO_RESULT,
     key: rec.key,
     executor: opts.executor,
     refusal,

@@ -12,7 +12,7 @@ import type { JournalEvent, JsonValue } from "../journal/types";
 import { str } from "../journal/values";
 import { INITIAL_ORDER, INITIAL_RUN, stepOrder, stepRun, type RunFold } from "../semantics";
 import { continuationStart } from "./continue";
-import { isConfirmed, isOpen, recordedCalls } from "./outcomes";
+import { isConfirmed, isOpen, NO_RESULT, recordedCalls } from "./outcomes";
 import { PlanError } from "./plan";
 import type { BranchReconcile, RecordedCall } from "./types";
 
@@ -211,7 +211,7 @@ export function resumePlan(opts: {
     (notContinuable !== null
       ? `the agent cannot be continued from checkpoint "${checkpoint?.id ?? ""}": ${notContinuable}`
       : pending.length > 0
-        ? `reconcile first: ${pending.map((r) => `#${r.resultSeq ?? r.seq} ${cut(r.tool)} (${r.status ?? "no result"})`).join(", ")} ha${pending.length === 1 ? "s" : "ve"} an outcome nobody reconciled`
+        ? `reconcile first: ${pending.map((r) => `#${r.resultSeq ?? r.seq} ${cut(r.tool)} (${r.status ?? NO_RESULT})`).join(", ")} ha${pending.length === 1 ? "s" : "ve"} an outcome nobody reconciled`
         : null);
   const digest = sha256Hex(
     canonicalJson({
