@@ -58,6 +58,17 @@ export async function migrate(config: RetraceConfig, opts: { quiet?: boolean } =
     child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
     child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
     child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`prisma migrate deploy failed (exit ${code})\n${output}`))));
+    child.on("exit", (code) => {
+      if (code === 0) return resolve();
+      // Prisma's schema engine needs the SQLite file to itself; another connection makes it
+      // time out, and its adapter reports that as an error kind the engine cannot name.
+      if (config.dialect === "sqlite" && /SocketTimeout|database is locked|SQLITE_BUSY/.test(output))
+        return reject(new Error(sqliteBusyMessage(sqliteFileFromUrl(config.databaseUrl))));
+      reject(new Error(`prisma migrate deploy failed (exit ${code})\n${output}`));
+    });
   });
+}
+
+export function sqliteBusyMessage(file: string): string {
+  return `cannot migrate ${file}: another process has it open (a running Retrace server or import?). A migration needs the file to itself: stop that process, then migrate again.`;
 }

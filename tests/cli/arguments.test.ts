@@ -3,7 +3,8 @@
  * before the command does anything, --help still prints the command's usage, and `--`
  * lets a file whose name starts with a dash through.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import fs from "node:fs";
 import path from "node:path";
 import pg from "pg";
@@ -99,4 +100,32 @@ describe("a database nobody migrated", () => {
       await drop();
     }
   });
+});
+
+describe("migrating an SQLite file another process has open", () => {
+  it("says so and what to do, exit 2; once the file is free the same command migrates it", async () => {
+    const dir = fs.mkdtempSync(path.join(inject("tmpDir"), "cli-busy-"));
+    const file = path.join(dir, "busy.db");
+    const env = { DATABASE_URL: `file:${file}` };
+    expect(cli(["migrate"], env).status).toBe(0);
+    // another process's connection, as a running server keeps one
+    const holder = spawn(process.execPath, [
+      "-e",
+      `const D = require(${JSON.stringify(path.join(ROOT, "node_modules/better-sqlite3"))}); const db = new D(${JSON.stringify(file)}); db.prepare("SELECT COUNT(*) FROM Run").get(); console.log("open"); setInterval(() => {}, 1000);`,
+    ]);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        holder.stdout.once("data", () => resolve());
+        holder.once("exit", (code) => reject(new Error(`the holder exited (${code})`)));
+      });
+      const busy = cli(["migrate"], env);
+      expect(busy.status).toBe(2);
+      expect(busy.stderr).toContain(`cannot migrate ${file}: another process has it open`);
+      expect(busy.stderr).not.toContain("SocketTimeout");
+    } finally {
+      holder.kill();
+    }
+    await once(holder, "exit");
+    expect(cli(["migrate"], env).status).toBe(0);
+  }, 60_000);
 });
