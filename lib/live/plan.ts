@@ -10,8 +10,6 @@ import { groupOf } from "../semantics/effects";
 import { isConfirmed, isOpen, NO_RESULT, recordedCalls } from "./outcomes";
 import type { BranchReconcile, ExecutorChoice, ReconcilePreview, ReexecutePreview } from "./types";
 
-export { recordedCalls } from "./outcomes";
-
 const str = (v: JsonValue | undefined): string | undefined => (typeof v === "string" ? v : undefined);
 
 export class PlanError extends Error {

@@ -1,7 +1,8 @@
 /** lib/live/plan.ts, pure: the operation's recorded calls, the key to send, the refusal, the branch journal. */
 import { describe, expect, it } from "vitest";
 import type { JournalEvent } from "@/lib/journal/types";
-import { branchJournal, branchRunId, newIdempotencyKey, previewReconcile, previewReexecute, recordedCalls } from "@/lib/live/plan";
+import { recordedCalls } from "@/lib/live/outcomes";
+import { branchJournal, branchRunId, newIdempotencyKey, previewReconcile, previewReexecute } from "@/lib/live/plan";
 
 const ev = (seq: number, type: string, data: Record<string, unknown>) =>
   ({ run: "r", seq, ts: "2026-12-01T10:00:00.000Z", type, data, hash: "sha256:x" }) as unknown as JournalEvent;
