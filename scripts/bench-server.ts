@@ -59,19 +59,22 @@ export function postFile<T = unknown>(
   });
 }
 
+/** Every process on this machine, by pid. */
+function allPids(): number[] {
+  return fs
+    .readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number);
+}
+
 /** A process and its descendants (`next start` runs the server in a child). */
 export function processTree(root: number): number[] {
   const children = new Map<number, number[]>();
-  for (const name of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      // the parent pid is the 2nd field after the parenthesised command name
-      const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
-    } catch {
-      /* the process ended */
-    }
+  for (const pid of allPids()) {
+    const f = statFields(pid);
+    if (!f) continue;
+    const ppid = Number(f[1]);
+    children.set(ppid, [...(children.get(ppid) ?? []), pid]);
   }
   const out: number[] = [];
   for (const todo = [root]; todo.length > 0;) {
@@ -99,7 +102,7 @@ export function peakRssMB(pid: number): number {
 /** Clock ticks a second, the unit of /proc/<pid>/stat's CPU times. */
 const CLK_TCK = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
 
-/** /proc/<pid>/stat's fields after the command name: utime 11, stime 12, cutime 13, cstime 14. */
+/** /proc/<pid>/stat's fields after the command name: ppid 1, utime 11, stime 12, cutime 13, cstime 14. */
 function statFields(pid: number | "self"): string[] | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -127,14 +130,11 @@ export function cpuSeconds(pids: Array<number | "self">, part: "own" | "waited" 
 
 /** Every PostgreSQL server process on this machine (the postmaster and its backends). */
 export function postgresPids(): number[] {
-  const out: number[] = [];
-  for (const name of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
+  return allPids().filter((pid) => {
     try {
-      if (fs.readFileSync(`/proc/${name}/comm`, "utf8").trim() === "postgres") out.push(Number(name));
+      return fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "postgres";
     } catch {
-      /* the process ended */
+      return false; // the process ended
     }
-  }
-  return out;
+  });
 }

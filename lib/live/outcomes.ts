@@ -9,6 +9,7 @@
  * recorded as not sent (`live.pending`) did not act. A reconcile, in the journal or on a
  * branch run, is the latest word on the call it names.
  */
+import { obj, str } from "../journal/values";
 import type { BranchReconcile, RecordedCall } from "./types";
 
 /** What of an event this reads: a journal event, or the browser's stored one. */
@@ -17,10 +18,6 @@ export interface CallEvent {
   readonly type: string;
   readonly data: Readonly<Record<string, unknown>>;
 }
-
-const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-const obj = (v: unknown): Readonly<Record<string, unknown>> | undefined =>
-  v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 
 /** Every tool.call of the run with its latest result and reconcile (journal and branch runs). */
 export function recordedCalls(events: readonly CallEvent[], branchReconciles: readonly BranchReconcile[] = []): RecordedCall[] {

@@ -4,8 +4,9 @@
  * **skip** (writes confirmed by an ok result or a reconcile, in the journal or on a branch
  * run), must **reconcile** first (writes whose outcome is unknown or timed out, or never
  * recorded) and would **run again** (failed calls, reads without a result). Pure: the
- * outcomes are outcomes.ts's (the live actions' and the inspector's), the checkpoint's state is checked by the run
- * fold (lib/semantics); the server reads the events and the branch reconciles.
+ * outcomes are outcomes.ts's (the live actions' and the inspector's), the checkpoint's
+ * state is checked by the run fold (lib/semantics); the server reads the events and the
+ * branch reconciles.
  */
 import { canonicalJson, sha256Hex } from "../canonical";
 import type { JournalEvent, JsonValue } from "../journal/types";

@@ -69,6 +69,6 @@ export async function migrate(config: RetraceConfig, opts: { quiet?: boolean } =
   });
 }
 
-export function sqliteBusyMessage(file: string): string {
+function sqliteBusyMessage(file: string): string {
   return `cannot migrate ${file}: another process has it open (a running Retrace server or import?). A migration needs the file to itself: stop that process, then migrate again.`;
 }

@@ -129,8 +129,8 @@ export function openPostgres(url: string): SqlExec {
       const client = await pool.connect();
       // Event rows go out on one COPY that stays open across batches (and runs) until
       // another statement needs the connection or it took COPY_MAX_ROWS: one round trip
-      // per 65,536 rows instead of one per batch, and the server parses and inserts while this side makes the next
-      // rows. A batch is written to the socket at once; when the server falls behind, the
+      // per 65,536 rows instead of one per batch, and the server parses and inserts while
+      // this side makes the next rows. A batch is written to the socket at once; when the server falls behind, the
       // socket's buffer fills and insertEvents waits for it to drain, so at most about one
       // batch waits in this process (a million-event import held 2.5 GB when nothing did).
       let copy: Copy | null = null;

@@ -25,6 +25,13 @@ const TOKEN = "demo-bank-token-0123456789";
 const RETRY = "demo-refund-retry-no-idempotency";
 const KEYED = "demo-refund-approval";
 
+/** What a live action answered: its refusal's message, or "passed" when it went through. */
+const refusal = (p: Promise<unknown>) =>
+  p.then(
+    () => "passed",
+    (e: Error) => e.message,
+  );
+
 const user = (id: string, role: "viewer" | "reviewer" | "operator" | "admin", environments: string[]): Principal => ({
   kind: "user",
   id,
@@ -108,11 +115,6 @@ describe.each(DIALECTS)("live actions on %s, demo bank over HTTP", (dialect) => 
     const events = await runEvents(db, RETRY);
     const [first] = callSeqs(events, "issue_refund");
     const base = { run: RETRY, seq: first, digest: "x", reason: "check the refund" };
-    const refusal = (p: Promise<unknown>) =>
-      p.then(
-        () => "passed",
-        (e: Error) => e.message,
-      );
     expect(await refusal(reexecute(db, user("viewer", "viewer", []), { ...base, executor: sandbox, password: PASSWORD }))).toMatch(
       /^\[role\].*operator role/,
     );
@@ -176,25 +178,23 @@ describe.each(DIALECTS)("live actions on %s, demo bank over HTTP", (dialect) => 
     const before = await reexecutePreview(db, op, { run: RETRY, seq: first, executor: sandbox });
     expect(before.refusal).toMatch(/reconcile it first/);
     expect(before.unknown.map((c) => c.seq)).toEqual([first]);
-    const refused = await reexecute(db, op, {
-      run: RETRY,
-      seq: first,
-      executor: sandbox,
-      digest: before.digest,
-      reason: "retry",
-      password: PASSWORD,
-      operationName: "issue_refund",
-    }).then(
-      () => "passed",
-      (e: Error) => e.message,
+    const refused = await refusal(
+      reexecute(db, op, {
+        run: RETRY,
+        seq: first,
+        executor: sandbox,
+        digest: before.digest,
+        reason: "retry",
+        password: PASSWORD,
+        operationName: "issue_refund",
+      }),
     );
     expect(refused).toMatch(/^\[unreconciled\]/);
     expect(bank.requests).toEqual([]);
 
     // the call has no idempotency key: the bank cannot be asked, the operator marks it
-    const ask = await reconcile(db, op, { run: RETRY, seq: first, executor: sandbox, mode: "ask", reason: "ask", password: PASSWORD }).then(
-      () => "passed",
-      (e: Error) => e.message,
+    const ask = await refusal(
+      reconcile(db, op, { run: RETRY, seq: first, executor: sandbox, mode: "ask", reason: "ask", password: PASSWORD }),
     );
     expect(ask).toMatch(/^\[idempotency key\]/);
     const rp = await reconcilePreview(db, op, { run: RETRY, seq: first, executor: sandbox });
@@ -242,16 +242,15 @@ describe.each(DIALECTS)("live actions on %s, demo bank over HTTP", (dialect) => 
       [retry, "rf_0002"],
     ]);
     expect(after.needsOperationName).toBe(true);
-    const noName = await reexecute(db, op, {
-      run: RETRY,
-      seq: first,
-      executor: sandbox,
-      digest: after.digest,
-      reason: "pay again",
-      password: PASSWORD,
-    }).then(
-      () => "passed",
-      (e: Error) => e.message,
+    const noName = await refusal(
+      reexecute(db, op, {
+        run: RETRY,
+        seq: first,
+        executor: sandbox,
+        digest: after.digest,
+        reason: "pay again",
+        password: PASSWORD,
+      }),
     );
     expect(noName).toMatch(/^\[operation name\]/);
     expect(bank.requests).toEqual([]);
@@ -299,17 +298,16 @@ describe.each(DIALECTS)("live actions on %s, demo bank over HTTP", (dialect) => 
 
     const before = await reexecutePreview(db, op, { run: CRASHED, seq: pay, executor: sandbox });
     expect(before.refusal).toMatch(/#2 \(no result\) of issue_refund .* reconcile it first/);
-    const refused = await reexecute(db, op, {
-      run: CRASHED,
-      seq: pay,
-      executor: sandbox,
-      digest: before.digest,
-      reason: "the agent crashed",
-      password: PASSWORD,
-      operationName: "issue_refund",
-    }).then(
-      () => "passed",
-      (e: Error) => e.message,
+    const refused = await refusal(
+      reexecute(db, op, {
+        run: CRASHED,
+        seq: pay,
+        executor: sandbox,
+        digest: before.digest,
+        reason: "the agent crashed",
+        password: PASSWORD,
+        operationName: "issue_refund",
+      }),
     );
     expect(refused).toMatch(/^\[unreconciled\]/);
 
@@ -391,16 +389,15 @@ describe.each(DIALECTS)("live actions on %s, demo bank over HTTP", (dialect) => 
     const last = (await runEvents(db, r.branch)).at(-1)!;
     expect(last.data).toMatchObject({ outcome: "succeeded", evidence: { executorAnswer: { found: true, externalId: "rf_0001" } } });
     // a second reconcile of the same call is refused: it is already reconciled on a branch
-    const again = await reconcile(db, op, {
-      run: "keyed-cut",
-      seq: timeout.seq,
-      executor: sandbox,
-      mode: "ask",
-      reason: "again",
-      password: PASSWORD,
-    }).then(
-      () => "passed",
-      (e: Error) => e.message,
+    const again = await refusal(
+      reconcile(db, op, {
+        run: "keyed-cut",
+        seq: timeout.seq,
+        executor: sandbox,
+        mode: "ask",
+        reason: "again",
+        password: PASSWORD,
+      }),
     );
     expect(again).toMatch(/^\[outcome\].*already reconciled/);
   });
