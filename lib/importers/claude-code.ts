@@ -13,7 +13,12 @@
  * - sub-agent traffic (`isSidechain: true`) is a step (kind `agent`) under the step of the
  *   `Task` call that started it: the Task whose `prompt` is the sidechain's first message,
  *   else the latest Task not yet answered;
- * - user prompts are `input` events, `summary` lines notes; file-history snapshots are left out.
+ * - user prompts are `input` events, `summary` lines and compaction summaries
+ *   (`isCompactSummary`) notes, `system` lines notes;
+ * - the bookkeeping lines Claude Code writes beside the conversation (`SKIPPED`: file
+ *   history, hook `progress`, queue operations, the last prompt, titles, permission modes,
+ *   hook attachments) are left out by name; a line type this importer does not know is left
+ *   out too, and named in one warning, never a reason to refuse the file.
  */
 import { JournalBuilder, type ProtoEvent } from "./builder";
 import { inferEffect } from "./effects";
@@ -47,9 +52,36 @@ const blocksOf = (line: UnknownRecord): UnknownRecord[] => {
   return asArray(m.content).filter(isRecord);
 };
 
+/** Line types Claude Code (up to 2.1.x) writes that hold nothing of the conversation. */
+const SKIPPED = new Set([
+  "file-history-snapshot",
+  "file-history-delta",
+  "progress",
+  "queue-operation",
+  "last-prompt",
+  "custom-title",
+  "ai-title",
+  "agent-name",
+  "permission-mode",
+  "attachment",
+  "pr-link",
+  "tag",
+]);
+const READ = new Set(["user", "assistant", "summary", "system"]);
+
 export function importClaudeCode(text: string, opts: ImportOptions = {}): ImportResult {
   const warnings: string[] = [];
   const lines = jsonLines(text, warnings);
+  const unknownTypes = new Map<string, number>();
+  for (const l of lines) {
+    const type = typeof l.type === "string" ? l.type : "(none)";
+    if (!READ.has(type) && !SKIPPED.has(type)) unknownTypes.set(type, (unknownTypes.get(type) ?? 0) + 1);
+  }
+  if (unknownTypes.size > 0) {
+    const named = [...unknownTypes].slice(0, 5).map(([t, n]) => `${n} line(s) of type ${JSON.stringify(t.slice(0, 40))}`);
+    const more = unknownTypes.size > 5 ? ` and ${unknownTypes.size - 5} more type(s)` : "";
+    warnings.push(`left out ${named.join(", ")}${more}: not a type this importer reads`);
+  }
   const sessionId = firstStr(...lines.map((l) => l.sessionId));
   if (!sessionId) warnings.push("no sessionId in the file: the run id was derived from the content");
   const runId = makeRunId("claude", sessionId ?? contentId(text));
@@ -291,6 +323,10 @@ export function importClaudeCode(text: string, opts: ImportOptions = {}): Import
       const results = normalizeMessage(l.message).filter((m) => m.role === "tool");
       pendingMessages.set(c, [...(pendingMessages.get(c) ?? []), ...msgs, ...results]);
       const prompt = msgs.map((m) => m.content).join("\n");
+      if (l.isCompactSummary === true) {
+        b.add({ t: time(l), type: "note", data: { text: prompt, kind: "compaction" }, parentKey: scope, after: scope });
+        continue;
+      }
       if (msgs.length > 0 && prompt !== "" && sc === undefined) {
         const meta = l.isMeta === true;
         if (!meta) input ??= prompt;

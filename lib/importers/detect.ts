@@ -112,19 +112,28 @@ export interface Detection {
 const result = (format: SourceFormat): Detection => ({ format, label: FORMAT_LABELS[format] });
 
 const CODEX_LINE_TYPES = new Set(["session_meta", "turn_context", "response_item", "event_msg", "compacted"]);
-const CLAUDE_LINE_TYPES = new Set(["user", "assistant", "system", "summary", "file-history-snapshot", "queue-operation"]);
+/**
+ * Claude Code writes more line types with every release (2.1: `progress` hook lines,
+ * `queue-operation`, `last-prompt`, `custom-title`, `attachment`…), so a session is told by
+ * the shape of its lines, not by a closed list of types: every line names a `type`, and a
+ * line of the conversation tree (`sessionId` with `uuid` or `parentUuid`) or a `summary`
+ * with its `leafUuid` is among them. The importer reads the types it knows and skips the
+ * rest by name (lib/importers/claude-code.ts).
+ */
+function isClaudeCode(lines: Array<Record<string, unknown>>): boolean {
+  if (!lines.every((l) => typeof l.type === "string")) return false;
+  const tree = lines.some((l) => typeof l.sessionId === "string" && (typeof l.uuid === "string" || "parentUuid" in l));
+  const summary = lines.some((l) => l.type === "summary" && "leafUuid" in l);
+  const known = lines.some((l) => l.type === "user" || l.type === "assistant" || l.type === "summary" || l.type === "progress");
+  return (tree || summary) && known;
+}
 
 /** Line formats: Claude Code sessions and Codex rollouts, read off the first complete lines. */
 function detectLines(lines: Array<Record<string, unknown>>): SourceFormat | undefined {
   if (lines.length === 0) return undefined;
   const codex = lines.filter((l) => typeof l.type === "string" && CODEX_LINE_TYPES.has(l.type) && "payload" in l && "timestamp" in l);
   if (codex.length === lines.length && lines.some((l) => l.type === "session_meta" || l.type === "response_item")) return "codex";
-  const claude = lines.filter((l) => typeof l.type === "string" && CLAUDE_LINE_TYPES.has(l.type));
-  const conversation = lines.some(
-    (l) => "sessionId" in l && ("parentUuid" in l || "uuid" in l) && (l.type === "user" || l.type === "assistant"),
-  );
-  const summary = lines.some((l) => l.type === "summary" && "leafUuid" in l);
-  if (claude.length === lines.length && (conversation || summary)) return "claude-code";
+  if (isClaudeCode(lines)) return "claude-code";
   return undefined;
 }
 
