@@ -63,3 +63,17 @@ describe("Langfuse observation durations", () => {
     for (const o of generations) expect(without.has(String(o.id))).toBe(false);
   });
 });
+
+describe("durations a source does not record are absent", () => {
+  it("Codex rollouts: a model call has no latency (items are stamped as written, the request never)", () => {
+    for (const rel of [
+      "codex/codex-session-view-rollout-019a93b9-cli-0.58.jsonl",
+      "codex/codemie-rollout-019e1625-codex-tui-0.125.jsonl",
+    ]) {
+      const events = importTrace(readCorpus(rel), { fileName: rel }).runs[0].events;
+      const responses = events.filter((e) => e.type === "model.response");
+      expect(responses.length).toBeGreaterThan(0);
+      for (const r of responses) expect(r.data.latencyMs).toBeUndefined();
+    }
+  });
+});
