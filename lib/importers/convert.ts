@@ -17,6 +17,7 @@ import { importOpenHands } from "./openhands";
 import { importPhoenix } from "./phoenix";
 import { importGeminiCli } from "./gemini-cli";
 import { importQwenCode } from "./qwen-code";
+import { importOpenCode } from "./opencode";
 import { importAnyAgent, importJsSpans } from "./otel-dumps";
 import { spansFromOtlpJson, spansToRuns } from "./otlp";
 import { importJournal } from "./retrace-journal";
@@ -97,6 +98,8 @@ export function convertDocument(format: SourceFormat, body: string, opts: Import
       return importLangSmith(value, opts);
     case "phoenix-spans":
       return importPhoenix(value, opts);
+    case "opencode":
+      return importOpenCode(value, opts);
     default:
       throw new ImportError(`the file looks like ${label}, which this version cannot import yet`);
   }

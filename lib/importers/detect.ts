@@ -11,7 +11,7 @@ export const DETECT_HEAD_BYTES = 64 * 1024;
 
 /** What an import of a file in no known format says. */
 export const UNKNOWN_FORMAT =
-  "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, LangSmith, any-agent, OTel JS span dumps, SWE-agent, OpenHands (event streams and evaluation output.jsonl), Inspect AI (.json and .eval), tau-bench, Claude Code sessions, Codex CLI rollouts, Gemini CLI chats, Qwen Code sessions, ATIF trajectories, Phoenix span exports, Retrace journals)";
+  "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, LangSmith, any-agent, OTel JS span dumps, SWE-agent, OpenHands (event streams and evaluation output.jsonl), Inspect AI (.json and .eval), tau-bench, Claude Code sessions, Codex CLI rollouts, Gemini CLI chats, Qwen Code sessions, OpenCode exports, ATIF trajectories, Phoenix span exports, Retrace journals)";
 
 /** The one error of a file in no known format: that it is not supported, and what it looks like. */
 export function unknownFormatMessage(looksLike: string): string {
@@ -181,6 +181,8 @@ export function detectFormat(head: string, fileName?: string): Detection {
     if (has(k1, "traceID", "spans")) return result("jaeger");
     if (has(k1, "run", "seq", "type")) return result("retrace-journal");
     if (has(k1, "sessionId", "projectHash", "messages")) return result("gemini-cli");
+    // `opencode export`: {info: {id, …}, messages: [{info, parts}]}
+    if (has(k1, "info", "messages") && has(keys[3] ?? new Set(), "info", "parts")) return result("opencode");
     const k2 = keys[2] ?? new Set<string>();
     if (k1.has("trace") && k2.has("projectId") && any(k2, "userId", "sessionId", "observations", "scores")) return result("langfuse");
     if (k1.has("observations") || (k1.has("trace") && any(deep, "observations", "parentObservationId"))) return result("langfuse");

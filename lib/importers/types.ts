@@ -27,6 +27,7 @@ export const SOURCE_FORMATS = [
   "phoenix-spans",
   "gemini-cli",
   "qwen-code",
+  "opencode",
   "unknown",
 ] as const;
 export type SourceFormat = (typeof SOURCE_FORMATS)[number];
@@ -54,6 +55,7 @@ export const FORMAT_LABELS: Record<SourceFormat, string> = {
   "phoenix-spans": "Arize Phoenix span export (REST /v1/projects/{id}/spans JSON)",
   "gemini-cli": "Gemini CLI chat recording (session-*.json or .jsonl)",
   "qwen-code": "Qwen Code session (JSONL)",
+  opencode: "OpenCode session export (opencode export)",
   unknown: "Unknown format",
 };
 

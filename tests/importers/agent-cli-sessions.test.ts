@@ -130,3 +130,38 @@ describe("Qwen Code 0.24 session (.jsonl record tree)", () => {
     expect(r.warnings).toEqual([`left out ${system} bookkeeping record(s) (system telemetry, titles, snapshots, modes)`]);
   });
 });
+
+describe("OpenCode 1.18 session export", () => {
+  const text = read("opencode-1.18-export.json");
+  const doc = JSON.parse(text) as { info: Obj; messages: Array<{ info: Obj; parts: Obj[] }> };
+  const assistant = doc.messages.filter((m) => m.info.role === "assistant");
+  const parts = assistant.flatMap((m) => m.parts);
+  const tools = parts.filter((p) => p.type === "tool");
+  const failed = tools.filter((p) => (p.state as Obj).status === "error");
+
+  it("imports one model call per step, every tool part joined to its result, with durations in ms", () => {
+    expect(detectFormat(text, "export.json").format).toBe("opencode");
+    const r = importTrace(text, { fileName: "export.json" });
+    expect(r.runs[0].runId).toBe(`opencode-${String(doc.info.id)}`);
+    const events = r.runs[0].events;
+    for (const e of events) expect(() => parseLine(canonicalJson(e))).not.toThrow();
+    const s = summarize(events);
+    expect(s.modelCalls).toBe(parts.filter((p) => p.type === "step-finish").length);
+    expect(s.toolCalls).toBe(tools.length);
+    expect(s.toolFailures.error ?? 0).toBe(failed.length);
+    expect(failed.length).toBeGreaterThan(0);
+    expect(s.outputTokens).toBe(parts.filter((p) => p.type === "step-finish").reduce((n, p) => n + Number((p.tokens as Obj).output), 0));
+    // a tool's duration is its own end − start, in milliseconds
+    for (const p of tools) {
+      const t = (p.state as Obj).time as { start: number; end: number };
+      const res = events.find((e) => e.type === "tool.result" && e.data.call === p.callID);
+      expect(res?.data.latencyMs).toBe(t.end - t.start);
+    }
+    // the first call of a message: from the message's creation to its first tool starting
+    const m0 = assistant[0];
+    const firstTool = m0.parts.find((p) => p.type === "tool");
+    const start = ((firstTool?.state as Obj).time as { start: number }).start;
+    const resp = events.find((e) => e.type === "model.response" && e.data.call === m0.info.id);
+    expect(resp?.data.latencyMs).toBe(start - Number((m0.info.time as Obj).created));
+  });
+});
