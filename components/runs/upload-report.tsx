@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { formatBytes } from "@/lib/view/format";
 import { visibleText as vt } from "@/lib/view/text";
-import { formatLine, runResultText, uploadStatusText } from "@/lib/view/upload-text";
+import { formatLine, runResultText, uploadStatusText, uploadStatusTitle } from "@/lib/view/upload-text";
 import type { UploadItem } from "./use-upload";
 
 const MAX_ERRORS = 500;
@@ -23,15 +23,24 @@ export function UploadReport({ items, onClear }: { items: UploadItem[]; onClear:
           <div style={{ display: "flex", gap: 8, alignItems: "center", fontSize: 13 }}>
             <b>{it.file}</b>
             <span style={{ color: "var(--muted)" }}>{formatBytes(it.bytes)}</span>
-            <span role="status" className={it.phase === "failed" ? "bad" : it.phase === "done" ? "ok" : ""}>
+            <span
+              role="status"
+              title={uploadStatusTitle(it.status)}
+              className={it.phase === "failed" ? "bad" : it.phase === "done" ? "ok" : ""}
+            >
               {it.phase === "sending"
                 ? `sending ${Math.round(it.progress * 100)}%`
                 : it.phase === "storing"
                   ? "storing…"
-                  : vt(uploadStatusText(it.phase, it.status, it.answer, it.error))}
+                  : vt(uploadStatusText(it.phase, it.answer, it.error))}
             </span>
           </div>
-          <progress aria-label={`Upload of ${it.file}`} max={1} value={it.progress} />
+          <progress
+            aria-label={`Upload of ${it.file}`}
+            className={it.phase === "failed" ? "failed" : undefined}
+            max={1}
+            value={it.progress}
+          />
           {formatLine(it.phase, it.answer) ? <p className="muted">{vt(formatLine(it.phase, it.answer) ?? "")}</p> : null}
           {it.answer?.runs && it.answer.runs.length > 0 ? (
             <table aria-label={`Runs in ${it.file}`}>
