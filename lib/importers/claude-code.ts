@@ -7,7 +7,9 @@
  * - every API response is a step (kind `llm`) with one model call: the model, the usage
  *   and stop reason of its last line, its text, `thinking` (as `output.reasoning`) and
  *   `tool_use` blocks; the request carries the messages added since the previous response
- *   of the same conversation (`messagesSince`), so a long session is not quadratic;
+ *   of the same conversation (`messagesSince`), so a long session is not quadratic; the
+ *   request's time is its `api-request` line's (2.1.3xx writes one as it sends), else the
+ *   time of the line it answers;
  * - every `tool_use` is a step (kind `tool`) whose `tool.result` is the `tool_result`
  *   block with its id (status `error` when `is_error`), `toolUseResult` kept as `details`;
  * - sub-agent traffic (`isSidechain: true`) is a step (kind `agent`) under the step of the
@@ -33,6 +35,8 @@ interface Response {
   lines: UnknownRecord[];
   /** The line before the response's first one (the request's time). */
   before?: UnknownRecord;
+  /** The `api-request` line Claude Code (2.1.3xx) wrote when it sent the request. */
+  sent?: UnknownRecord;
   sidechain?: string;
 }
 
@@ -66,6 +70,14 @@ const SKIPPED = new Set([
   "attachment",
   "pr-link",
   "tag",
+  // 2.1.3xx: request bookkeeping (`api-request` is read for the time a request was sent)
+  "api-request",
+  "api-request-route",
+  "api-request-shape",
+  "api-request-blob",
+  "atis-latch",
+  "tools-used",
+  "cost-state",
 ]);
 const READ = new Set(["user", "assistant", "summary", "system"]);
 
@@ -119,7 +131,9 @@ export function importClaudeCode(text: string, opts: ImportOptions = {}): Import
   let input: unknown;
   let output: string | undefined;
 
+  let sent: UnknownRecord | undefined;
   for (const l of lines) {
+    if (l.type === "api-request") sent = l;
     const sc = sidechainOf.get(l);
     if (sc !== undefined) {
       const s = sidechains.get(sc);
@@ -131,7 +145,8 @@ export function importClaudeCode(text: string, opts: ImportOptions = {}): Import
       let r = responseOf.get(id);
       if (!r) {
         const parent = typeof l.parentUuid === "string" ? byUuid.get(l.parentUuid) : undefined;
-        r = { id, lines: [], before: parent, sidechain: sc };
+        r = { id, lines: [], before: parent, sidechain: sc, sent: sc === undefined ? sent : undefined };
+        if (sc === undefined) sent = undefined;
         responseOf.set(id, r);
         responses.push(r);
       }
@@ -160,7 +175,8 @@ export function importClaudeCode(text: string, opts: ImportOptions = {}): Import
       .map((x) => String(x.thinking ?? ""))
       .join("\n");
     const uses = blocks.filter((x) => x.type === "tool_use");
-    const tStart = r.before ? time(r.before) : time(first);
+    // the request left when Claude Code says it sent it, else after the line it answers
+    const tStart = r.sent ? time(r.sent) : r.before ? time(r.before) : time(first);
     const tEnd = time(last);
     const sid = `resp-${r.id}`;
     const scope = scopeKey(r.sidechain);

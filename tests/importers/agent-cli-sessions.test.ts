@@ -165,3 +165,43 @@ describe("OpenCode 1.18 session export", () => {
     expect(resp?.data.latencyMs).toBe(start - Number((m0.info.time as Obj).created));
   });
 });
+
+describe("Claude Code 2.1.337 session, written by the CLI from npm", () => {
+  const text = read("claude-code-2.1.337-session.jsonl");
+  const raw = records(text);
+  const blocks = (l: Obj): Obj[] => {
+    const c = (l.message as Obj | undefined)?.content;
+    return Array.isArray(c) ? (c as Obj[]) : [];
+  };
+  const uses = raw.flatMap(blocks).filter((b) => b.type === "tool_use");
+  const results = raw.flatMap(blocks).filter((b) => b.type === "tool_result");
+  const assistant = raw.filter((l) => l.type === "assistant");
+
+  it("imports with all its tool calls, whatever new bookkeeping lines 2.1.3xx writes", () => {
+    expect(new Set(raw.map((l) => l.type)).size).toBeGreaterThan(8);
+    expect(detectFormat(text, "s.jsonl").format).toBe("claude-code");
+    const r = importTrace(text, { fileName: "s.jsonl" });
+    expect(r.warnings).toEqual([]);
+    const events = r.runs[0].events;
+    for (const e of events) expect(() => parseLine(canonicalJson(e))).not.toThrow();
+    const s = summarize(events);
+    expect(s.modelCalls).toBe(new Set(assistant.map((l) => (l.message as Obj).id)).size);
+    expect(s.toolCalls).toBe(uses.length);
+    expect(events.filter((e) => e.type === "tool.result")).toHaveLength(results.length);
+    expect(s.toolFailures.error ?? 0).toBe(results.filter((b) => b.is_error === true).length);
+    expect((events[0].data.agent as Obj).version).toBe(raw.find((l) => typeof l.version === "string")?.version);
+  });
+
+  it("a model call's latency runs from its api-request line to the response's last line", () => {
+    const events = importTrace(text, { fileName: "s.jsonl" }).runs[0].events;
+    let sent: number | undefined;
+    const expected = new Map<unknown, number>();
+    for (const l of raw) {
+      if (l.type === "api-request") sent = Date.parse(String(l.timestamp));
+      if (l.type === "assistant" && sent !== undefined) expected.set((l.message as Obj).id, Date.parse(String(l.timestamp)) - sent);
+      if (l.type === "user") sent = undefined;
+    }
+    expect(expected.size).toBe(new Set(assistant.map((l) => (l.message as Obj).id)).size);
+    for (const [id, ms] of expected) expect(events.find((e) => e.type === "model.response" && e.data.call === id)?.data.latencyMs).toBe(ms);
+  });
+});
