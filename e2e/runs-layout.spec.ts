@@ -1,7 +1,7 @@
 /**
  * The runs list with a workflow name of 300 characters with no space in it: no page scrolls
  * sideways at 1440×900 or 1024×768, and the Started, Events and Findings columns stay on
- * screen. Screenshots of both, and of a failed upload's report.
+ * screen (screenshots of both); links between run, replay and compare keep the event.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -41,3 +41,24 @@ for (const size of [
     await page.screenshot({ path: path.join(OUT, `runs-long-workflow-${size.width}.png`) });
   });
 }
+
+test("the run page's Replay and Compare links keep the selected event, and the replay's links keep its frame", async ({ page }) => {
+  await page.goto(`/runs/${encodeURIComponent(run)}?event=12`);
+  const replay = page.getByRole("link", { name: "Replay", exact: true });
+  await expect(replay).toHaveAttribute("href", `/runs/${encodeURIComponent(run)}/replay?event=12`);
+  await expect(page.getByRole("link", { name: "Compare", exact: true })).toHaveAttribute(
+    "href",
+    `/compare?a=${encodeURIComponent(run)}&ea=12`,
+  );
+  await replay.click();
+  const frame = page.getByTestId("frame-panel");
+  await expect(frame).toHaveAttribute("data-seq", "12");
+  await expect(page.getByRole("link", { name: "Open in the run viewer" })).toHaveAttribute(
+    "href",
+    `/runs/${encodeURIComponent(run)}?event=12`,
+  );
+  await expect(page.getByRole("link", { name: "Compare with another run" })).toHaveAttribute(
+    "href",
+    `/compare?a=${encodeURIComponent(run)}&ea=12`,
+  );
+});
