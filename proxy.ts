@@ -21,7 +21,15 @@ export function proxy(request: NextRequest) {
       console.warn(
         `retrace: 403 ${request.method} ${forLog(request.nextUrl.pathname)}: cross-origin (origin ${forLog(h.get("origin"))}, host ${forLog(h.get("host"))}, sec-fetch-site ${forLog(h.get("sec-fetch-site"))})`,
       );
-      return new NextResponse(refused + "\n", { status: 403, headers: { "content-type": "text/plain; charset=utf-8" } });
+      return new NextResponse(refused + "\n", {
+        status: 403,
+        headers: {
+          "content-type": "text/plain; charset=utf-8",
+          // the answer to a refused request runs, frames and sniffs nothing (next.config.js's route policy)
+          "content-security-policy": "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+          "x-content-type-options": "nosniff",
+        },
+      });
     }
   }
   const nonce = newNonce();

@@ -194,6 +194,7 @@ test("a cross-origin server action is answered 403 at the edge with one short lo
       body,
     });
     expect([what, res.status]).toEqual([what, 403]);
+    expect(res.headers.get("content-security-policy")).toMatch(/^default-src 'none'/);
     expect(await res.text()).toMatch(/cross-(origin|site) request refused/);
     // the line is written as the answer goes out: wait for it, then check it came alone
     await expect.poll(() => logSize() > before, { timeout: 5000 }).toBe(true);
