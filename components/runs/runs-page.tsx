@@ -159,9 +159,16 @@ function SelectionBar({ selected, onClear }: { selected: ReadonlySet<string>; on
       {tooMany ? (
         <span className="bad">a bundle holds at most {MAX_SELECTION} runs</span>
       ) : (
-        <a className="button primary" href={`/api/bundles?runs=${ids.map(encodeURIComponent).join(",")}&profile=${profile}`} download>
-          Export selected
-        </a>
+        // a form POST, not a link: an export is logged, so no other site may start one by navigation
+        <form
+          className="inline-form"
+          method="post"
+          action={`/api/bundles?runs=${ids.map(encodeURIComponent).join(",")}&profile=${profile}`}
+        >
+          <button type="submit" className="primary">
+            Export selected
+          </button>
+        </form>
       )}
       <button type="button" onClick={onClear}>
         Clear selection
