@@ -34,17 +34,23 @@ export async function answerUpload(db: Db, req: Request, accept: "journal" | "an
     project,
     warmViewer: true,
   });
-  const problem = result.tooLarge ?? result.unreadable ?? result.format?.message;
+  const problem = result.tooLarge ?? result.unreadable ?? result.format?.message ?? result.stopped;
   const refused = result.format ? { format: result.format.format } : {};
+  // both lists are bounded (ingest/issues.ts): the first errors and warnings, then counts
+  const more = {
+    ...(result.moreErrors ? { moreErrors: result.moreErrors } : {}),
+    ...(result.moreWarnings ? { moreWarnings: result.moreWarnings } : {}),
+  };
   const body =
     accept === "journal"
-      ? { runs: result.runs, errors: result.errors, warnings: result.warnings, ...(problem ? { error: problem } : {}), ...refused }
+      ? { runs: result.runs, errors: result.errors, warnings: result.warnings, ...more, ...(problem ? { error: problem } : {}), ...refused }
       : {
           format: result.detected?.format,
           formatLabel: result.detected?.label,
           runs: result.runs,
           errors: result.errors,
           warnings: [...result.warnings, ...(result.importWarnings ?? []).map((message) => ({ message }))],
+          ...more,
           ...(problem ? { error: problem } : {}),
         };
   return { status: ingestStatus(result, "upload"), body };

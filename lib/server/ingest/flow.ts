@@ -24,6 +24,7 @@ import { redactArrival } from "./redaction";
 import { ReorderBuffer } from "./reorder";
 import { prefetchResends, RunResends, storedTextOfRow } from "./resend";
 import { deleteSeqs, loadRun, lockRun, RunSummary, writeRunRow } from "./run-row";
+import { IssueList, MAX_INVALID_LINES } from "./issues";
 import type { IngestError, IngestOptions, IngestResult, IngestSource, RunOutcome } from "./types";
 
 /** One run's part of the request. */
@@ -61,23 +62,27 @@ class FatalIngest extends Error {}
 const PROGRESS_EVERY = 5000;
 
 export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSource, opts: IngestOptions): Promise<IngestResult> {
-  const errors: IngestError[] = [];
-  const warnings: IngestError[] = [];
+  const errors = new IssueList();
+  const warnings = new IssueList();
+  let request: Request | undefined;
   // Errors quote their input (a bad run id, another run's name): they leave redacted as
   // storage redacts, whoever shows them (API answers, the UI's report, the CLI).
-  const redacted = (list: IngestError[]) => list.map((e) => redactIssue(e, redactor));
+  const answer = (runs: RunOutcome[]): IngestResult => ({
+    runs,
+    errors: errors.listed.map((e) => redactIssue(e, redactor)),
+    warnings: warnings.listed.map((e) => redactIssue(e, redactor)),
+    ...(errors.more > 0 ? { moreErrors: errors.more } : {}),
+    ...(warnings.more > 0 ? { moreWarnings: warnings.more } : {}),
+    ...(request?.stopped ? { stopped: request.stopped } : {}),
+    committed: runs.some((r) => r.status === "stored"),
+  });
   try {
-    const outcomes = await sql.transaction((tx) => new Request(sql, tx, redactor, opts, errors, warnings).run(source), {
+    const outcomes = await sql.transaction((tx) => (request = new Request(sql, tx, redactor, opts, errors, warnings)).run(source), {
       small: opts.small,
     });
-    return {
-      runs: outcomes,
-      errors: redacted(errors),
-      warnings: redacted(warnings),
-      committed: outcomes.some((r) => r.status === "stored"),
-    };
+    return answer(outcomes);
   } catch (e) {
-    if (e instanceof FatalIngest) return { runs: [], errors: redacted(errors), warnings: redacted(warnings), committed: false };
+    if (e instanceof FatalIngest) return answer([]);
     throw e;
   }
 }
@@ -95,14 +100,18 @@ class Request {
   // Rows waiting for the database, across runs: a file of many small runs must not hold
   // every row until the end.
   private pendingRows = 0;
+  /** Lines the reader could not take (ReaderItem errors). */
+  private invalidLines = 0;
+  /** Why reading stopped before the end (too many invalid lines): nothing is stored. */
+  stopped: string | undefined;
 
   constructor(
     private readonly sql: SqlExec,
     private readonly tx: SqlTx,
     private readonly redactor: Redactor,
     private readonly opts: IngestOptions,
-    private readonly errors: IngestError[],
-    private readonly warnings: IngestError[],
+    private readonly errors: IssueList,
+    private readonly warnings: IssueList,
   ) {
     this.finisher = finisherFor(tx, opts.writerBacklog ?? WRITER_BACKLOG);
   }
@@ -111,7 +120,8 @@ class Request {
     const { tx, opts } = this;
     for (const id of opts.lockRuns ?? []) await lockRun(tx, this.sql.dialect, id, opts, this.now);
     const items = typeof source === "function" ? await source(tx) : source;
-    for await (const batch of items) {
+    // leaving the loop early ends the source (and stops reading the body)
+    reading: for await (const batch of items) {
       if (this.runs.size > 0) {
         await prefetchResends(
           tx,
@@ -125,6 +135,11 @@ class Request {
       }
       for (const item of batch) {
         if (item.kind === "error") {
+          if (++this.invalidLines > MAX_INVALID_LINES) {
+            this.fatal = true;
+            this.stopped = `reading stopped at line ${item.line} after ${MAX_INVALID_LINES} invalid lines; nothing was stored`;
+            break reading;
+          }
           const ctx = item.run
             ? (this.runs.get(item.run) ?? (opts.onlyRun === item.run || !opts.onlyRun ? await this.openRunSafe(item.run) : undefined))
             : undefined;
@@ -221,7 +236,7 @@ class Request {
       this.progress();
     }
 
-    if (this.fatal || ((opts.replaceRuns || opts.atomic) && this.errors.length > 0)) throw new FatalIngest();
+    if (this.fatal || ((opts.replaceRuns || opts.atomic) && this.errors.total > 0)) throw new FatalIngest();
     for (const ctx of this.runs.values()) await this.closeRun(ctx);
     if (this.results.length > 0 && this.results.every((r) => r.status === "rejected")) throw new FatalIngest();
     return this.results;
