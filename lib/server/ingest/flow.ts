@@ -10,7 +10,7 @@ import { isBundleRunId } from "../../evidence/opened";
 import { SummaryBinaryBuilder } from "../../graph/summary-binary";
 import { msOf } from "../../journal/epoch-ms";
 import type { SeqMap } from "../../journal/seq-map";
-import { eventColumns } from "../../journal/summary";
+import { eventColumns, type EventColumns } from "../../journal/summary";
 import type { JournalEvent } from "../../journal/types";
 import { hasSecret, redactIssue, type Redactor } from "../../redact";
 import type { SqlExec, SqlTx } from "../sql";
@@ -24,6 +24,7 @@ import { redactArrival } from "./redaction";
 import { ReorderBuffer } from "./reorder";
 import { prefetchResends, RunResends, storedTextOfRow } from "./resend";
 import { deleteSeqs, loadRun, lockRun, RunSummary, writeRunRow } from "./run-row";
+import { storableOrNull, storableText } from "../storable-text";
 import { IssueList, MAX_INVALID_LINES } from "./issues";
 import type { IngestError, IngestOptions, IngestResult, IngestSource, RunOutcome } from "./types";
 
@@ -328,7 +329,7 @@ class Request {
     if (ev.type === "tool.call" && typeof ev.data.call === "string" && typeof ev.data.tool === "string") {
       ctx.toolOfCall.set(ev.data.call, ev.data.tool);
     }
-    const cols = eventColumns(p.stored, (c) => ctx.toolOfCall.get(c));
+    const cols = textColumns(eventColumns(p.stored, (c) => ctx.toolOfCall.get(c)));
     const tsMs = msOf(ev.ts);
     this.pendingRows++;
     const row: IngestRow = {
@@ -337,7 +338,7 @@ class Request {
       ts: ev.ts,
       tsMs,
       type: ev.type,
-      step: typeof p.stored.step === "string" ? p.stored.step : null,
+      step: typeof p.stored.step === "string" ? storableText(p.stored.step) : null,
       parent: typeof ev.parent === "number" ? ev.parent : null,
       ...cols,
       bytes: p.bytes,
@@ -447,6 +448,16 @@ function earlierInRequest(ctx: RunCtx, seq: number): string | undefined {
   if (waiting) return storedText(waiting);
   for (const r of ctx.rows) if (r.seq === seq) return storedTextOfRow(r);
   return undefined;
+}
+
+/**
+ * The event's text columns as both databases store them (storable-text.ts): event rows go
+ * out by COPY and the SQLite writer, not as SQL parameters.
+ */
+function textColumns(cols: EventColumns): EventColumns {
+  const { call, name, status } = cols;
+  if (storableOrNull(call) === call && storableOrNull(name) === name && storableOrNull(status) === status) return cols;
+  return { ...cols, call: storableOrNull(call), name: storableOrNull(name), status: storableOrNull(status) };
 }
 
 function safeId(id: string): string {
