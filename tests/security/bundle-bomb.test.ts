@@ -10,11 +10,15 @@
  * (next/dist/server/body-streams.js: the socket read in `start()`, so cancelling the
  * stream ends the loop over the socket, which destroys it).
  */
+import { execFile } from "node:child_process";
+import fs from "node:fs";
 import http from "node:http";
+import path from "node:path";
+import { promisify } from "node:util";
 import type { AddressInfo } from "node:net";
 import { once } from "node:events";
 import { constants, deflateRawSync } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { DEFAULT_MAX_TAR_BYTES } from "@/lib/evidence";
 import { answerVerify } from "@/lib/server/bundle-verify";
 import type { Db } from "@/lib/server/db";
@@ -143,5 +147,18 @@ describe("bundle verify, bounded", () => {
   it("still reports a damaged small archive as a failure of the archive (200)", async () => {
     const r = await post(`${server.url}/api/bundles/verify`, gzipBomb(1).subarray(0, 5000));
     expect(r).toMatchObject({ status: 200, body: { ok: false, failures: [{ member: "archive" }] } });
+  });
+});
+
+describe("retrace verify of a gzip bomb", () => {
+  it("stops at the document limit and exits 1 naming it", async () => {
+    const file = path.join(inject("tmpDir"), "bomb.tar.gz");
+    fs.writeFileSync(file, gzipBomb(128));
+    const r = await promisify(execFile)(process.execPath, [path.resolve("scripts/retrace.mjs"), "verify", file]).then(
+      () => ({ code: 0, stderr: "" }),
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`the archive inflates to more than ${DEFAULT_MAX_TAR_BYTES} bytes`);
   });
 });
