@@ -13,6 +13,7 @@ import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Db } from "@/lib/server/db";
 import { LISTED_ISSUES, MAX_INVALID_LINES } from "@/lib/server/ingest";
+import { MAX_OPEN_RUNS } from "@/lib/server/ingest/flow";
 import { ingestBytes } from "@/lib/server/service";
 import { answerUpload } from "@/lib/server/upload";
 import { bytesOf, DIALECTS, freshDb, type TestDb } from "../helpers/db";
@@ -86,6 +87,47 @@ describe.each(DIALECTS)("a million invalid lines on %s", (dialect) => {
     expect(r.errors.map((e) => e.line)).toEqual([2, 3]);
     expect(r.moreErrors).toBeUndefined();
     expect(r.stopped).toBeUndefined();
+  });
+});
+
+const start = (run: string) => JSON.stringify({ run, seq: 0, ts: "2026-12-07T10:00:00.000Z", type: "run.start", data: {} });
+const note = (run: string, seq: number) =>
+  JSON.stringify({ run, seq, ts: "2026-12-07T10:00:01.000Z", type: "note", data: { text: "again" } });
+
+describe.each(DIALECTS)("a body of many runs on %s", (dialect) => {
+  let t: TestDb;
+  let db: Db;
+  beforeAll(async () => {
+    t = await freshDb(dialect);
+    db = t.open();
+  });
+  afterAll(async () => {
+    await t.cleanup();
+  });
+
+  it("stores every run when more runs than the request keeps open come one after another", async () => {
+    const n = MAX_OPEN_RUNS + 200;
+    const lines = Array.from({ length: n }, (_, i) => start(`many-${i}`));
+    const r = await ingestBytes(db, bytesOf(lines.join("\n") + "\n"), { mode: "upload", source: "upload" });
+    expect(r.errors).toEqual([]);
+    expect(r.runs.filter((x) => x.status === "stored")).toHaveLength(n);
+    expect(await runCount(db)).toBe(n);
+  });
+
+  it("refuses a run whose events come again after more runs than it keeps open, storing nothing", async () => {
+    const others = Array.from({ length: MAX_OPEN_RUNS }, (_, i) => start(`between-${i}`));
+    const lines = [start("split"), ...others, note("split", 1)];
+    const before = await runCount(db);
+    const r = await ingestBytes(db, bytesOf(lines.join("\n") + "\n"), { mode: "upload", source: "upload" });
+    expect(r.committed).toBe(false);
+    expect(r.errors).toEqual([
+      expect.objectContaining({
+        line: MAX_OPEN_RUNS + 2,
+        run: "split",
+        message: expect.stringMatching(/appears again after .* send each run's events together/),
+      }),
+    ]);
+    expect(await runCount(db)).toBe(before);
   });
 });
 

@@ -59,6 +59,16 @@ interface RunCtx {
 
 class FatalIngest extends Error {}
 
+/** Runs a request keeps open at once (see Request.run): beyond it the first begun is finished. */
+export const MAX_OPEN_RUNS = 1000;
+
+/** Why an event of a run already finished in this request is refused. */
+function appearsAgain(run: string, contiguous: boolean): string {
+  return contiguous
+    ? `run "${safeId(run)}" appears again after other runs`
+    : `run "${safeId(run)}" appears again after ${MAX_OPEN_RUNS} other runs began after it (a request keeps at most ${MAX_OPEN_RUNS} runs open): send each run's events together; nothing was stored`;
+}
+
 /** Events between two progress reports (IngestOptions.onProgress). */
 const PROGRESS_EVERY = 5000;
 
@@ -135,6 +145,15 @@ class Request {
         );
       }
       for (const item of batch) {
+        if (item.kind === "error" && item.run !== undefined && this.closed.has(item.run)) {
+          this.fail({
+            line: item.line,
+            run: item.run,
+            seq: item.seq,
+            message: `${item.message}; and ${appearsAgain(item.run, opts.contiguousRuns === true)}`,
+          });
+          continue;
+        }
         if (item.kind === "error") {
           if (++this.invalidLines > MAX_INVALID_LINES) {
             this.fatal = true;
@@ -159,18 +178,26 @@ class Request {
           continue;
         }
         let ctx = this.runs.get(ev.run);
+        if (!ctx && this.closed.has(ev.run)) {
+          this.fail({ line: item.line, run: ev.run, seq: ev.seq, message: appearsAgain(ev.run, opts.contiguousRuns === true) });
+          continue;
+        }
         if (!ctx && opts.contiguousRuns) {
           // Runs come one after another: the previous one is complete, so finish it now and
           // let its maps go (memory stays that of one run, whatever the file holds).
-          if (this.closed.has(ev.run)) {
-            this.fail({ line: item.line, run: ev.run, seq: ev.seq, message: `run "${safeId(ev.run)}" appears again after other runs` });
-            continue;
-          }
           for (const prev of this.runs.values()) {
             await this.closeRun(prev);
             this.closed.add(prev.id);
           }
           this.runs.clear();
+        } else if (!ctx && this.runs.size >= MAX_OPEN_RUNS) {
+          // A run's state costs kilobytes: a body of many small runs keeps MAX_OPEN_RUNS
+          // open at most, finishing the one begun first (written in this transaction, so
+          // still all or nothing with the request); an event of it after that is refused.
+          const first = this.runs.values().next().value!;
+          await this.closeRun(first);
+          this.closed.add(first.id);
+          this.runs.delete(first.id);
         }
         if (!ctx) {
           if (hasSecret(ev.run)) {
