@@ -62,6 +62,7 @@ export function UploadReport({ items, onClear }: { items: UploadItem[]; onClear:
               </tbody>
             </table>
           ) : null}
+          {it.answer?.moreRuns ? <p>… and {it.answer.moreRuns.toLocaleString("en-US")} more runs</p> : null}
           {it.answer?.errors && it.answer.errors.length > 0 ? (
             <div className="errors">
               <table aria-label={`Errors in ${it.file}`}>

@@ -257,6 +257,8 @@ export const journalsAnswerSchema = z.strictObject({
   runs: z.array(runOutcomeSchema),
   errors: z.array(lineErrorSchema),
   warnings: z.array(ingestMessageSchema),
+  /** Runs beyond the first 1,000 listed in `runs`. */
+  moreRuns: int.min(1).optional(),
   /** Errors noticed beyond the first 100 listed in `errors`. */
   moreErrors: int.min(1).optional(),
   /** Warnings noticed beyond the first 100 listed in `warnings`. */

@@ -21,7 +21,7 @@ export function uploadStatusText(phase: UploadPhase, status: number | undefined,
     if (nothingNew(answer)) return `${http}: already stored, nothing new`;
     return `${http}: ${status === 207 ? "partly stored" : "stored"}`;
   }
-  const errors = answer?.errors?.length ?? 0;
+  const errors = (answer?.errors?.length ?? 0) + (answer?.moreErrors ?? 0);
   if (errors > 0) return `${http}: rejected, ${plural(errors, "error")} below`;
   return `${http}: ${error ?? "failed"}`;
 }

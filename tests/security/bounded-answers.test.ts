@@ -15,7 +15,7 @@ import type { Db } from "@/lib/server/db";
 import { LISTED_ISSUES, MAX_INVALID_LINES } from "@/lib/server/ingest";
 import { MAX_OPEN_RUNS } from "@/lib/server/ingest/flow";
 import { ingestBytes } from "@/lib/server/service";
-import { answerUpload } from "@/lib/server/upload";
+import { answerUpload, LISTED_RUNS } from "@/lib/server/upload";
 import { bytesOf, DIALECTS, freshDb, type TestDb } from "../helpers/db";
 
 const LINES = 1_000_000;
@@ -105,12 +105,20 @@ describe.each(DIALECTS)("a body of many runs on %s", (dialect) => {
     await t.cleanup();
   });
 
-  it("stores every run when more runs than the request keeps open come one after another", async () => {
-    const n = MAX_OPEN_RUNS + 200;
+  it("stores every run when more runs than the request keeps open come one after another, listing the first", async () => {
+    const n = Math.max(MAX_OPEN_RUNS, LISTED_RUNS) + 200;
     const lines = Array.from({ length: n }, (_, i) => start(`many-${i}`));
-    const r = await ingestBytes(db, bytesOf(lines.join("\n") + "\n"), { mode: "upload", source: "upload" });
-    expect(r.errors).toEqual([]);
-    expect(r.runs.filter((x) => x.status === "stored")).toHaveLength(n);
+    const req = new Request("http://x/api/journals", {
+      method: "POST",
+      headers: { "content-type": "application/x-ndjson" },
+      body: lines.join("\n") + "\n",
+    });
+    const answer = await answerUpload(db, req, "journal", "default");
+    expect(answer.status).toBe(201);
+    const body = answer.body as { runs: Array<{ run: string }>; moreRuns: number; errors: unknown[] };
+    expect(body.errors).toEqual([]);
+    expect(body.runs.map((r) => r.run)).toEqual(lines.slice(0, LISTED_RUNS).map((_, i) => `many-${i}`));
+    expect(body.moreRuns).toBe(n - LISTED_RUNS);
     expect(await runCount(db)).toBe(n);
   });
 
