@@ -31,7 +31,7 @@ export function uploadStatusText(phase: UploadPhase, answer: UploadAnswer | unde
     if (nothingNew(answer)) return "Already stored: nothing new.";
     return (answer?.runs ?? []).some((r) => r.status === "rejected") ? "Stored in part: the rejected runs are below." : "Stored.";
   }
-  const errors = answer?.errors?.length ?? 0;
+  const errors = (answer?.errors?.length ?? 0) + (answer?.moreErrors ?? 0);
   if (errors > 0) return `Rejected: ${plural(errors, "error")} below.`;
   return sentence(error ?? "the upload failed");
 }
