@@ -65,6 +65,9 @@ export interface RawAnswer {
 /** The raw request kept with `model.request` (credentials never among the headers). */
 export interface RawRequest {
   method: string;
+  /** Path and query, without credential parameters. */
   path: string;
+  /** Only the allow-listed headers (credentials.ts). */
+  headers: Record<string, string>;
   body: unknown;
 }
