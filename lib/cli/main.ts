@@ -12,6 +12,7 @@ const COMMANDS = [
   "migrate",
   "analyze",
   "replay",
+  "record",
   "redaction-key",
   "export",
   "verify",

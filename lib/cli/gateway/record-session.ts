@@ -1,0 +1,74 @@
+/**
+ * Record mode: every request forwarded to its API's origin and its answer passed through as
+ * it arrives; model calls recorded as journal events, side requests (model lists, token
+ * counts) kept as `x-gateway.side` so a replay can answer them too.
+ */
+import type http from "node:http";
+import { routeOf, type ExchangeRecorder, type JournalWriter, type UpstreamApi } from "../../gateway";
+import { asModelCall, readAnswer, recordRequest } from "./exchange";
+import { forward, type IncomingCall } from "./http-edge";
+import { pathWithoutCredentials } from "../../gateway";
+
+export interface RecordSessionOptions {
+  journal: JournalWriter;
+  recorder: ExchangeRecorder;
+  origins: Record<UpstreamApi, string>;
+  /** Events from the live part of a replay carry this in their data. */
+  extra?: Record<string, unknown>;
+}
+
+export interface RecordSession {
+  handle(call: IncomingCall, res: http.ServerResponse): Promise<void>;
+  readonly modelCalls: number;
+}
+
+/** `HEAD /` and `GET /`: the probe Claude Code sends to its base URL first. */
+export function answerProbe(call: IncomingCall, res: http.ServerResponse): boolean {
+  const path = call.path.split("?")[0];
+  if ((call.method === "HEAD" || call.method === "GET") && path === "/") {
+    res.writeHead(200, { "content-type": "text/plain" }).end(call.method === "HEAD" ? undefined : "retrace gateway\n");
+    return true;
+  }
+  return false;
+}
+
+export function recordSession(opts: RecordSessionOptions): RecordSession {
+  let modelCalls = 0;
+  return {
+    get modelCalls() {
+      return modelCalls;
+    },
+    async handle(call, res) {
+      if (answerProbe(call, res)) return;
+      const route = routeOf(call.method, call.path, call.headers);
+      const origin = opts.origins[route.api];
+      const parsed = asModelCall(call, route);
+      if (!parsed) {
+        const result = await forward(call, origin, res);
+        opts.journal.append("x-gateway.side", {
+          api: route.api,
+          method: call.method,
+          path: pathWithoutCredentials(call.path),
+          answer: result.answer,
+          latencyMs: Math.round(result.latencyMs),
+          ...opts.extra,
+        });
+        return;
+      }
+      modelCalls++;
+      const seqs = recordRequest(opts.recorder, call, parsed, opts.extra);
+      const result = await forward(call, origin, res);
+      const answer = readAnswer(parsed.route.codec, result.answer);
+      opts.recorder.answer(
+        seqs,
+        answer,
+        result.answer,
+        {
+          latencyMs: Math.round(result.latencyMs),
+          firstChunkMs: result.firstChunkMs === undefined ? undefined : Math.round(result.firstChunkMs),
+        },
+        opts.extra,
+      );
+    },
+  };
+}
