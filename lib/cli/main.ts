@@ -13,6 +13,7 @@ const COMMANDS = [
   "analyze",
   "replay",
   "record",
+  "replay-test",
   "redaction-key",
   "export",
   "verify",

@@ -144,6 +144,68 @@ describe.each([
   });
 });
 
+describe("--on-divergence recorded and replay-test", () => {
+  const d = dirs();
+  const journal = path.join(d.root, "run.jsonl");
+  let recorded: Line[];
+
+  beforeAll(async () => {
+    fs.writeFileSync(path.join(d.rec, "input.txt"), "abc\n");
+    const fake = await startFake("openai", [
+      { toolCalls: [{ name: "read_file", arguments: { path: "input.txt" } }] },
+      { toolCalls: [{ name: "write_file", arguments: { path: "out.txt", content: "ABC\n" } }] },
+      { text: "Done." },
+    ]);
+    const rec = await retrace(["record", "--out", journal, "--upstream", `openai=${fake.url}`, "--", process.execPath, AGENT], {
+      cwd: d.rec,
+      env: { OPENAI_API_KEY: KEY, AGENT_STREAM: "1" },
+    });
+    await fake.close();
+    expect(rec.code).toBe(0);
+    recorded = readJournal(journal);
+  });
+
+  afterAll(() => fs.rmSync(d.root, { recursive: true, force: true }));
+
+  it("recorded keeps answering in recorded order after a changed model: the agent finishes, the divergence is still reported", async () => {
+    fs.writeFileSync(path.join(d.rep, "input.txt"), "abc\n");
+    const r = await retrace(["replay", journal, "--json", "--on-divergence", "recorded", "--", process.execPath, AGENT], {
+      cwd: d.rep,
+      env: { OPENAI_API_KEY: KEY, AGENT_STREAM: "1", AGENT_MODEL: "gpt-changed" },
+    });
+    const result = JSON.parse(r.stdout.trim()) as Replay & { exitCode: number };
+    expect(r.code).toBe(1);
+    expect(result).toMatchObject({ match: false, exitCode: 0, requests: { recorded: 3, replayed: 3 } });
+    expect(result.divergence).toMatchObject({ kind: "model", seq: recorded.find((e) => e.type === "model.request")!.seq });
+    expect(fs.readFileSync(path.join(d.rep, "out.txt"), "utf8")).toBe("ABC\n");
+  });
+
+  it("replay-test runs each journal's recorded command in --cwd, a line per run, JUnit with the failure", async () => {
+    const junit = path.join(d.root, "junit.xml");
+    fs.writeFileSync(path.join(d.rep, "input.txt"), "abc\n");
+    const ok = await retrace(["replay-test", "--cwd", d.rep, "--junit", junit, journal], {
+      cwd: d.root,
+      env: { OPENAI_API_KEY: KEY, AGENT_STREAM: "1" },
+    });
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/^PASS .*run\.jsonl: match: 3 of 3/m);
+    expect(fs.readFileSync(junit, "utf8")).toMatch(/tests="1" failures="0"/);
+
+    fs.writeFileSync(path.join(d.rep, "input.txt"), "xyz\n");
+    const bad = await retrace(["replay-test", "--cwd", d.rep, "--junit", junit, journal], {
+      cwd: d.root,
+      env: { OPENAI_API_KEY: KEY, AGENT_STREAM: "1" },
+    });
+    const read = recorded.find((e) => e.type === "tool.call" && e.data.tool === "read_file")!;
+    const seq = recorded.find((e) => e.type === "tool.result" && e.data.call === read.data.call)!.seq;
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toContain(`FAIL ${journal}: diverged at recorded seq ${seq}: tool-result`);
+    expect(fs.readFileSync(junit, "utf8")).toMatch(
+      new RegExp(`failures="1"[\\s\\S]*<failure message="diverged at recorded seq ${seq}: tool-result"`),
+    );
+  });
+});
+
 describe("--on-divergence live", () => {
   it("after a changed prompt continues against the upstream, the branch's events from there marked live", async () => {
     const d = dirs();

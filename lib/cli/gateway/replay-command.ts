@@ -17,7 +17,10 @@ import { gatewayEnv, runCommand } from "./run-command";
 
 export interface GatewayReplayArgs {
   file: string;
+  /** The command to run; empty: the one the recording ran. */
   command: string[];
+  /** Where to run it (default: here). */
+  cwd?: string;
   run?: string;
   port: number;
   onDivergence: OnDivergence;
@@ -54,8 +57,21 @@ function pickRun(events: JournalEvent[], file: string, run: string | undefined):
   return recorded[0];
 }
 
-/** Exit 0: every request matched and none is missing; 1: a divergence; 2: bad usage. */
-export async function runGatewayReplay(args: GatewayReplayArgs): Promise<number> {
+export interface ReplayResult {
+  run: string;
+  mode: "recorded" | "recorded-then-live";
+  match: boolean;
+  requests: { recorded: number; replayed: number };
+  divergence: Divergence | null;
+  branch: string | null;
+  /** The command's exit status. */
+  exitCode: number;
+  /** Requests sent upstream after a divergence (`--on-divergence live`). */
+  live: number;
+}
+
+/** One replay of a recorded run with a command; throws UsageError on bad input. */
+export async function replayAgainst(args: GatewayReplayArgs): Promise<ReplayResult> {
   const masks = compileMasks(args.mask);
   for (const p of args.ignore)
     if (p !== "" && !p.startsWith("/")) throw new UsageError(`--ignore needs a JSON Pointer (starting with /), not "${p}"`);
@@ -66,8 +82,10 @@ export async function runGatewayReplay(args: GatewayReplayArgs): Promise<number>
   const events = pickRun(read.events, args.file, args.run);
   const recording = readRecording(events);
   if (!recording) throw new UsageError(`run ${args.run} of ${args.file} was not recorded through the gateway (retrace record)`);
+  const command = args.command.length > 0 ? args.command : (recording.command ?? []);
+  if (command.length === 0) throw new UsageError(`${args.file}: the recording names no command; give one after --`);
 
-  const here = currentPlaces();
+  const here = currentPlaces(args.cwd);
   const there = recording.places;
   const matcher = new RequestMatcher(recording, { places: placeMap(here, there), ignore: args.ignore, masks });
   const runId = newRunId(`${recording.run.slice(0, 80)}.replay`);
@@ -88,20 +106,20 @@ export async function runGatewayReplay(args: GatewayReplayArgs): Promise<number>
   const mode = args.onDivergence === "live" ? "recorded-then-live" : "recorded";
   journal.append("run.start", {
     workflow: start.workflow ?? { name: "replay" },
-    agent: start.agent ?? { name: args.command[0] },
-    input: args.command.join(" "),
+    agent: start.agent ?? { name: command[0] },
+    input: command.join(" "),
     environment: "replay",
     initiator: { kind: "user", id: os.userInfo().username },
     replayOf: { run: recording.run, head: recording.head },
     mode,
     components: { model: mode, tools: "agent" },
-    gateway: { command: args.command, cwd: here.cwd, home: here.home, places: here, url: server.url },
+    gateway: { command, cwd: here.cwd, home: here.home, places: here, url: server.url },
   });
   console.error(
     `retrace replay: run ${recording.run} (${recording.exchanges.length} model calls) on ${server.url}; the model is the recording` +
       `${args.onDivergence === "live" ? " until a divergence, then live" : ""}; the agent's own tools run for real in ${here.cwd} (replay a coding agent in a scratch copy)`,
   );
-  const exitCode = await runCommand(args.command, gatewayEnv(server.url), { stdoutToStderr: args.json });
+  const exitCode = await runCommand(command, gatewayEnv(server.url), { stdoutToStderr: args.json, cwd: here.cwd });
   await server.close();
   const divergence: Divergence | null = session.divergence ?? matcher.missing();
   const match = divergence === null;
@@ -110,7 +128,7 @@ export async function runGatewayReplay(args: GatewayReplayArgs): Promise<number>
     match ? { status: "succeeded", output: { exitCode, match } } : { status: "failed", output: { exitCode, match, divergence } },
   );
   await journal.close(30_000);
-  const result = {
+  return {
     run: recording.run,
     mode,
     match,
@@ -120,14 +138,21 @@ export async function runGatewayReplay(args: GatewayReplayArgs): Promise<number>
     exitCode,
     live: session.liveRequests,
   };
+}
+
+/** The result for people: a line when it matched, the divergence with both values when not. */
+export function describeResult(result: ReplayResult): string {
+  const d = result.divergence;
+  if (d === null)
+    return `match: ${result.requests.replayed} of ${result.requests.recorded} requests as recorded${result.branch ? `; branch ${result.branch}` : ""}`;
+  const value = (v: unknown) => redactMessage(JSON.stringify(v) ?? "null").slice(0, 300);
+  return `diverged at recorded seq ${d.seq}: ${d.kind}${d.path ? ` at ${d.path}` : ""}\n  recorded: ${value(d.recorded)}\n  replayed: ${value(d.replayed)}${result.branch ? `\n  branch ${result.branch}` : ""}`;
+}
+
+/** Exit 0: every request matched and none is missing; 1: a divergence; 2: bad usage. */
+export async function runGatewayReplay(args: GatewayReplayArgs): Promise<number> {
+  const result = await replayAgainst(args);
   if (args.json) process.stdout.write(JSON.stringify(result) + "\n");
-  else if (match)
-    console.log(
-      `match: ${matcher.replayed} of ${recording.exchanges.length} requests as recorded${target.name ? `; branch ${target.name}` : ""}`,
-    );
-  else
-    console.log(
-      `diverged at recorded seq ${divergence.seq}: ${divergence.kind}${divergence.path ? ` at ${divergence.path}` : ""}\n  recorded: ${redactMessage(JSON.stringify(divergence.recorded) ?? "null").slice(0, 300)}\n  replayed: ${redactMessage(JSON.stringify(divergence.replayed) ?? "null").slice(0, 300)}${target.name ? `\n  branch ${target.name}` : ""}`,
-    );
-  return match ? 0 : 1;
+  else console.log(describeResult(result));
+  return result.match ? 0 : 1;
 }

@@ -19,10 +19,15 @@ export function gatewayEnv(url: string): Record<string, string> {
  * signal ended it, 127 when it cannot be started). `stdoutToStderr` keeps the gateway's own
  * stdout for its one JSON object.
  */
-export function runCommand(argv: readonly string[], env: Record<string, string>, opts: { stdoutToStderr?: boolean } = {}): Promise<number> {
+export function runCommand(
+  argv: readonly string[],
+  env: Record<string, string>,
+  opts: { stdoutToStderr?: boolean; cwd?: string } = {},
+): Promise<number> {
   return new Promise((resolve) => {
     const child = spawn(argv[0], argv.slice(1), {
       env: { ...process.env, ...env },
+      cwd: opts.cwd,
       stdio: ["inherit", opts.stdoutToStderr ? process.stderr : "inherit", "inherit"],
     });
     const pass = (signal: NodeJS.Signals) => () => child.kill(signal);
