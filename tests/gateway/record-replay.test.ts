@@ -253,3 +253,27 @@ describe("--on-divergence live", () => {
     fs.rmSync(d.root, { recursive: true, force: true });
   });
 });
+
+describe("record --url with the server down", () => {
+  it("spools the run without the provider key, and the agent's answer says the upstream is unreachable", async () => {
+    const d = dirs();
+    const spool = path.join(d.root, "spool");
+    const client = `fetch(process.env.OPENAI_BASE_URL + "/chat/completions", { method: "POST", headers: { authorization: "Bearer " + process.env.OPENAI_API_KEY, "content-type": "application/json" }, body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }) }).then((r) => r.text()).then(console.log)`;
+    // port 9 (discard) is refused by fetch outright: no server, no upstream
+    const r = await retrace(
+      ["record", "--url", "http://127.0.0.1:9", "--upstream", "openai=http://127.0.0.1:9", "--", process.execPath, "-e", client],
+      {
+        cwd: d.rec,
+        env: { OPENAI_API_KEY: KEY, RETRACE_SPOOL_DIR: spool, RETRACE_KEY: "retrace-ingest-key" },
+      },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("cannot be reached");
+    const runId = r.stdout.trim().split("\n").pop()!;
+    const spooled = fs.readFileSync(path.join(spool, `${runId}.ndjson`), "utf8");
+    expect(spooled).toContain('"type":"model.response"');
+    expect(spooled).not.toContain(KEY);
+    expect(r.stderr).not.toContain(KEY);
+    fs.rmSync(d.root, { recursive: true, force: true });
+  });
+});

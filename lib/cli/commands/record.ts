@@ -93,7 +93,7 @@ export async function run({ values, positionals }: CommandArgs<typeof options>):
     "run.end",
     code === 0 ? { status: "succeeded", output: { exitCode: code } } : { status: "failed", output: { exitCode: code } },
   );
-  const delivered = await journal.close(30_000);
+  const delivered = await journal.close(5_000);
   if (!delivered) console.error("retrace record: not every event was delivered (see the spool)");
   console.error(
     `retrace record: ${session.modelCalls} model call${session.modelCalls === 1 ? "" : "s"} recorded${target.name && target.name !== runId ? ` to ${target.name}` : ""}, run:`,

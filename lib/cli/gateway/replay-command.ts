@@ -127,7 +127,7 @@ export async function replayAgainst(args: GatewayReplayArgs): Promise<ReplayResu
     "run.end",
     match ? { status: "succeeded", output: { exitCode, match } } : { status: "failed", output: { exitCode, match, divergence } },
   );
-  await journal.close(30_000);
+  await journal.close(5_000);
   return {
     run: recording.run,
     mode,
