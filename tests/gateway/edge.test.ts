@@ -226,4 +226,32 @@ describe("replay matching", () => {
     expect(session.divergence).toBeNull();
     expect(matcher.missing()).toBeNull();
   });
+
+  it("a replay that stops early misses the next recorded request; one that goes on has an extra request", async () => {
+    const fake = await fakeOf("openai", [{ text: "one" }, { text: "two" }]);
+    const { server, events } = await recordingGateway("openai", fake.url);
+    const ask = (url: string, content: string) =>
+      fetch(`${url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "m", messages: [{ role: "user", content }] }),
+      });
+    await (await ask(server.url, "first")).text();
+    await (await ask(server.url, "second")).text();
+    const recording = readRecording(events)!;
+    const secondContext = of(events, "context")[1].seq;
+
+    const early = new RequestMatcher(recording);
+    expect(
+      early.match("openai-chat", "/v1/chat/completions", { model: "m", messages: [{ role: "user", content: "first" }] }).divergence,
+    ).toBeNull();
+    expect(early.missing()).toMatchObject({ kind: "missing-request", seq: secondContext });
+
+    const long = new RequestMatcher(recording);
+    for (const content of ["first", "second"])
+      long.match("openai-chat", "/v1/chat/completions", { model: "m", messages: [{ role: "user", content }] });
+    const extra = long.match("openai-chat", "/v1/chat/completions", { model: "m", messages: [{ role: "user", content: "third" }] });
+    expect(extra).toMatchObject({ exchange: null, divergence: { kind: "extra-request", seq: events[events.length - 1].seq + 1 } });
+    expect(long.missing()).toBeNull();
+  });
 });
