@@ -22,6 +22,8 @@ export interface AnswerTiming {
   latencyMs: number;
   /** Time to the first chunk of a streamed answer. */
   firstChunkMs?: number;
+  /** Time to its first chunk with model output (a text or tool-call delta). */
+  firstTokenMs?: number;
 }
 
 interface OpenToolCall {
@@ -84,6 +86,7 @@ export class ExchangeRecorder {
       usage: answer.usage,
       latencyMs: timing.latencyMs,
       firstChunkMs: timing.firstChunkMs,
+      firstTokenMs: timing.firstTokenMs,
       error: answer.error,
       raw,
       ...extra,

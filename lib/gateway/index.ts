@@ -5,5 +5,5 @@ export { ExchangeRecorder, type AnswerTiming, type RequestSeqs } from "./exchang
 export { JournalWriter } from "./journal-writer";
 export { CODECS, DEFAULT_ORIGINS, parseUpstreams, routeOf, type Route } from "./routes";
 export { mapStream } from "./restream";
-export { parseSse, sseJson } from "./sse";
+export { OUTPUT_DELTA, parseSse, sseJson } from "./sse";
 export type * from "./types";

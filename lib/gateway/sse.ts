@@ -2,7 +2,7 @@
  * Server-sent events (the WHATWG event-stream format every model API streams in): a text
  * split into events at blank lines, `event:` and `data:` fields read, comments skipped.
  */
-import type { SseEvent } from "./types";
+import type { SseEvent, WireFormat } from "./types";
 
 /** Every complete event in `text` (a trailing event without its blank line included). */
 export function parseSse(text: string): SseEvent[] {
@@ -39,3 +39,15 @@ export function sseJson(events: SseEvent[]): Array<{ event?: string; json: Recor
   }
   return out;
 }
+
+/**
+ * Whether a piece of a stream carries model output (a text or tool-call delta), not only
+ * framing (`message_start`, `response.created`, a role chunk): the edge's time to first
+ * token is the arrival of the first such piece.
+ */
+export const OUTPUT_DELTA: Record<WireFormat, RegExp> = {
+  "anthropic-messages": /"type":\s*"content_block_delta"/,
+  "openai-chat": /"delta":\s*\{[^}]*"(content|tool_calls)":\s*(?!null|"")/,
+  "openai-responses": /"type":\s*"response\.(output_text|function_call_arguments)\.delta"/,
+  gemini: /"parts":/,
+};

@@ -103,7 +103,9 @@ describe("record through the gateway", () => {
       [use2.id, "ok", "ok"],
     ]);
     const first = of(events, "model.response")[0];
-    expect(typeof first.data.firstChunkMs).toBe("number");
+    // time to the first chunk (message_start) and to the first output delta, which follows it
+    expect(first.data.firstTokenMs as number).toBeGreaterThanOrEqual(first.data.firstChunkMs as number);
+    expect(of(events, "model.response")[1].data.firstTokenMs).toBeUndefined();
     expect(first.data.output).toEqual({ text: "", toolCalls: [{ id: use1.id, name: "read_file", args: { path: "a.txt" } }] });
     // SDK 1.17 sends this key as a bearer token; the gateway forwards it as sent
     expect(fake.requests.find((r) => r.method === "POST")?.headers.authorization).toBe(`Bearer ${ANTHROPIC_KEY}`);

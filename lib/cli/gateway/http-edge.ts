@@ -90,13 +90,15 @@ export interface ForwardResult {
   text: string;
   latencyMs: number;
   firstChunkMs?: number;
+  /** To the first chunk with model output in it (`isOutput`). */
+  firstTokenMs?: number;
 }
 
 /**
  * Sends `call` to `origin` + its path and query, unchanged (credentials included: they are
  * forwarded, never kept), and writes the answer to `res` as it arrives.
  */
-export async function forward(call: IncomingCall, origin: string, res: http.ServerResponse): Promise<ForwardResult> {
+export async function forward(call: IncomingCall, origin: string, res: http.ServerResponse, isOutput?: RegExp): Promise<ForwardResult> {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(call.headers)) if (!HOP.has(k) && v !== undefined) headers[k] = Array.isArray(v) ? v.join(", ") : v;
   headers["accept-encoding"] = "identity";
@@ -126,6 +128,7 @@ export async function forward(call: IncomingCall, origin: string, res: http.Serv
   const chunks: Array<{ atMs: number; text: string }> = [];
   const decoder = new TextDecoder();
   let firstAt: number | undefined;
+  let tokenAt: number | undefined;
   const reader = upstream.body?.getReader();
   for (let next = await reader?.read(); next && !next.done; next = await reader?.read()) {
     const now = performance.now();
@@ -133,6 +136,7 @@ export async function forward(call: IncomingCall, origin: string, res: http.Serv
     res.write(next.value);
     const text = decoder.decode(next.value, { stream: true });
     if (text !== "") chunks.push({ atMs: Math.round(now - firstAt), text });
+    if (tokenAt === undefined && isOutput?.test(text)) tokenAt = now;
   }
   const tail = decoder.decode();
   if (tail !== "") chunks.push({ atMs: Math.round(performance.now() - (firstAt ?? started)), text: tail });
@@ -146,6 +150,7 @@ export async function forward(call: IncomingCall, origin: string, res: http.Serv
     text,
     latencyMs: performance.now() - started,
     firstChunkMs: streamed && firstAt !== undefined ? firstAt - started : undefined,
+    firstTokenMs: streamed && tokenAt !== undefined ? tokenAt - started : undefined,
   };
 }
 

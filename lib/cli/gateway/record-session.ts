@@ -4,7 +4,7 @@
  * counts) kept as `x-gateway.side` so a replay can answer them too.
  */
 import type http from "node:http";
-import { routeOf, type ExchangeRecorder, type JournalWriter, type UpstreamApi } from "../../gateway";
+import { OUTPUT_DELTA, routeOf, type ExchangeRecorder, type JournalWriter, type UpstreamApi } from "../../gateway";
 import { asModelCall, readAnswer, recordRequest } from "./exchange";
 import { forward, type IncomingCall } from "./http-edge";
 import { pathWithoutCredentials } from "../../gateway";
@@ -57,7 +57,7 @@ export function recordSession(opts: RecordSessionOptions): RecordSession {
       }
       modelCalls++;
       const seqs = recordRequest(opts.recorder, call, parsed, opts.extra);
-      const result = await forward(call, origin, res);
+      const result = await forward(call, origin, res, OUTPUT_DELTA[parsed.route.codec.format]);
       const answer = readAnswer(parsed.route.codec, result.answer);
       opts.recorder.answer(
         seqs,
@@ -66,6 +66,7 @@ export function recordSession(opts: RecordSessionOptions): RecordSession {
         {
           latencyMs: Math.round(result.latencyMs),
           firstChunkMs: result.firstChunkMs === undefined ? undefined : Math.round(result.firstChunkMs),
+          firstTokenMs: result.firstTokenMs === undefined ? undefined : Math.round(result.firstTokenMs),
         },
         opts.extra,
       );
