@@ -4,5 +4,6 @@ export { pathWithoutCredentials, recordedHeaders } from "./credentials";
 export { ExchangeRecorder, type AnswerTiming, type RequestSeqs } from "./exchange-recorder";
 export { JournalWriter } from "./journal-writer";
 export { CODECS, DEFAULT_ORIGINS, parseUpstreams, routeOf, type Route } from "./routes";
+export { mapStream } from "./restream";
 export { parseSse, sseJson } from "./sse";
 export type * from "./types";

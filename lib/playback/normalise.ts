@@ -7,8 +7,10 @@
  *   installation ids; `cache_control` breakpoints move between turns.
  * - Codex 0.17x (`/v1/responses`): `client_metadata`, `prompt_cache_key` (the session), the
  *   `id` of each input item, and reasoning items' `encrypted_content`.
- * - Both: today's date in the system prompt, the working directory and home (mapped, not
- *   masked: lib/playback/paths.ts), "Wall time" lines in tool output.
+ * - Codex 0.171: "Chunk ID: 6 hex" and "Wall time: N seconds" in `function_call_output`,
+ *   `<current_date>` in `<environment_context>`.
+ * - Both: today's date, the working directory, home and `CODEX_HOME` (mapped, not masked:
+ *   lib/playback/paths.ts).
  * - Any client: `user`; a redaction placeholder's hash (the recording and the replay redact
  *   with different keys).
  */
@@ -28,6 +30,7 @@ const TEXT_MASKS: Array<[RegExp, string]> = [
   [/\b\d{4}-\d{2}-\d{2}\b/g, "<date>"],
   [/\b\d{4}\/\d{2}\/\d{2}\b/g, "<date>"],
   [/Wall time: [0-9.]+ ?(seconds|s|ms)/g, "Wall time: <t>"],
+  [/Chunk ID: [0-9a-f]+/g, "Chunk ID: <id>"],
 ];
 
 function maskText(s: string, masks: readonly RegExp[]): string {

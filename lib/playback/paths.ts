@@ -3,10 +3,12 @@
  * agent replayed in a scratch copy sends its own paths: they become the recorded ones before
  * a request is matched, and the recorded answers' paths become the replay's before they
  * reach the agent (a recorded "write /old/dir/out.txt" writes in the new directory).
+ * Claude Code 2.1 also names its memory folder after the working directory
+ * (`HOME/.claude/projects/-tmp-w-a/memory/`): that form is mapped too.
  */
 
 export interface PlaceMap {
-  /** [from, to] pairs, applied in order (the working directory before home, which holds it). */
+  /** [from, to] pairs, applied in order (longest first). */
   pairs: Array<[string, string]>;
 }
 
@@ -14,14 +16,28 @@ function escape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/** The map from the places `from` to the places `to` (pairs that are equal or empty are left out). */
-export function placeMap(from: { cwd?: string; home?: string }, to: { cwd?: string; home?: string }): PlaceMap {
+/** Where an agent ran: its working directory, home, and config folders set in its environment. */
+export type Places = Record<string, string | undefined>;
+
+/** Claude Code's project folder name for a working directory (`/tmp/w-a` → `-tmp-w-a`). */
+export function projectSlug(dir: string): string {
+  return dir.replace(/[^A-Za-z0-9]/g, "-");
+}
+
+/**
+ * The map from the places `from` to the places `to` (same names; pairs that are equal or
+ * missing are left out), longest first so a folder inside another maps as itself.
+ */
+export function placeMap(from: Places, to: Places): PlaceMap {
   const pairs: Array<[string, string]> = [];
-  for (const key of ["cwd", "home"] as const) {
+  for (const key of Object.keys(from)) {
     const a = from[key]?.replace(/\/+$/, "");
     const b = to[key]?.replace(/\/+$/, "");
-    if (a && b && a !== b && a !== "/") pairs.push([a, b]);
+    if (!a || !b || a === b || a === "/") continue;
+    pairs.push([a, b]);
+    if (key === "cwd") pairs.push([projectSlug(a), projectSlug(b)]);
   }
+  pairs.sort((x, y) => y[0].length - x[0].length);
   return { pairs };
 }
 

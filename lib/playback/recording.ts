@@ -42,8 +42,8 @@ export interface Recording {
   /** The hash of the run's last event (its chain head), when hashed. */
   head: string | null;
   command: string[] | null;
-  cwd?: string;
-  home?: string;
+  /** Where it ran: `cwd`, `home`, and config folders (`CODEX_HOME`, `CLAUDE_CONFIG_DIR`). */
+  places: Record<string, string>;
   exchanges: RecordedExchange[];
   sides: RecordedSide[];
   /** seq of run.end, or one past the last event. */
@@ -118,8 +118,7 @@ export function readRecording(events: readonly JournalEvent[]): Recording | null
     run: sorted[0].run,
     head: typeof last.hash === "string" ? last.hash : null,
     command: Array.isArray(gateway.command) ? gateway.command.map(String) : null,
-    cwd: typeof gateway.cwd === "string" ? gateway.cwd : undefined,
-    home: typeof gateway.home === "string" ? gateway.home : undefined,
+    places: Object.fromEntries(Object.entries(rec(gateway.places)).filter((kv): kv is [string, string] => typeof kv[1] === "string")),
     exchanges,
     sides,
     endSeq,

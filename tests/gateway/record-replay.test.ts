@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFake, type Fake } from "./support/fake-upstream";
+import { startFake, type Fake } from "./fakes";
 import { readJournal, retrace, type Line } from "./support/cli";
 
 const AGENT = path.resolve("tests/gateway/agents/openai-agent.mjs");

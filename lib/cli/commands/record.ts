@@ -10,6 +10,7 @@ import { redactMessage } from "../../redact";
 import type { CommandArgs } from "../args";
 import { startGatewayServer } from "../gateway/http-edge";
 import { journalTarget, newRunId } from "../gateway/journal-target";
+import { currentPlaces } from "../gateway/places";
 import { recordSession } from "../gateway/record-session";
 import { gatewayEnv, runCommand } from "../gateway/run-command";
 
@@ -83,7 +84,7 @@ export async function run({ values, positionals }: CommandArgs<typeof options>):
     input: command.join(" "),
     environment: "local",
     initiator: { kind: "user", id: os.userInfo().username },
-    gateway: { command, cwd: process.cwd(), home: os.homedir(), url: server.url, upstreams: origins },
+    gateway: { command, cwd: process.cwd(), home: os.homedir(), places: currentPlaces(), url: server.url, upstreams: origins },
   });
   console.error(`retrace record: gateway on ${server.url}, run ${runId}`);
   const code = await runCommand(command, gatewayEnv(server.url));

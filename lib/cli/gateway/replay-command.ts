@@ -10,6 +10,7 @@ import { redactMessage } from "../../redact";
 import { groupByRun } from "../../analyze";
 import { readJournalFile } from "../commands/analyze";
 import { startGatewayServer } from "./http-edge";
+import { currentPlaces } from "./places";
 import { journalTarget, newRunId } from "./journal-target";
 import { replaySession, type OnDivergence } from "./replay-session";
 import { gatewayEnv, runCommand } from "./run-command";
@@ -66,8 +67,8 @@ export async function runGatewayReplay(args: GatewayReplayArgs): Promise<number>
   const recording = readRecording(events);
   if (!recording) throw new UsageError(`run ${args.run} of ${args.file} was not recorded through the gateway (retrace record)`);
 
-  const here = { cwd: process.cwd(), home: os.homedir() };
-  const there = { cwd: recording.cwd, home: recording.home };
+  const here = currentPlaces();
+  const there = recording.places;
   const matcher = new RequestMatcher(recording, { places: placeMap(here, there), ignore: args.ignore, masks });
   const runId = newRunId(`${recording.run.slice(0, 80)}.replay`);
   const target = journalTarget(runId, args.out, args.url);
@@ -94,7 +95,7 @@ export async function runGatewayReplay(args: GatewayReplayArgs): Promise<number>
     replayOf: { run: recording.run, head: recording.head },
     mode,
     components: { model: mode, tools: "agent" },
-    gateway: { command: args.command, cwd: here.cwd, home: here.home, url: server.url },
+    gateway: { command: args.command, cwd: here.cwd, home: here.home, places: here, url: server.url },
   });
   console.error(
     `retrace replay: run ${recording.run} (${recording.exchanges.length} model calls) on ${server.url}; the model is the recording` +

@@ -6,7 +6,7 @@
  * stood for and whether it matched.
  */
 import type http from "node:http";
-import { pathWithoutCredentials, routeOf, type ExchangeRecorder, type JournalWriter, type UpstreamApi } from "../../gateway";
+import { mapStream, pathWithoutCredentials, routeOf, type ExchangeRecorder, type JournalWriter, type UpstreamApi } from "../../gateway";
 import { mapPlaces, type Divergence, type PlaceMap, type Recording, type RequestMatcher } from "../../playback";
 import { asModelCall, readAnswer, recordRequest } from "./exchange";
 import { answerFromRecording, type IncomingCall } from "./http-edge";
@@ -119,7 +119,7 @@ export function replaySession(opts: ReplaySessionOptions): ReplaySession {
         return;
       }
       const answer = x.answer.chunks
-        ? { ...x.answer, chunks: x.answer.chunks.map((c) => ({ atMs: c.atMs, text: map(c.text) })) }
+        ? { ...x.answer, chunks: mapStream(x.format, x.answer.chunks, map) }
         : { ...x.answer, body: map(x.answer.body ?? "") };
       const started = performance.now();
       answerFromRecording(res, answer, (t) => t);
