@@ -96,9 +96,10 @@ async function streamOnce(target: Target): Promise<[number, number]> {
   const decoder = new TextDecoder();
   let seen = "";
   let first = -1;
-  for await (const chunk of res.body) {
+  const reader = res.body.getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
     if (first < 0) {
-      seen += decoder.decode(chunk, { stream: true });
+      seen += decoder.decode(read.value, { stream: true });
       if (seen.includes("text_delta")) first = ms(t0);
     }
   }

@@ -21,6 +21,7 @@ import {
   freshDirs,
   run,
   snapshot,
+  type Env,
   type Finished,
 } from "./agents.ts";
 import { type FakeApi, type Turn, startFake, withoutTools } from "./fakes/index.ts";
@@ -34,7 +35,7 @@ interface Agent {
   command: () => string[];
   script: (work: string) => Turn[];
   /** the CLI's environment and the gateway's port flag (Codex's config file must name it) */
-  env: (home: string, port: number) => NodeJS.ProcessEnv;
+  env: (home: string, port: number) => Env;
   needsPort: boolean;
 }
 
