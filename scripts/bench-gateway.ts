@@ -11,6 +11,7 @@
  *   npm run bench:gateway [-- --requests N] [-- --replay N]
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import net from "node:net";
@@ -95,9 +96,10 @@ async function streamOnce(target: Target): Promise<[number, number]> {
   const decoder = new TextDecoder();
   let seen = "";
   let first = -1;
-  for await (const chunk of res.body) {
+  const reader = res.body.getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
     if (first < 0) {
-      seen += decoder.decode(chunk, { stream: true });
+      seen += decoder.decode(read.value, { stream: true });
       if (seen.includes("text_delta")) first = ms(t0);
     }
   }
@@ -153,16 +155,17 @@ async function startGateway(upstream: string, journal: string, stop: string): Pr
   return { url, done };
 }
 
-/** the agent run under `retrace VERB …`; its own wall time, ms */
-function runAgent(args: string[], count: number): { ms: number; status: number | null; stdout: string } {
+/** the agent run under `retrace VERB …` (not spawnSync: the fake answers in this process); its own wall time, ms */
+async function runAgent(args: string[], count: number): Promise<{ ms: number; status: number | null; stdout: string }> {
   const out = path.join(tmp, `agent-${args[0]}.ms`);
   const agent = [process.execPath, path.join(ROOT, "scripts/bench-gateway-agent.mjs"), String(count), out];
-  const result = spawnSync(process.execPath, [RETRACE, ...args, "--", ...agent], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(process.execPath, [RETRACE, ...args, "--", ...agent], { stdio: ["ignore", "pipe", "inherit"] });
+  children.push(child);
+  let stdout = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+  const [status] = (await once(child, "exit")) as [number | null];
   const time = fs.existsSync(out) ? Number(fs.readFileSync(out, "utf8")) : NaN;
-  return { ms: time, status: result.status, stdout: result.stdout };
+  return { ms: time, status, stdout };
 }
 
 async function main(): Promise<void> {
@@ -223,9 +226,11 @@ async function main(): Promise<void> {
 
   if (retraceAvailable("record") && retraceAvailable("replay")) {
     const journal = path.join(tmp, "replay-source.jsonl");
-    const recorded = runAgent(["record", "--out", journal, "--upstream", `anthropic=${fake.url}`], REPLAY_N);
-    await fake.close();
-    const replayed = runAgent(["replay", journal, "--json"], REPLAY_N);
+    // an upstream that streams without pauses: the figure is the replay's own pace
+    const unpaced = await startFake("anthropic", [], { isSide: () => true, sideText: ANSWER });
+    const recorded = await runAgent(["record", "--out", journal, "--upstream", `anthropic=${unpaced.url}`], REPLAY_N);
+    await Promise.all([unpaced.close(), fake.close()]);
+    const replayed = await runAgent(["replay", journal, "--json"], REPLAY_N);
     if (recorded.status !== 0 || replayed.status !== 0) {
       notes.push(`replay: record exited ${recorded.status}, replay exited ${replayed.status} (${replayed.stdout.trim().slice(0, 300)})`);
     } else {
@@ -248,7 +253,7 @@ async function main(): Promise<void> {
     figures,
     notes: [
       `${N} rounds after 20 of warm-up; each round sends one non-streamed and one streamed Anthropic Messages request to each target in turn (Node fetch, keep-alive). The fake upstream (tests/gateway/fakes) runs in the bench's process and streams ${pieces(ANSWER).length + 6} events (${pieces(ANSWER).length} text deltas) ${DELAY_MS} ms apart; Laminar's proxy runs in a native thread of the same process, the gateway in its own process (\`retrace record\` with a command that waits). "First text delta" is the first read holding a text_delta; "last byte" the end of the stream.`,
-      "Replay: scripts/bench-gateway-agent.mjs sends its requests one after another; recorded through `retrace record` against the fake, then replayed with `retrace replay JOURNAL -- …` with the fake closed. Its wall time counts from its first request to its last answer (not the gateway's start-up).",
+      "Replay: scripts/bench-gateway-agent.mjs sends its requests one after another; recorded through `retrace record` against a fake that streams without pauses, then replayed with `retrace replay JOURNAL -- …` with the fake closed. Its wall time counts from its first request to its last answer (not the gateway's start-up).",
       ...notes,
     ],
   });

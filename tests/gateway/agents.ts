@@ -12,6 +12,9 @@ export const PROMPT = "Write hello to out.txt";
 export const FILE_TEXT = "hello from the fake\n";
 export const FINAL_TEXT = "I wrote out.txt.";
 
+/** a child's whole environment (no NODE_ENV: Next's ProcessEnv type would require one) */
+export type Env = Record<string, string | undefined>;
+
 export interface Finished {
   status: number | null;
   stdout: string;
@@ -19,9 +22,12 @@ export interface Finished {
 }
 
 /** runs a command with stdin closed (Claude Code waits on an open stdin) */
-export function run(command: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<Finished> {
+export function run(command: string[], options: { cwd: string; env: Env; timeoutMs?: number }): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command[0], command.slice(1), { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] });
+    // the whole environment is ours (a fresh HOME, no inherited keys); Next's ProcessEnv type
+    // wants NODE_ENV, which these CLIs do not read
+    const env = options.env as NodeJS.ProcessEnv;
+    const child = spawn(command[0], command.slice(1), { cwd: options.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -58,7 +64,7 @@ export const claudeCommand = (): string[] => [
 ];
 
 /** Claude Code's environment; ANTHROPIC_BASE_URL only when not run under the gateway */
-export function claudeEnv(home: string, baseUrl?: string): NodeJS.ProcessEnv {
+export function claudeEnv(home: string, baseUrl?: string): Env {
   return {
     PATH: process.env.PATH,
     HOME: home,
@@ -81,7 +87,7 @@ export const claudeScript = (work: string): Turn[] => [
 export const codexCommand = (): string[] => [clientBin("codex"), "exec", "--skip-git-repo-check", "--json", PROMPT];
 
 /** writes HOME/.codex/config.toml naming the model provider at `port` */
-export function codexEnv(home: string, port: number): NodeJS.ProcessEnv {
+export function codexEnv(home: string, port: number): Env {
   const codexHome = path.join(home, ".codex");
   fs.mkdirSync(codexHome, { recursive: true });
   fs.writeFileSync(

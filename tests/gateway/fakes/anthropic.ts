@@ -27,7 +27,7 @@ function blocksOf(turn: Turn, body: MessagesBody, ids: IdSource): Block[] {
   for (const call of turn.toolCalls ?? []) {
     blocks.push({ type: "tool_use", id: ids.next("toolu"), name: call.name, input: call.arguments });
   }
-  if (blocks.every((b) => b.type === "thinking")) blocks.push({ type: "text", text: "" });
+  if (turn.text === undefined && (turn.toolCalls ?? []).length === 0) blocks.push({ type: "text", text: "" });
   return blocks;
 }
 
