@@ -1,6 +1,6 @@
 /**
  * Record mode: every request forwarded to its API's origin and its answer passed through as
- * it arrives; model calls recorded as journal events, side requests (model lists, token
+ * it arrives; once the answer is complete, model calls recorded as journal events, side requests (model lists, token
  * counts) kept as `x-gateway.side` so a replay can answer them too.
  */
 import type http from "node:http";
@@ -41,10 +41,11 @@ export function recordSession(opts: RecordSessionOptions): RecordSession {
     async handle(call, res) {
       if (answerProbe(call, res)) return;
       const route = routeOf(call.method, call.path, call.headers);
-      const origin = opts.origins[route.api];
+      // the answer first: the journal's work (parsing, redaction, hashing) is done after the
+      // agent has it, so recording adds nothing to its wait but the forwarding itself
+      const result = await forward(call, opts.origins[route.api], res, route.codec ? OUTPUT_DELTA[route.codec.format] : undefined);
       const parsed = asModelCall(call, route);
       if (!parsed) {
-        const result = await forward(call, origin, res);
         opts.journal.append("x-gateway.side", {
           api: route.api,
           method: call.method,
@@ -57,7 +58,6 @@ export function recordSession(opts: RecordSessionOptions): RecordSession {
       }
       modelCalls++;
       const seqs = recordRequest(opts.recorder, call, parsed, opts.extra);
-      const result = await forward(call, origin, res, OUTPUT_DELTA[parsed.route.codec.format]);
       const answer = readAnswer(parsed.route.codec, result.answer);
       opts.recorder.answer(
         seqs,
