@@ -5,6 +5,7 @@
  * sees tokens at the pace the upstream sends them).
  */
 import http from "node:http";
+import https from "node:https";
 import type { AddressInfo } from "node:net";
 import type { RawAnswer } from "../../gateway";
 
@@ -94,6 +95,19 @@ export interface ForwardResult {
   firstTokenMs?: number;
 }
 
+const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+
+/** The upstream's answer head, or the reason it cannot be reached. */
+function send(call: IncomingCall, origin: string, headers: Record<string, string>): Promise<http.IncomingMessage> {
+  const url = new URL(call.path, origin);
+  const secure = url.protocol === "https:";
+  return new Promise((resolve, reject) => {
+    const req = (secure ? https : http).request(url, { method: call.method, headers, agent: secure ? agents.https : agents.http }, resolve);
+    req.on("error", reject);
+    req.end(call.method === "GET" || call.method === "HEAD" ? undefined : call.body);
+  });
+}
+
 /**
  * Sends `call` to `origin` + its path and query, unchanged (credentials included: they are
  * forwarded, never kept), and writes the answer to `res` as it arrives.
@@ -102,39 +116,33 @@ export async function forward(call: IncomingCall, origin: string, res: http.Serv
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(call.headers)) if (!HOP.has(k) && v !== undefined) headers[k] = Array.isArray(v) ? v.join(", ") : v;
   headers["accept-encoding"] = "identity";
+  if (call.method !== "GET" && call.method !== "HEAD") headers["content-length"] = String(call.body.length);
   const started = performance.now();
-  let upstream: Response;
+  let upstream: http.IncomingMessage;
   try {
-    upstream = await fetch(new URL(call.path, origin), {
-      method: call.method,
-      headers,
-      body: call.method === "GET" || call.method === "HEAD" ? undefined : new Uint8Array(call.body),
-      redirect: "manual",
-    });
+    upstream = await send(call, origin, headers);
   } catch (e) {
-    const message = `retrace gateway: the upstream ${origin} cannot be reached (${e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e)})`;
+    const message = `retrace gateway: the upstream ${origin} cannot be reached (${e instanceof Error ? e.message : String(e)})`;
     const body = JSON.stringify({ type: "error", error: { type: "api_error", message } });
     res.writeHead(502, { "content-type": "application/json" }).end(body);
     return { answer: { status: 502, contentType: "application/json", body }, text: body, latencyMs: performance.now() - started };
   }
-  const out: Record<string, string> = {};
-  upstream.headers.forEach((v, k) => {
-    if (!ANSWER_HOP.has(k)) out[k] = v;
-  });
-  res.writeHead(upstream.status, out);
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(upstream.headers)) if (!ANSWER_HOP.has(k) && v !== undefined) out[k] = v;
+  const status = upstream.statusCode ?? 502;
+  res.writeHead(status, out);
   res.flushHeaders();
-  const contentType = upstream.headers.get("content-type") ?? "";
+  const contentType = typeof upstream.headers["content-type"] === "string" ? upstream.headers["content-type"] : "";
   const streamed = contentType.includes("text/event-stream");
   const chunks: Array<{ atMs: number; text: string }> = [];
   const decoder = new TextDecoder();
   let firstAt: number | undefined;
   let tokenAt: number | undefined;
-  const reader = upstream.body?.getReader();
-  for (let next = await reader?.read(); next && !next.done; next = await reader?.read()) {
+  for await (const chunk of upstream as AsyncIterable<Buffer>) {
     const now = performance.now();
     firstAt ??= now;
-    res.write(next.value);
-    const text = decoder.decode(next.value, { stream: true });
+    res.write(chunk);
+    const text = decoder.decode(chunk, { stream: true });
     if (text !== "") chunks.push({ atMs: Math.round(now - firstAt), text });
     if (tokenAt === undefined && isOutput?.test(text)) tokenAt = now;
   }
@@ -142,9 +150,7 @@ export async function forward(call: IncomingCall, origin: string, res: http.Serv
   if (tail !== "") chunks.push({ atMs: Math.round(performance.now() - (firstAt ?? started)), text: tail });
   res.end();
   const text = chunks.map((c) => c.text).join("");
-  const answer: RawAnswer = streamed
-    ? { status: upstream.status, contentType, chunks }
-    : { status: upstream.status, contentType, body: text };
+  const answer: RawAnswer = streamed ? { status, contentType, chunks } : { status, contentType, body: text };
   return {
     answer,
     text,
