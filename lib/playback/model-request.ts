@@ -16,14 +16,14 @@ import type { WireFormat } from "../gateway/types";
 import { canonicallyEqual } from "../canonical";
 import { normaliseRequestBody, type NormaliseOptions } from "./normalise";
 import { mapPlacesDeep, type PlaceMap } from "./paths";
-import { firstSeqOf, type RecordedExchange, type Recording } from "./recording";
+import { firstSeqOf, type RecordedExchange, type GatewayRecording } from "./gateway-recording";
 
-export type DivergenceKind = RequestPart | "extra-request" | "missing-request";
+export type RequestDivergenceKind = RequestPart | "extra-request" | "missing-request";
 
-export interface Divergence {
+export interface RequestDivergence {
   /** seq in the recorded journal of the first event that differs. */
   seq: number;
-  kind: DivergenceKind;
+  kind: RequestDivergenceKind;
   /** JSON Pointer into the request body (`/model` for Gemini's model, which is in the path). */
   path: string;
   recorded: unknown;
@@ -33,7 +33,7 @@ export interface Divergence {
 export interface MatchResult {
   /** The recorded call this request stands for (null: none left of its API). */
   exchange: RecordedExchange | null;
-  divergence: Divergence | null;
+  divergence: RequestDivergence | null;
 }
 
 export interface MatcherOptions extends NormaliseOptions {
@@ -102,7 +102,7 @@ export class RequestMatcher {
   private replayedCount = 0;
 
   constructor(
-    private readonly recording: Recording,
+    private readonly recording: GatewayRecording,
     private readonly opts: MatcherOptions = {},
   ) {}
 
@@ -135,7 +135,7 @@ export class RequestMatcher {
   }
 
   /** The first recorded call no replayed request stood for, as a divergence (null: none). */
-  missing(): Divergence | null {
+  missing(): RequestDivergence | null {
     const x = this.recording.exchanges.find((e) => !this.answered.has(e.index));
     if (!x) return null;
     return {
@@ -147,7 +147,7 @@ export class RequestMatcher {
     };
   }
 
-  private divergenceOf(x: RecordedExchange, diffs: string[][], theirs: unknown, mine: unknown): Divergence {
+  private divergenceOf(x: RecordedExchange, diffs: string[][], theirs: unknown, mine: unknown): RequestDivergence {
     const codec = CODECS[x.format];
     let first: { seq: number; kind: RequestPart; path: string[] } | null = null;
     for (const d of diffs) {

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { ExchangeRecorder, JournalWriter, DEFAULT_ORIGINS, type UpstreamApi } from "@/lib/gateway";
-import { placeMap, readRecording, RequestMatcher } from "@/lib/playback";
+import { placeMap, readGatewayRecording, RequestMatcher } from "@/lib/playback";
 import { memorySink } from "@/lib/recorder";
 import { Redactor } from "@/lib/redact";
 import type { JournalEvent } from "@/lib/journal/types";
@@ -202,7 +202,7 @@ describe("replay matching", () => {
     const recordedTitle = await (await post(server.url, title)).text();
     const recordedTurn = await (await post(server.url, turn)).text();
 
-    const recording = readRecording(events)!;
+    const recording = readGatewayRecording(events)!;
     const matcher = new RequestMatcher(recording, { places: placeMap({}, {}) });
     const sink = memorySink();
     const journal = new JournalWriter("edge-replay", sink, new Redactor(new Uint8Array(32).fill(9)));
@@ -240,7 +240,7 @@ describe("replay matching", () => {
       });
     await (await ask(server.url, "first")).text();
     await (await ask(server.url, "second")).text();
-    const recording = readRecording(events)!;
+    const recording = readGatewayRecording(events)!;
     const secondContext = of(events, "context")[1].seq;
 
     const early = new RequestMatcher(recording);

@@ -5,7 +5,7 @@
 import os from "node:os";
 import { ExchangeRecorder, parseUpstreams } from "../../gateway";
 import type { JournalEvent } from "../../journal/types";
-import { placeMap, readRecording, RequestMatcher, type Divergence } from "../../playback";
+import { placeMap, readGatewayRecording, RequestMatcher, type RequestDivergence } from "../../playback";
 import { redactMessage } from "../../redact";
 import { groupByRun } from "../../analyze";
 import { readJournalFile } from "../commands/analyze";
@@ -51,7 +51,7 @@ function pickRun(events: JournalEvent[], file: string, run: string | undefined):
     if (!found) throw new UsageError(`${file} has no run ${run}`);
     return found;
   }
-  const recorded = [...runs.values()].filter((evs) => readRecording(evs) !== null);
+  const recorded = [...runs.values()].filter((evs) => readGatewayRecording(evs) !== null);
   if (recorded.length === 0) throw new UsageError(`${file} holds no run recorded through the gateway (retrace record)`);
   if (recorded.length > 1) throw new UsageError(`${file} holds ${recorded.length} gateway recordings; pick one with --run`);
   return recorded[0];
@@ -62,7 +62,7 @@ export interface ReplayResult {
   mode: "recorded" | "recorded-then-live";
   match: boolean;
   requests: { recorded: number; replayed: number };
-  divergence: Divergence | null;
+  divergence: RequestDivergence | null;
   branch: string | null;
   /** The command's exit status. */
   exitCode: number;
@@ -80,7 +80,7 @@ export async function replayAgainst(args: GatewayReplayArgs): Promise<ReplayResu
   const read = await readJournalFile(args.file);
   for (const err of read.lineErrors) console.error(`${args.file}:${err.line}: ${err.message} (line skipped)`);
   const events = pickRun(read.events, args.file, args.run);
-  const recording = readRecording(events);
+  const recording = readGatewayRecording(events);
   if (!recording) throw new UsageError(`run ${args.run} of ${args.file} was not recorded through the gateway (retrace record)`);
   const command = args.command.length > 0 ? args.command : (recording.command ?? []);
   if (command.length === 0) throw new UsageError(`${args.file}: the recording names no command; give one after --`);
@@ -121,7 +121,7 @@ export async function replayAgainst(args: GatewayReplayArgs): Promise<ReplayResu
   );
   const exitCode = await runCommand(command, gatewayEnv(server.url), { stdoutToStderr: args.json, cwd: here.cwd });
   await server.close();
-  const divergence: Divergence | null = session.divergence ?? matcher.missing();
+  const divergence: RequestDivergence | null = session.divergence ?? matcher.missing();
   const match = divergence === null;
   journal.append(
     "run.end",

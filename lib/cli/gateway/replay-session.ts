@@ -7,7 +7,7 @@
  */
 import type http from "node:http";
 import { mapStream, pathWithoutCredentials, routeOf, type ExchangeRecorder, type JournalWriter, type UpstreamApi } from "../../gateway";
-import { mapPlaces, type Divergence, type PlaceMap, type Recording, type RequestMatcher } from "../../playback";
+import { mapPlaces, type RequestDivergence, type PlaceMap, type GatewayRecording, type RequestMatcher } from "../../playback";
 import { asModelCall, readAnswer, recordRequest } from "./exchange";
 import { answerFromRecording, type IncomingCall } from "./http-edge";
 import { answerProbe, recordSession, type RecordSession } from "./record-session";
@@ -15,7 +15,7 @@ import { answerProbe, recordSession, type RecordSession } from "./record-session
 export type OnDivergence = "stop" | "recorded" | "live";
 
 export interface ReplaySessionOptions {
-  recording: Recording;
+  recording: GatewayRecording;
   matcher: RequestMatcher;
   journal: JournalWriter;
   recorder: ExchangeRecorder;
@@ -28,7 +28,7 @@ export interface ReplaySessionOptions {
 export interface ReplaySession {
   handle(call: IncomingCall, res: http.ServerResponse): Promise<void>;
   /** The first divergence, in the order requests arrived. */
-  readonly divergence: Divergence | null;
+  readonly divergence: RequestDivergence | null;
   /** Requests sent upstream (after a divergence with `live`). */
   readonly liveRequests: number;
 }
@@ -40,13 +40,13 @@ function refusal(api: UpstreamApi, message: string): string {
 }
 
 export function replaySession(opts: ReplaySessionOptions): ReplaySession {
-  let divergence: Divergence | null = null;
+  let divergence: RequestDivergence | null = null;
   let live: RecordSession | null = null;
   let liveRequests = 0;
   const sidesUsed = new Set<number>();
   const map = (t: string) => mapPlaces(t, opts.toReplay);
 
-  const goLive = (at: Divergence): RecordSession =>
+  const goLive = (at: RequestDivergence): RecordSession =>
     (live ??= recordSession({
       journal: opts.journal,
       recorder: opts.recorder,

@@ -37,7 +37,7 @@ export interface RecordedSide {
   answer: RawAnswer;
 }
 
-export interface Recording {
+export interface GatewayRecording {
   run: string;
   /** The hash of the run's last event (its chain head), when hashed. */
   head: string | null;
@@ -64,7 +64,7 @@ function rawAnswer(v: unknown): RawAnswer | undefined {
 }
 
 /** The gateway recording of one run's events (in any order); null when it has no model call recorded by the gateway. */
-export function readRecording(events: readonly JournalEvent[]): Recording | null {
+export function readGatewayRecording(events: readonly JournalEvent[]): GatewayRecording | null {
   const sorted = [...events].sort((a, b) => a.seq - b.seq);
   if (sorted.length === 0) return null;
   const start = sorted.find((e) => e.type === "run.start");
