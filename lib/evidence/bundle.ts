@@ -17,7 +17,7 @@ import { createHash, createPublicKey, verify as edVerify, type KeyObject } from 
 import { canonicalJson } from "../canonical";
 import { computeEventHash } from "../journal/chain";
 import { parseJsonExact } from "../journal/exact-json";
-import { ArchiveError, packTarGz, unpackTarGz, type Member } from "./archive";
+import { ArchiveError, packTarGz, readTarGz, type Member } from "./archive";
 import type { NoteItem } from "./notes";
 import { PROFILE_DESCRIPTIONS, ProfileRedactor, type Profile } from "./profiles";
 import { renderReport } from "./report";
@@ -224,6 +224,8 @@ export interface VerifyReport {
   runs: number;
   events: number;
   members: number;
+  /** the signature, every member's hash and every journal's chain and counts hold (the container's bytes aside) */
+  membersHold: boolean;
 }
 
 /** The key id of a public key: SHA-256 of its raw 32 bytes, first 16 hex digits. */
@@ -234,13 +236,26 @@ export function keyIdOf(publicKey: KeyObject): string {
 
 export async function verifyBundle(bytes: Uint8Array, opts: { trustedPublicKeyPem?: string } = {}): Promise<VerifyReport> {
   const failures: Failure[] = [];
-  const report: VerifyReport = { ok: false, failures, manifest: null, keyId: null, keyTrusted: null, runs: 0, events: 0, members: 0 };
+  const report: VerifyReport = {
+    ok: false,
+    failures,
+    manifest: null,
+    keyId: null,
+    keyTrusted: null,
+    runs: 0,
+    events: 0,
+    members: 0,
+    membersHold: false,
+  };
   const fail = (member: string, message: string, seq?: number) =>
     failures.push(seq === undefined ? { member, message } : { member, seq, message });
 
+  // a file whose bytes are not export's but that reads as a .tar.gz is still checked member
+  // by member, so the members that changed are named beside the container's difference
   let members: Member[];
+  let differs: string | null;
   try {
-    members = await unpackTarGz(bytes);
+    ({ members, differs } = await readTarGz(bytes));
   } catch (e) {
     fail("archive", e instanceof ArchiveError ? e.message : `cannot read the archive (${(e as Error).message})`);
     return report;
@@ -277,12 +292,16 @@ export async function verifyBundle(bytes: Uint8Array, opts: { trustedPublicKeyPe
     fail(MANIFEST, `its public key is unreadable: ${(e as Error).message}`);
     key = null;
   }
+  let untrusted: Failure | null = null;
   if (opts.trustedPublicKeyPem !== undefined) {
     try {
       const trusted = createPublicKey(opts.trustedPublicKeyPem);
       const trustedId = keyIdOf(trusted);
       report.keyTrusted = report.keyId === trustedId;
-      if (!report.keyTrusted) fail(SIGNATURE, `signed by key ${report.keyId ?? "?"}, not by the trusted key ${trustedId}`);
+      if (!report.keyTrusted) {
+        untrusted = { member: SIGNATURE, message: `signed by key ${report.keyId ?? "?"}, not by the trusted key ${trustedId}` };
+        failures.push(untrusted);
+      }
     } catch (e) {
       fail("trusted key", `unreadable: ${(e as Error).message}`);
     }
@@ -331,6 +350,14 @@ export async function verifyBundle(bytes: Uint8Array, opts: { trustedPublicKeyPe
       }
     }
   }
+  // whose key signed it is a question of trust, not of whether the members hold
+  report.membersHold = failures.every((f) => f === untrusted);
+  // not a pass: the file is not the one export wrote, even when every member it holds is
+  if (differs)
+    failures.unshift({
+      member: "archive",
+      message: `${differs}; ${report.membersHold ? "every member's hash and every journal's chain hold" : "the other failures name what else changed"}`,
+    });
   report.ok = failures.length === 0;
   return report;
 }

@@ -27,6 +27,7 @@ export const POST = route({ need: "runs.read" }, async ({ req, db }) => {
   return NextResponse.json({
     ok: failures.length === 0,
     failures,
+    membersHold: r.membersHold,
     keyId: r.keyId,
     signedByThisDeployment: r.keyTrusted === true,
     deploymentKeyId: k.keyId,
