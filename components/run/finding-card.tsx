@@ -1,5 +1,5 @@
 "use client";
-import { messageParts, ruleText, seqsNamed } from "@/lib/analyze/rule-text";
+import { messageParts, ruleText, seqsNamed } from "@/lib/analyze";
 import type { FindingItem } from "@/lib/view/api-types";
 import { evidenceFor } from "@/lib/view/evidence";
 import { SafeText } from "@/components/ui/safe-text";

@@ -5,7 +5,7 @@ import type { RunListItem } from "@/lib/view/api-types";
 import { useMemo, useSyncExternalStore } from "react";
 import { describeChain, formatCount, formatDuration, formatRelative, formatTimestamp } from "@/lib/view/format";
 import { visibleText as vt } from "@/lib/view/text";
-import { plural, runHealth, severityTone, type HealthTone } from "@/lib/semantics/health";
+import { plural, runHealth, severityTone, type HealthTone } from "@/lib/semantics";
 
 const TONE_CLASS: Record<HealthTone, string> = { good: "good", bad: "bad", warn: "warn", live: "", neutral: "" };
 

@@ -4,7 +4,7 @@
  * response, call → result) and per-row kind. Everything the graph, the timeline and the
  * keyboard navigation need, computed in one pass over the rows.
  */
-import { FailureCounter, isFailure } from "../semantics/failure";
+import { FailureCounter, isFailure } from "../semantics";
 import { kindOf, EVENT_KINDS, type EventKind } from "./kind";
 import type { RunSummary } from "./summary";
 

@@ -7,7 +7,7 @@ import { sha256Hex } from "../canonical";
 import { parseJsonExact } from "../journal/parse-line";
 import type { JsonObject } from "../journal/types";
 import { nonEmptyStr as str } from "../journal/values";
-import { bytesToHex, toJson } from "./to-json";
+import { bytesToHex, toJson } from "../journal/to-json";
 
 export { bytesToHex, toJson };
 

@@ -20,3 +20,4 @@ export { createReplayStream, type ReplayChunk, type ReplayStream } from "./strea
 export { evaluateCondition } from "./condition";
 export { evaluate, INITIAL_EVAL, writeCallAt, type EvalState, type Verdict, type WriteCall } from "./evaluate";
 export * from "./types";
+export { openPagedReplay, type PagedReplay, type RefoldedBlock } from "./paged";

@@ -10,8 +10,8 @@ import type { Db } from "./db";
 import { normaliseRunRow, tagsOf, type RunRow } from "./ingest/run-row";
 import type { SqlParam } from "./sql";
 import { timesRecordedIn } from "../journal/summary";
-import { compareFindings } from "../semantics/findings";
-import { rulesMatching } from "../analyze/rule-text";
+import { compareFindings } from "../semantics";
+import { rulesMatching } from "../analyze";
 import type { ChainStatus, FindingItem, RunDetail, RunFidelity, RunListItem, RunStatus } from "../view/api-types";
 
 // The answer shapes live in lib/view/api-types.ts (pure), shared with the browser code.

@@ -11,7 +11,7 @@ import { SummaryBinaryBuilder } from "../graph/summary-binary";
 import { bigintAsDigits } from "../journal/exact-json";
 import { parseJsonExact } from "../journal/parse-line";
 import type { JournalEvent } from "../journal/types";
-import { INITIAL_STATE_FOLD, stepState, UNKNOWN_HASH, type StateFold } from "../semantics/state";
+import { INITIAL_STATE_FOLD, stepState, UNKNOWN_HASH, type StateFold } from "../semantics";
 import { EMPTY_STATE, stateHash, type RunState } from "../state";
 import type { FindingItem, RunChange, RunStatus, SearchAnswer, StateAt } from "../view/api-types";
 import { subscribeRunChanges } from "./changes";

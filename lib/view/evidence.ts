@@ -5,7 +5,7 @@
  * events the inspect route returns for the seq the finding names (or its own event), all
  * stored redacted; values are shown as text, never markup.
  */
-import { humanSeconds } from "../analyze/rule-text";
+import { humanSeconds } from "../analyze";
 import { obj, str } from "../journal/values";
 import type { FindingItem, InspectAnswer, StoredEvent } from "./api-types";
 

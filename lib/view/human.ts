@@ -3,7 +3,7 @@
  * name, code, …) instead of one line of JSON, a policy's durations in days and hours, a
  * retrieved document's age at the time of the retrieval against the allowed age.
  */
-import { humanSeconds } from "../analyze/rule-text";
+import { humanSeconds } from "../analyze";
 import { formatDuration } from "./format";
 
 export interface ErrorFields {

@@ -6,7 +6,7 @@
  * the findings the run already has, and shown both ways: the earlier call's tool pane says
  * "retried by #29", the later one's "retries #26", and the graph draws an edge between them.
  */
-import { seqsNamed } from "../analyze/rule-text";
+import { seqsNamed } from "../analyze";
 import type { FindingItem } from "./api-types";
 
 export type RelationKind = "retry" | "duplicate";

@@ -4,7 +4,7 @@
  * never "imported", an unrecognised format is never named as one.
  */
 import type { RunOutcome, UploadAnswer } from "./api-types";
-import { plural } from "../semantics/health";
+import { plural } from "../semantics";
 
 export type UploadPhase = "sending" | "storing" | "done" | "failed";
 

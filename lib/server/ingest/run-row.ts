@@ -6,7 +6,7 @@ import "server-only";
  */
 import { canonicalJson } from "../../canonical";
 import { failureInput, runHeaderFromStart, type EventColumns } from "../../journal/summary";
-import { FailureCounter, type FailureSnapshot } from "../../semantics/failure";
+import { FailureCounter, type FailureSnapshot } from "../../semantics";
 import type { JournalEvent, JsonObject } from "../../journal/types";
 import type { RunModel } from "../generated/sqlite/models/Run.ts";
 import { SeqMap } from "../../journal/seq-map";
