@@ -1,4 +1,6 @@
 export * from "./bundle";
+export * from "./build";
+export * from "./verify";
 export * from "./notes";
 export * from "./profiles";
 export { piiKindsIn, PII_KINDS, type PiiKind } from "./pii";

@@ -10,7 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { newPrivateKeyPem, signerFromPem } from "../evidence/signer";
-import type { Signer } from "../evidence/bundle";
+import type { Signer } from "../evidence";
 import type { RetraceConfig } from "./config";
 import { keyFileBesideData } from "./key-files";
 

@@ -5,7 +5,7 @@ import "server-only";
  * lib/evidence, each export written to the privileged-action log.
  */
 import { randomUUID } from "node:crypto";
-import { buildBundle, sha256Bytes, type AuditLogRow, type BundleRunInput } from "../evidence/bundle";
+import { buildBundle, sha256Bytes, type AuditLogRow, type BundleRunInput } from "../evidence";
 import { isNoteLabel, MAX_NOTE_LENGTH, type NoteItem, type NoteLabel, type NoteTarget } from "../evidence/notes";
 import { parseFieldPath, type Profile } from "../evidence/profiles";
 import { decide, type Principal } from "../access/roles";

@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildBundle } from "@/lib/evidence/bundle";
+import { buildBundle } from "@/lib/evidence";
 import { repack, unpackTarGz } from "@/lib/evidence/archive";
 import { newPrivateKeyPem, signerFromPem } from "@/lib/evidence/signer";
 import { sampleRun } from "../evidence/fixtures";

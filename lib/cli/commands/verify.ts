@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { describeFailures, verifyBundle } from "../../evidence/bundle";
+import { describeFailures, verifyBundle } from "../../evidence";
 import type { CommandArgs } from "../args";
 
 export const summary = "check an audit bundle: signature, every member's hash, every journal's chain";

@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { verifyBundle } from "@/lib/evidence/bundle";
+import { verifyBundle } from "@/lib/evidence";
 import { auditPublicKey } from "@/lib/server/audit-key";
 import { isBodyLimit, limitBytes } from "@/lib/server/body-limits";
 import { route } from "@/lib/server/edge";
