@@ -40,6 +40,11 @@ const NO_SERVER = {
   message: "the pure core must not import lib/server.",
 };
 
+const DB_ONLY_IN_SERVER = {
+  group: ["@prisma/*", "pg", "better-sqlite3", "**/server/generated/**"],
+  message: "database access lives in lib/server only.",
+};
+
 /** Folders entered only through their index.ts from outside (their own tests under tests/<name> aside). */
 const DOORS = ["semantics", "playback", "replay", "analyze"];
 
@@ -185,10 +190,12 @@ export default tseslint.config(
         },
       ],
       // the database reaches app/ only as the `db` the edge hands an authorized handler
+      // one block sets this rule for app/ (a later block's options would replace these)
       "no-restricted-imports": [
         "error",
         {
           patterns: [
+            DB_ONLY_IN_SERVER,
             {
               group: ["@/lib/server/db", "**/lib/server/db"],
               message: "app/ gets the database from lib/server/edge (route, page, action), which authorizes first.",
@@ -286,28 +293,13 @@ export default tseslint.config(
     rules: { "no-restricted-imports": ["error", { patterns: [NO_REACT_NEXT_PRISMA, NO_SERVER] }] },
   },
   {
-    files: ["app/**", "components/**"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            {
-              group: ["@prisma/*", "pg", "better-sqlite3", "**/server/generated/**"],
-              message: "database access lives in lib/server only.",
-            },
-          ],
-        },
-      ],
-    },
-  },
-  {
     files: ["components/**"],
     rules: {
       "no-restricted-imports": [
         "error",
         {
           patterns: [
+            DB_ONLY_IN_SERVER,
             {
               group: ["@/lib/server/*", "**/lib/server/**"],
               message: "components are presentational: server data comes through TanStack Query.",

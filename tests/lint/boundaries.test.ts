@@ -113,3 +113,16 @@ describe("cycles: a type-only import cycle is a cycle", () => {
     expect(c.messages).toEqual([]);
   });
 });
+
+describe("app/ and components/: database access only through lib/server's edge", () => {
+  it("fails on app/ importing lib/server/db, and on either importing a driver", async () => {
+    // both rules used to sit in two blocks, the later replacing the earlier for app/
+    expect(rules(await lint("app/edge-fixture.ts", `import { openDb } from "@/lib/server/db";\nexport const o = openDb;\n`))).toEqual([
+      "no-restricted-imports",
+    ]);
+    expect(rules(await lint("app/edge-fixture.ts", `import pg from "pg";\nexport const p = pg;\n`))).toEqual(["no-restricted-imports"]);
+    expect(rules(await lint("components/edge-fixture.tsx", `import pg from "pg";\nexport const p = pg;\n`))).toEqual([
+      "no-restricted-imports",
+    ]);
+  });
+});
