@@ -293,6 +293,16 @@ export default tseslint.config(
     rules: { "no-restricted-imports": ["error", { patterns: [NO_REACT_NEXT_PRISMA, NO_SERVER] }] },
   },
   {
+    // Playwright waits on a condition the page shows, never on a clock
+    files: ["e2e/**"],
+    rules: {
+      "no-restricted-properties": [
+        "error",
+        { property: "waitForTimeout", message: "wait on a condition (expect(...), waitForFunction, a ready signal), not a timeout." },
+      ],
+    },
+  },
+  {
     files: ["components/**"],
     rules: {
       "no-restricted-imports": [
