@@ -39,7 +39,7 @@ export interface Alignment {
 }
 
 /** Stretches the banded search aligned (lcs.ts): exact within a window, not across it. */
-export interface Approximation {
+interface Approximation {
   /** For people, starting "Aligned approximately: ". */
   message: string;
   /** Events of run a and of run b inside those stretches. */
@@ -329,7 +329,7 @@ export function alignRuns(a: readonly CompareEvent[], b: readonly CompareEvent[]
  * What `alignWith` compares events by, beyond their type, step and the ids they key by
  * (projection.ts gives digests of these, for events whose payloads are gone).
  */
-export interface EventComparison {
+interface EventComparison {
   /** Per event: equal strings ⇔ equal type and comparable content (`contentKey`). */
   contentA: readonly string[];
   contentB: readonly string[];

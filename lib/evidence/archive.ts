@@ -43,7 +43,7 @@ export async function packTarGz(members: readonly Member[], mtime: Date): Promis
 export class ArchiveError extends Error {}
 
 /** The tar inside a gzip file, and how the file differs from what export writes for it (null: it does not). */
-export interface Gunzipped {
+interface Gunzipped {
   tar: Buffer;
   differs: string | null;
 }
@@ -125,7 +125,7 @@ function gunzipStrict(gz: Uint8Array): Buffer {
 }
 
 /** The members of a tar, in order; anything but plain files, or a name twice, is an error. */
-export async function untar(tarBytes: Buffer): Promise<Member[]> {
+async function untar(tarBytes: Buffer): Promise<Member[]> {
   const ex = tar.extract();
   const out: Member[] = [];
   const seen = new Set<string>();

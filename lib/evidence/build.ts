@@ -20,7 +20,7 @@ import { renderReport } from "./report";
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 
 /** The run's events as the profile exports them, chained afresh: hash(n) over hash(n−1) ("" before the first). */
-export function exportJournal(events: readonly Record<string, unknown>[], redactor: ProfileRedactor): Record<string, unknown>[] {
+function exportJournal(events: readonly Record<string, unknown>[], redactor: ProfileRedactor): Record<string, unknown>[] {
   let prev = "";
   return events.map((e) => {
     const out = redactor.event(e);

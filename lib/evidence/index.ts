@@ -3,7 +3,7 @@ export * from "./build";
 export * from "./verify";
 export * from "./notes";
 export * from "./profiles";
-export { piiKindsIn, PII_KINDS, type PiiKind } from "./pii";
+export { piiKindsIn, type PiiKind } from "./pii";
 export { signerFromPem, newPrivateKeyPem } from "./signer";
 export { ArchiveError, repack, unpackTarGz, type Member } from "./archive";
 export * from "./opened";

@@ -134,12 +134,12 @@ export function toNanos(v: unknown): bigint | undefined {
 }
 
 /** protobufjs decodes 64-bit fields into {low, high, unsigned}; rebuilt exactly here. */
-export interface LongLike {
+interface LongLike {
   low: number;
   high: number;
   unsigned?: boolean;
 }
-export function longToBigInt(l: LongLike): bigint {
+function longToBigInt(l: LongLike): bigint {
   const lo = BigInt(l.low >>> 0);
   const hi = BigInt(l.high >>> 0);
   let n = (hi << 32n) | lo;

@@ -112,7 +112,7 @@ function type(): protobuf.Type {
   return requestType;
 }
 
-export class OtlpDecodeError extends Error {}
+class OtlpDecodeError extends Error {}
 
 /**
  * Bytes → a plain object in the OTLP JSON shape. Only fields present on the wire appear

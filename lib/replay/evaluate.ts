@@ -17,7 +17,7 @@ import { writeCallAt, type WriteCall } from "../semantics";
 export { effectivePolicy, safeHash, UNHASHABLE, UNKNOWN_HASH, writeCallAt, type Verdict, type WriteCall };
 
 export type EvalState = RunFold;
-export type EvalStep = RunStep;
+type EvalStep = RunStep;
 export const INITIAL_EVAL: EvalState = INITIAL_RUN;
 
 /** Evaluates one event. `override` is a fork's policy (null for the recorded run). */

@@ -66,7 +66,7 @@ export interface FrameOut {
   state: RunState;
 }
 
-export interface StepOutput {
+interface StepOutput {
   fold: FoldState;
   readonly frames: readonly FrameOut[];
   readonly divergences: readonly Divergence[];

@@ -75,7 +75,7 @@ export function createReplay(input: readonly JournalEvent[], options: ReplayOpti
 }
 
 /** A replay that grows as its run's events arrive in chunks (`push`, in seq order). */
-export interface GrowingReplay {
+interface GrowingReplay {
   /** Reads what has been pushed so far: its frames and divergences grow with each push. */
   readonly replay: Replay;
   push(events: readonly JournalEvent[]): ReplayChunk;

@@ -14,7 +14,7 @@ import type { Signer } from "../evidence";
 import type { RetraceConfig } from "./config";
 import { keyFileBesideData } from "./key-files";
 
-export class AuditKeyError extends Error {}
+class AuditKeyError extends Error {}
 
 export function auditKeyFile(config: RetraceConfig): string {
   return config.auditKeyFile ? path.resolve(config.auditKeyFile) : keyFileBesideData(config, "audit-key");

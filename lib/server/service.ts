@@ -27,7 +27,7 @@ export function redactorFor(db: Db): Promise<Redactor> {
   return r;
 }
 
-export interface ImportStreamOptions {
+interface ImportStreamOptions {
   /**
    * `journal`: Retrace journals only; another trace format is refused, named (`format`,
    * HTTP 415). `any`: trace exports are converted into runs of fidelity "trace", and a body
@@ -200,7 +200,7 @@ async function importBody(db: Db, redactor: Redactor, body: ByteSource, opts: Im
   }
 }
 
-export interface IngestBytesOptions {
+interface IngestBytesOptions {
   mode: IngestOptions["mode"];
   project?: string;
   onlyRun?: string;

@@ -9,7 +9,7 @@ import { humanSeconds } from "../analyze";
 import { obj, str } from "../journal/values";
 import type { FindingItem, InspectAnswer, StoredEvent } from "./api-types";
 
-export interface EvidenceLine {
+interface EvidenceLine {
   /** the event the line quotes, a link */
   seq: number | null;
   label: string;

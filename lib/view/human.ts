@@ -6,7 +6,7 @@
 import { humanSeconds } from "../analyze";
 import { formatDuration } from "./format";
 
-export interface ErrorFields {
+interface ErrorFields {
   message: string | null;
   name: string | null;
   code: string | null;
@@ -53,7 +53,7 @@ export function policyValueText(key: string, value: unknown): string {
   }
 }
 
-export interface RetrievedDocument {
+interface RetrievedDocument {
   id: string | null;
   version: string | null;
   uri: string | null;

@@ -9,7 +9,7 @@
 import { seqsNamed } from "../analyze";
 import type { FindingItem } from "./api-types";
 
-export type RelationKind = "retry" | "duplicate";
+type RelationKind = "retry" | "duplicate";
 
 export interface Relation {
   kind: RelationKind;
@@ -41,7 +41,7 @@ export function relationsOf(findings: readonly FindingItem[]): Relation[] {
   return out.sort((a, b) => a.later - b.later || a.earlier - b.earlier);
 }
 
-export interface RelatedAt {
+interface RelatedAt {
   /** later calls that retried this one */
   retriedBy: number[];
   /** the earlier call this one retried */
