@@ -13,7 +13,7 @@ import { isBodyLimit, limitedBody } from "./body-limits";
 import { ingest, type BuiltSummary, type IngestOptions, type IngestResult } from "./ingest";
 import { loadRedactor } from "./redaction-key";
 import { publishRunChanges } from "./changes";
-import { prepareStoredSummary, STORED_SUMMARY_EVENTS, storeBuiltSummary } from "./viewer-queries";
+import { prepareStoredSummary, STORED_SUMMARY_EVENTS, storeBuiltSummary } from "./viewer";
 
 const redactors = new WeakMap<Db, Promise<Redactor>>();
 
