@@ -549,10 +549,17 @@ async function browse(ctx: BrowserContext, base: string, paths: readonly string[
   const seen: Seen[] = [];
   let asked = "";
   const pending: Promise<void>[] = [];
-  const inFlight = new Set<unknown>();
-  page.on("request", (r) => void (r.resourceType() !== "eventsource" && inFlight.add(r)));
-  page.on("requestfinished", (r) => void inFlight.delete(r));
-  page.on("requestfailed", (r) => void inFlight.delete(r));
+  const traffic: Traffic = { inFlight: new Set(), changedAt: Date.now() };
+  const done = (r: unknown) => {
+    if (traffic.inFlight.delete(r)) traffic.changedAt = Date.now();
+  };
+  page.on("request", (r) => {
+    if (r.resourceType() === "eventsource") return;
+    traffic.inFlight.add(r);
+    traffic.changedAt = Date.now();
+  });
+  page.on("requestfinished", done);
+  page.on("requestfailed", done);
   page.on("response", (r) => {
     const at = asked;
     // a live stream's body never ends; the stream route is read on its own (the matrix, the paths above)
@@ -571,7 +578,7 @@ async function browse(ctx: BrowserContext, base: string, paths: readonly string[
   for (const p of paths) {
     asked = p;
     const res = await page.goto(`${base}${p}`);
-    await settle(page, inFlight);
+    await settle(page, traffic);
     seen.push({ asked: p, url: page.url(), status: res?.status() ?? 0, text: await page.content(), kind: "final" });
   }
   if (postTo) {
@@ -585,28 +592,27 @@ async function browse(ctx: BrowserContext, base: string, paths: readonly string[
       },
       [otlpBody("0".repeat(31) + "1"), postTo] as const,
     );
-    await settle(page, inFlight);
+    await settle(page, traffic);
   }
   await Promise.all(pending);
   await page.close();
   return seen;
 }
 
+/** The requests a page has in flight (live streams aside), and when that last changed (ms). */
+interface Traffic {
+  inFlight: Set<unknown>;
+  changedAt: number;
+}
+
 /**
- * Loaded, and no request but live streams open for half a second (networkidle counts an
- * EventSource, which a run page keeps open for good).
+ * Loaded, and no request but live streams in flight for half a second (networkidle counts
+ * an EventSource, which a run page keeps open for good): a condition polled, not a sleep.
  */
-async function settle(page: Page, inFlight: Set<unknown>): Promise<void> {
+async function settle(page: Page, traffic: Traffic): Promise<void> {
   await page.waitForLoadState("load");
   await expect
-    .poll(
-      async () => {
-        if (inFlight.size > 0) return false;
-        await page.waitForTimeout(500);
-        return inFlight.size === 0;
-      },
-      { timeout: 30_000 },
-    )
+    .poll(() => traffic.inFlight.size === 0 && Date.now() - traffic.changedAt >= 500, { timeout: 30_000, intervals: [100] })
     .toBe(true);
 }
 

@@ -15,6 +15,7 @@ import { expect, type Locator, type Page } from "@playwright/test";
 import { startBankServer, type BankServer } from "../scripts/demo-agent/bank-server";
 import { runScenarios, type ScenarioName } from "../scripts/demo-agent/scenarios";
 import { actionIds, callAction, PASSWORD, startLockedServer, type LockedServer } from "./access-servers";
+import { resizeTo } from "./fixtures/viewer";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -133,8 +134,7 @@ export async function startLiveFixture(opts: {
         [1440, 900],
         [1024, 768],
       ] as const) {
-        await page.setViewportSize({ width: w, height: h });
-        await page.waitForTimeout(150);
+        await resizeTo(page, w, h);
         if (focus) await focus.scrollIntoViewIfNeeded();
         await page.screenshot({ path: `${opts.shotsDir}/${name}-${w}.png` });
         const scroll = await page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);

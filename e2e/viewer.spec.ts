@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { hashOf } from "../lib/canonical";
 import { SERVERS, SQLITE_PORT } from "./servers";
 import { example, hostileJournal, HOSTILE, ndjson, rechain, uniqueId, type Ev } from "./fixtures/journals";
-import { appendEvents, expect, postJournal, test } from "./fixtures/viewer";
+import { appendEvents, expect, postJournal, resizeTo, test } from "./fixtures/viewer";
 
 const BASE = `http://127.0.0.1:${SQLITE_PORT}`;
 
@@ -99,8 +99,7 @@ test.describe("run page", () => {
       [1440, 900],
       [1024, 768],
     ] as const) {
-      await page.setViewportSize({ width: w, height: h });
-      await page.waitForTimeout(200);
+      await resizeTo(page, w, h);
       await page.screenshot({ path: `test-results/shots/timeline-idle-${w}.png` });
     }
   });

@@ -34,7 +34,7 @@ import Database from "better-sqlite3";
 import { writeBenchSection, type BenchFigure } from "./bench-report";
 import { loadConfig } from "../lib/server/config";
 import { openDb } from "../lib/server/db";
-import { decodeOtlp, receiveSpans } from "../lib/server/imports";
+import { decodeOtlp, receiveSpans } from "../lib/server/otlp-receiver";
 import { processTree } from "./bench-server";
 
 const dir = path.resolve(".bench");

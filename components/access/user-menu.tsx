@@ -4,7 +4,7 @@ import { useTransition } from "react";
 import { chooseProject } from "@/app/actions/projects";
 import { signOut } from "@/app/actions/session";
 
-export interface UserMenuProps {
+interface UserMenuProps {
   name: string;
   projects: { id: string; role: string }[];
   project: string | null;

@@ -3,7 +3,7 @@ import { useState } from "react";
 import { revokeKey } from "@/app/actions/admin";
 import { ActionError, useAdminAction } from "./use-admin-action";
 
-export interface AdminKey {
+interface AdminKey {
   id: string;
   projectId: string;
   name: string;

@@ -1,7 +1,7 @@
 "use client";
 import Link from "next/link";
-import { ruleText } from "@/lib/analyze/rule-text";
-import { plural } from "@/lib/semantics/health";
+import { ruleText } from "@/lib/analyze";
+import { plural } from "@/lib/semantics";
 import { groupFindings } from "@/lib/view/findings";
 import type { RunDetail } from "@/lib/view/api-types";
 import { formatTimestamp } from "@/lib/view/format";

@@ -1,6 +1,6 @@
 "use client";
 import { useEffect, useId, useState } from "react";
-import { plural } from "@/lib/semantics/health";
+import { plural } from "@/lib/semantics";
 import { formatTimestamp } from "@/lib/view/format";
 import { StatusBadge } from "@/components/runs/runs-table";
 import { useRunSearch } from "./use-compare-data";

@@ -21,9 +21,9 @@ function stopWorker(w: AlignWorker) {
 }
 
 /** Events of each run the worker has read so far (null before the first page). */
-export type AlignProgress = { a: number; b: number } | null;
+type AlignProgress = { a: number; b: number } | null;
 
-export type AlignmentState =
+type AlignmentState =
   | { phase: "idle"; alignment: null; error: null; progress: null }
   | { phase: "aligning"; alignment: null; error: null; progress: AlignProgress }
   | { phase: "ready"; alignment: CompactAlignment; error: null; progress: null }

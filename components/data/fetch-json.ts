@@ -1,5 +1,5 @@
 /** GET a JSON API route; a non-2xx answer throws with the server's `error` message. */
-export class ApiError extends Error {
+class ApiError extends Error {
   constructor(
     message: string,
     readonly status: number,

@@ -1,5 +1,5 @@
 "use client";
-import { plural } from "@/lib/semantics/health";
+import { plural } from "@/lib/semantics";
 import { Background, Controls, MiniMap, ReactFlow, ReactFlowProvider, useReactFlow, type Edge, type Node } from "@xyflow/react";
 import { useEffect, useMemo, useRef } from "react";
 import { buildStepGraph, EVENT_KINDS, graphWindow, type GraphNodeData, type RunIndex } from "@/lib/graph";

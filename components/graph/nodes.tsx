@@ -1,5 +1,5 @@
 "use client";
-import { plural } from "@/lib/semantics/health";
+import { plural } from "@/lib/semantics";
 import { Handle, Position, type Node, type NodeProps } from "@xyflow/react";
 import { memo } from "react";
 import { EVENT_KINDS, KIND_LABEL, type EventNodeData, type StepNodeData } from "@/lib/graph";

@@ -1,6 +1,6 @@
 "use client";
 import { usePayloadsDropped } from "@/components/run/payloads-dropped";
-import { plural } from "@/lib/semantics/health";
+import { plural } from "@/lib/semantics";
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo } from "react";
 import { EVENT_KINDS, type RunIndex } from "@/lib/graph";

@@ -1,6 +1,6 @@
 import Link from "next/link";
 
-export interface BranchItem {
+interface BranchItem {
   run: string;
   kind: string;
   forkSeq: number;

@@ -52,7 +52,7 @@ interface ResumeDone {
 }
 
 /** A link to an event of this run: a real URL (copy, new tab), selected in place on a plain click. */
-export function SeqLink({ runId, seq }: { runId: string; seq: number }) {
+function SeqLink({ runId, seq }: { runId: string; seq: number }) {
   const api = useRunStoreApi();
   return (
     <a

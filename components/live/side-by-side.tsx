@@ -2,7 +2,7 @@ import Link from "next/link";
 import type { SideBySideRow } from "@/lib/live/continue";
 import { ModeBadge } from "./mode-badge";
 
-export interface SideBySideView {
+interface SideBySideView {
   original: string;
   branch: string;
   kind: string;

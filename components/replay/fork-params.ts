@@ -30,7 +30,7 @@ export function applicableKinds(type: string | null): Set<OverrideKind> {
   return out;
 }
 
-export type ForkFromUrl = { fork: ForkSpec | null; error: string | null };
+type ForkFromUrl = { fork: ForkSpec | null; error: string | null };
 
 /** The fork a URL asks for; a malformed one is an error to show, never a crash. */
 export function readForkParams(params: URLSearchParams): ForkFromUrl {
@@ -99,7 +99,7 @@ function zodMessage(e: z.ZodError): string {
 }
 
 /** Parses the JSON editor: an error names the position JSON.parse gives. */
-export function parseJsonField(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+function parseJsonField(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
   if (text.trim() === "") return { ok: false, error: "the JSON editor is empty" };
   try {
     return { ok: true, value: JSON.parse(text) };
@@ -109,7 +109,7 @@ export function parseJsonField(text: string): { ok: true; value: unknown } | { o
 }
 
 /** The run's own policy, as far as the form edits it. */
-export interface BasePolicy {
+interface BasePolicy {
   requireApproval?: string[];
   maxSteps?: number;
 }

@@ -12,7 +12,7 @@ import type { FrameRow } from "./protocol";
 const cut = (s: string, n = 80) => (s.length > n ? `${s.slice(0, n)}…` : s);
 
 /** The fields of an event a label reads (a JournalEvent, or an event as the API sends it). */
-export interface LabelledEvent {
+interface LabelledEvent {
   type: string;
   step?: string;
   data: { [key: string]: unknown };

@@ -7,7 +7,7 @@ import { parseJsonExact } from "@/lib/journal/exact-json";
 import type { JournalEvent } from "@/lib/journal/types";
 
 /** One event as the events API sends it: the stored event and the recorder's hash. */
-export interface PageRow {
+interface PageRow {
   seq: number;
   recordedHash: string | null;
   redactions: number;

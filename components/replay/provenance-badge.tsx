@@ -1,6 +1,6 @@
 import type { Provenance } from "@/lib/replay";
 
-export const PROVENANCE_TEXT: Record<Provenance, { glyph: string; label: string; title: string }> = {
+const PROVENANCE_TEXT: Record<Provenance, { glyph: string; label: string; title: string }> = {
   recorded: { glyph: "●", label: "recorded", title: "Recorded: taken from the journal as it is" },
   simulated: {
     glyph: "◆",

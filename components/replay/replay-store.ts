@@ -11,7 +11,7 @@ import type { FrameColumns, FrameRow, FrameView, ReplayAnswer, ReplayProgress, R
 
 export type SideTab = "frame" | "fork" | "divergences" | "changes";
 
-export interface ReplayViewState {
+interface ReplayViewState {
   /** Frame index of the playhead. */
   cursor: number;
   playing: boolean;
@@ -44,13 +44,13 @@ export interface ReplayViewState {
   setRowSource(source: ReplayViewState["rowSource"]): void;
 }
 
-export interface FrameOfSeq {
+interface FrameOfSeq {
   get(seq: number): number | undefined;
 }
 
 const EMPTY_TYPES: readonly string[] = [];
 
-export const emptyFrames = (): FrameColumns => ({ count: 0, seq: new Float64Array(0), type: new Uint16Array(0), typeNames: EMPTY_TYPES });
+const emptyFrames = (): FrameColumns => ({ count: 0, seq: new Float64Array(0), type: new Uint16Array(0), typeNames: EMPTY_TYPES });
 
 /** The frames with more appended: in place while there is room, else in arrays twice as long. */
 function appendFrames(prev: FrameColumns, seqs: Float64Array, types: Uint16Array, typeNames: readonly string[]): FrameColumns {

@@ -1,5 +1,5 @@
 "use client";
-import { plural } from "@/lib/semantics/health";
+import { plural } from "@/lib/semantics";
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";

@@ -12,7 +12,7 @@ import { EVENT_KINDS, type EventKind } from "@/lib/graph/kind";
 import type { Fidelity, JournalEvent, RunId } from "@/lib/journal/types";
 import { frameMode } from "@/lib/live/mode";
 import { buildForkPlan, forkPlanReads, ReplayError, type ForkPlan, type ForkSpec, type ReplayChunk } from "@/lib/replay";
-import { openPagedReplay, type PagedReplay, type RefoldedBlock } from "@/lib/replay/paged";
+import { openPagedReplay, type PagedReplay, type RefoldedBlock } from "@/lib/replay";
 import { fetchEventPage } from "./event-pages";
 import { createKindTracker, rowOf } from "./frame-rows";
 import { eventOf } from "./parse-events";

@@ -7,7 +7,7 @@ import { forkKey, type ReplayAnswer, type ReplayProgress, type ReplayResult } fr
 import type { ReplayWorkerApi } from "./replay.worker";
 import { useReplayStoreApi } from "./replay-store";
 
-export type SessionPhase = "fetching" | "streaming" | "folding" | "ready" | "error";
+type SessionPhase = "fetching" | "streaming" | "folding" | "ready" | "error";
 
 /**
  * The replay of one run in a worker started for this page (called through Comlink): the

@@ -6,7 +6,7 @@ import { useState } from "react";
  * `&tab=findings`): the run page checks access itself, so the link works for anyone who
  * may read the run and for no one else.
  */
-export function deepLink(origin: string, runId: string, seq: number, tab?: "findings"): string {
+function deepLink(origin: string, runId: string, seq: number, tab?: "findings"): string {
   const url = new URL(`/runs/${encodeURIComponent(runId)}`, origin);
   url.searchParams.set("event", String(seq));
   if (tab) url.searchParams.set("tab", tab);

@@ -1,5 +1,5 @@
 "use client";
-import { messageParts, ruleText, seqsNamed } from "@/lib/analyze/rule-text";
+import { messageParts, ruleText, seqsNamed } from "@/lib/analyze";
 import type { FindingItem } from "@/lib/view/api-types";
 import { evidenceFor } from "@/lib/view/evidence";
 import { SafeText } from "@/components/ui/safe-text";
@@ -10,7 +10,7 @@ import { useInspect } from "./use-run-data";
 const QUOTES_NAMED = new Set(["effect.retry-after-unknown", "effect.duplicate", "approval.reused"]);
 
 /** A finding's exact message with every seq it names as a jump to that event. */
-export function FindingMessage({ message }: { message: string }) {
+function FindingMessage({ message }: { message: string }) {
   return (
     <>
       {messageParts(message).map((p, i) =>

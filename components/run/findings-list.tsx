@@ -1,8 +1,8 @@
 "use client";
 import { useState } from "react";
-import { ruleText } from "@/lib/analyze/rule-text";
+import { ruleText } from "@/lib/analyze";
 import { findingKey, type NoteItem, type NoteLabel } from "@/lib/evidence/notes";
-import { plural } from "@/lib/semantics/health";
+import { plural } from "@/lib/semantics";
 import type { FindingItem } from "@/lib/view/api-types";
 import { groupFindings } from "@/lib/view/findings";
 import { visibleText } from "@/lib/view/text";

@@ -17,7 +17,7 @@ export const PANE_BOUNDS: Readonly<Record<PaneName, { min: number; max: number }
   bottom: { min: 100, max: 640 },
 };
 
-export interface PaneSizes {
+interface PaneSizes {
   size: Record<PaneName, number | null>;
   collapsed: Record<PaneName, boolean>;
   setSize(pane: PaneName, px: number | null): void;
@@ -30,7 +30,7 @@ const INITIAL = {
   collapsed: { side: false, inspector: false, bottom: false },
 } satisfies Pick<PaneSizes, "size" | "collapsed">;
 
-export const clampPane = (pane: PaneName, px: number) => Math.round(Math.min(PANE_BOUNDS[pane].max, Math.max(PANE_BOUNDS[pane].min, px)));
+const clampPane = (pane: PaneName, px: number) => Math.round(Math.min(PANE_BOUNDS[pane].max, Math.max(PANE_BOUNDS[pane].min, px)));
 
 export const usePaneSizes = create<PaneSizes>()(
   persist(

@@ -7,7 +7,7 @@ import type { RunDetail } from "@/lib/view/api-types";
 import { formatCount, formatDuration, formatTimestamp } from "@/lib/view/format";
 import { visibleText as vt } from "@/lib/view/text";
 import { ChainBadge, StatusBadge } from "@/components/runs/runs-table";
-import { plural } from "@/lib/semantics/health";
+import { plural } from "@/lib/semantics";
 import { ShortcutsButton } from "@/components/ui/shortcuts-dialog";
 import { SearchBox } from "./search-box";
 import { useEffect, useRef } from "react";

@@ -7,10 +7,10 @@
 import { createContext, useContext } from "react";
 import { createStore, useStore, type StoreApi } from "zustand";
 
-export type BottomTab = "timeline" | "charts";
+type BottomTab = "timeline" | "charts";
 export type SideTab = "events" | "findings" | "notes";
 
-export interface RunViewState {
+interface RunViewState {
   selectedSeq: number | null;
   /** Keep the newest event of a live run selected as events arrive. */
   follow: boolean;

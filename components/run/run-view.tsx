@@ -42,7 +42,7 @@ const StepCharts = dynamic(() => import("@/components/charts/step-charts").then(
   loading: () => <div className="skeleton">Loading charts…</div>,
 });
 
-export interface RunPowers {
+interface RunPowers {
   note: boolean;
   export: boolean;
 }

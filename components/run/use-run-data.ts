@@ -10,9 +10,9 @@ import { runKeys } from "@/components/data/query-keys";
 
 const enc = encodeURIComponent;
 /** The binary summary (lib/graph/summary-binary.ts); the page preloads this very URL. */
-export const summaryUrl = (run: string, after = -1) => `/api/runs/${enc(run)}/summary?format=binary${after >= 0 ? `&after=${after}` : ""}`;
+const summaryUrl = (run: string, after = -1) => `/api/runs/${enc(run)}/summary?format=binary${after >= 0 ? `&after=${after}` : ""}`;
 
-/** The run's columns after `after`, decoded, with invisible characters made visible (lib/view/summary-text.ts). */
+/** The run's columns after `after`, decoded, with invisible characters made visible (visibleText, lib/view/text.ts). */
 async function fetchSummary(run: string, after: number, signal?: AbortSignal): Promise<RunSummary> {
   const res = await fetch(summaryUrl(run, after), { signal });
   if (!res.ok || !res.body) throw await apiErrorOf(res);

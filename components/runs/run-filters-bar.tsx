@@ -1,7 +1,7 @@
 "use client";
 import { useEffect, useState } from "react";
 import { RULE_IDS } from "@/lib/journal/types";
-import { RULE_TEXT } from "@/lib/analyze/rule-text";
+import { RULE_TEXT } from "@/lib/analyze";
 import { EMPTY_FILTERS, RUN_SORTS, RUN_STATUSES, isFiltered, type RunFilters, type RunSort } from "@/lib/view/run-filters";
 
 /** The Findings select: one control for "has findings" and the severity filter. */

@@ -15,7 +15,7 @@ import { UploadReport } from "./upload-report";
 import { useRuns } from "./use-runs";
 import { useUpload } from "./use-upload";
 
-export interface RunsPageProps {
+interface RunsPageProps {
   origin: string;
   /** the projects the viewer can read: the list shows a Project column and filter when there are several */
   projects: string[];

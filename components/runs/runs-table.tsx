@@ -5,7 +5,7 @@ import type { RunListItem } from "@/lib/view/api-types";
 import { useMemo, useSyncExternalStore } from "react";
 import { describeChain, formatCount, formatDuration, formatRelative, formatTimestamp } from "@/lib/view/format";
 import { visibleText as vt } from "@/lib/view/text";
-import { plural, runHealth, severityTone, type HealthTone } from "@/lib/semantics/health";
+import { plural, runHealth, severityTone, type HealthTone } from "@/lib/semantics";
 
 const TONE_CLASS: Record<HealthTone, string> = { good: "good", bad: "bad", warn: "warn", live: "", neutral: "" };
 
@@ -33,7 +33,7 @@ export function StatusBadge({
 }
 
 /** A findings count coloured by the highest severity among them (an error is not a warning). */
-export function FindingsBadge({ findingCount, errorFindings }: { findingCount: number; errorFindings: number }) {
+function FindingsBadge({ findingCount, errorFindings }: { findingCount: number; errorFindings: number }) {
   if (findingCount === 0) return <span className="sub">0</span>;
   const h = runHealth({ status: "", findingCount, errorFindings });
   return (
@@ -62,7 +62,7 @@ export function ChainBadge({ status, brokenAt, prefix = "" }: { status: string; 
   );
 }
 
-export interface RunSelection {
+interface RunSelection {
   selected: ReadonlySet<string>;
   toggle(ids: readonly string[], on: boolean): void;
 }

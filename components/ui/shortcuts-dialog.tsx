@@ -5,7 +5,7 @@ import { actionFor, bindingsFor, isTyping, type KeyPage } from "@/lib/view/keyma
 const OPEN_EVENT = "retrace-shortcuts";
 
 /** Opens the page's shortcuts dialog (a header button does). */
-export function openShortcuts() {
+function openShortcuts() {
   window.dispatchEvent(new Event(OPEN_EVENT));
 }
 

@@ -32,7 +32,7 @@ export type Permission =
   | "project.admin";
 
 /** The weakest role holding each permission. */
-export const ROLE_NEEDED: Record<Permission, Role> = {
+const ROLE_NEEDED: Record<Permission, Role> = {
   "runs.read": "viewer",
   "runs.write": "reviewer",
   "notes.write": "reviewer",
@@ -63,7 +63,7 @@ export type Principal =
 
 export type Decision = { ok: true } | { ok: false; status: 401 | 403 | 404; message: string };
 
-export const rankOf = (r: Role): number => ROLES.indexOf(r);
+const rankOf = (r: Role): number => ROLES.indexOf(r);
 export const isRole = (s: string): s is Role => (ROLES as readonly string[]).includes(s);
 
 export function roleHolds(role: Role, permission: Permission): boolean {

@@ -19,3 +19,4 @@ export type { ChainVerdict } from "../journal/chain";
 export { quote, RULE_SEVERITY, safePath, secretName } from "./describe";
 export { readPolicy } from "./policy";
 export { epochNanos, secondsToNanos } from "./time";
+export { humanSeconds, messageParts, RULE_TEXT, ruleText, rulesMatching, seqsNamed } from "./rule-text";

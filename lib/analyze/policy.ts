@@ -1,2 +1,2 @@
 /** The run's policy as `run.start` states it: defined with the run semantics (lib/semantics). */
-export { readPolicy } from "../semantics/policy";
+export { readPolicy } from "../semantics";

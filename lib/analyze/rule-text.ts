@@ -5,7 +5,7 @@
  */
 import { RULE_IDS, type RuleId } from "../journal/types";
 
-export interface RuleText {
+interface RuleText {
   /** what went wrong, in words a reviewer uses */
   title: string;
   /** the consequence, one sentence */
@@ -123,7 +123,7 @@ export function rulesMatching(q: string): RuleId[] {
 }
 
 /** A part of a finding's message: text, or a seq it names (shown as a link to that event). */
-export type MessagePart = { text: string } | { seq: number; text: string };
+type MessagePart = { text: string } | { seq: number; text: string };
 
 /**
  * The message cut into text and the seqs it names: "seq 26", "seq 32–34", "at seq 7",

@@ -28,7 +28,7 @@ const COMMANDS = [
 ] as const;
 type CommandName = (typeof COMMANDS)[number];
 
-export interface CliCommand {
+interface CliCommand {
   summary: string;
   usage: string;
   options: CommandOptions;

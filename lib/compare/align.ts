@@ -21,52 +21,10 @@ import { canonicalJson } from "../canonical";
 import { obj, str } from "../journal/values";
 import { firstMeaningfulDivergence, type MeaningfulDivergence, type Origins } from "./meaningful";
 import type { LcsBudget } from "./lcs";
+import type { AlignedRow, CompareEvent, Divergence, RowStatus, Segment, SegmentPair } from "./rows";
 import { alignSequences, type ApproximateSpan, type Pair } from "./sequence-align";
 
-/** The part of a journal event the alignment reads (an API event or a JournalEvent). */
-export interface CompareEvent {
-  seq: number;
-  type: string;
-  step?: string;
-  data: { [key: string]: unknown };
-}
-
-export type RowStatus = "same" | "changed" | "only-a" | "only-b";
-
-export interface Segment {
-  /** Step name (or id), or "(run)" for run-level events. */
-  label: string;
-  stepId: string | null;
-  /** Indices into the run's event array, [start, end). */
-  start: number;
-  end: number;
-}
-
-export interface SegmentPair {
-  a: Segment | null;
-  b: Segment | null;
-}
-
-export interface AlignedRow {
-  /** Index into run a's / run b's events, or null when the other run has no counterpart. */
-  a: number | null;
-  b: number | null;
-  status: RowStatus;
-  /** Index into `segments`. */
-  segment: number;
-  /** Why the row is not `same`, for people. */
-  reason: string | null;
-}
-
-export interface Divergence {
-  row: number;
-  aSeq: number | null;
-  bSeq: number | null;
-  status: Exclude<RowStatus, "same">;
-  reason: string;
-  /** Label of the step it happened in. */
-  segment: string;
-}
+export type { AlignedRow, CompareEvent, Divergence, RowStatus, Segment, SegmentPair } from "./rows";
 
 export interface Alignment {
   segments: SegmentPair[];
@@ -81,7 +39,7 @@ export interface Alignment {
 }
 
 /** Stretches the banded search aligned (lcs.ts): exact within a window, not across it. */
-export interface Approximation {
+interface Approximation {
   /** For people, starting "Aligned approximately: ". */
   message: string;
   /** Events of run a and of run b inside those stretches. */
@@ -371,7 +329,7 @@ export function alignRuns(a: readonly CompareEvent[], b: readonly CompareEvent[]
  * What `alignWith` compares events by, beyond their type, step and the ids they key by
  * (projection.ts gives digests of these, for events whose payloads are gone).
  */
-export interface EventComparison {
+interface EventComparison {
   /** Per event: equal strings ⇔ equal type and comparable content (`contentKey`). */
   contentA: readonly string[];
   contentB: readonly string[];

@@ -58,7 +58,7 @@ export interface ApproximateStretch {
   atMost: number;
 }
 
-export interface BoundedLcs {
+interface BoundedLcs {
   /** Ascending on both sides, on equal keys. */
   pairs: MatchedPair[];
   /** null when `pairs` is a longest common subsequence; else where and how it was approximated. */

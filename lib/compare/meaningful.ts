@@ -18,7 +18,7 @@
  */
 import { canonicalJson } from "../canonical";
 import { obj, str } from "../journal/values";
-import type { AlignedRow, CompareEvent, Divergence, SegmentPair } from "./align";
+import type { AlignedRow, CompareEvent, Divergence, SegmentPair } from "./rows";
 
 export type DivergenceKind = "decision" | "tool" | "argument" | "outcome" | "approval";
 

@@ -19,7 +19,7 @@ import { alignWith, comparable, contentKey, type Alignment, type AlignRunsOption
 import { Origins } from "./meaningful";
 
 /** What the alignment reads of one event (see the file comment). */
-export interface ProjectedEvent extends CompareEvent {
+interface ProjectedEvent extends CompareEvent {
   /** Digest of `contentKey` (8 UTF-16 units): equal ⇔ equal type and comparable content. */
   content: string;
 }
@@ -157,7 +157,7 @@ function lightData(e: CompareEvent, strings: Interner): { [key: string]: unknown
  * value, in two growing columns: an object or string per event would cost several times
  * the event's other fields.
  */
-export class FieldDigests {
+class FieldDigests {
   private readonly keys: string[] = [];
   private readonly keyIds = new Map<string, number>();
   /** Per event i, its pairs are [start[i], start[i + 1]) of `pairs` (key id, hash). */

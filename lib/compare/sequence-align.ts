@@ -11,7 +11,7 @@ export type Pair = readonly [number | null, number | null];
 /** A stretch aligned by the banded search rather than exactly (indices of a and b, see lcs.ts). */
 export type ApproximateSpan = ApproximateStretch;
 
-export interface AlignOptions {
+interface AlignOptions {
   /** Pairs the items of a gap (indices into a and b, ascending); what it leaves out is unpaired. */
   pairGap?: (aIdx: number[], bIdx: number[]) => Pair[];
   /** Where exact gives way to banded (lcs.ts `LCS_BUDGET`); tests make it small. */

@@ -1,10 +1,13 @@
 /**
  * The bundle's container: a ustar archive (tar-stream), gzip-compressed with a fixed
- * header. Read back strictly: the gzip header must be the one written (its MTIME, flags
- * and OS bytes are covered by no checksum, so a changed one would otherwise pass), the
- * CRC-32 and length in the trailer must hold, nothing may follow the trailer, and the
- * deflate stream must be the one fflate writes for the tar (export is deterministic), so a
- * changed bit that decompresses alike is found too. The CRC covers every byte of the tar.
+ * header. Read back in two steps. First any well-formed gzip (RFC 1952: optional extra
+ * field, name, comment and header CRC) whose CRC-32 and length hold and after which
+ * nothing follows; damage there stops the reading. Then whether the file is byte for byte
+ * what export writes: the gzip header is the one written (its MTIME, flags and OS bytes are
+ * covered by no checksum) and the deflate stream is the one fflate writes for the tar
+ * (export is deterministic, and deflate has bits that decompress alike when changed). A
+ * file that differs only there is still read, so a verifier can check every member and
+ * name the ones that changed; the difference itself is reported beside them.
  */
 import { Readable } from "node:stream";
 import { crc32, inflateRaw } from "node:zlib";
@@ -58,17 +61,56 @@ const inflateRawCapped = (body: Buffer, maxOutputLength: number) =>
 const gzipInWorker = (data: Uint8Array) =>
   new Promise<Uint8Array>((resolve, reject) => gzip(data, { level: 9, mtime: 0 }, (err, out) => (err ? reject(err) : resolve(out))));
 
-/**
- * The tar inside a .tar.gz, checked byte for byte (header, deflate stream, CRC, length,
- * end). Inflated off the event loop and never past `maxBytes` (ArchiveTooLarge): a gzip
- * bomb costs that much inflation, not its size.
- */
-export async function gunzipStrict(gz: Uint8Array, maxBytes = DEFAULT_MAX_TAR_BYTES): Promise<Buffer> {
-  if (gz.length < GZIP_HEADER.length + 8) throw new ArchiveError("the file is too short to be a gzip archive");
-  for (let i = 0; i < GZIP_HEADER.length; i++) {
-    if (gz[i] !== GZIP_HEADER[i]) throw new ArchiveError(`the gzip header differs from the one Retrace writes (byte ${i})`);
+/** The tar inside a gzip file, and how the file differs from what export writes for it (null: it does not). */
+interface Gunzipped {
+  tar: Buffer;
+  differs: string | null;
+}
+
+const FHCRC = 0x02;
+const FEXTRA = 0x04;
+const FNAME = 0x08;
+const FCOMMENT = 0x10;
+
+/** Where the deflate stream starts: after the fixed 10 bytes and the optional fields the flags announce. */
+function gzipBodyStart(gz: Uint8Array): number {
+  if (gz[0] !== 0x1f || gz[1] !== 0x8b) throw new ArchiveError("the file is not a gzip archive (its first two bytes differ)");
+  if (gz[2] !== 0x08) throw new ArchiveError(`the gzip compression method is ${gz[2]}, not deflate (8)`);
+  const flags = gz[3];
+  if (flags & 0xe0) throw new ArchiveError("the gzip header sets reserved flag bits");
+  let at = 10;
+  const need = (n: number) => {
+    if (at + n > gz.length) throw new ArchiveError("the archive is cut short (in its gzip header)");
+  };
+  if (flags & FEXTRA) {
+    need(2);
+    at += 2 + (gz[at] | (gz[at + 1] << 8));
   }
-  const body = Buffer.from(gz.buffer, gz.byteOffset + GZIP_HEADER.length, gz.length - GZIP_HEADER.length);
+  for (const flag of [FNAME, FCOMMENT])
+    if (flags & flag) {
+      while (at < gz.length && gz[at] !== 0) at++;
+      need(1);
+      at++;
+    }
+  if (flags & FHCRC) {
+    need(2);
+    if ((gz[at] | (gz[at + 1] << 8)) !== (crc32(gz.subarray(0, at)) & 0xffff))
+      throw new ArchiveError("the gzip header's own CRC does not match it");
+    at += 2;
+  }
+  need(0);
+  return at;
+}
+
+/**
+ * The tar inside any well-formed .tar.gz (CRC, length and end checked), and whether its
+ * bytes are export's. Inflated off the event loop and never past `maxBytes`
+ * (ArchiveTooLarge): a gzip bomb costs that much inflation, not its size.
+ */
+async function gunzip(gz: Uint8Array, maxBytes = DEFAULT_MAX_TAR_BYTES): Promise<Gunzipped> {
+  if (gz.length < GZIP_HEADER.length + 8) throw new ArchiveError("the file is too short to be a gzip archive");
+  const start = gzipBodyStart(gz);
+  const body = Buffer.from(gz.buffer, gz.byteOffset + start, gz.length - start);
   let tarBytes: Buffer;
   let consumed: number;
   try {
@@ -85,13 +127,25 @@ export async function gunzipStrict(gz: Uint8Array, maxBytes = DEFAULT_MAX_TAR_BY
   if (trailer.readUInt32LE(0) !== crc32(tarBytes)) throw new ArchiveError("the archive's CRC-32 does not match its content");
   if (trailer.readUInt32LE(4) !== tarBytes.length % 2 ** 32)
     throw new ArchiveError("the archive's length field does not match its content");
+  return { tar: tarBytes, differs: await differenceFromExport(gz, tarBytes) };
+}
+
+/** How a well-formed .tar.gz differs from what export writes for the same tar, or null. */
+async function differenceFromExport(gz: Uint8Array, tarBytes: Buffer): Promise<string | null> {
+  for (let i = 0; i < GZIP_HEADER.length; i++)
+    if (gz[i] !== GZIP_HEADER[i]) return `the gzip header differs from the one Retrace writes (byte ${i})`;
   // Deflate has bits no checksum covers (the code lengths of symbols never used, padding):
   // a change there decompresses alike. Export compresses deterministically, so the file
   // must be exactly the compression of its content (compressed again in a worker).
   if (!Buffer.from(await gzipInWorker(tarBytes)).equals(Buffer.from(gz.buffer, gz.byteOffset, gz.length)))
-    throw new ArchiveError(
-      "the compressed data differs from what Retrace writes for this content (a changed byte that decompresses alike)",
-    );
+    return "the compressed data differs from what Retrace writes for this content (recompressed, or a changed byte that decompresses alike)";
+  return null;
+}
+
+/** The tar inside a .tar.gz that is byte for byte what export writes; any difference is an ArchiveError. */
+export async function gunzipStrict(gz: Uint8Array, maxBytes?: number): Promise<Buffer> {
+  const { tar: tarBytes, differs } = await gunzip(gz, maxBytes);
+  if (differs) throw new ArchiveError(differs);
   return tarBytes;
 }
 
@@ -125,8 +179,15 @@ export async function untar(tarBytes: Buffer): Promise<Member[]> {
   return out;
 }
 
+/** The members of a .tar.gz that is byte for byte what export writes. */
 export async function unpackTarGz(gz: Uint8Array, maxBytes?: number): Promise<Member[]> {
   return untar(await gunzipStrict(gz, maxBytes));
+}
+
+/** The members of any well-formed .tar.gz, and how its bytes differ from what export writes for them (null: they do not). */
+export async function readTarGz(gz: Uint8Array, maxBytes?: number): Promise<{ members: Member[]; differs: string | null }> {
+  const { tar: tarBytes, differs } = await gunzip(gz, maxBytes);
+  return { members: await untar(tarBytes), differs };
 }
 
 /** Re-packs members as given (tests and tools that change a bundle on purpose). */

@@ -1,7 +1,9 @@
 export * from "./bundle";
+export * from "./build";
+export * from "./verify";
 export * from "./notes";
 export * from "./profiles";
-export { piiKindsIn, PII_KINDS, type PiiKind } from "./pii";
+export { piiKindsIn, type PiiKind } from "./pii";
 export { signerFromPem, newPrivateKeyPem } from "./signer";
 export { ArchiveError, ArchiveTooLarge, DEFAULT_MAX_TAR_BYTES, repack, unpackTarGz, type Member } from "./archive";
 export * from "./opened";

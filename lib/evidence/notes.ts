@@ -28,18 +28,6 @@ export interface NoteItem {
 
 export const findingKey = (rule: string, seq: number): string => `${rule}@${seq}`;
 
-/**
- * The label in force on each finding: its latest note's. A finding whose latest note says
- * "false positive" is shown as one (and stays listed: nothing is deleted).
- */
-export function findingLabels(notes: readonly NoteItem[]): Map<string, NoteLabel> {
-  const out = new Map<string, NoteLabel>();
-  const sorted = [...notes].filter((n) => n.target === "finding" && n.rule !== null && n.seq !== null);
-  sorted.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1));
-  for (const n of sorted) out.set(findingKey(n.rule!, n.seq!), n.label);
-  return out;
-}
-
 /** Notes whose text or label holds `q` (case-insensitive, literal). */
 export function searchNotes(notes: readonly NoteItem[], q: string): NoteItem[] {
   const needle = q.trim().toLowerCase();

@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { RUN_ID_PATTERN } from "../journal/schema";
 
-export const BUNDLE_RUN_PREFIX = "bundle:";
+const BUNDLE_RUN_PREFIX = "bundle:";
 
 export const isBundleRunId = (id: string): boolean => id.startsWith(BUNDLE_RUN_PREFIX);
 

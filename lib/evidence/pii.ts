@@ -11,8 +11,6 @@ import { isIPv6 } from "node:net";
 
 export type PiiKind = "email" | "card" | "iban" | "ipv6" | "ipv4" | "phone";
 
-export const PII_KINDS: readonly PiiKind[] = ["email", "card", "iban", "ipv6", "ipv4", "phone"];
-
 interface Detector {
   kind: PiiKind;
   re: RegExp;

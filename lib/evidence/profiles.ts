@@ -91,7 +91,7 @@ const STRUCTURAL_KEYS = new Set([
 ]);
 
 /** Paths (from the event, e.g. `data.args.card`) whose value is a placeholder under `reviewer`. */
-export type FieldPath = readonly string[];
+type FieldPath = readonly string[];
 
 export function parseFieldPath(text: string): FieldPath {
   const t = text.trim().replace(/^\$\.?/, "");

@@ -3,7 +3,7 @@
  * numbered, chained and handed to a sink (a file, or a Retrace server through the recorder's
  * HTTP sink, which spools while the server is down).
  */
-import { toJson } from "../importers/to-json";
+import { toJson } from "../journal/to-json";
 import { computeEventHash } from "../journal/chain";
 import type { EventType, JournalEvent, JsonObject, RunId, Seq } from "../journal/types";
 import type { Redactor } from "../redact";

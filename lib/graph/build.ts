@@ -10,8 +10,8 @@
 import { EVENT_KINDS, type EventKind } from "./kind";
 import type { RunIndex } from "./run-index";
 
-export const EVENT_NODE = { width: 200, height: 40 } as const;
-export const COLLAPSED_NODE = { width: 210, height: 78 } as const;
+const EVENT_NODE = { width: 200, height: 40 } as const;
+const COLLAPSED_NODE = { width: 210, height: 78 } as const;
 /** Space above an expanded step's children for its header. */
 export const STEP_HEADER = 40;
 export const STEP_PADDING = 12;
@@ -59,7 +59,7 @@ export interface StepNodeData {
 
 export type GraphNodeData = EventNodeData | StepNodeData;
 
-export interface GraphEdgeData {
+interface GraphEdgeData {
   id: string;
   source: string;
   target: string;
@@ -89,8 +89,8 @@ export interface BuildOptions {
   notes?: ReadonlyMap<number, number>;
 }
 
-export const eventNodeId = (seq: number) => `e${seq}`;
-export const stepNodeId = (stepId: string) => `s:${stepId}`;
+const eventNodeId = (seq: number) => `e${seq}`;
+const stepNodeId = (stepId: string) => `s:${stepId}`;
 
 export function buildStepGraph(index: RunIndex, opts: BuildOptions): StepGraph {
   const s = index.summary;

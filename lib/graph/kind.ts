@@ -107,4 +107,4 @@ export function kindOf(type: string, effect: string | null): EventKind {
 }
 
 /** Did this event fail? The one failure predicate of the run semantics (the runs list counts the same). */
-export { isFailure } from "../semantics/failure";
+export { isFailure } from "../semantics";

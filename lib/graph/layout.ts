@@ -9,7 +9,7 @@
  */
 import { STEP_HEADER, STEP_PADDING, type StepGraph } from "./build";
 
-export interface ElkLikeNode {
+interface ElkLikeNode {
   id: string;
   width?: number;
   height?: number;
@@ -56,7 +56,7 @@ const STEP_OPTIONS = {
   "elk.padding": `[top=${STEP_HEADER},left=${STEP_PADDING},bottom=${STEP_PADDING},right=${STEP_PADDING}]`,
 };
 
-export function toElkGraph(graph: StepGraph): ElkLikeNode {
+function toElkGraph(graph: StepGraph): ElkLikeNode {
   const root: ElkLikeNode = { id: "root", layoutOptions: ROOT_OPTIONS, children: [], edges: [] };
   const byId = new Map<string, ElkLikeNode>();
   const parentOf = new Map<string, string | null>();
@@ -91,7 +91,7 @@ export function toElkGraph(graph: StepGraph): ElkLikeNode {
   return root;
 }
 
-export function fromElkLayout(signature: string, laidOut: ElkLikeNode): GraphLayout {
+function fromElkLayout(signature: string, laidOut: ElkLikeNode): GraphLayout {
   const boxes: Record<string, NodeBox> = {};
   const walk = (n: ElkLikeNode) => {
     for (const c of n.children ?? []) {

@@ -4,11 +4,11 @@
  * response, call → result) and per-row kind. Everything the graph, the timeline and the
  * keyboard navigation need, computed in one pass over the rows.
  */
-import { FailureCounter, isFailure } from "../semantics/failure";
+import { FailureCounter, isFailure } from "../semantics";
 import { kindOf, EVENT_KINDS, type EventKind } from "./kind";
 import type { RunSummary } from "./summary";
 
-export interface StepInfo {
+interface StepInfo {
   id: string;
   ordinal: number;
   /** `name` of the step.start, when there is one. */
@@ -28,9 +28,9 @@ export interface StepInfo {
 }
 
 /** One entry of the top-level sequence: a step, or an event outside any step. */
-export type TopItem = { kind: "step"; step: number; firstRow: number } | { kind: "event"; row: number; firstRow: number };
+type TopItem = { kind: "step"; step: number; firstRow: number } | { kind: "event"; row: number; firstRow: number };
 
-export interface CallSpan {
+interface CallSpan {
   call: string;
   lane: "model" | "tool";
   write: boolean;

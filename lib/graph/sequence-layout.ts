@@ -9,9 +9,9 @@
 import { STEP_HEADER, STEP_PADDING, type StepGraph } from "./build";
 import type { GraphLayout, NodeBox } from "./layout";
 
-export const TOP_GAP = 36;
-export const LAYER_GAP = 14;
-export const LANE_GAP = 14;
+const TOP_GAP = 36;
+const LAYER_GAP = 14;
+const LANE_GAP = 14;
 
 export function layoutSequence(graph: StepGraph): GraphLayout {
   const boxes: Record<string, NodeBox> = {};

@@ -278,7 +278,7 @@ export class SummaryFormatError extends Error {}
 /**
  * Decodes the binary summary into the viewer's columns. `mapText` is applied once per
  * distinct string of the type, step, call, name and status columns (the viewer makes
- * invisible characters visible there, lib/view/summary-text.ts).
+ * invisible characters visible there, visibleText of lib/view/text.ts).
  */
 export function decodeSummaryBinary(bytes: ArrayBuffer | Uint8Array, mapText: (s: string) => string = (s) => s): RunSummary {
   const u8 = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);

@@ -7,7 +7,7 @@
 import { describeBinary, describeText, isZip, ndjsonHead, zipMembers } from "./shape";
 import { FORMAT_LABELS, type SourceFormat } from "./types";
 
-export const DETECT_HEAD_BYTES = 64 * 1024;
+const DETECT_HEAD_BYTES = 64 * 1024;
 
 /** What an import of a file in no known format says. */
 export const UNKNOWN_FORMAT =

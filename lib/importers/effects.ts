@@ -20,7 +20,7 @@
 import { isRecord } from "./json-utils";
 
 /** Verbs in a tool's name that make it a write (documented in lib/importers/README.md). */
-export const WRITE_VERBS: ReadonlySet<string> = new Set([
+const WRITE_VERBS: ReadonlySet<string> = new Set([
   "write",
   "edit",
   "create",
@@ -136,7 +136,7 @@ const SHELL_WRITES: RegExp[] = [
 ];
 
 /** Words of a tool name: `write_file`, `TodoWrite`, `book-reservation`, `files.create` → lower-case words. */
-export function nameWords(name: string): string[] {
+function nameWords(name: string): string[] {
   return name
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
@@ -157,11 +157,11 @@ function commandText(args: unknown): string | undefined {
 }
 
 /** Whether a shell command line writes (see SHELL_WRITES). */
-export function shellWrites(command: string): boolean {
+function shellWrites(command: string): boolean {
   return SHELL_WRITES.some((re) => re.test(command));
 }
 
-export interface InferredEffect {
+interface InferredEffect {
   effect: "read" | "write";
   /** false only when the source itself says what the call does. */
   effectInferred: boolean;

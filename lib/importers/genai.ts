@@ -49,7 +49,7 @@ export function indexed(at: Record<string, unknown>, prefix: string): { items: A
 // ---------------------------------------------------------------------------------------
 // Role of a span
 
-export type SpanRole = string;
+type SpanRole = string;
 
 // Keys that make a span an HTTP call (not merely `http.request_id`, which Mastra puts everywhere).
 const HTTP_KEYS = [
@@ -230,7 +230,7 @@ function adkContentToMessage(c: unknown, idBase: string): Message | undefined {
  * and one `{role: "tool", content, toolCallId}` per tool result (AI SDK 7 puts the results of
  * parallel calls in one message); other shapes are kept as they are.
  */
-export function normalizePartsMessage(m: unknown, idBase: string): unknown[] {
+function normalizePartsMessage(m: unknown, idBase: string): unknown[] {
   if (!isRecord(m) || !Array.isArray(m.parts) || m.content !== undefined) return [m];
   const texts: string[] = [];
   const toolCalls: ToolCallRequest[] = [];
@@ -364,7 +364,7 @@ function systemMessage(v: unknown): unknown[] {
  * Responses `{instructions, input}`, or a bare list → journal messages; undefined when it is
  * none of these.
  */
-export function requestMessages(v: unknown, idPrefix = ""): JournalMessage[] | undefined {
+function requestMessages(v: unknown, idPrefix = ""): JournalMessage[] | undefined {
   if (Array.isArray(v)) return normalizeMessages(v, idPrefix);
   if (!isRecord(v)) return undefined;
   const list = messagesFromList(v);
@@ -532,7 +532,7 @@ function outputFrom(span: NormalizedSpan): Output {
  * `{type: "message", content: [blocks]}`, OpenAI Responses `{output: [items]}`; undefined
  * when it is none of these.
  */
-export function responseOutput(v: unknown, idPrefix = ""): { output: Output["output"]; finish?: string } | undefined {
+function responseOutput(v: unknown, idPrefix = ""): { output: Output["output"]; finish?: string } | undefined {
   if (!isRecord(v)) return undefined;
   if (Array.isArray(v.choices) && isRecord(v.choices[0]) && isRecord(v.choices[0].message)) {
     return { output: fromMessages(normalizeMessage(v.choices[0].message, idPrefix)), finish: str(v.choices[0].finish_reason) };
@@ -620,7 +620,7 @@ const USAGE_KEYS: Array<[string, string[]]> = [
   ["outputCost", ["gen_ai.usage.output_cost"]],
 ];
 
-export function usageFrom(at: Attributes): { usage?: Record<string, number> } {
+function usageFrom(at: Attributes): { usage?: Record<string, number> } {
   const usage: Record<string, number> = {};
   // Langfuse: `langfuse.observation.usage_details` = JSON {input, output, total}
   const lf = decodeJsonString(at["langfuse.observation.usage_details"]);

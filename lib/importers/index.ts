@@ -4,18 +4,10 @@
  * (`detectFormat`, the OTLP functions the `/v1/traces` receiver uses) are exported too.
  */
 export { convertDocument, ImportError, importTrace } from "./convert";
-export { detectBytes, detectFormat, DETECT_HEAD_BYTES, STREAM_HEAD_BYTES, UNKNOWN_FORMAT, type Detection } from "./detect";
+export { detectBytes, detectFormat, STREAM_HEAD_BYTES, UNKNOWN_FORMAT, type Detection } from "./detect";
 export { spansFromOtlpJson, spansFromOtlpProtobuf, spansToRuns, type OpenToolCall, type SpansToRunsOptions } from "./otlp";
 export { encodeExportTraceServiceResponse } from "./otlp-proto";
 export { modelCallSignature } from "./genai";
 export type { Attributes, AttrValue, NormalizedSpan, NormalizedSpanEvent } from "./span";
-export {
-  convertTraceStream,
-  importTraceStream,
-  importTraceStreamWhole,
-  peekBytes,
-  STREAMABLE_FORMATS,
-  type SpanSpill,
-  type StreamedImport,
-} from "./stream";
-export { FORMAT_LABELS, SOURCE_FORMATS, type ImportedRun, type ImportOptions, type ImportResult, type SourceFormat } from "./types";
+export { convertTraceStream, importTraceStream, importTraceStreamWhole, peekBytes, STREAMABLE_FORMATS, type SpanSpill } from "./stream";
+export { FORMAT_LABELS, type ImportedRun, type ImportOptions, type ImportResult, type SourceFormat } from "./types";

@@ -7,7 +7,7 @@ import { sha256Hex } from "../canonical";
 import { parseJsonExact } from "../journal/parse-line";
 import type { JsonObject } from "../journal/types";
 import { nonEmptyStr as str } from "../journal/values";
-import { bytesToHex, toJson } from "./to-json";
+import { bytesToHex, toJson } from "../journal/to-json";
 
 export { bytesToHex, toJson };
 
@@ -134,12 +134,12 @@ export function toNanos(v: unknown): bigint | undefined {
 }
 
 /** protobufjs decodes 64-bit fields into {low, high, unsigned}; rebuilt exactly here. */
-export interface LongLike {
+interface LongLike {
   low: number;
   high: number;
   unsigned?: boolean;
 }
-export function longToBigInt(l: LongLike): bigint {
+function longToBigInt(l: LongLike): bigint {
   const lo = BigInt(l.low >>> 0);
   const hi = BigInt(l.high >>> 0);
   let n = (hi << 32n) | lo;

@@ -88,7 +88,7 @@ export interface StepNode {
   endInfo?: Record<string, unknown>;
 }
 
-export interface NodeSummary {
+interface NodeSummary {
   roots: StepNode[];
   /** Model calls kept after removing wrappers, in time order. */
   modelCalls: ModelCallInfo[];
@@ -114,7 +114,7 @@ export function causalCompare(a: StepNode, b: StepNode): number {
   return byStart(a, b);
 }
 
-export interface ArrangeOptions {
+interface ArrangeOptions {
   /** Order siblings causally (causalCompare, then a tool after the sibling whose model requested it). */
   causal?: boolean;
 }

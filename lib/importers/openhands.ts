@@ -57,7 +57,7 @@ function argsOf(action: UnknownRecord): Record<string, unknown> {
 }
 
 /** What an evaluation output line (openhands-eval.ts) adds to one instance's history. */
-export interface OpenHandsRunOptions extends ImportOptions {
+interface OpenHandsRunOptions extends ImportOptions {
   runId?: string;
   /** Extra `run.start` fields (task, model, agent…), over the defaults. */
   start?: Record<string, unknown>;

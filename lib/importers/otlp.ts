@@ -380,7 +380,7 @@ export interface OpenToolCall {
 }
 
 /** How many open tool calls a trace remembers between requests (the latest by response end). */
-export const OPEN_TOOL_CALLS = 32;
+const OPEN_TOOL_CALLS = 32;
 
 /**
  * A tool span that names no call id (OpenInference LangChain.js when the tool failed, so no

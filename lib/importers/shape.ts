@@ -9,7 +9,7 @@
 const MAX_KEYS = 12;
 const MAX_KEY_CHARS = 40;
 /** Lines parsed from a head for detection and description. */
-export const HEAD_LINES = 50;
+const HEAD_LINES = 50;
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -49,7 +49,7 @@ export function ndjsonHead(text: string, max = HEAD_LINES): Obj[] {
 }
 
 /** Keys most lines (or items) share first, then in the order first seen. */
-export function keyList(objects: Obj[]): string {
+function keyList(objects: Obj[]): string {
   const count = new Map<string, number>();
   for (const o of objects) for (const k of Object.keys(o)) count.set(k, (count.get(k) ?? 0) + 1);
   const keys = [...count.keys()].sort((a, b) => (count.get(b) ?? 0) - (count.get(a) ?? 0));

@@ -21,7 +21,7 @@ export interface NormalizedSpanEvent {
   attributes: Attributes;
 }
 
-export interface NormalizedSpanLink {
+interface NormalizedSpanLink {
   traceId: string;
   spanId: string;
   attributes: Attributes;

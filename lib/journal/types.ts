@@ -108,5 +108,4 @@ export interface LineError {
   seq?: number;
 }
 
-export const asRunId = (s: string) => s as RunId;
 export const asSeq = (n: number) => n as Seq;

@@ -6,7 +6,7 @@
  */
 import { canonicalJson, sha256Hex } from "../canonical";
 import type { JournalEvent, JsonObject, JsonValue } from "../journal/types";
-import { groupOf } from "../semantics/effects";
+import { groupOf } from "../semantics";
 import { isConfirmed, isOpen, NO_RESULT, recordedCalls } from "./outcomes";
 import type { BranchReconcile, ExecutorChoice, ReconcilePreview, ReexecutePreview } from "./types";
 

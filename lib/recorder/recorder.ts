@@ -11,7 +11,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import { hashOf } from "../canonical";
-import { toJson } from "../importers/to-json";
+import { toJson } from "../journal/to-json";
 import type { EventType, JournalEvent, JsonObject, JsonValue, RunId, RunPolicy, Seq } from "../journal/types";
 import { applyPatch } from "../state";
 import { computeEventHash as chainHash } from "../journal/chain";

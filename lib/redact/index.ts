@@ -13,7 +13,7 @@ import { isSecretKey, scanPemBlocks, scanSecrets, type SecretHit, type SecretKin
 
 export * from "./patterns";
 
-export interface RedactionResult<T> {
+interface RedactionResult<T> {
   value: T;
   /** How many secrets were replaced. */
   count: number;

@@ -507,7 +507,7 @@ export function stringMayMatch(s: string): boolean {
   return MAY_MATCH.test(s);
 }
 
-export const SECRET_KEYS = new Set([
+const SECRET_KEYS = new Set([
   "password",
   "passwd",
   "secret",

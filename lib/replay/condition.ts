@@ -1,2 +1,2 @@
 /** Stop conditions are part of the run semantics (lib/semantics/condition.ts). */
-export { evaluateCondition } from "../semantics/condition";
+export { evaluateCondition } from "../semantics";

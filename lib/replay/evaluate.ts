@@ -5,10 +5,10 @@
  * replaced (the plan's replacement events), a state replaced (`withState`).
  */
 import type { JournalEvent, RunPolicy } from "../journal/types";
-import { effectivePolicy, INITIAL_RUN, stepRun, type RunFold, type RunStep, type Verdict } from "../semantics/run";
-import { safeHash, UNHASHABLE, UNKNOWN_HASH, withState as stateWithState } from "../semantics/state";
+import { effectivePolicy, INITIAL_RUN, stepRun, type RunFold, type RunStep, type Verdict } from "../semantics";
+import { safeHash, UNHASHABLE, UNKNOWN_HASH, withState as stateWithState } from "../semantics";
 import type { RunState } from "../state";
-import { writeCallAt, type WriteCall } from "../semantics/effects";
+import { writeCallAt, type WriteCall } from "../semantics";
 
 /**
  * `writeCallAt(view.fold.base.effects, seq)`: the effect verdicts of the write call at a
@@ -17,7 +17,7 @@ import { writeCallAt, type WriteCall } from "../semantics/effects";
 export { effectivePolicy, safeHash, UNHASHABLE, UNKNOWN_HASH, writeCallAt, type Verdict, type WriteCall };
 
 export type EvalState = RunFold;
-export type EvalStep = RunStep;
+type EvalStep = RunStep;
 export const INITIAL_EVAL: EvalState = INITIAL_RUN;
 
 /** Evaluates one event. `override` is a fork's policy (null for the recorded run). */

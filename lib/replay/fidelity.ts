@@ -11,13 +11,6 @@ export interface FidelityVerdict {
   reason: string | null;
 }
 
-/** `events`: one run, sorted by seq. `given`: the fidelity stored with the run, if known. */
-export function assessFidelity(events: readonly JournalEvent[], given?: Fidelity): FidelityVerdict {
-  const scan = createFidelityScan();
-  for (const e of events) scan.push(e);
-  return scan.verdict(given);
-}
-
 /** The same verdict, read event by event (the streamed replay's chunks). */
 export function createFidelityScan(): { push(event: JournalEvent): void; verdict(given?: Fidelity): FidelityVerdict } {
   let start: JournalEvent | undefined;

@@ -9,8 +9,8 @@
  * evaluates the what-if (its disagreements with `base` are changes).
  */
 import type { ChainVerdict } from "../journal/chain";
-import { stepOrder } from "../semantics/run";
-import { quote } from "../analyze/describe";
+import { stepOrder } from "../semantics";
+import { quote } from "../analyze";
 import type { JournalEvent, JsonValue, RunPolicy, Seq } from "../journal/types";
 import { applyPatch, type RunState } from "../state";
 import { evaluate, INITIAL_EVAL, withState, type EvalState, type Verdict } from "./evaluate";
@@ -66,7 +66,7 @@ export interface FrameOut {
   state: RunState;
 }
 
-export interface StepOutput {
+interface StepOutput {
   fold: FoldState;
   readonly frames: readonly FrameOut[];
   readonly divergences: readonly Divergence[];

@@ -67,7 +67,7 @@ const fields = {
   approval: z.enum(["approved", "denied"], { error: 'must be "approved" or "denied"' }).optional(),
 };
 
-export const forkOverrideSchema = z
+const forkOverrideSchema = z
   .strictObject(fields, {
     error: (iss) =>
       iss.code === "unrecognized_keys"
@@ -80,7 +80,7 @@ export const forkOverrideSchema = z
 /** What a what-if fork changes; several fields may be combined. */
 export type ForkOverride = z.output<typeof forkOverrideSchema>;
 
-export type ForkOverrideCheck = { ok: true; override: ForkOverride } | { ok: false; error: string; path: ReadonlyArray<PropertyKey> };
+type ForkOverrideCheck = { ok: true; override: ForkOverride } | { ok: false; error: string; path: ReadonlyArray<PropertyKey> };
 
 /** zod's words for the issues this schema leaves to it (the journal's policy fields). */
 function fallback(iss: z.core.$ZodRawIssue): string | undefined {

@@ -12,7 +12,7 @@ import type { ForkSpec } from "./types";
 
 export { ReplayError };
 
-export interface Replacement {
+interface Replacement {
   event: JournalEvent;
   note: string;
   /** The data fields the override changed. */
@@ -138,7 +138,7 @@ export function buildForkPlan(events: readonly JournalEvent[], spec: ForkSpec): 
 }
 
 /** What `buildForkPlan` reads beside the event at the fork seq (`forkPlanReads`). */
-export interface ForkPlanReads {
+interface ForkPlanReads {
   /** Events before the fork seq it reads: every one that matches. */
   before: Array<(e: JournalEvent) => boolean>;
   /** Events after the fork seq it reads: the first that matches each. */

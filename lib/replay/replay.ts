@@ -4,7 +4,7 @@
  * `snapshotEvery` events. The run state of any frame is then recomputed from the nearest snapshot, so the UI can scrub a long
  * run without the replay holding one state per event.
  */
-import { groupByRun, orderEvents } from "../analyze/analyzer";
+import { groupByRun, orderEvents } from "../analyze";
 import type { Fidelity, JournalEvent, RunId } from "../journal/types";
 import type { RunState } from "../state";
 import { INITIAL_FOLD, replayStep, type FoldState, type FrameOut, type ReplayContext } from "./fold";
@@ -75,7 +75,7 @@ export function createReplay(input: readonly JournalEvent[], options: ReplayOpti
 }
 
 /** A replay that grows as its run's events arrive in chunks (`push`, in seq order). */
-export interface GrowingReplay {
+interface GrowingReplay {
   /** Reads what has been pushed so far: its frames and divergences grow with each push. */
   readonly replay: Replay;
   push(events: readonly JournalEvent[]): ReplayChunk;

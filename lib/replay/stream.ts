@@ -20,7 +20,7 @@ export interface ReplayChunk {
   changes: ForkChange[];
 }
 
-export interface ReplayStream {
+interface ReplayStream {
   readonly every: number;
   /** Events folded so far. */
   readonly events: number;

@@ -105,7 +105,7 @@ export interface ReplayOptions {
   redacted?: (seq: number) => boolean;
 }
 
-export interface ForkSummary {
+interface ForkSummary {
   seq: number;
   override: ForkOverride;
   changes: ForkChange[];

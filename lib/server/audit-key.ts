@@ -10,11 +10,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { newPrivateKeyPem, signerFromPem } from "../evidence/signer";
-import type { Signer } from "../evidence/bundle";
+import type { Signer } from "../evidence";
 import type { RetraceConfig } from "./config";
 import { keyFileBesideData } from "./key-files";
 
-export class AuditKeyError extends Error {}
+class AuditKeyError extends Error {}
 
 export function auditKeyFile(config: RetraceConfig): string {
   return config.auditKeyFile ? path.resolve(config.auditKeyFile) : keyFileBesideData(config, "audit-key");

@@ -10,7 +10,7 @@ import { byteChunks, type ByteSource } from "../journal/reader";
 import { gunzipLimited, InflateLimitError } from "./gunzip";
 import type { IngestLimits } from "./config";
 
-export class BodyTooLarge extends Error {}
+class BodyTooLarge extends Error {}
 
 /** Counts bytes as they pass and stops at the limit; `variable` names the setting in the message. */
 export async function* limitBytes(source: ByteSource, max: number, variable = "RETRACE_MAX_BODY_BYTES"): AsyncGenerator<Uint8Array> {

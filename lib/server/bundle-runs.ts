@@ -32,7 +32,7 @@ export class BundleRefused extends Error {
   }
 }
 
-export interface OpenedRun {
+interface OpenedRun {
   id: string;
   /** the run's id in the bundle */
   original: string;
@@ -43,7 +43,7 @@ export interface OpenedRun {
   already: boolean;
 }
 
-export interface OpenResult {
+interface OpenResult {
   sha256: string;
   keyId: string;
   signedHere: boolean;

@@ -29,6 +29,7 @@ export async function answerVerify(db: Db, req: Request): Promise<Response> {
   return Response.json({
     ok: failures.length === 0,
     failures,
+    membersHold: r.membersHold,
     keyId: r.keyId,
     signedByThisDeployment: r.keyTrusted === true,
     deploymentKeyId: k.keyId,

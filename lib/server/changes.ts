@@ -6,7 +6,14 @@ import "server-only";
  */
 import type { Client as PgClient } from "pg";
 import { pgConnectionFromUrl } from "../../prisma/urls";
-import type { Db } from "./db";
+import type { RetraceConfig } from "./config";
+import type { SqlExec } from "./sql";
+
+/** The part of lib/server/db's Db this reads (db.ts stops the hub on close, so it imports this file, not the other way). */
+interface Db {
+  config: RetraceConfig;
+  sql: SqlExec;
+}
 
 const CHANNEL = "retrace_runs";
 const RECONNECT_MS = 1000;

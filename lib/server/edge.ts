@@ -36,7 +36,7 @@ import { BadQuery, runProjectOf } from "./queries";
 export { clientAddress, trustProxy };
 
 /** Which project a request acts on. */
-export type ProjectFrom =
+type ProjectFrom =
   /** `params.run` names an existing run: its project (404 when missing or unseen) */
   | "run"
   /** `params.run` names a run that may not exist yet (live append): its project, or the write project */
@@ -46,7 +46,7 @@ export type ProjectFrom =
   /** no one project: the handler filters by `ctx.readable` */
   | "any";
 
-export interface EdgeSpec<P extends z.ZodType, Q extends z.ZodType> {
+interface EdgeSpec<P extends z.ZodType, Q extends z.ZodType> {
   /** `public`: no credential needed (health) */
   need: Permission | "public";
   project?: ProjectFrom;
@@ -54,7 +54,7 @@ export interface EdgeSpec<P extends z.ZodType, Q extends z.ZodType> {
   query?: Q;
 }
 
-export interface EdgeCtx<P, Q> {
+interface EdgeCtx<P, Q> {
   req: Request;
   db: Db;
   principal: Principal;
@@ -71,7 +71,7 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
 /** Host header names a loopback address (DNS rebinding sends a foreign name to 127.0.0.1). */
-export function isLoopbackHost(host: string | null): boolean {
+function isLoopbackHost(host: string | null): boolean {
   if (!host) return false;
   const name = host.replace(/:\d+$/, "").toLowerCase();
   return LOOPBACK_NAMES.has(name) || /^127(\.\d{1,3}){3}$/.test(name) || name.endsWith(".localhost");
@@ -209,7 +209,7 @@ export function route<P extends z.ZodType = z.ZodObject<Record<string, never>>, 
   };
 }
 
-export function errorResponse(e: unknown): Response {
+function errorResponse(e: unknown): Response {
   if (e instanceof AccessError) return jsonError(e.status, e.message);
   if (e instanceof BadQuery) return jsonError(400, e.message);
   if (e instanceof z.ZodError) return jsonError(400, formatIssues(e.issues));
@@ -218,7 +218,7 @@ export function errorResponse(e: unknown): Response {
   return jsonError(500, "internal error: the request failed on the server; nothing was changed by it");
 }
 
-export function cookieValue(header: string | null, name: string): string | undefined {
+function cookieValue(header: string | null, name: string): string | undefined {
   if (!header) return undefined;
   for (const part of header.split(";")) {
     const i = part.indexOf("=");
@@ -232,7 +232,7 @@ export function cookieValue(header: string | null, name: string): string | undef
 /** Why the current request was refused, for app/forbidden.tsx (one request's render). */
 export const refusal = cache((): { message: string } => ({ message: "" }));
 
-export interface PageCtx<P> {
+interface PageCtx<P> {
   db: Db;
   principal: Principal;
   params: P;
@@ -296,7 +296,7 @@ export function page<
 }
 
 /** Projects the principal administers ("all" in open mode). */
-export function adminProjects(p: Principal): string[] {
+function adminProjects(p: Principal): string[] {
   if (p.kind !== "user") return [];
   return Object.keys(p.memberships).filter((id) => decide(p, "project.admin", id).ok);
 }
@@ -386,7 +386,7 @@ function formObject(fd: FormData): Record<string, unknown> {
 
 // ---- what the layout shows: the open-mode banner, the user menu ----
 
-export interface ViewerInfo {
+interface ViewerInfo {
   mode: AccessMode;
   user: { name: string; projects: { id: string; role: string }[] } | null;
   /** the project uploads from the browser go to (cookie `retrace-project`, else `currentProject`'s choice) */

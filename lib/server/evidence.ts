@@ -5,9 +5,9 @@ import "server-only";
  * lib/evidence, each export written to the privileged-action log.
  */
 import { randomUUID } from "node:crypto";
-import { buildBundle, sha256Bytes, type AuditLogRow, type BundleRunInput } from "../evidence/bundle";
+import { buildBundle, sha256Bytes, type AuditLogRow, type BundleRunInput } from "../evidence";
 import { isNoteLabel, MAX_NOTE_LENGTH, type NoteItem, type NoteLabel, type NoteTarget } from "../evidence/notes";
-import { parseFieldPath, type Profile } from "../evidence/profiles";
+import type { Profile } from "../evidence/profiles";
 import { decide, type Principal } from "../access/roles";
 import { parseJsonExact } from "../journal/exact-json";
 import { AccessError } from "./access/accounts";
@@ -18,7 +18,7 @@ import { isRunId, runProjectOf } from "./queries";
 import { refuseIfBundle } from "./bundle-runs";
 import { redactorFor } from "./service";
 
-export const RETRACE_VERSION = "0.1.0";
+const RETRACE_VERSION = "0.1.0";
 
 interface NoteRow {
   id: string;
@@ -46,7 +46,7 @@ const noteItem = (r: NoteRow): NoteItem => ({
   createdAt: r.createdAt,
 });
 
-export interface NewNote {
+interface NewNote {
   run: string;
   target: NoteTarget;
   seq?: number | null;
@@ -125,7 +125,7 @@ interface RunRow {
 }
 
 /** Everything a bundle holds of one run, as stored; null when there is no such run. */
-export async function gatherRun(db: Db, runId: string): Promise<BundleRunInput | null> {
+async function gatherRun(db: Db, runId: string): Promise<BundleRunInput | null> {
   if (!isRunId(runId)) return null;
   const rows = await db.sql.all<RunRow>(`SELECT * FROM "Run" WHERE "id" = ?`, [runId]);
   if (rows.length === 0 || Number(rows[0].eventCount) === 0) return null;
@@ -173,7 +173,7 @@ export async function gatherRun(db: Db, runId: string): Promise<BundleRunInput |
 }
 
 /** The privileged-action log entries about these runs (their id is the entry's target, or one of a list). */
-export async function auditEntriesFor(db: Db, runIds: readonly string[]): Promise<AuditLogRow[]> {
+async function auditEntriesFor(db: Db, runIds: readonly string[]): Promise<AuditLogRow[]> {
   if (runIds.length === 0) return [];
   const cond: string[] = [];
   const params: string[] = [];
@@ -187,7 +187,7 @@ export async function auditEntriesFor(db: Db, runIds: readonly string[]): Promis
 }
 
 /** The JSON paths a project's reviewer profile replaces (Project.reviewerFields, one a line). */
-export async function reviewerFieldsOf(db: Db, projects: readonly string[]): Promise<string[]> {
+async function reviewerFieldsOf(db: Db, projects: readonly string[]): Promise<string[]> {
   if (projects.length === 0) return [];
   const rows = await db.sql.all<{ reviewerFields: string }>(
     `SELECT "reviewerFields" FROM "Project" WHERE "id" IN (${projects.map(() => "?").join(", ")})`,
@@ -198,16 +198,7 @@ export async function reviewerFieldsOf(db: Db, projects: readonly string[]): Pro
   return [...out];
 }
 
-/** Sets a project's reviewer fields (each checked to be a path). */
-export async function setReviewerFields(db: Db, project: string, fields: readonly string[]): Promise<void> {
-  for (const f of fields) parseFieldPath(f);
-  const n = await db.sql.transaction((tx) =>
-    tx.run(`UPDATE "Project" SET "reviewerFields" = ? WHERE "id" = ?`, [fields.map((f) => f.trim()).join("\n"), project]),
-  );
-  if (n === 0) throw new AccessError(`project "${project}" not found`, 404);
-}
-
-export interface ExportRequest {
+interface ExportRequest {
   runs: readonly string[];
   profile: Profile;
   exporter: string;
@@ -215,7 +206,7 @@ export interface ExportRequest {
   fields?: readonly string[];
 }
 
-export interface ExportResult {
+interface ExportResult {
   bytes: Uint8Array;
   sha256: string;
   runs: string[];

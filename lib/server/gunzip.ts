@@ -8,7 +8,7 @@ import "server-only";
 import { createGunzip } from "node:zlib";
 import { gzipHead, JournalReadError, type ByteSource } from "../journal/reader";
 
-export interface GunzipLimits {
+interface GunzipLimits {
   /**
    * Most bytes inflated per compressed byte read (a gzip bomb inflates a thousandfold);
    * checked once the output passes `floorBytes`, so small bodies are never refused on it.

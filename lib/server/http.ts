@@ -3,7 +3,6 @@ import "server-only";
 import { NextResponse } from "next/server";
 import type { z } from "zod";
 import { formatIssues } from "../journal/parse-line";
-import { RUN_ID_PATTERN } from "../journal/schema";
 import { redactMessage } from "../redact";
 
 export function jsonError(status: number, message: string, extra: Record<string, unknown> = {}) {
@@ -18,11 +17,6 @@ export function parseQuery<T extends z.ZodType>(
   const r = schema.safeParse(params);
   if (r.success) return { ok: true, data: r.data };
   return { ok: false, response: jsonError(400, formatIssues(r.error.issues)) };
-}
-
-/** A run id from a URL: 400 unless it is one (a NUL byte or any other character outside the format's set names no run). */
-export function requireRunId(run: string): NextResponse | null {
-  return RUN_ID_PATTERN.test(run) ? null : jsonError(400, "run id must be 1 to 128 characters of A-Z a-z 0-9 . _ : -");
 }
 
 // text/plain is not among them: it is what a cross-site HTML form or no-cors fetch can send
@@ -52,7 +46,7 @@ export function requireNdjson(req: Request): NextResponse | null {
  * The content types POST /api/imports accepts (docs/openapi.yaml): a file as bytes
  * (application/octet-stream, what the upload button sends), or declared as JSON, NDJSON or gzip.
  */
-export const IMPORT_TYPES: readonly string[] = NDJSON_TYPES;
+const IMPORT_TYPES: readonly string[] = NDJSON_TYPES;
 
 /** The reason a body's declared type is refused (415), or null: journals for `journal`, any file for `any`. */
 export function uploadTypeProblem(req: Request, accept: "journal" | "any"): string | null {

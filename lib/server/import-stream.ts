@@ -27,7 +27,7 @@ import { makeTempDir, removeTempDir } from "./temp-files";
  * (IngestOptions.redactedBefore). The folder is private (temp-files.ts: 0700, swept at the
  * next start when its process died), the file 0600, both removed on close.
  */
-export class FileSpill implements SpanSpill {
+class FileSpill implements SpanSpill {
   readonly dir = makeTempDir("spans");
   private readonly file = path.join(this.dir, "spans.ndjson");
   private readonly fd: number;
@@ -67,7 +67,7 @@ export class FileSpill implements SpanSpill {
   }
 }
 
-export interface OpenedTrace {
+interface OpenedTrace {
   /** The converted runs' events, run after run, as reader items (lines numbered as in their NDJSON). */
   items: AsyncIterable<ReaderItem[]>;
   /** What the conversion noticed; complete once `items` has been consumed. */

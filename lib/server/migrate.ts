@@ -11,7 +11,7 @@ import Database from "better-sqlite3";
 import { pgConnectionFromUrl, sqliteFileFromUrl } from "../../prisma/urls";
 import type { RetraceConfig } from "./config";
 
-export async function ensurePostgresDatabase(url: string): Promise<void> {
+async function ensurePostgresDatabase(url: string): Promise<void> {
   const { default: pg } = await import("pg");
   const cfg = pgConnectionFromUrl(url);
   const admin = new pg.Client({ ...cfg, database: "postgres" });
@@ -31,7 +31,7 @@ export async function ensurePostgresDatabase(url: string): Promise<void> {
  * frames (two writes each) and the checkpoint copies them all again, so both the commit
  * and the closing checkpoint are shorter at 16 KiB. An existing database keeps the page size it was created with.
  */
-export const SQLITE_PAGE_SIZE = 16384;
+const SQLITE_PAGE_SIZE = 16384;
 
 function createSqliteFile(file: string): void {
   if (fs.existsSync(file) && fs.statSync(file).size > 0) return;

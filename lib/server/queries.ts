@@ -10,14 +10,13 @@ import type { Db } from "./db";
 import { normaliseRunRow, tagsOf, type RunRow } from "./ingest/run-row";
 import type { SqlParam } from "./sql";
 import { timesRecordedIn } from "../journal/summary";
-import { compareFindings } from "../semantics/findings";
-import { rulesMatching } from "../analyze/rule-text";
+import { compareFindings } from "../semantics";
+import { rulesMatching } from "../analyze";
 import type { ChainStatus, FindingItem, RunDetail, RunFidelity, RunListItem, RunStatus } from "../view/api-types";
 
 // The answer shapes live in lib/view/api-types.ts (pure), shared with the browser code.
-export type RunSummaryDto = RunListItem;
-export type FindingDto = FindingItem;
-export type RunDetailDto = RunDetail;
+type RunSummaryDto = RunListItem;
+type RunDetailDto = RunDetail;
 
 /**
  * Query text: a NUL byte is refused (PostgreSQL text cannot hold one, and SQLite's LIKE
@@ -38,7 +37,7 @@ export function isRunId(id: string): boolean {
   return RUN_ID_PATTERN.test(id);
 }
 
-export const SORTS = ["-started", "started", "-events", "events", "-errors", "-findings", "-updated"] as const;
+const SORTS = ["-started", "started", "-events", "events", "-errors", "-findings", "-updated"] as const;
 export const runListQuery = z.object({
   status: queryText(40).optional(),
   workflow: queryText(200).optional(),
@@ -59,7 +58,7 @@ export const runListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(50),
   project: z.string().regex(PROJECT_ID, "project must be a project id").optional(),
 });
-export type RunListQuery = z.infer<typeof runListQuery>;
+type RunListQuery = z.infer<typeof runListQuery>;
 
 type RunRecord = Awaited<ReturnType<Awaited<ReturnType<Db["prisma"]>>["run"]["findFirstOrThrow"]>>;
 
@@ -118,7 +117,7 @@ function forkOfHeader(v: unknown): { run: string; seq: number } | null {
 }
 
 /** A stored finding as the API sends it (the severity column holds the analyzer's). */
-export function findingItem(f: { rule: string; seq: number; severity: string; message: string }): FindingItem {
+function findingItem(f: { rule: string; seq: number; severity: string; message: string }): FindingItem {
   return { rule: f.rule, seq: f.seq, severity: f.severity as FindingItem["severity"], message: f.message };
 }
 
@@ -303,15 +302,6 @@ export const eventsQuery = z.object({
   after: z.coerce.number().int().min(-1).default(-1),
   limit: z.coerce.number().int().min(1).max(5000).default(500),
 });
-
-export interface StoredEventDto {
-  seq: number;
-  /** The stored (redacted) event, with the server's chain hash as its `hash`. */
-  event: Record<string, unknown>;
-  recordedHash: string | null;
-  chain: string;
-  redactions: number;
-}
 
 /** Events with seq > after, in seq order; bodies are returned as stored text. */
 export async function listEventBodies(db: Db, runId: string, after: number, limit: number) {

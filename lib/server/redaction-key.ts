@@ -29,10 +29,10 @@ const LEGACY_KEY = "redaction-key";
 const FINGERPRINT = "redaction-key-id";
 const KEY_HEX = /^[0-9a-f]{64}$/;
 
-export class RedactionKeyError extends Error {}
+class RedactionKeyError extends Error {}
 
 /** Where this deployment's key is: the value given, or the file it is (to be) kept in. */
-export interface KeySource {
+interface KeySource {
   /** RETRACE_REDACTION_KEY, when set. */
   value?: string;
   /** The key file: RETRACE_REDACTION_KEY_FILE or the default. */
@@ -52,7 +52,7 @@ function defaultKeyFile(config: RetraceConfig): string {
 }
 
 /** The key's fingerprint as the database keeps it. */
-export function fingerprintOf(keyHex: string): string {
+function fingerprintOf(keyHex: string): string {
   return createHmac("sha256", Buffer.from(keyHex, "hex")).update("retrace redaction key fingerprint v1").digest("hex").slice(0, 32);
 }
 
@@ -112,7 +112,7 @@ async function settings(sql: SqlExec): Promise<{ legacy?: string; fingerprint?: 
 const HOW = "give every instance the same key: the same RETRACE_REDACTION_KEY_FILE (or default file) contents, or RETRACE_REDACTION_KEY";
 
 /** This deployment's key (64 hex digits): found, moved out of the database, or made. */
-export async function loadRedactionKey(config: RetraceConfig, sql: SqlExec): Promise<string> {
+async function loadRedactionKey(config: RetraceConfig, sql: SqlExec): Promise<string> {
   const source = keySource(config);
   const given = source.value !== undefined && source.value !== "" ? checked(source.value, "RETRACE_REDACTION_KEY") : undefined;
   let key = given ?? readKeyFile(source.file);
@@ -157,7 +157,7 @@ export async function loadRedactor(config: RetraceConfig, sql: SqlExec): Promise
   return new Redactor(redactionKeyFromHex(await loadRedactionKey(config, sql)));
 }
 
-export interface Rotation {
+interface Rotation {
   /** Where the new key is: the file written, or RETRACE_REDACTION_KEY (adopted). */
   where: string;
   adopted: boolean;

@@ -26,7 +26,7 @@ const DAY_MS = 86_400_000;
 /** Longest retention an admin may set (100 years); anything longer is "forever". */
 export const MAX_RETENTION_DAYS = 36_500;
 
-export interface PurgedRun {
+interface PurgedRun {
   id: string;
   project: string;
   /** when the server last changed the run (ms) */
@@ -38,7 +38,7 @@ export interface PurgedRun {
 }
 
 /** A run whose payloads the first stage drops (or, dry, would). */
-export interface DroppedRun {
+interface DroppedRun {
   id: string;
   project: string;
   updatedMs: number;
@@ -48,7 +48,7 @@ export interface DroppedRun {
   spans: number;
 }
 
-export interface PurgeResult {
+interface PurgeResult {
   dryRun: boolean;
   /** the runs whose payloads were dropped (or, dry, would be) */
   dropped: DroppedRun[];
@@ -74,7 +74,7 @@ export interface PurgeResult {
   vacuumed: boolean;
 }
 
-export interface PurgeOptions {
+interface PurgeOptions {
   actor: string;
   project?: string;
   dryRun?: boolean;
@@ -85,7 +85,7 @@ export interface PurgeOptions {
 }
 
 /** A project's retention in days (null: kept forever). */
-export async function retentionOf(db: Db, project: string): Promise<number | null> {
+async function retentionOf(db: Db, project: string): Promise<number | null> {
   const rows = await db.sql.all<{ retentionDays: number | null }>(`SELECT "retentionDays" FROM "Project" WHERE "id" = ?`, [project]);
   if (rows.length === 0) throw new AccessError(`project "${project}" not found`, 404);
   return rows[0].retentionDays === null ? null : Number(rows[0].retentionDays);
@@ -105,7 +105,7 @@ export async function setRetention(db: Db, project: string, days: number | null)
 }
 
 /** Days a project keeps its runs' payloads (null: as long as the runs). */
-export async function payloadRetentionOf(db: Db, project: string): Promise<number | null> {
+async function payloadRetentionOf(db: Db, project: string): Promise<number | null> {
   const rows = await db.sql.all<{ payloadDays: number | null }>(`SELECT "payloadDays" FROM "Project" WHERE "id" = ?`, [project]);
   if (rows.length === 0) throw new AccessError(`project "${project}" not found`, 404);
   return rows[0].payloadDays === null ? null : Number(rows[0].payloadDays);
@@ -147,7 +147,7 @@ class DroppedPayload extends Pseudonymizer {
  * tool and model names, statuses, versions, times, hashes), so graph, timeline and lists
  * still draw the run. Personal data in what stays is replaced too, under a key forgotten at once.
  */
-export function droppedBody(body: string): string {
+function droppedBody(body: string): string {
   const redactor = new ProfileRedactor("public", { pseudonymizer: new DroppedPayload() });
   return canonicalJson(redactor.event(parseJsonExact(body) as Record<string, unknown>));
 }

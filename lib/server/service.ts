@@ -13,7 +13,7 @@ import { isBodyLimit, limitedBody } from "./body-limits";
 import { ingest, LISTED_ISSUES, type BuiltSummary, type IngestOptions, type IngestResult } from "./ingest";
 import { loadRedactor } from "./redaction-key";
 import { publishRunChanges } from "./changes";
-import { prepareStoredSummary, STORED_SUMMARY_EVENTS, storeBuiltSummary } from "./viewer-queries";
+import { prepareStoredSummary, STORED_SUMMARY_EVENTS, storeBuiltSummary } from "./viewer";
 
 const redactors = new WeakMap<Db, Promise<Redactor>>();
 
@@ -27,7 +27,7 @@ export function redactorFor(db: Db): Promise<Redactor> {
   return r;
 }
 
-export interface ImportStreamOptions {
+interface ImportStreamOptions {
   /**
    * `journal`: Retrace journals only; another trace format is refused, named (`format`,
    * HTTP 415). `any`: trace exports are converted into runs of fidelity "trace", and a body
@@ -206,7 +206,7 @@ async function importBody(db: Db, redactor: Redactor, body: ByteSource, opts: Im
   }
 }
 
-export interface IngestBytesOptions {
+interface IngestBytesOptions {
   mode: IngestOptions["mode"];
   project?: string;
   onlyRun?: string;

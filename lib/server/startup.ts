@@ -12,7 +12,7 @@ import { issueSetupToken } from "./access/login";
 import { getDb } from "./db";
 import { sweepTempFiles } from "./temp-files";
 
-export interface Bound {
+interface Bound {
   host: string;
   port: string;
 }

@@ -17,16 +17,15 @@ const seq = z.int().min(0);
 
 /** Every failed request answers `{error}` (401, 403, 404, 400 for a bad query, 413, 415). */
 export const errorAnswerSchema = z.strictObject({ error: z.string() });
-export type ErrorAnswer = z.infer<typeof errorAnswerSchema>;
 
-export const runStatusSchema = z.enum(["running", "succeeded", "failed", "cancelled", "incomplete"]);
+const runStatusSchema = z.enum(["running", "succeeded", "failed", "cancelled", "incomplete"]);
 export type RunStatus = z.infer<typeof runStatusSchema>;
-export const fidelitySchema = z.enum(["replayable", "trace", "partial"]);
+const fidelitySchema = z.enum(["replayable", "trace", "partial"]);
 export type RunFidelity = z.infer<typeof fidelitySchema>;
-export const chainStatusSchema = z.enum(["verified", "unverified", "broken"]);
+const chainStatusSchema = z.enum(["verified", "unverified", "broken"]);
 export type ChainStatus = z.infer<typeof chainStatusSchema>;
 /** One event's chain verdict at ingest (lib/journal/chain.ts ChainVerdict). */
-export const chainVerdictSchema = z.enum(["ok", "fail", "none"]);
+const chainVerdictSchema = z.enum(["ok", "fail", "none"]);
 
 /** RunIdentity of lib/journal/summary.ts: what the run says it is, from its run.start. */
 const runIdentity = {
@@ -69,14 +68,14 @@ const runListItemShape = {
 };
 
 /** One run of GET /api/runs. */
-export const runListItemSchema = z.strictObject(runListItemShape);
+const runListItemSchema = z.strictObject(runListItemShape);
 export type RunListItem = z.infer<typeof runListItemSchema>;
 
 /** GET /api/runs. */
 export const runListPageSchema = z.strictObject({ runs: z.array(runListItemSchema), nextCursor: z.string().nullable() });
 export type RunListPage = z.infer<typeof runListPageSchema>;
 
-export const findingItemSchema = z.strictObject({
+const findingItemSchema = z.strictObject({
   rule: z.string(),
   seq,
   severity: z.enum(["error", "warning"]),
@@ -97,7 +96,7 @@ export const runDetailSchema = z.strictObject({
 export type RunDetail = z.infer<typeof runDetailSchema>;
 
 /** One stored event as the events and inspect routes send it. */
-export const storedEventSchema = z.strictObject({
+const storedEventSchema = z.strictObject({
   seq,
   chain: chainVerdictSchema,
   recordedHash: z.string().nullable(),
@@ -121,7 +120,7 @@ export const eventsPageSchema = z.strictObject({ events: z.array(storedEventSche
 export type EventsPage = z.infer<typeof eventsPageSchema>;
 
 /** The run state around an event, rebuilt on the server from the state events. */
-export const stateAtSchema = z.strictObject({
+const stateAtSchema = z.strictObject({
   /** State before the last state-changing event at or before the seq. */
   before: z.unknown(),
   /** State after it: the run state at the seq. */
@@ -182,9 +181,9 @@ export const searchAnswerSchema = z.strictObject({ seqs: z.array(seq), truncated
 export type SearchAnswer = z.infer<typeof searchAnswerSchema>;
 
 /** A string column of the summary: dictionary-encoded (-1 for null), or plain. */
-export const dictColumnSchema = z.strictObject({ dict: z.array(z.string()), idx: z.array(int.min(-1)) });
+const dictColumnSchema = z.strictObject({ dict: z.array(z.string()), idx: z.array(int.min(-1)) });
 export type DictColumn = z.infer<typeof dictColumnSchema>;
-export const strColumnSchema = z.union([dictColumnSchema, z.array(z.string().nullable())]);
+const strColumnSchema = z.union([dictColumnSchema, z.array(z.string().nullable())]);
 export type StrColumn = z.infer<typeof strColumnSchema>;
 
 /** GET /api/runs/{run}/summary: every event's columns, no payloads (see lib/graph/summary.ts). */
@@ -215,7 +214,7 @@ export const summaryAnswerSchema = z.strictObject({
 export type SummaryDto = z.infer<typeof summaryAnswerSchema>;
 
 /** What ingest says about one run of an upload. */
-export const runOutcomeSchema = z.strictObject({
+const runOutcomeSchema = z.strictObject({
   run: z.string(),
   status: z.enum(["stored", "rejected"]),
   accepted: int.min(0),
@@ -228,7 +227,7 @@ export type RunOutcome = z.infer<typeof runOutcomeSchema>;
 const ingestKind = z.enum(["invalid", "conflict", "limit"]);
 
 /** An error of an upload: the 1-based line of the body, and the run and seq when known. */
-export const lineErrorSchema = z.strictObject({
+const lineErrorSchema = z.strictObject({
   line: int.min(1).optional(),
   run: z.string().optional(),
   seq: seq.optional(),
@@ -238,7 +237,7 @@ export const lineErrorSchema = z.strictObject({
 export type LineError = z.infer<typeof lineErrorSchema>;
 
 /** A warning: a line error that did not reject anything, or an importer's note (message only). */
-export const ingestMessageSchema = lineErrorSchema.extend({ kind: ingestKind.optional() });
+const ingestMessageSchema = lineErrorSchema.extend({ kind: ingestKind.optional() });
 
 /** POST /api/runs/{run}/events, stored. */
 export const appendAnswerSchema = z.strictObject({
@@ -267,11 +266,9 @@ export const journalsAnswerSchema = z.strictObject({
   /** The trace format the body looks like, when it is not a journal (415). */
   format: z.string().optional(),
 });
-export type JournalsAnswer = z.infer<typeof journalsAnswerSchema>;
 
 /** POST /api/imports: the upload answer, with the format the file was detected as. */
 export const importsAnswerSchema = journalsAnswerSchema.extend({ formatLabel: z.string().optional() });
-export type ImportsAnswer = z.infer<typeof importsAnswerSchema>;
 
 /** POST /api/journals or /api/imports as the upload form reads it: a full answer or just `{error}`. */
 export const uploadAnswerSchema = importsAnswerSchema.partial();
@@ -295,4 +292,3 @@ export type HealthAnswer = z.infer<typeof healthAnswerSchema>;
 export const otlpAnswerSchema = z.strictObject({
   partialSuccess: z.strictObject({ rejectedSpans: int.min(1), errorMessage: z.string() }).optional(),
 });
-export type OtlpAnswer = z.infer<typeof otlpAnswerSchema>;

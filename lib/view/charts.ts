@@ -7,7 +7,7 @@ import type { RunIndex } from "../graph/run-index";
 import { callCost, type CallUsage, type PriceTable } from "./prices";
 
 /** Each step's cost and the models it called that have no price. */
-export interface StepCosts {
+interface StepCosts {
   usd: Float64Array;
   unpriced: Array<Set<string>>;
 }

@@ -1,6 +1,6 @@
 /** A context event's instructions against the policy's required ones. */
 
-export interface InstructionRow {
+interface InstructionRow {
   id: string;
   required: boolean;
   included: boolean;

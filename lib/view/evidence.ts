@@ -5,11 +5,11 @@
  * events the inspect route returns for the seq the finding names (or its own event), all
  * stored redacted; values are shown as text, never markup.
  */
-import { humanSeconds } from "../analyze/rule-text";
+import { humanSeconds } from "../analyze";
 import { obj, str } from "../journal/values";
 import type { FindingItem, InspectAnswer, StoredEvent } from "./api-types";
 
-export interface EvidenceLine {
+interface EvidenceLine {
   /** the event the line quotes, a link */
   seq: number | null;
   label: string;

@@ -22,7 +22,7 @@ export function findingSeqs(findings: readonly FindingItem[], severity: FindingI
   return [...seqs].sort((a, b) => a - b);
 }
 
-export interface FindingGroup {
+interface FindingGroup {
   rule: string;
   severity: FindingItem["severity"];
   /** in seq order */

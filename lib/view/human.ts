@@ -3,10 +3,10 @@
  * name, code, …) instead of one line of JSON, a policy's durations in days and hours, a
  * retrieved document's age at the time of the retrieval against the allowed age.
  */
-import { humanSeconds } from "../analyze/rule-text";
+import { humanSeconds } from "../analyze";
 import { formatDuration } from "./format";
 
-export interface ErrorFields {
+interface ErrorFields {
   message: string | null;
   name: string | null;
   code: string | null;
@@ -53,7 +53,7 @@ export function policyValueText(key: string, value: unknown): string {
   }
 }
 
-export interface RetrievedDocument {
+interface RetrievedDocument {
   id: string | null;
   version: string | null;
   uri: string | null;

@@ -3,7 +3,7 @@
  * the children in pages, so an object with 10,000 keys opens at once.
  */
 
-export type JsonKind = "object" | "array" | "string" | "number" | "boolean" | "null" | "other";
+type JsonKind = "object" | "array" | "string" | "number" | "boolean" | "null" | "other";
 
 export function jsonKind(v: unknown): JsonKind {
   if (v === null) return "null";

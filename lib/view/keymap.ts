@@ -5,10 +5,10 @@
 
 export type KeyPage = "run" | "replay" | "compare";
 
-export type KeyAction =
+type KeyAction =
   "next" | "previous" | "next-mark" | "previous-mark" | "next-step" | "previous-step" | "first" | "last" | "search" | "play" | "shortcuts";
 
-export interface KeyBinding {
+interface KeyBinding {
   action: KeyAction;
   /** KeyboardEvent.key values */
   keys: readonly string[];

@@ -5,7 +5,7 @@
  * instead of counting it as $0.
  */
 
-export interface ModelPrice {
+interface ModelPrice {
   /** USD per 1,000,000 input tokens */
   input: number;
   /** USD per 1,000,000 output tokens */
@@ -23,7 +23,7 @@ export interface CallUsage {
   outputTokens: number;
 }
 
-export const MAX_PRICED_MODELS = 200;
+const MAX_PRICED_MODELS = 200;
 const MODEL_NAME = /^[^\s#]{1,200}$/;
 
 /**

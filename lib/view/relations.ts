@@ -6,10 +6,10 @@
  * the findings the run already has, and shown both ways: the earlier call's tool pane says
  * "retried by #29", the later one's "retries #26", and the graph draws an edge between them.
  */
-import { seqsNamed } from "../analyze/rule-text";
+import { seqsNamed } from "../analyze";
 import type { FindingItem } from "./api-types";
 
-export type RelationKind = "retry" | "duplicate";
+type RelationKind = "retry" | "duplicate";
 
 export interface Relation {
   kind: RelationKind;
@@ -41,7 +41,7 @@ export function relationsOf(findings: readonly FindingItem[]): Relation[] {
   return out.sort((a, b) => a.later - b.later || a.earlier - b.earlier);
 }
 
-export interface RelatedAt {
+interface RelatedAt {
   /** later calls that retried this one */
   retriedBy: number[];
   /** the earlier call this one retried */

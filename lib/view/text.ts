@@ -12,7 +12,7 @@ const INVISIBLE =
   // eslint-disable-next-line no-control-regex
   /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB]/g;
 
-export type TextSegment = { kind: "text"; text: string } | { kind: "invisible"; code: string; label: string };
+type TextSegment = { kind: "text"; text: string } | { kind: "invisible"; code: string; label: string };
 
 const NAMES: Record<number, string> = {
   0x200b: "zero-width space",
@@ -61,11 +61,6 @@ export function truncate(s: string, limit: number): { text: string; cut: number 
   const c = s.charCodeAt(end - 1);
   if (c >= 0xd800 && c <= 0xdbff) end--;
   return { text: s.slice(0, end), cut: s.length - end };
-}
-
-/** Strings that would navigate somewhere if they were links: shown, never followed. */
-export function looksLikeUrl(s: string): boolean {
-  return /^\s*[a-z][a-z0-9+.-]*:/i.test(s) && s.length < 4096;
 }
 
 /**

@@ -10,7 +10,7 @@
 import type { RunIndex } from "../graph";
 
 /** An idle stretch (epoch ms, real time) the axis draws short: no event falls inside it. */
-export interface IdleGap {
+interface IdleGap {
   from: number;
   to: number;
 }

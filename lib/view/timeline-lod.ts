@@ -17,7 +17,7 @@ export const COVERED = 1;
 export const FAILED = 2;
 export const WRITE = 4;
 
-export interface LodLevel {
+interface LodLevel {
   /** Width of a bucket, ms. */
   bucketMs: number;
   buckets: number;
@@ -38,7 +38,7 @@ export interface TimelineLod {
   levels: LodLevel[];
 }
 
-export interface LodEvents {
+interface LodEvents {
   n: number;
   tsMs: ArrayLike<number>;
   /** EVENT_KINDS index of each row (below 32). */

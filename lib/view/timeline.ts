@@ -9,7 +9,7 @@ export interface Viewport {
 }
 
 /** Smallest span shown, ms: zooming further would only spread one millisecond. */
-export const MIN_SPAN_MS = 5;
+const MIN_SPAN_MS = 5;
 
 export function clampViewport(v: Viewport, bounds: Viewport): Viewport {
   const full = bounds.endMs - bounds.startMs;
@@ -69,7 +69,7 @@ export function lowerBound(arr: ArrayLike<number>, x: number, order?: ArrayLike<
   return lo;
 }
 
-export interface MarkBucket {
+interface MarkBucket {
   /** where to draw it, px: the middle of the marks it holds */
   x: number;
   /** findings in it (a seq with two findings counts two) */

@@ -4,9 +4,9 @@
  * never "imported", an unrecognised format is never named as one.
  */
 import type { RunOutcome, UploadAnswer } from "./api-types";
-import { plural } from "../semantics/health";
+import { plural } from "../semantics";
 
-export type UploadPhase = "sending" | "storing" | "done" | "failed";
+type UploadPhase = "sending" | "storing" | "done" | "failed";
 
 /** True when the file was stored and every event in it was there already. */
 export function nothingNew(answer: UploadAnswer | undefined): boolean {

@@ -5,7 +5,7 @@
  */
 import { gunzipSync } from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildBundle, describeFailures, verifyBundle, type BuildOptions } from "@/lib/evidence/bundle";
+import { buildBundle, describeFailures, verifyBundle, type BuildOptions } from "@/lib/evidence";
 import { repack, unpackTarGz, type Member } from "@/lib/evidence/archive";
 import { newPrivateKeyPem, signerFromPem } from "@/lib/evidence/signer";
 import { sampleRun } from "./fixtures";

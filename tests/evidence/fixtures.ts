@@ -3,7 +3,7 @@
  * personal data of every kind the reviewer profile removes and marker words in every
  * payload place the public profile removes.
  */
-import type { BundleRunInput } from "@/lib/evidence/bundle";
+import type { BundleRunInput } from "@/lib/evidence";
 
 /** Personal values as a journal would hold them, and the digits-only form of those with separators. */
 export const PII = {

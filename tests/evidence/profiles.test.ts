@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { buildBundle, verifyBundle } from "@/lib/evidence/bundle";
+import { buildBundle, verifyBundle } from "@/lib/evidence";
 import { unpackTarGz } from "@/lib/evidence/archive";
 import { ibanValid, luhn, piiKindsIn } from "@/lib/evidence/pii";
 import { ProfileRedactor, type Profile } from "@/lib/evidence/profiles";

@@ -16,7 +16,7 @@ import { detectFormat, importTrace } from "@/lib/importers";
 import { readJournalBatches } from "@/lib/journal/reader";
 import type { Db } from "@/lib/server/db";
 import { ingest } from "@/lib/server/ingest";
-import { readLimitedBody } from "@/lib/server/imports";
+import { readLimitedBody } from "@/lib/server/otlp-receiver";
 import { redactorFor } from "@/lib/server/service";
 import { answerUpload } from "@/lib/server/upload";
 import { freshDb, type TestDb } from "../helpers/db";

@@ -18,7 +18,7 @@ import { createReplay } from "@/lib/replay";
 import type { Db } from "@/lib/server/db";
 import { getRun, listEventBodies } from "@/lib/server/queries";
 import { importStream, ingestBytes } from "@/lib/server/service";
-import { inspectEvent, stateAt } from "@/lib/server/viewer-queries";
+import { inspectEvent, stateAt } from "@/lib/server/viewer";
 import { applyPatch } from "@/lib/state";
 import { bytesOf, DIALECTS, freshDb, type TestDb } from "../helpers/db";
 

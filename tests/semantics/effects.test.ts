@@ -8,7 +8,7 @@ import { canonicalJson } from "../../lib/canonical";
 import { createAnalyzer, orderEvents, type AnalyzerSnapshot } from "../../lib/analyze";
 import type { JournalEvent } from "../../lib/journal/types";
 import { parseJsonExact } from "../../lib/journal/parse-line";
-import { foldEvents } from "../../lib/replay/fold";
+import { foldEvents } from "../../lib/replay";
 import { createRng, generateRun } from "../../lib/replay/testing/journal-generator";
 import { EMPTY_EFFECTS, writeCallAt, type EffectFold, type WriteCall } from "../../lib/semantics/effects";
 import { PMap } from "../../lib/semantics/pmap";

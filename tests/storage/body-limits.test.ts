@@ -11,7 +11,7 @@ import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gunzipLimited, InflateLimitError } from "@/lib/server/gunzip";
 import type { Db } from "@/lib/server/db";
-import { answerOtlp } from "@/lib/server/imports";
+import { answerOtlp } from "@/lib/server/otlp-receiver";
 import { getRun } from "@/lib/server/queries";
 import { answerUpload } from "@/lib/server/upload";
 import { bytesOf, freshDb, type TestDb } from "../helpers/db";

@@ -12,7 +12,7 @@ import type { JournalEvent } from "@/lib/journal/types";
 import type { Db } from "@/lib/server/db";
 import { runVersion } from "@/lib/server/queries";
 import { importStream } from "@/lib/server/service";
-import { getRunSummaryBinary, STORED_SUMMARY_EVENTS } from "@/lib/server/viewer-queries";
+import { getRunSummaryBinary, STORED_SUMMARY_EVENTS } from "@/lib/server/viewer";
 import { bytesOf, DIALECTS, freshDb, type TestDb } from "../helpers/db";
 
 const N = STORED_SUMMARY_EVENTS + 200;

@@ -10,7 +10,7 @@ import { canonicalJson } from "@/lib/canonical";
 import { parseJsonExact } from "@/lib/journal/parse-line";
 import type { JournalEvent } from "@/lib/journal/types";
 import type { Db } from "@/lib/server/db";
-import { finishIdleTraces, receiveSpans } from "@/lib/server/imports";
+import { finishIdleTraces, receiveSpans } from "@/lib/server/otlp-receiver";
 import { listEventBodies } from "@/lib/server/queries";
 import { DIALECTS, freshDb, type TestDb } from "../helpers/db";
 

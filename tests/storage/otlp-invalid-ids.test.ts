@@ -7,7 +7,7 @@
 import * as protobuf from "protobufjs/light";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/lib/server/db";
-import { answerOtlp } from "@/lib/server/imports";
+import { answerOtlp } from "@/lib/server/otlp-receiver";
 import { getRun } from "@/lib/server/queries";
 import { DIALECTS, freshDb, type TestDb } from "../helpers/db";
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseJsonExact } from "@/lib/journal/parse-line";
 import type { JournalEvent } from "@/lib/journal/types";
 import type { Db } from "@/lib/server/db";
-import { receiveSpans } from "@/lib/server/imports";
+import { receiveSpans } from "@/lib/server/otlp-receiver";
 import { getRun, listEventBodies } from "@/lib/server/queries";
 import { spansFromOtlpJson } from "@/lib/importers";
 import { DIALECTS, freshDb, type TestDb } from "../helpers/db";

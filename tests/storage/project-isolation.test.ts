@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addProject } from "@/lib/server/access/accounts";
 import type { Db } from "@/lib/server/db";
-import { receiveSpans } from "@/lib/server/imports";
+import { receiveSpans } from "@/lib/server/otlp-receiver";
 import { getRun, listEventBodies, listRuns, runListQuery, runProjectOf } from "@/lib/server/queries";
 import { ingestBytes } from "@/lib/server/service";
 import { ingestStatus } from "@/lib/server/ingest-status";

@@ -3,7 +3,7 @@ import { analyzeEvents } from "@/lib/analyze";
 import type { JournalEvent } from "@/lib/journal/types";
 import { secretScanSteps } from "@/lib/redact";
 import type { Db } from "@/lib/server/db";
-import { receiveSpans } from "@/lib/server/imports";
+import { receiveSpans } from "@/lib/server/otlp-receiver";
 import { getRun, listEventBodies } from "@/lib/server/queries";
 import { ingestBytes } from "@/lib/server/service";
 import { spansFromOtlpJson } from "@/lib/importers";

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/lib/server/db";
 import { getRun, listRuns, runListQuery } from "@/lib/server/queries";
 import { ingestBytes } from "@/lib/server/service";
-import { runHealth } from "@/lib/semantics/health";
+import { runHealth } from "@/lib/semantics";
 import { bytesOf, DIALECTS, freshDb, type TestDb } from "../helpers/db";
 
 const DIR = "tests/fixtures/examples";

@@ -9,7 +9,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Db } from "@/lib/server/db";
-import { decodeOtlp } from "@/lib/server/imports";
+import { decodeOtlp } from "@/lib/server/otlp-receiver";
 import { importStream, ingestBytes, redactorFor } from "@/lib/server/service";
 import { answerUpload } from "@/lib/server/upload";
 import { bytesOf, DIALECTS, freshDb, type TestDb } from "../helpers/db";

@@ -11,7 +11,7 @@ import { displayOrigin } from "@/lib/server/origin";
 import { getRun, listEventBodies, listRuns, runHasEvents, runListQuery } from "@/lib/server/queries";
 import { ingestBytes } from "@/lib/server/service";
 import { answerUpload } from "@/lib/server/upload";
-import { getRunSummaryText, inspectEvent, searchEvents, searchQuery, stateAt } from "@/lib/server/viewer-queries";
+import { getRunSummaryText, inspectEvent, searchEvents, searchQuery, stateAt } from "@/lib/server/viewer";
 import { bytesOf, DIALECTS, freshDb, type TestDb } from "../helpers/db";
 
 const TS = "2026-11-07T11:00:01.026Z";

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { RULE_IDS } from "@/lib/journal/types";
-import { humanSeconds, messageParts, ruleText, rulesMatching, seqsNamed } from "@/lib/analyze/rule-text";
+import { humanSeconds, messageParts, ruleText, rulesMatching, seqsNamed } from "@/lib/analyze";
 import { findingSeqs, firstMostSevere, groupFindings, orderAtEvent } from "@/lib/view/findings";
 import { actionFor, adjacentMark, bindingsFor, KEYMAP } from "@/lib/view/keymap";
 import type { FindingItem } from "@/lib/view/api-types";

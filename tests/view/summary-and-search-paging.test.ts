@@ -17,7 +17,7 @@ import {
   prepareStoredSummary,
   searchEvents,
   STORED_SUMMARY_EVENTS,
-} from "@/lib/server/viewer-queries";
+} from "@/lib/server/viewer";
 import { summaryAnswerSchema } from "@/lib/view/api-types";
 import { generateJournal } from "../../scripts/bench-journal";
 import { bytesOf, DIALECTS, freshDb, type TestDb } from "../helpers/db";

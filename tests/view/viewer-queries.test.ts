@@ -8,7 +8,7 @@ import { hashOf } from "@/lib/canonical";
 import { createReplay } from "@/lib/replay";
 import type { Db } from "@/lib/server/db";
 import { ingestBytes } from "@/lib/server/service";
-import { getRunSummaryCached, getRunSummaryText, inspectEvent, searchEvents, stateAt } from "@/lib/server/viewer-queries";
+import { getRunSummaryCached, getRunSummaryText, inspectEvent, searchEvents, stateAt } from "@/lib/server/viewer";
 import { getRun, listRuns, runListQuery } from "@/lib/server/queries";
 import { inspectAnswerSchema, runDetailSchema, runListPageSchema, searchAnswerSchema, summaryAnswerSchema } from "@/lib/view/api-types";
 import { bytesOf, DIALECTS, freshDb, type TestDb } from "../helpers/db";

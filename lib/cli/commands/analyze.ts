@@ -30,12 +30,12 @@ Exit status: 0 when every file was read (whatever was found), 2 when a file is m
 or is not a journal, or the arguments are wrong. Bad lines are reported on stderr and
 skipped.`;
 
-export interface FileFinding extends Finding {
+interface FileFinding extends Finding {
   file: string;
   run: string;
 }
 
-export interface ReadResult {
+interface ReadResult {
   events: JournalEvent[];
   /** Events whose line cannot hold a secret (the reader looked at the raw text). */
   noSecrets: WeakSet<JournalEvent>;
@@ -80,7 +80,7 @@ export function useNativeSha256(): void {
 }
 
 /** Every finding of every run in one file's events. */
-export function analyzeFileEvents(file: string, read: ReadResult): FileFinding[] {
+function analyzeFileEvents(file: string, read: ReadResult): FileFinding[] {
   const out: FileFinding[] = [];
   for (const [run, list] of groupByRun(read.events)) {
     const analyzer = createAnalyzer();

@@ -1,6 +1,5 @@
 import fs from "node:fs";
-import { ArchiveTooLarge } from "../../evidence/archive";
-import { describeFailures, verifyBundle } from "../../evidence/bundle";
+import { ArchiveTooLarge, describeFailures, verifyBundle } from "../../evidence";
 import { loadConfig } from "../../server/config";
 import type { CommandArgs } from "../args";
 
@@ -11,9 +10,11 @@ Checks the manifest's Ed25519 signature, the SHA-256 of every member, every jour
 chain and the counts the manifest states. With --key (a PEM public key, as served at
 /api/keys/audit or printed by \`retrace keys show\`) the bundle must be signed by that key;
 without it, the key named in the manifest is used and its id printed, to compare with the
-deployment's. Needs no database. Exit 0 when everything holds, 1 naming each failure (the
-member, and the seq for a journal, or a bundle that inflates past RETRACE_MAX_DOCUMENT_BYTES,
-default 64 MiB), 2 for unreadable arguments.`;
+deployment's. Needs no database. A file that is a readable .tar.gz but not byte for byte what
+export writes (recompressed, say) is still checked member by member: it fails as "archive",
+saying whether every member still holds, and each changed member is named too. Exit 0 when
+everything holds, 1 naming each failure (the member, and the seq for a journal, or a bundle
+that inflates past RETRACE_MAX_DOCUMENT_BYTES, default 64 MiB), 2 for unreadable arguments.`;
 
 export const options = { key: { type: "string" }, json: { type: "boolean" } } as const;
 
@@ -48,7 +49,15 @@ export async function run({ values, positionals }: CommandArgs<typeof options>):
   }
   if (values.json) {
     console.log(
-      JSON.stringify({ ok: r.ok, failures: r.failures, keyId: r.keyId, keyTrusted: r.keyTrusted, runs: r.runs, events: r.events }),
+      JSON.stringify({
+        ok: r.ok,
+        failures: r.failures,
+        membersHold: r.membersHold,
+        keyId: r.keyId,
+        keyTrusted: r.keyTrusted,
+        runs: r.runs,
+        events: r.events,
+      }),
     );
     return r.ok ? 0 : 1;
   }

@@ -31,7 +31,7 @@ export const STREAMABLE_FORMATS: ReadonlySet<SourceFormat> = new Set<SourceForma
   "jaeger",
 ]);
 
-export interface StreamedImport {
+interface StreamedImport {
   format: SourceFormat;
   /** Complete once `runs()` has been consumed (deriving runs adds warnings). */
   warnings: string[];

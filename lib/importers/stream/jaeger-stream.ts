@@ -11,7 +11,7 @@ import type { Attributes, NormalizedSpan } from "../span";
 import { eachElement, type ContainerVisitor, type StreamJson, type ValueVisitor } from "./json-walker";
 import { appendAll } from "./otlp-stream";
 
-export type TraceSink = (spans: NormalizedSpan[], warnings: string[]) => void;
+type TraceSink = (spans: NormalizedSpan[], warnings: string[]) => void;
 
 interface PendingSpan {
   span: NormalizedSpan;

@@ -13,7 +13,7 @@ import { keyValues, spansFromOtlpJson } from "../otlp";
 import type { NormalizedSpan } from "../span";
 import { eachElement, type ContainerVisitor, type StreamJson, type ValueVisitor } from "./json-walker";
 
-export type SpanSink = (spans: NormalizedSpan[]) => void;
+type SpanSink = (spans: NormalizedSpan[]) => void;
 
 const RESOURCE_LISTS = new Set(["resourceSpans", "resource_spans", "batches"]);
 const SCOPE_LISTS = new Set(["scopeSpans", "scope_spans", "instrumentationLibrarySpans"]);
@@ -27,7 +27,7 @@ export function appendAll<T>(into: T[], items: T[]): void {
  * Spans gathered per member key of one object. JSON.parse keeps the last of duplicate keys,
  * so a key seen again starts over.
  */
-export class SpansByKey {
+class SpansByKey {
   private readonly parts = new Map<string, NormalizedSpan[]>();
 
   open(key: string): NormalizedSpan[] {

@@ -9,7 +9,7 @@
  */
 import type { PatternKind } from "../patterns";
 
-export interface AdversarialInput {
+interface AdversarialInput {
   name: string;
   text: string;
   /** The shortest secret repeated: the work is in the replacements, not in matching. */

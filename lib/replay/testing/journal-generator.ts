@@ -13,7 +13,7 @@
 import { canonicalJson, hashOf, sha256Hex } from "../../canonical";
 import type { JournalEvent, JsonObject, JsonValue, RunId, Seq } from "../../journal/types";
 import { applyPatch, EMPTY_STATE, type RunState } from "../../state";
-import { orderEvents } from "../../analyze/analyzer";
+import { orderEvents } from "../../analyze";
 import type { ForkOverride, ForkSpec } from "../types";
 
 export interface Rng {
@@ -43,7 +43,7 @@ export function createRng(seed: number): Rng {
   };
 }
 
-export interface GeneratorOptions {
+interface GeneratorOptions {
   seed: number;
   run?: string;
   /** Loop iterations; default 1–7. Ignored when `events` is set. */
@@ -90,7 +90,7 @@ function randomText(rng: Rng, n: number, alphabet = ALNUM): string {
 }
 
 /** A value that matches one of the format's secret patterns. */
-export function fakeSecret(rng: Rng): { key: string; value: string } {
+function fakeSecret(rng: Rng): { key: string; value: string } {
   switch (rng.int(0, 6)) {
     case 0:
       return { key: "note", value: `key AKIA${randomText(rng, 16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")} leaked` };

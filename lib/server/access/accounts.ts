@@ -14,13 +14,13 @@ export class AccessError extends Error {
   }
 }
 
-export interface ProjectRow {
+interface ProjectRow {
   id: string;
   name: string;
   createdAt: number;
 }
 
-export interface UserRow {
+interface UserRow {
   id: string;
   name: string;
   passwordHash: string;
@@ -28,7 +28,7 @@ export interface UserRow {
   disabledAt: number | null;
 }
 
-export interface UserListItem {
+interface UserListItem {
   id: string;
   name: string;
   createdAt: number;

@@ -31,7 +31,7 @@ export async function administeredProjects(db: Db, p: Principal): Promise<string
     .sort();
 }
 
-export interface ProjectSummary {
+interface ProjectSummary {
   id: string;
   name: string;
   createdAt: number;

@@ -101,7 +101,7 @@ export async function listAudit(
   return rows.map((r) => ({ ...r, seq: Number(r.seq) }));
 }
 
-export type VerifyResult = { ok: true; entries: number } | { ok: false; entries: number; brokenAt: number; reason: string };
+type VerifyResult = { ok: true; entries: number } | { ok: false; entries: number; brokenAt: number; reason: string };
 
 /** Walks the whole chain in seq order. */
 export async function verifyAudit(db: Db): Promise<VerifyResult> {

@@ -10,10 +10,10 @@ import type { Db } from "../db";
 import { AccessError, projectExists } from "./accounts";
 import { digest, newToken } from "./tokens";
 
-export const KEY_PREFIX = "rtk_";
+const KEY_PREFIX = "rtk_";
 const TOUCH_MS = 60_000;
 
-export interface KeyListItem {
+interface KeyListItem {
   id: string;
   projectId: string;
   name: string;

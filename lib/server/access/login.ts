@@ -14,7 +14,7 @@ import { appendAudit } from "./audit-log";
 import { forgetAccessMode } from "./authenticate";
 import { DEFAULT_PROJECT, USER_NAME } from "../../access/roles";
 
-export type LoginResult = { ok: true; token: string; userId: string } | { ok: false; status: 401 | 429; message: string };
+type LoginResult = { ok: true; token: string; userId: string } | { ok: false; status: 401 | 429; message: string };
 
 export const WRONG_LOGIN = "wrong name or password";
 export const THROTTLED = "too many failed sign-ins; wait 15 minutes and try again";
@@ -52,7 +52,7 @@ export async function issueSetupToken(db: Db): Promise<string | null> {
   return token;
 }
 
-export async function setupTokenValid(db: Db, token: string): Promise<boolean> {
+async function setupTokenValid(db: Db, token: string): Promise<boolean> {
   if (!token || (await countUsers(db)) > 0) return false;
   const rows = await db.sql.all<{ value: string }>(`SELECT "value" FROM "Setting" WHERE "key" = ?`, [SETUP_KEY]);
   return rows.length > 0 && rows[0].value === digest(token);

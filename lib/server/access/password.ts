@@ -13,7 +13,7 @@ const KEY_BYTES = 32;
 // 128 * N * r bytes = 32 MiB per hash; node's default limit is exactly that
 const MAX_MEM = 64 * 1024 * 1024;
 
-export const MIN_PASSWORD_LENGTH = 10;
+const MIN_PASSWORD_LENGTH = 10;
 export const MAX_PASSWORD_LENGTH = 1024;
 
 function derive(password: string, salt: Buffer, opts: ScryptOptions): Promise<Buffer> {

@@ -27,7 +27,7 @@ export async function createSession(db: Db, userId: string, now = Date.now()): P
   return token;
 }
 
-export interface LiveSession {
+interface LiveSession {
   id: string;
   userId: string;
 }

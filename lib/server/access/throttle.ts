@@ -10,8 +10,8 @@ export const WINDOW_MS = 15 * 60_000;
 export const ACCOUNT_LIMIT = 5;
 export const ADDRESS_LIMIT = 20;
 
-export const accountKey = (name: string) => `user:${name.toLowerCase()}`;
-export const addressKey = (address: string) => `addr:${address}`;
+const accountKey = (name: string) => `user:${name.toLowerCase()}`;
+const addressKey = (address: string) => `addr:${address}`;
 
 async function failuresOf(db: Db, key: string, now: number): Promise<number> {
   const rows = await db.sql.all<{ failures: number; firstMs: number }>(

@@ -13,7 +13,7 @@ import { findPlaceholders, type Redactor, type SecretHit } from "../../redact";
 import { withoutHash } from "../../journal/chain";
 import type { SqlTx } from "../sql";
 import type { RunRow, RunSummary } from "./run-row";
-import { FailureCounter, type FailureSnapshot } from "../../semantics/failure";
+import { FailureCounter, type FailureSnapshot } from "../../semantics";
 import { failureInput } from "../../journal/summary";
 
 const FINDINGS_PER_INSERT = 500;

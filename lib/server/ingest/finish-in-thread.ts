@@ -1,7 +1,7 @@
 import "server-only";
 /** Row finishing on the request's thread (PostgreSQL): every row leaves finished (`work` 0). */
 import { nextServerHash, verifyEvent } from "../../journal/chain";
-import type { RowFinisher } from "./finishing";
+import type { RowFinisher } from "./row-finisher";
 import { rawText, storedText } from "./pending";
 
 export function createInThreadFinisher(): RowFinisher {

@@ -8,7 +8,7 @@ import "server-only";
 import { canonicalOfLine, nextServerHash, verifyEvent, verifyLink, type ChainVerdict } from "../../journal/chain";
 import type { SqlTx, WriterChain } from "../sql";
 import { COLUMN, ROW_WORK, type FinishFlatRow } from "../sqlite-rows";
-import type { RowFinisher } from "./finishing";
+import type { RowFinisher } from "./row-finisher";
 import { rawText, storedText } from "./pending";
 
 /** Row batches the writer may have queued and still be given raw lines (IngestOptions.writerBacklog). */

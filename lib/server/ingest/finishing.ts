@@ -6,32 +6,17 @@ import "server-only";
  * thread (finish-on-writer.ts). Which one runs is the transaction's (SqlTx.finishesRows);
  * tests/storage/row-finishing.test.ts stores one journal every way and compares every column.
  */
-import { chainHashOf, verifyLink, type ChainVerdict } from "../../journal/chain";
+import { chainHashOf, verifyLink } from "../../journal/chain";
 import type { SeqMap } from "../../journal/seq-map";
 import type { SqlTx } from "../sql";
-import type { IngestRow } from "../sqlite-rows";
 import { createInThreadFinisher } from "./finish-in-thread";
+import type { FinishedFields, RowFinisher, RunChain } from "./row-finisher";
 import { takeLink } from "./pending-links";
 import { createWriterFinisher } from "./finish-on-writer";
 import type { Pending } from "./pending";
 import type { RunRow } from "./run-row";
 
-/** A run's two chains within one request. */
-export interface RunChain {
-  runId: string;
-  /** The highest seq the server chain covers; a row past it extends the chain. */
-  tailSeq: number;
-  /** The server chain's last hash ("" before seq 0). */
-  tailServerHash: string;
-  /** The writer has been given where this run's server chain starts (ROW_WORK.extendsChain). */
-  seeded: boolean;
-  /** The lowest seq stored behind the tail in this request (a gap filled late): rechained at the end. */
-  rechainFrom: number | null;
-  /** The first seq whose recorder link broke in this request. */
-  newFail: number | null;
-  /** Whether every link verified in this request was ok. */
-  allNewOk: boolean;
-}
+export type { FinishedFields, RowFinisher, RunChain } from "./row-finisher";
 
 export function runChainOf(row: RunRow): RunChain {
   return {
@@ -43,22 +28,6 @@ export function runChainOf(row: RunRow): RunChain {
     newFail: null,
     allNewOk: true,
   };
-}
-
-/** What finishing gives a row; `chain` null: the writer verifies, and settle reports failures. */
-export type FinishedFields = Pick<IngestRow, "body" | "hash" | "work" | "prevHash" | "chainSeed"> & { chain: ChainVerdict | null };
-
-export interface RowFinisher {
-  /**
-   * The finished fields of the event at seq `s` (in seq order within the run's new seqs);
-   * `prevRecorded` is the recorded hash of s − 1 when stored, `extendsChain` whether s is
-   * past the server chain's tail.
-   */
-  finish(chain: RunChain, p: Pending, s: number, prevRecorded: string | undefined, extendsChain: boolean): FinishedFields;
-  /** After each batch of rows went to the database. */
-  flushed(tx: SqlTx): void;
-  /** Once a run's rows are all handed over: the seqs whose link broke where rows were finished. */
-  settle(tx: SqlTx, chain: RunChain): Promise<number[]>;
 }
 
 export function finisherFor(tx: SqlTx, writerBacklog: number): RowFinisher {

@@ -18,7 +18,7 @@ interface Held {
 const held = new Map<string, Held>();
 let heldChars = 0;
 /** Characters kept at most (UTF-16 units of both texts). */
-export const PENDING_LINK_CHARS = 32 * 1024 * 1024;
+const PENDING_LINK_CHARS = 32 * 1024 * 1024;
 
 const keyOf = (run: string, seq: number, recordedHash: string) => `${run}\u0000${seq}\u0000${recordedHash}`;
 
@@ -50,9 +50,4 @@ export function takeLink(run: string, seq: number, recordedHash: string, stored:
   if (!h || h.stored !== stored) return null;
   drop(key);
   return h.raw;
-}
-
-/** How many are held (tests). */
-export function heldLinks(): number {
-  return held.size;
 }

@@ -6,7 +6,7 @@ import "server-only";
  */
 import { canonicalJson } from "../../canonical";
 import { failureInput, runHeaderFromStart, type EventColumns } from "../../journal/summary";
-import { FailureCounter, type FailureSnapshot } from "../../semantics/failure";
+import { FailureCounter, type FailureSnapshot } from "../../semantics";
 import type { JournalEvent, JsonObject } from "../../journal/types";
 import type { RunModel } from "../generated/sqlite/models/Run.ts";
 import { SeqMap } from "../../journal/seq-map";
@@ -82,7 +82,7 @@ export function tagsOf(column: string): string[] {
 }
 
 /** A run's row before its first event is stored. */
-export function emptyRunRow(id: string, opts: Pick<IngestOptions, "mode" | "source" | "fidelity" | "project">, now: number): RunRow {
+function emptyRunRow(id: string, opts: Pick<IngestOptions, "mode" | "source" | "fidelity" | "project">, now: number): RunRow {
   return {
     id,
     projectId: opts.project ?? DEFAULT_PROJECT,
@@ -219,7 +219,7 @@ export async function writeRunRow(tx: SqlTx, row: RunRow): Promise<void> {
 }
 
 /** A run's row as this request found it, locked, and the seqs already stored (→ their recorded hashes). */
-export interface LoadedRun {
+interface LoadedRun {
   row: RunRow;
   /** No event of the run was stored before: a rejection removes the run whole. */
   isNew: boolean;

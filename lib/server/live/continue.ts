@@ -38,7 +38,7 @@ import {
 import { branchRunId, newIdempotencyKey } from "../../live/plan";
 import type { BranchReconcile, ExecutorChoice, ExecutorInfo } from "../../live/types";
 import { parseForkOverride, ReplayError } from "../../replay";
-import type { ForkOverride } from "../../replay/types";
+import type { ForkOverride } from "../../replay";
 import { appendAudit } from "../access/audit-log";
 import type { Db } from "../db";
 import { runProjectOf } from "../queries";

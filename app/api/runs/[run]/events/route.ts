@@ -4,7 +4,7 @@ import { jsonError, requireNdjson } from "@/lib/server/http";
 import { ingestStatus } from "@/lib/server/ingest-status";
 import { eventsQuery, listEventBodies, runHasEvents } from "@/lib/server/queries";
 import { ingestBytes } from "@/lib/server/service";
-import { storedEventJson } from "@/lib/server/viewer-queries";
+import { storedEventJson } from "@/lib/server/viewer";
 import type { AppendAnswer, AppendRejected } from "@/lib/view/api-types";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { route, runParams } from "@/lib/server/edge";
-import { searchEvents, searchQuery } from "@/lib/server/viewer-queries";
+import { searchEvents, searchQuery } from "@/lib/server/viewer";
 
 export const dynamic = "force-dynamic";
 

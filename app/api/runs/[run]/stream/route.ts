@@ -1,5 +1,5 @@
 import { route, runParams } from "@/lib/server/edge";
-import { runChangesStream } from "@/lib/server/viewer-queries";
+import { runChangesStream } from "@/lib/server/viewer";
 
 export const dynamic = "force-dynamic";
 

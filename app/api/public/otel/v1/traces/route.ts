@@ -1,5 +1,5 @@
 import { route } from "@/lib/server/edge";
-import { answerOtlp } from "@/lib/server/imports";
+import { answerOtlp } from "@/lib/server/otlp-receiver";
 
 export const dynamic = "force-dynamic";
 

@@ -2,8 +2,8 @@
  * Value → journal JSON, with no dependency beyond the journal's own-key helper, so the
  * recorder package (lib/recorder) can bundle it without the importers' parsers.
  */
-import { setOwn } from "../journal/own-keys";
-import type { JsonObject, JsonValue } from "../journal/types";
+import { setOwn } from "./own-keys";
+import type { JsonObject, JsonValue } from "./types";
 
 const HEX = "0123456789abcdef";
 export function bytesToHex(b: Uint8Array): string {

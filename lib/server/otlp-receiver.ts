@@ -30,7 +30,7 @@ import { loadConfig } from "./config";
 import { redactorFor } from "./service";
 import { redactMessage, type Redactor } from "../redact";
 
-export class OtlpBadRequest extends Error {}
+class OtlpBadRequest extends Error {}
 
 const otlpError = (status: number, error: string) => Response.json({ error }, { status });
 
@@ -173,7 +173,7 @@ function twinOf(marks: ModelCallMark[], news: ModelCallMark[]): boolean {
 const STATE_ID = "";
 const MS = 1_000_000n;
 
-export interface ReceiveOptions {
+interface ReceiveOptions {
   /** The request's Content-Type as sent (recorded in run.start `source.contentType`). */
   contentType?: string;
   /** Now, in ms (tests). */
