@@ -62,3 +62,32 @@ test("the run page's Replay and Compare links keep the selected event, and the r
     `/compare?a=${encodeURIComponent(run)}&ea=12`,
   );
 });
+
+test("a gateway replay is listed under the run it replays, matched or diverged, and its page links back", async ({ page, request }) => {
+  const original = uniqueId("e2e-recorded");
+  const replays = [uniqueId("e2e-replay-ok"), uniqueId("e2e-replay-div")];
+  const rec = example("00-refund-clean.jsonl", original);
+  rec[0].data = { ...rec[0].data, gateway: { command: ["node", "agent.mjs", "--fast"], cwd: "/tmp/w" } };
+  await postJournal(request, BASE, ndjson(rec));
+  for (const [i, id] of replays.entries()) {
+    const ev = example("00-refund-clean.jsonl", id);
+    ev[0].data = { ...ev[0].data, replayOf: { run: original, head: "h" }, mode: "recorded" };
+    const end = ev[ev.length - 1];
+    if (i === 1) end.data = { status: "failed", output: { match: false } };
+    await postJournal(request, BASE, ndjson(ev));
+  }
+  await page.goto(`/?q=${encodeURIComponent("e2e-re")}`);
+  const table = page.getByRole("table", { name: "Runs", exact: true });
+  const rows = table.locator("tbody tr");
+  await expect(table.getByRole("link", { name: original })).toBeVisible();
+  const ids = await rows.locator("td.run-id a").allTextContents();
+  const at = ids.indexOf(original);
+  // both replays right after their original
+  expect(new Set(ids.slice(at + 1, at + 3))).toEqual(new Set(replays));
+  await expect(rows.filter({ hasText: replays[0] }).getByTestId("branch-of")).toHaveText(`↳ replay of ${original} · matched`);
+  await expect(rows.filter({ hasText: replays[1] }).getByTestId("branch-of")).toHaveText(`↳ replay of ${original} · diverged`);
+  await page.goto(`/runs/${encodeURIComponent(replays[1])}`);
+  await expect(page.getByTestId("replay-of")).toHaveText(`replay of ${original} (diverged)`);
+  await page.goto(`/runs/${encodeURIComponent(original)}`);
+  await expect(page.getByTestId("gateway-command")).toHaveText("command node agent.mjs --fast");
+});

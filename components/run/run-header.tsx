@@ -74,6 +74,8 @@ export function RunHeader({
   const policy = obj(detail.header.policy);
   const resumeOf = obj(detail.header.resumeOf);
   const forkOf = obj(detail.header.forkOf);
+  const replayOf = obj(detail.header.replayOf);
+  const gateway = obj(detail.header.gateway);
   const versionsRef = usePopoverDetails();
   return (
     <header className="run-header">
@@ -155,6 +157,23 @@ export function RunHeader({
         {forkOf ? (
           <span>
             fork of {vt(String(forkOf.run ?? "?"))} at seq {vt(String(forkOf.seq ?? "?"))}
+          </span>
+        ) : null}
+        {replayOf && typeof replayOf.run === "string" ? (
+          <span data-testid="replay-of">
+            replay of{" "}
+            <Link href={`/runs/${encodeURIComponent(replayOf.run)}`} prefetch={false}>
+              {vt(replayOf.run)}
+            </Link>{" "}
+            ({detail.status === "succeeded" ? "matched" : detail.status === "failed" ? "diverged" : "running"})
+          </span>
+        ) : null}
+        {gateway && Array.isArray(gateway.command) ? (
+          <span
+            data-testid="gateway-command"
+            title="The command the gateway ran; retrace replay JOURNAL -- COMMAND runs it again against this recording"
+          >
+            command <b className="mono">{vt(gateway.command.map(String).join(" "))}</b>
           </span>
         ) : null}
         {detail.tags.length > 0 ? <span>tags {vt(detail.tags.join(", "))}</span> : null}

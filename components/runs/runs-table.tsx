@@ -168,6 +168,17 @@ export function RunsTable({
                     ↳ resume of {r.resumeOf.run}
                     {r.resumeOf.checkpoint !== null ? ` from checkpoint ${r.resumeOf.checkpoint}` : ""}
                   </div>
+                ) : r.replayOf ? (
+                  <div className="sub branch-of" data-testid="branch-of">
+                    ↳ replay of {r.replayOf.run} ·{" "}
+                    {r.status === "succeeded" ? (
+                      <span className="ok">matched</span>
+                    ) : r.status === "failed" ? (
+                      <span className="bad">diverged</span>
+                    ) : (
+                      "running"
+                    )}
+                  </div>
                 ) : null}
                 {r.tags.length > 0 ? <div className="sub">{vt(r.tags.join(" · "))}</div> : null}
               </td>
@@ -240,10 +251,10 @@ function useNow(): number | null {
   return useSyncExternalStore(subscribeMinutes, thisMinute, onServer);
 }
 
-/** The run a branch run (forkOf) or a resumed run (resumeOf) came from, or null. */
-const originOf = (r: RunListItem): string | null => r.forkOf?.run ?? r.resumeOf?.run ?? null;
+/** The run a branch run (forkOf), a resumed run (resumeOf) or a replay (replayOf) came from, or null. */
+const originOf = (r: RunListItem): string | null => r.forkOf?.run ?? r.resumeOf?.run ?? r.replayOf?.run ?? null;
 
-/** Branch runs (forkOf, resumeOf) right after their original when both are on the page, in the order they came. */
+/** Branch runs (forkOf, resumeOf, replayOf) right after their original when both are on the page, in the order they came. */
 function underOriginals(runs: RunListItem[]): RunListItem[] {
   const ids = new Set(runs.map((r) => r.id));
   const children = new Map<string, RunListItem[]>();

@@ -101,7 +101,14 @@ function toSummary(
     updatedAt: r.updatedAt,
     forkOf: forkOfHeader(header.forkOf),
     resumeOf: resumeOfHeader(header.resumeOf),
+    replayOf: replayOfHeader(header.replayOf),
   };
+}
+
+function replayOfHeader(v: unknown): { run: string } | null {
+  if (!v || typeof v !== "object") return null;
+  const f = v as { run?: unknown };
+  return typeof f.run === "string" ? { run: f.run } : null;
 }
 
 function resumeOfHeader(v: unknown): { run: string; checkpoint: string | null } | null {

@@ -65,6 +65,8 @@ const runListItemShape = {
   forkOf: z.object({ run: z.string(), seq: z.number() }).nullable().optional(),
   /** the run's run.start `resumeOf`: a run resumed from that run's checkpoint (a resume branch, or any resumed run) */
   resumeOf: z.object({ run: z.string(), checkpoint: z.string().nullable() }).nullable().optional(),
+  /** the run's run.start `replayOf`: the agent replayed against that recorded run through the gateway (`retrace replay -- CMD`) */
+  replayOf: z.object({ run: z.string() }).nullable().optional(),
 };
 
 /** One run of GET /api/runs. */
