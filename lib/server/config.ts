@@ -1,4 +1,5 @@
 import "server-only";
+import { parseExecutorHosts, type ExecutorHosts } from "./live/executor-hosts";
 
 /** Everything configurable comes from the environment; see README "Configuration". */
 export interface RetraceConfig {
@@ -16,6 +17,8 @@ export interface RetraceConfig {
    * its last span (RETRACE_OTLP_IDLE_SECONDS, default 300), then is finished without it.
    */
   otlpIdleSeconds?: number;
+  /** Executor hosts allowed beside public ones (lib/server/live/executor-hosts.ts): RETRACE_EXECUTOR_HOSTS. */
+  executorHosts?: ExecutorHosts;
 }
 
 export interface IngestLimits {
@@ -65,5 +68,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     auditKeyFile: env.RETRACE_AUDIT_KEY_FILE || undefined,
     executorKeyFile: env.RETRACE_EXECUTOR_KEY_FILE || undefined,
     otlpIdleSeconds: intFromEnv(env, "RETRACE_OTLP_IDLE_SECONDS", 300),
+    executorHosts: parseExecutorHosts(env.RETRACE_EXECUTOR_HOSTS),
   };
 }

@@ -211,7 +211,8 @@ interface Found {
 }
 
 async function runTable(t: TestDb): Promise<Found> {
-  const db: Db = t.open();
+  // the executor listens on loopback, allowed as the quick start allows it (docs/live-actions.md)
+  const db: Db = t.open({ RETRACE_EXECUTOR_HOSTS: "127.0.0.1" });
   const answers: string[] = [];
   const keep = (x: unknown) => answers.push(typeof x === "string" ? x : (JSON.stringify(x) ?? ""));
   /** A call's answer, or its refusal's message: both are what the caller is told. */
