@@ -38,6 +38,10 @@ const SECRET_NAMES: Readonly<Record<SecretKind, string>> = {
   "bearer-token": "a bearer token",
   "url-password": "a password in a URL",
   "secret-field": "a secret-named field",
+  // found by redaction beyond the format's list, never by analysis
+  "github-fine-grained-token": "a GitHub fine-grained token",
+  "aws-temporary-access-key": "an AWS temporary access key id",
+  "aws-secret-key": "an AWS secret access key",
 };
 
 export function secretName(kind: SecretKind): string {

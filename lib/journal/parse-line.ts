@@ -6,6 +6,7 @@ import type { z } from "zod";
 import { parseExactAlways, parseJsonExact } from "./exact-json";
 import { fastValidate } from "./fast-validate";
 import { dataSchemas, envelopeSchema } from "./schema";
+import { isSecretishKeyName } from "../redact/beyond-format";
 import { isSecretKey } from "../redact/patterns";
 import type { JournalEvent, JsonValue, KnownEventType } from "./types";
 
@@ -100,6 +101,8 @@ function inspect(value: unknown, maxDepth: number): Inspection {
         depths[top++] = depth + 1;
       } else if (typeof c === "string") {
         if (c !== "" && key.length >= 5 && key.length <= 13 && isSecretKey(key)) result.secretKey = true;
+        // an AWS secret key under a secret-ish name (redaction beyond the format)
+        else if (c.length >= 40 && key.length >= 4 && isSecretishKeyName(key)) result.secretKey = true;
       } else if (typeof c === "number" && !Number.isSafeInteger(c)) {
         if (!Number.isFinite(c)) return failed(result, top, OUT_OF_RANGE);
         if (Number.isInteger(c)) result.unsafeInteger = true;

@@ -13,6 +13,8 @@
  * whatever the input: time is linear in the length.
  */
 
+import { LINE_LITERALS, type BeyondFormatKind } from "./beyond-format";
+
 export type SecretKind =
   | "aws-access-key"
   | "openai-key"
@@ -24,10 +26,11 @@ export type SecretKind =
   | "private-key"
   | "bearer-token"
   | "url-password"
-  | "secret-field";
+  | "secret-field"
+  | BeyondFormatKind;
 
-/** The kinds a pattern finds (`secret-field` is found by key name, not by pattern). */
-export type PatternKind = Exclude<SecretKind, "secret-field">;
+/** The kinds the format's patterns find (`secret-field` is found by key name, not by pattern; the others are beyond-format.ts's). */
+export type PatternKind = Exclude<SecretKind, "secret-field" | BeyondFormatKind>;
 
 // ---------------------------------------------------------------------------------------
 // Character classes: bit sets over ASCII; only the URL classes (negated ones) take
@@ -299,6 +302,18 @@ const ANCHOR = PATTERNS.map((p) => p.anchor);
 const escape = (x: string) => x.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
 
 /**
+ * A literal as expression source found from its rarest character (the first of these it
+ * holds), as the prefilter finds the patterns' prefixes: the search stops only there.
+ */
+const RARE = '\\"_-/kzwJBACWKc';
+function anchored(x: string): string {
+  let at = 0;
+  for (const c of RARE) if ((at = x.indexOf(c)) >= 0) break;
+  at = Math.max(at, 0);
+  return `${escape(x[at])}${at > 0 ? `(?<=${escape(x.slice(0, at + 1))})` : ""}${escape(x.slice(at + 1))}`;
+}
+
+/**
  * The prefilter: every prefix, each found from its anchor (its rarest character) with a
  * lookbehind for what comes before it (`k(?<=sk)-`). The plain alternation of the
  * prefixes stopped at most positions of a text (every ':' for "://", every 's' for
@@ -491,12 +506,13 @@ export function scanPemBlocks(s: string, onBlock: (start: number, end: number) =
 }
 
 /**
- * Can this raw JSON line match a secret pattern at all? The prefilter on the text as
- * sent; any `\u` or `\/` escape makes it answer yes, since escapes could spell a secret
- * the literals would not see. (Secret key names are checked on the parsed keys, which the
- * reader walks anyway.)
+ * Can this raw JSON line hold a secret redaction replaces? The prefilter on the text as
+ * sent: the patterns' prefixes, the literals of what redaction finds beyond the format
+ * (beyond-format.ts); any `\u` or `\/` escape makes it answer yes, since escapes could
+ * spell a secret the literals would not see. (Secret key names are checked on the parsed
+ * keys, which the reader walks anyway.)
  */
-const LINE_MAY_MATCH = new RegExp(`${MAY_MATCH.source}|\\\\[u/]`);
+const LINE_MAY_MATCH = new RegExp(`${MAY_MATCH.source}|${LINE_LITERALS.map(anchored).join("|")}|\\\\[u/]`);
 
 export function lineMayMatchPattern(jsonText: string): boolean {
   return LINE_MAY_MATCH.test(jsonText);

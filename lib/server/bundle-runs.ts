@@ -19,7 +19,7 @@ import { AccessError } from "./access/accounts";
 import { auditPublicKey } from "./audit-key";
 import type { Db } from "./db";
 import { isRunId } from "./queries";
-import { ingestBytes } from "./service";
+import { ingestBytes, redactorFor } from "./service";
 
 /** A bundle that does not verify: refused with every failure named (HTTP 422). */
 export class BundleRefused extends Error {
@@ -138,6 +138,9 @@ export async function openBundle(db: Db, bytes: Uint8Array, opts: { project: str
       openedBy: opts.actor,
       openedAt,
     };
+    // the bundle's own text (another deployment's findings and notes) is redacted here as ours is
+    const redactor = await redactorFor(db);
+    const red = (s: string) => redactor.redactString(s);
     await db.sql.transaction(async (tx) => {
       // the findings are the bundle's (what the exporting deployment found), not a fresh analysis
       await tx.run(`DELETE FROM "Finding" WHERE "runId" = ?`, [id]);
@@ -147,17 +150,29 @@ export async function openBundle(db: Db, bytes: Uint8Array, opts: { project: str
           f.rule,
           f.seq,
           f.severity,
-          f.message,
+          red(f.message),
         ]);
       for (const n of notes) {
         const ms = Date.parse(n.createdAt);
         await tx.run(
           `INSERT INTO "Note" ("id", "projectId", "runId", "target", "seq", "rule", "label", "text", "author", "createdAt", "createdMs") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          [randomUUID(), opts.project, id, n.target, n.seq, n.rule, n.label, n.text, n.author, n.createdAt, Number.isFinite(ms) ? ms : 0],
+          [
+            randomUUID(),
+            opts.project,
+            id,
+            n.target,
+            n.seq,
+            n.rule,
+            n.label,
+            red(n.text),
+            red(n.author),
+            n.createdAt,
+            Number.isFinite(ms) ? ms : 0,
+          ],
         );
       }
       await tx.run(`UPDATE "Run" SET "bundle" = ?, "source" = 'bundle', "live" = ?, "findingCount" = ? WHERE "id" = ?`, [
-        JSON.stringify(provenance),
+        JSON.stringify(redactor.redact(provenance).value),
         false,
         findings.length,
         id,

@@ -198,6 +198,20 @@ async function reviewerFieldsOf(db: Db, projects: readonly string[]): Promise<st
   return [...out];
 }
 
+/** Sets a project's reviewer fields (each checked to be a path). */
+export async function setReviewerFields(db: Db, project: string, fields: readonly string[]): Promise<void> {
+  for (const f of fields) parseFieldPath(f);
+  // stored events hold their keys redacted: a path is stored as redacted, and so names them
+  const redactor = await redactorFor(db);
+  const n = await db.sql.transaction((tx) =>
+    tx.run(`UPDATE "Project" SET "reviewerFields" = ? WHERE "id" = ?`, [
+      fields.map((f) => redactor.redactString(f.trim())).join("\n"),
+      project,
+    ]),
+  );
+  if (n === 0) throw new AccessError(`project "${project}" not found`, 404);
+}
+
 interface ExportRequest {
   runs: readonly string[];
   profile: Profile;

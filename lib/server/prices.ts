@@ -7,6 +7,7 @@ import { readPriceTable, usageFromEvents, type CallUsage, type PriceTable } from
 import { AccessError } from "./access/accounts";
 import type { Db } from "./db";
 import { isRunId } from "./queries";
+import { redactorFor } from "./service";
 
 const keyOf = (project: string) => `model-prices:${project}`;
 
@@ -19,12 +20,14 @@ export async function modelPricesOf(db: Db, project: string): Promise<PriceTable
 export async function setModelPrices(db: Db, project: string, table: PriceTable): Promise<void> {
   const exists = await db.sql.all<{ id: string }>(`SELECT "id" FROM "Project" WHERE "id" = ?`, [project]);
   if (exists.length === 0) throw new AccessError(`project "${project}" not found`, 404);
+  // model names are typed: stored redacted (keys too), as the events they are matched with are
+  const stored = (await redactorFor(db)).redact(table).value;
   await db.sql.transaction(async (tx) => {
     if (Object.keys(table).length === 0) await tx.run(`DELETE FROM "Setting" WHERE "key" = ?`, [keyOf(project)]);
     else
       await tx.run(`INSERT INTO "Setting" ("key", "value") VALUES (?, ?) ON CONFLICT ("key") DO UPDATE SET "value" = excluded."value"`, [
         keyOf(project),
-        JSON.stringify(table),
+        JSON.stringify(stored),
       ]);
   });
 }

@@ -2,7 +2,9 @@ import "server-only";
 /** Projects, local accounts and their roles per project (tables Project, User, Membership). */
 import { randomUUID } from "node:crypto";
 import { ENVIRONMENT, isRole, PROJECT_ID, USER_NAME, type Membership, type Role } from "../../access/roles";
+import { looksSecret } from "../../redact";
 import type { Db } from "../db";
+import { redactorFor } from "../service";
 import { hashPassword, passwordProblem } from "./password";
 
 export class AccessError extends Error {
@@ -44,8 +46,12 @@ export async function listProjects(db: Db): Promise<ProjectRow[]> {
 export async function addProject(db: Db, id: string, name: string): Promise<ProjectRow> {
   if (!PROJECT_ID.test(id))
     throw new AccessError("a project id is lower-case letters, digits and dashes (at most 63), starting with a letter or digit");
-  const label = name.trim() || id;
-  if (label.length > 100) throw new AccessError("a project name has at most 100 characters");
+  const redactor = await redactorFor(db);
+  // an id is used in URLs and keys: refused if it looks like a secret; a name is text, stored redacted
+  if (looksSecret(redactor, id)) throw new AccessError("a project id must not look like a secret; choose another");
+  const typed = name.trim() || id;
+  if (typed.length > 100) throw new AccessError("a project name has at most 100 characters");
+  const label = redactor.redactString(typed);
   const now = Date.now();
   const n = await db.sql.transaction((tx) =>
     tx.run(`INSERT INTO "Project" ("id", "name", "createdAt") VALUES (?, ?, ?) ON CONFLICT ("id") DO NOTHING`, [id, label, now]),
@@ -80,6 +86,12 @@ export async function membershipsOf(db: Db, userId: string): Promise<Record<stri
   return out;
 }
 
+/** Environment names are matched against executors' and events': one that looks like a secret is refused. */
+async function checkEnvironments(db: Db, envs: readonly string[]): Promise<void> {
+  const redactor = await redactorFor(db);
+  for (const e of envs) if (looksSecret(redactor, e)) throw new AccessError("an environment name must not look like a secret");
+}
+
 export function parseEnvironments(raw: string | readonly string[]): string[] {
   const list = (typeof raw === "string" ? raw.split(/[\s,]+/) : [...raw]).map((e) => e.trim()).filter(Boolean);
   for (const e of list)
@@ -98,10 +110,13 @@ export interface NewUser {
 export async function addUser(db: Db, u: NewUser): Promise<{ id: string }> {
   if (!USER_NAME.test(u.name))
     throw new AccessError("a user name is letters, digits and . _ @ - (at most 64), starting with a letter or digit");
+  // the name signs in: it cannot be stored redacted, so one that looks like a secret is refused
+  if (looksSecret(await redactorFor(db), u.name)) throw new AccessError("a user name must not look like a secret; choose another");
   const problem = passwordProblem(u.password);
   if (problem) throw new AccessError(problem);
   if (!(await projectExists(db, u.project))) throw new AccessError(`project "${u.project}" does not exist`, 404);
   const envs = parseEnvironments(u.environments ?? []);
+  await checkEnvironments(db, envs);
   const id = randomUUID();
   const hash = await hashPassword(u.password);
   const now = Date.now();
@@ -140,6 +155,7 @@ export async function setMembership(
 ): Promise<void> {
   if (!(await projectExists(db, project))) throw new AccessError(`project "${project}" does not exist`, 404);
   const envs = parseEnvironments(environments);
+  await checkEnvironments(db, envs);
   await db.sql.transaction(async (tx) => {
     const user = await tx.all(`SELECT 1 FROM "User" WHERE "id" = ?`, [userId]);
     if (user.length === 0) throw new AccessError("no such user", 404);

@@ -47,7 +47,8 @@ export async function appendAudit(db: Db, input: AuditInput): Promise<AuditEntry
           target: red(input.target),
           reason: red(input.reason),
           result: input.result,
-          detail: redactor.redactString(canonicalJson(input.detail ?? {})),
+          // as an object, keys included (a secret-named field, an AWS secret key beside its id)
+          detail: redactor.redactString(canonicalJson(redactor.redact(input.detail ?? {}).value)),
           prevHash: last.length > 0 ? last[0].hash : GENESIS,
         };
         const entry: AuditEntry = { ...base, hash: entryHash(base) };

@@ -7,6 +7,7 @@ import "server-only";
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import { DEFAULT_PROJECT, KEY_SCOPES, STATIC_SCOPES, type KeyScope, type Principal, type StaticScope } from "../../access/roles";
 import type { Db } from "../db";
+import { redactorFor } from "../service";
 import { AccessError, projectExists } from "./accounts";
 import { digest, newToken } from "./tokens";
 
@@ -58,12 +59,14 @@ export async function createKey(
   const name = k.name.trim();
   if (!/^[\w .@-]{1,64}$/.test(name)) throw new AccessError("a key name is 1 to 64 letters, digits, spaces and . _ @ -");
   if (!(await projectExists(db, k.project))) throw new AccessError(`project "${k.project}" does not exist`, 404);
+  // a name is free text: a secret typed into it is stored (and listed) as its placeholder
+  const stored = (await redactorFor(db)).redactString(name);
   const key = newToken(KEY_PREFIX);
   const id = randomUUID();
   await db.sql.transaction((tx) =>
     tx.run(
       `INSERT INTO "ApiKey" ("id", "projectId", "name", "scope", "hash", "prefix", "createdMs", "createdBy") VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      [id, k.project, name, k.scope, digest(key), key.slice(0, KEY_PREFIX.length + 6), Date.now(), k.createdBy],
+      [id, k.project, stored, k.scope, digest(key), key.slice(0, KEY_PREFIX.length + 6), Date.now(), k.createdBy],
     ),
   );
   return { id, key };

@@ -12,7 +12,7 @@ import { msOf } from "../../journal/epoch-ms";
 import type { SeqMap } from "../../journal/seq-map";
 import { eventColumns, type EventColumns } from "../../journal/summary";
 import type { JournalEvent } from "../../journal/types";
-import { hasSecret, redactIssue, type Redactor } from "../../redact";
+import { looksSecret, redactIssue, type Redactor } from "../../redact";
 import type { SqlExec, SqlTx } from "../sql";
 import type { IngestRow } from "../sqlite-rows";
 import { RunAnalysis } from "./analysis";
@@ -200,7 +200,7 @@ class Request {
           this.runs.delete(first.id);
         }
         if (!ctx) {
-          if (hasSecret(ev.run)) {
+          if (looksSecret(this.redactor, ev.run)) {
             this.fail({ line: item.line, seq: ev.seq, message: "the run id looks like a secret; choose an id that is not one" });
             continue;
           }
@@ -333,7 +333,7 @@ class Request {
 
   private async openRunSafe(id: string): Promise<RunCtx | undefined> {
     try {
-      return /^[A-Za-z0-9._:-]{1,128}$/.test(id) && !hasSecret(id) ? await this.openRun(id) : undefined;
+      return /^[A-Za-z0-9._:-]{1,128}$/.test(id) && !looksSecret(this.redactor, id) ? await this.openRun(id) : undefined;
     } catch {
       return undefined;
     }
@@ -352,20 +352,23 @@ class Request {
     }
     ctx.analysis.push(withStoredIds(p), s, f.chain, p.secrets);
 
-    const ev = p.raw;
+    // Every column is derived from the stored (redacted) event: a tool.result's name is
+    // its call's tool as stored, never the raw name (a secret in it reached the column,
+    // the run summary and bundles).
+    const ev = p.stored;
     if (ev.type === "tool.call" && typeof ev.data.call === "string" && typeof ev.data.tool === "string") {
       ctx.toolOfCall.set(ev.data.call, ev.data.tool);
     }
-    const cols = textColumns(eventColumns(p.stored, (c) => ctx.toolOfCall.get(c)));
-    const tsMs = msOf(ev.ts);
+    const cols = textColumns(eventColumns(ev, (c) => ctx.toolOfCall.get(c)));
+    const tsMs = msOf(p.raw.ts);
     this.pendingRows++;
     const row: IngestRow = {
       runId: ctx.id,
       seq: s,
-      ts: ev.ts,
+      ts: p.raw.ts,
       tsMs,
       type: ev.type,
-      step: typeof p.stored.step === "string" ? storableText(p.stored.step) : null,
+      step: typeof ev.step === "string" ? storableText(ev.step) : null,
       parent: typeof ev.parent === "number" ? ev.parent : null,
       ...cols,
       bytes: p.bytes,
@@ -383,7 +386,7 @@ class Request {
     if (!ctx.isNew) ctx.inserted.push(s);
     ctx.stored.set(s, recordedHash);
     ctx.accepted++;
-    ctx.summary.add(p.stored, s, tsMs, cols);
+    ctx.summary.add(ev, s, tsMs, cols);
     // row.chain is set: rows finished on this thread (finishesRows false)
     if (ctx.built !== null)
       ctx.built.push(

@@ -21,7 +21,7 @@ import type { Db } from "../db";
 import { bundleOf } from "../bundle-runs";
 import { runProjectOf } from "../queries";
 import { payloadsDroppedOf } from "../retention";
-import { ingestBytes } from "../service";
+import { ingestBytes, redactorFor } from "../service";
 import { ExecutorHostRefused, type ExecutorHosts } from "./executor-hosts";
 import { postToExecutor } from "./executor-request";
 import { executorCredential, getExecutor, toolExecutorsFor } from "./executors";
@@ -387,7 +387,8 @@ export async function reexecute(
     const r = sent.json ?? {};
     const status =
       sent.ok && typeof r.status === "string" && ["ok", "error", "timeout", "unknown"].includes(r.status) ? r.status : "unknown";
-    const externalId = typeof r.externalId === "string" ? r.externalId : null;
+    // as stored everywhere (branch run, LiveBranch, log, answer): redacted
+    const externalId = typeof r.externalId === "string" ? (await redactorFor(db)).redactString(r.externalId) : null;
     const at = new Date().toISOString();
     const branch = branchRunId(input.run, "re-execute", randomBytes(4).toString("hex"));
     const mark: LiveMark = {
@@ -502,7 +503,9 @@ export async function reconcile(
       );
 
     let outcome: "succeeded" | "failed";
-    let externalId: string | null = input.externalId?.trim() || null;
+    // typed or answered, the external id is stored (LiveBranch, log, answer) redacted
+    const redactor = await redactorFor(db);
+    let externalId: string | null = input.externalId?.trim() ? redactor.redactString(input.externalId.trim()) : null;
     const evidence: JsonObject = {};
     if (input.evidence?.trim()) evidence.text = input.evidence.trim();
     if (input.mode === "ask") {
@@ -512,7 +515,7 @@ export async function reconcile(
         throw new LiveRefusal("executor", `${asked.error ?? "the executor gave no answer"}; nothing was recorded`, 502);
       const found = asked.json.found === true;
       outcome = found ? "succeeded" : "failed";
-      externalId = typeof asked.json.externalId === "string" ? asked.json.externalId : null;
+      externalId = typeof asked.json.externalId === "string" ? redactor.redactString(asked.json.externalId) : null;
       evidence.executorAnswer = { found, ...(externalId ? { externalId } : {}) };
       evidence.idempotencyKey = p.key;
     } else {

@@ -7,8 +7,10 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import { ENVIRONMENT } from "../../access/roles";
 import { EXECUTOR_KINDS, type ExecutorInfo, type ExecutorKind } from "../../live/types";
+import { redactMessage } from "../../redact";
 import { AccessError, projectExists } from "../access/accounts";
 import type { Db } from "../db";
+import { redactorFor } from "../service";
 import { executorHostProblem } from "./executor-hosts";
 import { openCredential, sealCredential } from "./executor-key";
 
@@ -54,8 +56,23 @@ export function executorProblem(e: Omit<NewExecutor, "createdBy" | "project">): 
   // a password in the URL would be stored in the clear: it goes in the credential field
   if (u.username || u.password) return "put no credential in the URL: give it as the credential, which is stored encrypted";
   if (u.search || u.hash) return "the endpoint is a base URL, without ?query or #fragment";
+  // the URL is called as stored, so a secret in it cannot be replaced by a placeholder: refused
+  if (redactMessage(e.url) !== e.url || looksSecretDecoded(u.pathname))
+    return "put no credential in the URL: give it as the credential, which is stored encrypted";
+  if (redactMessage(e.environment) !== e.environment) return "an environment name must not look like a secret";
   if (e.credential && e.credential.length > MAX_CREDENTIAL) return `a credential has at most ${MAX_CREDENTIAL} characters`;
   return null;
+}
+
+/** A URL path whose percent-decoded text holds a secret. */
+function looksSecretDecoded(path: string): boolean {
+  let text: string;
+  try {
+    text = decodeURIComponent(path);
+  } catch {
+    return false;
+  }
+  return redactMessage(text) !== text;
 }
 
 const info = (r: Row): ExecutorInfo => ({
@@ -77,20 +94,22 @@ export async function addExecutor(db: Db, e: NewExecutor): Promise<ExecutorInfo>
   if (problem) throw new AccessError(problem, 400);
   if (!(await projectExists(db, e.project))) throw new AccessError(`project "${e.project}" not found`, 404);
   const id = `ex_${randomBytes(8).toString("hex")}`;
+  // a tool or model name as stored events hold it (redacted), so the executor matches them
+  const name = e.name === "*" ? e.name : (await redactorFor(db)).redactString(e.name);
   const credential = e.credential ? sealCredential(db.config, e.credential, aadOf({ id, projectId: e.project })) : null;
   const url = e.url.replace(/\/+$/, "");
   const now = Date.now();
   await db.sql.transaction((tx) =>
     tx.run(
       `INSERT INTO "Executor" ("id", "projectId", "kind", "name", "environment", "url", "credential", "createdMs", "createdBy") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [id, e.project, e.kind, e.name, e.environment, url, credential, now, e.createdBy],
+      [id, e.project, e.kind, name, e.environment, url, credential, now, e.createdBy],
     ),
   );
   return info({
     id,
     projectId: e.project,
     kind: e.kind,
-    name: e.name,
+    name,
     environment: e.environment,
     url,
     credential,
