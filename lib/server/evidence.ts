@@ -7,7 +7,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { buildBundle, sha256Bytes, type AuditLogRow, type BundleRunInput } from "../evidence";
 import { isNoteLabel, MAX_NOTE_LENGTH, type NoteItem, type NoteLabel, type NoteTarget } from "../evidence/notes";
-import type { Profile } from "../evidence/profiles";
+import { parseFieldPath, type Profile } from "../evidence/profiles";
 import { decide, type Principal } from "../access/roles";
 import { parseJsonExact } from "../journal/exact-json";
 import { AccessError } from "./access/accounts";
@@ -187,7 +187,7 @@ async function auditEntriesFor(db: Db, runIds: readonly string[]): Promise<Audit
 }
 
 /** The JSON paths a project's reviewer profile replaces (Project.reviewerFields, one a line). */
-async function reviewerFieldsOf(db: Db, projects: readonly string[]): Promise<string[]> {
+export async function reviewerFieldsOf(db: Db, projects: readonly string[]): Promise<string[]> {
   if (projects.length === 0) return [];
   const rows = await db.sql.all<{ reviewerFields: string }>(
     `SELECT "reviewerFields" FROM "Project" WHERE "id" IN (${projects.map(() => "?").join(", ")})`,

@@ -27,13 +27,13 @@ import { createKey, listKeys } from "@/lib/server/access/keys";
 import type { Db } from "@/lib/server/db";
 import { addNote, exportBundle, listNotes, reviewerFieldsOf, setReviewerFields } from "@/lib/server/evidence";
 import { modelPricesOf, setModelPrices } from "@/lib/server/prices";
-import { answerOtlp } from "@/lib/server/imports";
+import { answerOtlp } from "@/lib/server/otlp-receiver";
 import { addExecutor, listExecutors } from "@/lib/server/live/executors";
 import { branchInfo, reconcile, runEvents } from "@/lib/server/live/actions";
 import { findingsOf, getRun, listEventBodies, listRuns, runListQuery } from "@/lib/server/queries";
 import { ingestBytes } from "@/lib/server/service";
 import { answerUpload } from "@/lib/server/upload";
-import { getRunSummaryText, inspectEvent, searchEvents } from "@/lib/server/viewer-queries";
+import { getRunSummaryText, inspectEvent, searchEvents } from "@/lib/server/viewer";
 import { Redactor } from "@/lib/redact";
 import { bytesOf, DIALECTS, freshDb, type TestDb } from "../helpers/db";
 
