@@ -20,6 +20,7 @@ import { AccessError } from "./access/accounts";
 import { appendAudit } from "./access/audit-log";
 import type { Db } from "./db";
 import { isRunId } from "./queries";
+import { settleRunIn } from "./settle";
 import type { SqlTx } from "./sql";
 
 const DAY_MS = 86_400_000;
@@ -282,6 +283,8 @@ export async function purge(db: Db, opts: PurgeOptions): Promise<PurgeResult> {
     const f = await find(tx, db.sql.dialect === "postgres");
     const droppedAt = Date.now();
     for (const r of f.dropped) {
+      // what is kept (hashes, chain verdicts, findings) as settled, while the payloads are there
+      await settleRunIn(db, tx, r.id);
       for (let after = -1; ;) {
         const page = await tx.all<{ seq: number; body: string }>(
           `SELECT "seq", "body" FROM "Event" WHERE "runId" = ? AND "seq" > ? ORDER BY "seq" LIMIT 1000`,

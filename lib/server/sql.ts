@@ -161,6 +161,7 @@ function smallWriter(file: string, writer: SqliteWriter): SmallWriter {
   db.pragma("foreign_keys = ON");
   // the writer thread checkpoints, told what was written here
   db.pragma("wal_autocheckpoint = 0");
+  db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
   const prep = statementCache(db);
   const insert = eventInserter(db);
   let written = 0;
@@ -218,7 +219,16 @@ export interface WriterData {
   file: string;
   /** [0]: row batches the writer has taken (inserted or failed). */
   taken: Int32Array<SharedArrayBuffer>;
+  /** SQLite's journal_size_limit, and the bytes written after which a checkpoint empties the WAL. */
+  walSizeLimit: number;
+  /** Quiet time after a write before the WAL is emptied (a truncating checkpoint). */
+  walIdleMs: number;
 }
+
+/** The WAL is cut back to this size when it is reset, and emptied once this much was written. */
+export const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
+/** Quiet time after a write before the writer thread empties the WAL (RETRACE_WAL_IDLE_MS). */
+export const WAL_IDLE_MS = 2000;
 
 /** The main-thread side of sqlite-writer.worker.ts. */
 class SqliteWriter {
@@ -230,7 +240,9 @@ class SqliteWriter {
   private readonly taken = new Int32Array(new SharedArrayBuffer(4));
 
   constructor(file: string) {
-    const workerData: WriterData = { file, taken: this.taken };
+    const idle = Number(process.env.RETRACE_WAL_IDLE_MS);
+    const walIdleMs = process.env.RETRACE_WAL_IDLE_MS && Number.isFinite(idle) && idle >= 0 ? idle : WAL_IDLE_MS;
+    const workerData: WriterData = { file, taken: this.taken, walSizeLimit: WAL_SIZE_LIMIT, walIdleMs };
     // sqlite-writer.worker.ts bundled (scripts/build-sqlite-writer.mjs: run by postinstall,
     // next.config.js and the test setup; the CLI bundles it beside itself). Written inline:
     // Next's bundler follows `new Worker(new URL(…))` and bundles the thread's code.

@@ -15,6 +15,7 @@ import { INITIAL_STATE_FOLD, stepState, UNKNOWN_HASH, type StateFold } from "../
 import { EMPTY_STATE, stateHash, type RunState } from "../state";
 import type { FindingItem, RunChange, RunStatus, SearchAnswer, StateAt } from "../view/api-types";
 import { subscribeRunChanges } from "./changes";
+import { settleRun } from "./settle";
 import type { Db } from "./db";
 import type { BuiltSummary } from "./ingest/types";
 import { findingsOf, isRunId, queryText, runVersion } from "./queries";
@@ -446,6 +447,8 @@ export async function stateAt(db: Db, rawRunId: string, seq: number): Promise<St
  */
 export async function inspectEvent(db: Db, runId: string, seq: number, withState: boolean): Promise<string | null> {
   if (!isRunId(runId)) return null;
+  // the event's server hash and chain verdict as settled
+  await settleRun(db, runId);
   const rows = await db.sql.all<BodyRow>(`SELECT ${BODY_COLUMNS} FROM "Event" WHERE "runId" = ? AND "seq" = ?`, [runId, seq]);
   const row = rows[0];
   if (!row) return null;

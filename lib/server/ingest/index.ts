@@ -5,3 +5,4 @@ import "server-only";
  */
 export { ingest } from "./flow";
 export type { BuiltSummary, IngestError, IngestOptions, IngestResult, IngestSource, RunOutcome } from "./types";
+export { settleRunInTx } from "./settle";
