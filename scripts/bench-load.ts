@@ -244,7 +244,8 @@ async function measure(dialect: "sqlite" | "postgres") {
     for (const f of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(f, { force: true });
     databaseUrl = `file:${file}`;
   } else {
-    const name = "retrace_bench_load";
+    // one database per port: benches of two checkouts on one machine do not drop each other's
+    const name = `retrace_bench_load_${PORT}`;
     spawnSync("psql", [`${PG_BASE}/postgres`, "-qc", `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`], { stdio: "ignore" });
     databaseUrl = `${PG_BASE}/${name}`;
   }
