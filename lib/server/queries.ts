@@ -295,10 +295,12 @@ export async function findingsOf(db: Db, runId: string, seq?: number): Promise<F
 export async function runVersion(db: Db, runId: string): Promise<{ eventCount: number; updatedAt: number; droppedAt: number } | null> {
   if (!isRunId(runId)) return null;
   const read = () =>
-    db.sql.all<{ eventCount: number | string; updatedAt: number | string; payloadsDroppedAt: number | string | null; settleFrom: number | string | null }>(
-      `SELECT "eventCount", "updatedAt", "payloadsDroppedAt", "settleFrom" FROM "Run" WHERE "id" = ?`,
-      [runId],
-    );
+    db.sql.all<{
+      eventCount: number | string;
+      updatedAt: number | string;
+      payloadsDroppedAt: number | string | null;
+      settleFrom: number | string | null;
+    }>(`SELECT "eventCount", "updatedAt", "payloadsDroppedAt", "settleFrom" FROM "Run" WHERE "id" = ?`, [runId]);
   let rows = await read();
   // the version of the run as settled (its chain verdicts are in the viewer's summary)
   if (rows.length > 0 && (await settleRun(db, runId, rows[0].settleFrom))) rows = await read();

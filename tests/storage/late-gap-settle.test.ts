@@ -45,9 +45,10 @@ interface StoredRow {
 }
 
 async function storedRows(db: Db, run: string): Promise<StoredRow[]> {
-  const rows = await db.sql.all<StoredRow>(`SELECT "seq", "body", "hash", "recordedHash", "chain" FROM "Event" WHERE "runId" = ? ORDER BY "seq"`, [
-    run,
-  ]);
+  const rows = await db.sql.all<StoredRow>(
+    `SELECT "seq", "body", "hash", "recordedHash", "chain" FROM "Event" WHERE "runId" = ? ORDER BY "seq"`,
+    [run],
+  );
   return rows.map((r) => ({ ...r, seq: Number(r.seq) }));
 }
 

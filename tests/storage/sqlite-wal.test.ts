@@ -42,7 +42,11 @@ describe("the SQLite WAL", () => {
     const run = "wal-live";
     const lines = generateJournal(200, run).trimEnd().split("\n");
     for (let i = 0; i < lines.length; i += 10) {
-      const r = await ingestBytes(db, bytesOf(lines.slice(i, i + 10).join("\n") + "\n"), { mode: "stream", source: "stream", onlyRun: run });
+      const r = await ingestBytes(db, bytesOf(lines.slice(i, i + 10).join("\n") + "\n"), {
+        mode: "stream",
+        source: "stream",
+        onlyRun: run,
+      });
       expect(r.errors).toEqual([]);
     }
     expect(walSize(file)).toBeGreaterThan(0);

@@ -129,7 +129,7 @@ async function rechain(tx: SqlTx, runId: string, from: number): Promise<string> 
   let hash = prev[0]?.hash ?? "";
   let prevSeq = prev.length > 0 ? Number(prev[0].seq) : -1;
   let prevRecorded: string | null = prev[0]?.recordedHash ?? null;
-  for (let after = from - 1; ; ) {
+  for (let after = from - 1; ;) {
     const rows = await tx.all<{ seq: number; body: string; recordedHash: string | null; chain: string; redactions: number }>(
       `SELECT "seq", "body", "recordedHash", "chain", "redactions" FROM "Event" WHERE "runId" = ? AND "seq" > ? ORDER BY "seq" LIMIT ${RECHAIN_PAGE}`,
       [runId, after],

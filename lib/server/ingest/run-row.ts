@@ -251,9 +251,10 @@ export async function loadRun(
   if (opts.replaceRuns) {
     await tx.run(`DELETE FROM "Event" WHERE "runId" = ?`, [id]);
     await tx.run(`DELETE FROM "Finding" WHERE "runId" = ?`, [id]);
-    await tx.run(`UPDATE "Run" SET "eventCount" = 0, "analysis" = NULL, "analyzedSeq" = -1, "settleFrom" = NULL, "nextSeq" = 0, "maxSeq" = -1 WHERE "id" = ?`, [
-      id,
-    ]);
+    await tx.run(
+      `UPDATE "Run" SET "eventCount" = 0, "analysis" = NULL, "analyzedSeq" = -1, "settleFrom" = NULL, "nextSeq" = 0, "maxSeq" = -1 WHERE "id" = ?`,
+      [id],
+    );
   }
   if (dialect === "postgres") await insertRunRow(tx, id, opts, now);
   const lock = dialect === "postgres" ? " FOR UPDATE" : "";
