@@ -35,10 +35,14 @@ export async function settleRun(db: Db, runId: string, settleFrom?: number | str
   return changed;
 }
 
-/** Settles a run inside a transaction that is about to read or change it (a retention purge). */
-export async function settleRunIn(db: Db, tx: SqlTx, runId: string): Promise<boolean> {
+/**
+ * What settles a run inside a transaction that is about to read or change it (a retention
+ * purge). Made before that transaction begins: loading the redactor reads the database.
+ */
+export async function settlerFor(db: Db): Promise<(tx: SqlTx, runId: string) => Promise<boolean>> {
   const { settleRunInTx } = await import("./ingest");
-  return settleRunInTx(tx, db.sql.dialect, await redactorFor(db), runId);
+  const redactor = await redactorFor(db);
+  return (tx, runId) => settleRunInTx(tx, db.sql.dialect, redactor, runId);
 }
 
 interface Waiting {
