@@ -142,9 +142,11 @@ async function importBody(db: Db, redactor: Redactor, body: ByteSource, opts: Im
       const items = readJournalBatches(stream, { maxDepth: limits.maxDepth, maxLineBytes: limits.maxLineBytes }, { gunzip: false });
       // the whole body is in the head: a small transaction (a live append, most uploads from a recorder)
       const small = head.length < STREAM_HEAD_BYTES;
-      // a small request leaves a gap it fills late to be settled after it (ingest/settle.ts)
-      result = { ...(await ingest(db.sql, redactor, items, { ...common, small, deferSettle: small })), detected };
-      if (small && result.committed)
+      // A small request to a server leaves a gap it fills late to be settled after it
+      // (ingest/settle.ts); the CLI, which may exit at once, settles before it ends.
+      const deferSettle = small && (opts.source === "stream" || opts.source === "upload");
+      result = { ...(await ingest(db.sql, redactor, items, { ...common, small, deferSettle })), detected };
+      if (deferSettle && result.committed)
         settleWhenIdle(
           db,
           result.runs.filter((r) => r.status === "stored").map((r) => r.run),
