@@ -4,6 +4,7 @@
 // order; each is answered in order. Inserts are sent without waiting for their answer, so
 // parsing, hashing and analysis on the main thread overlap with the B-tree writes here; an
 // insert that fails poisons the transaction until its rollback.
+import fs from "node:fs";
 import { setImmediate } from "node:timers";
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
@@ -36,15 +37,30 @@ db.pragma(`journal_size_limit = ${data.walSizeLimit}`);
 const CHECKPOINT_BYTES = 4 * 1024 * 1024;
 let writtenSinceCheckpoint = 0;
 let writtenSinceTruncate = 0;
+let lastTruncate = 0;
+const walFile = `${data.file}-wal`;
+/** The WAL file's size: statements that update rows in place (a settle) are not counted above. */
+function walBytes(): number {
+  try {
+    return fs.statSync(walFile).size;
+  } catch {
+    return 0;
+  }
+}
 function checkpointSoon() {
   idleSoon();
-  if (writtenSinceCheckpoint < CHECKPOINT_BYTES) return;
+  const wal = walBytes();
+  const large = wal >= data.walSizeLimit || writtenSinceTruncate >= data.walSizeLimit;
+  if (writtenSinceCheckpoint < CHECKPOINT_BYTES && !large) return;
   setImmediate(() => {
     if (!db.open || db.inTransaction) return; // the next commit asks again
     try {
-      // After a large write the WAL is emptied at once; otherwise copied, and emptied when idle.
-      if (writtenSinceTruncate >= data.walSizeLimit) truncateWal();
-      else db.pragma("wal_checkpoint(PASSIVE)");
+      // After a large write the WAL is emptied at once (tried once a second at most while
+      // readers keep it busy); otherwise copied, and emptied when idle.
+      if (large && Date.now() - lastTruncate >= 1000) {
+        lastTruncate = Date.now();
+        truncateWal();
+      } else db.pragma("wal_checkpoint(PASSIVE)");
       writtenSinceCheckpoint = 0;
     } catch {
       // a failed checkpoint loses nothing (the WAL keeps the data); the next commit retries
