@@ -21,6 +21,8 @@ const PURE_CORE = [
   "lib/compare/**",
   "lib/view/**",
   "lib/access/**",
+  "lib/gateway/**",
+  "lib/playback/**",
 ];
 
 export default tseslint.config(

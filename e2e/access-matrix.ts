@@ -98,12 +98,12 @@ export const CASES: readonly Case[] = [
   // verifying an uploaded bundle reads nothing stored but needs a reader (an empty body: 200 with the failures)
   { kind: "route", method: "POST", path: "/api/bundles/verify",                       expect: [401, 401, 403, 200, 200, 200, 200, 200, 200, 200] },
   // ---- routes: audit export (audit.export: reviewer and up, signed-in users only; keys hold no such scope)
-  { kind: "route", method: "GET", path: "/api/runs/[run]/bundle", run: "default",     expect: [401, 401, 403, 403, 403, 200, 200, 200, 200, 404] },
-  { kind: "route", method: "GET", path: "/api/runs/[run]/bundle", run: "team-b",      expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
+  { kind: "route", method: "POST", path: "/api/runs/[run]/bundle", run: "default",     expect: [401, 401, 403, 403, 403, 200, 200, 200, 200, 404] },
+  { kind: "route", method: "POST", path: "/api/runs/[run]/bundle", run: "team-b",      expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
   // a selection's bundle: audit.export on every run's project; any run not visible is a 404 (before any 403)
-  { kind: "route", method: "GET", path: "/api/bundles", query: "runs=[default]",          expect: [401, 401, 403, 403, 403, 200, 200, 200, 200, 404] },
-  { kind: "route", method: "GET", path: "/api/bundles", query: "runs=[team-b]",           expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
-  { kind: "route", method: "GET", path: "/api/bundles", query: "runs=[default],[team-b]", expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 404] },
+  { kind: "route", method: "POST", path: "/api/bundles", query: "runs=[default]",          expect: [401, 401, 403, 403, 403, 200, 200, 200, 200, 404] },
+  { kind: "route", method: "POST", path: "/api/bundles", query: "runs=[team-b]",           expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 200] },
+  { kind: "route", method: "POST", path: "/api/bundles", query: "runs=[default],[team-b]", expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 404] },
   // opening a bundle as read-only runs: audit.export in the write project (reviewer and up, users only); an empty body does not verify: 422
   { kind: "route", method: "POST", path: "/api/bundles/open",                         expect: [401, 401, 403, 403, 403, 422, 422, 422, 422, 422] },
   { kind: "route", method: "POST", path: "/api/bundles/open", query: "project=team-b", expect: [401, 401, 404, 404, 404, 404, 404, 404, 404, 422] },

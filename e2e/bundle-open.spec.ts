@@ -40,7 +40,7 @@ test("a verified bundle opens as a read-only run marked from bundle", async ({ p
   await form.getByRole("button", { name: "Add note" }).click();
   await expect(page.getByRole("tab", { name: "Notes (1)" })).toBeVisible();
 
-  const res = await request.get(`${BASE}/api/runs/${run}/bundle?profile=reviewer`);
+  const res = await request.post(`${BASE}/api/runs/${run}/bundle?profile=reviewer`);
   expect(res.status()).toBe(200);
   const bytes = Buffer.from(await res.body());
   const file = path.join(OUT, `${run}.tar.gz`);
@@ -86,7 +86,7 @@ test("a verified bundle opens as a read-only run marked from bundle", async ({ p
   await expect(banner).toContainText("journal chain held on opening (last hash");
   await expect(banner).toContainText(`run ${run} of project default`);
   // no export, no note form: the notes are the bundle's
-  await expect(page.getByRole("link", { name: "Export bundle" })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Export bundle" })).toHaveCount(0);
   await expect(page.getByRole("tab", { name: `Events (${live.eventCount})` })).toBeVisible();
   await expect(page.getByRole("img", { name: new RegExp(`^Timeline of ${live.eventCount} events`) })).toBeVisible();
   await page.getByRole("tab", { name: /^Findings/ }).click();
@@ -125,7 +125,7 @@ test("a verified bundle opens as a read-only run marked from bundle", async ({ p
   });
   expect(append.status()).toBe(409);
   expect(JSON.stringify(await append.json())).toContain("read-only");
-  const exp = await request.get(`${BASE}/api/runs/${encodeURIComponent(bundleRun)}/bundle`);
+  const exp = await request.post(`${BASE}/api/runs/${encodeURIComponent(bundleRun)}/bundle`);
   expect(exp.status()).toBe(403);
   const after = (await (await request.get(`${BASE}/api/runs/${run}`)).json()) as { eventCount: number };
   expect(after.eventCount).toBe(live.eventCount);

@@ -119,7 +119,7 @@ test("two runs ticked in the runs list export as one bundle holding both", async
   }
 
   const download = page.waitForEvent("download");
-  await bar.getByRole("link", { name: "Export selected" }).click();
+  await bar.getByRole("button", { name: "Export selected" }).click();
   const file = path.join(OUT, "..", `selection-${a}.tar.gz`);
   await (await download).saveAs(file);
   const members = await unpackTarGz(fs.readFileSync(file));

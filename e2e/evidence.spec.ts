@@ -68,7 +68,7 @@ test("notes, export, the offline report and verify", async ({ page, request, gua
 
   // export from the run page's button
   const download = page.waitForEvent("download");
-  await page.getByRole("link", { name: "Export bundle" }).click();
+  await page.getByRole("button", { name: "Export bundle" }).click();
   const file = path.join(OUT, "..", `${run}.tar.gz`);
   await (await download).saveAs(file);
   const bytes = fs.readFileSync(file);

@@ -85,9 +85,11 @@ export async function startLiveFixture(opts: {
       { name: "op-sandbox", role: "operator", env: "sandbox" },
       { name: "admin", role: "admin" },
     ],
+    // the bank listens on loopback, which executors may reach only when allowed (docs/live-actions.md)
+    env: { RETRACE_EXECUTOR_HOSTS: "127.0.0.1" },
   });
   const retrace = (args: string[], input = "") => {
-    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: server.databaseUrl };
+    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: server.databaseUrl, RETRACE_EXECUTOR_HOSTS: "127.0.0.1" };
     delete env.RETRACE_TOKENS;
     const r = spawnSync(process.execPath, [path.join(ROOT, "scripts/retrace.mjs"), ...args], {
       cwd: ROOT,

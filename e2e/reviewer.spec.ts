@@ -340,7 +340,7 @@ test("the upload report says what happened: nothing new for a stored file, warni
   const report = page.getByRole("region", { name: "Upload report" });
   const send = async (name: string, body: string) => {
     const chooser = page.waitForEvent("filechooser");
-    await page.getByRole("button", { name: "Upload journal" }).click();
+    await page.getByRole("button", { name: "Upload runs" }).click();
     await (await chooser).setFiles({ name, mimeType: "application/x-ndjson", buffer: Buffer.from(body) });
   };
 
@@ -361,7 +361,7 @@ test("the upload report says what happened: nothing new for a stored file, warni
       ev(3, "note", { text: "b" }),
     ]),
   );
-  await expect(report.getByRole("status").filter({ hasText: "HTTP 201" })).toHaveText("HTTP 201: stored");
+  await expect(report.getByRole("status").filter({ hasText: "Stored." })).toHaveAttribute("title", "HTTP 201");
   const warnings = report.getByRole("table", { name: "Warnings in gap.jsonl" });
   await expect(warnings.getByRole("row").nth(1)).toContainText("seq jumps from 1 to 3");
   const table = page.getByRole("table", { name: "Runs", exact: true });
@@ -381,7 +381,7 @@ test("the upload report says what happened: nothing new for a stored file, warni
       ev(3, "note", { text: "b" }),
     ]),
   );
-  await expect(report.getByRole("status").filter({ hasText: "nothing new" })).toHaveText(/^HTTP 20\d: already stored, nothing new$/);
+  await expect(report.getByRole("status").filter({ hasText: "nothing new" })).toHaveText("Already stored: nothing new.");
   await expect(
     report.getByRole("table", { name: "Runs in gap-again.jsonl" }).getByRole("cell", { name: "already stored, nothing new" }),
   ).toBeVisible();

@@ -35,7 +35,7 @@ test("screenshots: runs list, upload report, run pages, hostile payloads, dark t
   await page.screenshot(shot("runs-list.png"));
 
   const chooser = page.waitForEvent("filechooser");
-  await page.getByRole("button", { name: "Upload journal" }).click();
+  await page.getByRole("button", { name: "Upload runs" }).click();
   const bad = uniqueId("shot-bad");
   await (
     await chooser

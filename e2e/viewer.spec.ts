@@ -22,7 +22,7 @@ test.describe("runs list", () => {
     const runId = uniqueId("e2e-upload");
     await page.goto("/");
     const chooser = page.waitForEvent("filechooser");
-    await page.getByRole("button", { name: "Upload journal" }).click();
+    await page.getByRole("button", { name: "Upload runs" }).click();
     await (
       await chooser
     ).setFiles({
@@ -32,7 +32,7 @@ test.describe("runs list", () => {
     });
     const report = page.getByRole("region", { name: "Upload report" });
     await expect(report.getByRole("progressbar", { name: "Upload of refund.jsonl" })).toHaveAttribute("value", "1");
-    await expect(report.getByText("HTTP 201: stored")).toBeVisible();
+    await expect(report.getByRole("status").filter({ hasText: "Stored." })).toHaveAttribute("title", "HTTP 201");
     await expect(report.getByRole("table", { name: "Runs in refund.jsonl" }).getByRole("link", { name: runId })).toBeVisible();
 
     // a file with bad lines: each is reported with its line number, nothing of that run is stored
@@ -41,7 +41,7 @@ test.describe("runs list", () => {
     const bad = uniqueId("e2e-bad");
     const lines = `${JSON.stringify({ run: bad, seq: 0, ts: "2026-11-07T11:00:00.000Z", type: "note", data: { text: "ok" } })}\n{"run":"${bad}","seq":"one"}\nnot json\n`;
     const chooser2 = page.waitForEvent("filechooser");
-    await page.getByRole("button", { name: "Upload journal" }).click();
+    await page.getByRole("button", { name: "Upload runs" }).click();
     await (await chooser2).setFiles({ name: "bad.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(lines) });
     const errors = report.getByRole("table", { name: "Errors in bad.jsonl" });
     await expect(errors.getByRole("row")).toHaveCount(3);
@@ -51,10 +51,13 @@ test.describe("runs list", () => {
     // a file in no known format: one error that says so, and nothing claims it was imported
     guard.allowConsoleError(/status of 415/);
     const chooser3 = page.waitForEvent("filechooser");
-    await page.getByRole("button", { name: "Upload journal" }).click();
+    await page.getByRole("button", { name: "Upload runs" }).click();
     await (await chooser3).setFiles({ name: "notes.json", mimeType: "application/json", buffer: Buffer.from('[{"foo":1},{"foo":2}]') });
-    const notes = report.getByRole("status").filter({ hasText: "HTTP 415" });
-    await expect(notes).toContainText("the file's format was not recognised");
+    // a sentence, the status code in its title; the failed file's bar is marked failed
+    const notes = report.getByRole("status").filter({ hasText: "format was not recognised" });
+    await expect(notes).toHaveText(/^The file's format was not recognised: it looks like .*\.$/);
+    await expect(notes).toHaveAttribute("title", "HTTP 415");
+    await expect(report.getByRole("progressbar", { name: "Upload of notes.json" })).toHaveClass(/failed/);
     await expect(report).not.toContainText("Imported as");
     await expect(report.getByRole("table", { name: "Errors in notes.json" })).toHaveCount(0);
 

@@ -7,12 +7,30 @@ import path from "node:path";
 import fs from "node:fs";
 import type { PoolConfig } from "pg";
 
-/** `file:./data/retrace.db` or a bare path → absolute file path (its folder created). */
+/**
+ * `file:./data/retrace.db` or a bare path → absolute file path, ready to open: its folder
+ * made (0700 for the folders it creates), the file created empty with mode 0600 if missing,
+ * and an existing one (an earlier version made them 0644) taken to 0600 with its -wal, -shm
+ * and -journal. SQLite gives the -wal, -shm and -journal files it creates the database
+ * file's mode, so the whole database stays readable by its owner alone, whatever the umask.
+ */
 export function sqliteFileFromUrl(url: string): string {
   const raw = url.startsWith("file:") ? url.slice("file:".length) : url;
   const file = path.resolve(raw);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  fs.closeSync(fs.openSync(file, "a", 0o600));
+  for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) ownerOnly(f);
   return file;
+}
+
+/** chmod 0600 a file that exists and lets its group or others in (left alone if not ours to change). */
+function ownerOnly(file: string): void {
+  try {
+    if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT" && code !== "EPERM") throw e;
+  }
 }
 
 /** Connection settings from a postgresql:// URL, passed separately (see README). */

@@ -21,6 +21,8 @@ fi
 # the demo bank and scripted model as the default project's sandbox executors (docs/live-actions.md);
 # a fresh bearer token each start, kept by Retrace encrypted under data/retrace.executor-key
 bank_port="${DEMO_BANK_PORT:-$(( ${PORT:-3000} + 1 ))}"
+# executors may reach loopback only where the deployment allows it: here, the demo bank's port
+export RETRACE_EXECUTOR_HOSTS="${RETRACE_EXECUTOR_HOSTS:+$RETRACE_EXECUTOR_HOSTS,}127.0.0.1:${bank_port}"
 DEMO_BANK_TOKEN="$(node -e 'console.log(require("crypto").randomBytes(24).toString("hex"))')"
 export DEMO_BANK_TOKEN
 node_modules/.bin/tsx scripts/demo-agent/bank-server.ts --db data/demo/bank --port "$bank_port" &

@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 export NEXT_TELEMETRY_DISABLED=1
 export npm_config_nodedir="${npm_config_nodedir:-/usr}"
 . scripts/ensure-deps.sh
+. scripts/ensure-test-clients.sh
 echo "== format"
 node_modules/.bin/prettier --check --log-level warn "**/*.{ts,tsx,mjs,js,css}"
 echo "== lint"

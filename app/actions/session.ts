@@ -2,6 +2,7 @@
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { z } from "zod";
+import { safeNext } from "@/lib/access/safe-next";
 import { action, clientAddress, cookieIsSecure } from "@/lib/server/edge";
 import { completeSetup, login } from "@/lib/server/access/login";
 import { endSession, SESSION_COOKIE } from "@/lib/server/access/sessions";
@@ -13,11 +14,6 @@ const loginInput = z.object({
   next: z.string().max(2000).optional(),
 });
 
-/** Only a path of this server: `next` must not send a signed-in user to another site. */
-function safeNext(next: string | undefined): string {
-  return next && next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") ? next : "/";
-}
-
 async function setSessionCookie(token: string, secure: boolean) {
   (await cookies()).set(SESSION_COOKIE, token, { httpOnly: true, sameSite: "lax", secure, path: "/" });
 }
@@ -27,6 +23,7 @@ export const signIn = action({ need: "anyone" }, loginInput, async ({ db, header
   const r = await login(db, input.name, input.password, clientAddress(headers), jar.get(SESSION_COOKIE)?.value);
   if (!r.ok) return { error: r.message };
   await setSessionCookie(r.token, cookieIsSecure(headers));
+  // only a path of this server: `next` must not send a signed-in user to another site
   redirect(safeNext(input.next));
 });
 

@@ -1,3 +1,4 @@
+import { safeNext } from "@/lib/access/safe-next";
 import { LoginForm } from "@/components/access/login-form";
 
 export const dynamic = "force-dynamic";
@@ -7,7 +8,5 @@ type Props = { searchParams: Promise<{ next?: string | string[] }> };
 
 /** Reads no data: anyone may see the form. */
 export default async function LoginPage({ searchParams }: Props) {
-  const raw = (await searchParams).next;
-  const next = typeof raw === "string" && raw.startsWith("/") && !raw.startsWith("//") ? raw : "/";
-  return <LoginForm next={next} />;
+  return <LoginForm next={safeNext((await searchParams).next)} />;
 }

@@ -147,9 +147,7 @@ function ReplayBody({
         <nav className="links" aria-label="Related pages">
           <ShortcutsButton />
           <RunViewerLink runId={runId} />
-          <Link href={`/compare?a=${encodeURIComponent(runId)}`} prefetch={false}>
-            Compare with another run
-          </Link>
+          <CompareLink runId={runId} />
         </nav>
       </header>
       {bundle ? <BundleBanner bundle={bundle} /> : null}
@@ -234,8 +232,21 @@ function ReadyRoot({
   );
 }
 
+/** The seq of the frame under the cursor, once frames are there. */
+const useCursorSeq = () =>
+  useReplayStore((s) => (s.result && s.cursor < s.result.frames.count ? s.result.frames.seq[s.cursor] : undefined));
+
+function CompareLink({ runId }: { runId: string }) {
+  const seq = useCursorSeq();
+  return (
+    <Link href={`/compare?a=${encodeURIComponent(runId)}${seq !== undefined ? `&ea=${seq}` : ""}`} prefetch={false}>
+      Compare with another run
+    </Link>
+  );
+}
+
 function RunViewerLink({ runId }: { runId: string }) {
-  const seq = useReplayStore((s) => (s.result && s.cursor < s.result.frames.count ? s.result.frames.seq[s.cursor] : undefined));
+  const seq = useCursorSeq();
   return (
     <Link href={`/runs/${encodeURIComponent(runId)}${seq !== undefined ? `?event=${seq}` : ""}`} prefetch={false}>
       Open in the run viewer

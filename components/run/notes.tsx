@@ -156,19 +156,21 @@ export function useNoteMarks(notes: NoteItem[]) {
   }, [notes]);
 }
 
-/** Export an audit bundle of this run (a download; the server logs it). */
+/**
+ * Export an audit bundle of this run (a download; the server logs it). A form POST, not a
+ * link: an export is written to the privileged-action log, so a page of another site must
+ * not be able to make one with a navigation (the edge refuses a cross-origin POST).
+ */
 export function ExportBundle({ runId }: { runId: string }) {
   const [profile, setProfile] = useState("reviewer");
   return (
-    <span className="export-bundle">
+    <form className="export-bundle" method="post" action={`/api/runs/${encodeURIComponent(runId)}/bundle?profile=${profile}`}>
       <select aria-label="Bundle profile" value={profile} onChange={(e) => setProfile(e.target.value)}>
         <option value="secrets">secrets</option>
         <option value="reviewer">reviewer</option>
         <option value="public">public</option>
       </select>
-      <a className="button" href={`/api/runs/${encodeURIComponent(runId)}/bundle?profile=${profile}`} download>
-        Export bundle
-      </a>
-    </span>
+      <button type="submit">Export bundle</button>
+    </form>
   );
 }

@@ -11,6 +11,7 @@ import { plural } from "@/lib/semantics/health";
 import { ShortcutsButton } from "@/components/ui/shortcuts-dialog";
 import { SearchBox } from "./search-box";
 import { useEffect, useRef } from "react";
+import { useRunStore } from "./run-store";
 
 /**
  * A <details> that shuts on Escape or a click outside it: "versions in force" opens as a
@@ -40,6 +41,22 @@ function usePopoverDetails() {
 }
 
 const VERSION_GROUPS = ["prompts", "policies", "tools", "models"] as const;
+
+/** Replay and Compare, opened at the event selected here (the selection is the URL's `event`). */
+function RelatedLinks({ runId }: { runId: string }) {
+  const seq = useRunStore((s) => s.selectedSeq);
+  const id = encodeURIComponent(runId);
+  return (
+    <>
+      <Link href={`/runs/${id}/replay${seq !== null ? `?event=${seq}` : ""}`} prefetch={false}>
+        Replay
+      </Link>
+      <Link href={`/compare?a=${id}${seq !== null ? `&ea=${seq}` : ""}`} prefetch={false}>
+        Compare
+      </Link>
+    </>
+  );
+}
 
 /** Who ran what, where, with which versions, and whether the record can be trusted. */
 export function RunHeader({
@@ -82,12 +99,7 @@ export function RunHeader({
           {detail.fidelity}
         </span>
         {detail.findings.length > 0 ? <FindingsBadgeText findings={detail.findings} /> : <span className="badge good">no findings</span>}
-        <Link href={`/runs/${encodeURIComponent(detail.id)}/replay`} prefetch={false}>
-          Replay
-        </Link>
-        <Link href={`/compare?a=${encodeURIComponent(detail.id)}`} prefetch={false}>
-          Compare
-        </Link>
+        <RelatedLinks runId={detail.id} />
         {actions}
         <ShortcutsButton />
         <SearchBox runId={detail.id} index={index} />

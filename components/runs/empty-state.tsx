@@ -1,4 +1,5 @@
 import { CopyButton } from "@/components/ui/copy-button";
+import { UPLOAD_EXTENSIONS } from "@/lib/view/upload-text";
 
 /** No runs (or none matching): how to send one, with commands that work when pasted. */
 export function EmptyState({ origin, filtered, onClearFilters }: { origin: string; filtered: boolean; onClearFilters: () => void }) {
@@ -30,7 +31,10 @@ export function EmptyState({ origin, filtered, onClearFilters }: { origin: strin
             <CopyButton text={() => cli} />
           </div>
         </li>
-        <li>With the Upload journal button above, or by dropping .jsonl files onto this page.</li>
+        <li>
+          With the Upload runs button above, or by dropping files onto this page: Retrace journals and the trace exports and agent sessions
+          it reads ({UPLOAD_EXTENSIONS.join(", ")}), told apart by their content.
+        </li>
       </ol>
       <p style={{ color: "var(--muted)" }}>
         The format is described at <a href="/schema/journal-v1.json">/schema/journal-v1.json</a> (JSON Schema).

@@ -6,6 +6,7 @@ import { EMPTY_FILTERS, filtersFromParams, isFiltered, paramsFromFilters, type R
 import { fetchJson } from "@/components/data/fetch-json";
 import { runKeys, runsKeys } from "@/components/data/query-keys";
 import type { RunDetail, RunListItem } from "@/lib/view/api-types";
+import { UPLOAD_ACCEPT, UPLOAD_EXTENSIONS } from "@/lib/view/upload-text";
 import { EmptyState } from "./empty-state";
 import { RunFiltersBar } from "./run-filters-bar";
 import { RunsTable } from "./runs-table";
@@ -80,17 +81,17 @@ export function RunsPage({ origin, projects, uploadProject, canExport = false }:
         <input
           ref={fileInput}
           type="file"
-          accept=".jsonl,.ndjson,.json,.gz,application/x-ndjson"
+          accept={UPLOAD_ACCEPT}
           multiple
           hidden
-          aria-label="Journal files"
+          aria-label="Journal and trace files"
           onChange={(e) => {
             void upload(Array.from(e.target.files ?? []));
             e.target.value = "";
           }}
         />
         <span className="sub" style={{ color: "var(--muted)", fontSize: 12 }}>
-          or drop .jsonl files anywhere on this page
+          journals and trace exports ({UPLOAD_EXTENSIONS.join(", ")}): pick them or drop them anywhere on this page
           {projects.length > 1 ? (
             <>
               {" "}
@@ -99,7 +100,7 @@ export function RunsPage({ origin, projects, uploadProject, canExport = false }:
           ) : null}
         </span>
         <button type="button" className="primary" onClick={() => fileInput.current?.click()}>
-          Upload journal
+          Upload runs
         </button>
       </div>
       <RunFiltersBar filters={filters} onChange={setFilters} projects={projects} />
@@ -158,9 +159,16 @@ function SelectionBar({ selected, onClear }: { selected: ReadonlySet<string>; on
       {tooMany ? (
         <span className="bad">a bundle holds at most {MAX_SELECTION} runs</span>
       ) : (
-        <a className="button primary" href={`/api/bundles?runs=${ids.map(encodeURIComponent).join(",")}&profile=${profile}`} download>
-          Export selected
-        </a>
+        // a form POST, not a link: an export is logged, so no other site may start one by navigation
+        <form
+          className="inline-form"
+          method="post"
+          action={`/api/bundles?runs=${ids.map(encodeURIComponent).join(",")}&profile=${profile}`}
+        >
+          <button type="submit" className="primary">
+            Export selected
+          </button>
+        </form>
       )}
       <button type="button" onClick={onClear}>
         Clear selection

@@ -176,7 +176,7 @@ export function RunsTable({
                   {r.project}
                 </td>
               ) : null}
-              <td>
+              <td className="workflow">
                 {r.workflow ? vt(r.workflow) : "—"}
                 {r.agent ? (
                   <div className="sub">

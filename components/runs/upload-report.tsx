@@ -1,11 +1,16 @@
 import Link from "next/link";
 import { formatBytes } from "@/lib/view/format";
 import { visibleText as vt } from "@/lib/view/text";
-import { formatLine, runResultText, uploadStatusText } from "@/lib/view/upload-text";
+import { formatLine, runResultText, uploadStatusText, uploadStatusTitle } from "@/lib/view/upload-text";
 import type { UploadItem } from "./use-upload";
+import type { UploadAnswer } from "@/lib/view/api-types";
 
 const MAX_ERRORS = 500;
 const MAX_WARNINGS = 100;
+
+/** Errors not shown: past MAX_ERRORS here, and those the server counted but did not list. */
+const moreErrors = (a: UploadAnswer) => Math.max(0, (a.errors?.length ?? 0) - MAX_ERRORS) + (a.moreErrors ?? 0);
+const moreWarnings = (a: UploadAnswer) => Math.max(0, (a.warnings?.length ?? 0) - MAX_WARNINGS) + (a.moreWarnings ?? 0);
 
 /** Progress per file, then what the server said: runs stored or rejected, errors by line. */
 export function UploadReport({ items, onClear }: { items: UploadItem[]; onClear: () => void }) {
@@ -23,15 +28,24 @@ export function UploadReport({ items, onClear }: { items: UploadItem[]; onClear:
           <div style={{ display: "flex", gap: 8, alignItems: "center", fontSize: 13 }}>
             <b>{it.file}</b>
             <span style={{ color: "var(--muted)" }}>{formatBytes(it.bytes)}</span>
-            <span role="status" className={it.phase === "failed" ? "bad" : it.phase === "done" ? "ok" : ""}>
+            <span
+              role="status"
+              title={uploadStatusTitle(it.status)}
+              className={it.phase === "failed" ? "bad" : it.phase === "done" ? "ok" : ""}
+            >
               {it.phase === "sending"
                 ? `sending ${Math.round(it.progress * 100)}%`
                 : it.phase === "storing"
                   ? "storing…"
-                  : vt(uploadStatusText(it.phase, it.status, it.answer, it.error))}
+                  : vt(uploadStatusText(it.phase, it.answer, it.error))}
             </span>
           </div>
-          <progress aria-label={`Upload of ${it.file}`} max={1} value={it.progress} />
+          <progress
+            aria-label={`Upload of ${it.file}`}
+            className={it.phase === "failed" ? "failed" : undefined}
+            max={1}
+            value={it.progress}
+          />
           {formatLine(it.phase, it.answer) ? <p className="muted">{vt(formatLine(it.phase, it.answer) ?? "")}</p> : null}
           {it.answer?.runs && it.answer.runs.length > 0 ? (
             <table aria-label={`Runs in ${it.file}`}>
@@ -57,6 +71,7 @@ export function UploadReport({ items, onClear }: { items: UploadItem[]; onClear:
               </tbody>
             </table>
           ) : null}
+          {it.answer?.moreRuns ? <p>… and {it.answer.moreRuns.toLocaleString("en-US")} more runs</p> : null}
           {it.answer?.errors && it.answer.errors.length > 0 ? (
             <div className="errors">
               <table aria-label={`Errors in ${it.file}`}>
@@ -81,13 +96,16 @@ export function UploadReport({ items, onClear }: { items: UploadItem[]; onClear:
                   ))}
                 </tbody>
               </table>
-              {it.answer.errors.length > MAX_ERRORS ? <p>… and {it.answer.errors.length - MAX_ERRORS} more errors</p> : null}
+              {moreErrors(it.answer) > 0 ? <p>… and {moreErrors(it.answer).toLocaleString("en-US")} more errors</p> : null}
             </div>
           ) : null}
           {it.answer?.warnings && it.answer.warnings.length > 0 ? (
             <div className="warnings">
               <p className="warnc">
-                {it.answer.warnings.length === 1 ? "1 warning" : `${it.answer.warnings.length} warnings`}: stored, but worth a look
+                {it.answer.warnings.length + (it.answer.moreWarnings ?? 0) === 1
+                  ? "1 warning"
+                  : `${(it.answer.warnings.length + (it.answer.moreWarnings ?? 0)).toLocaleString("en-US")} warnings`}
+                : stored, but worth a look
               </p>
               <table aria-label={`Warnings in ${it.file}`}>
                 <thead>
@@ -109,7 +127,7 @@ export function UploadReport({ items, onClear }: { items: UploadItem[]; onClear:
                   ))}
                 </tbody>
               </table>
-              {it.answer.warnings.length > MAX_WARNINGS ? <p>… and {it.answer.warnings.length - MAX_WARNINGS} more warnings</p> : null}
+              {moreWarnings(it.answer) > 0 ? <p>… and {moreWarnings(it.answer).toLocaleString("en-US")} more warnings</p> : null}
             </div>
           ) : null}
         </div>

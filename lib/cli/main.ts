@@ -12,6 +12,8 @@ const COMMANDS = [
   "migrate",
   "analyze",
   "replay",
+  "record",
+  "replay-test",
   "redaction-key",
   "export",
   "verify",

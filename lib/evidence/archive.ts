@@ -7,8 +7,8 @@
  * changed bit that decompresses alike is found too. The CRC covers every byte of the tar.
  */
 import { Readable } from "node:stream";
-import { crc32, inflateRawSync } from "node:zlib";
-import { gzipSync } from "fflate";
+import { crc32, inflateRaw } from "node:zlib";
+import { gzip, gzipSync } from "fflate";
 import tar from "tar-stream";
 
 export interface Member {
@@ -39,8 +39,31 @@ export async function packTarGz(members: readonly Member[], mtime: Date): Promis
 
 export class ArchiveError extends Error {}
 
-/** The tar inside a .tar.gz, checked byte for byte (header, deflate stream, CRC, length, end). */
-export function gunzipStrict(gz: Uint8Array): Buffer {
+/** The archive inflates past the size allowed (a gzip bomb, or a bundle over the document limit). */
+export class ArchiveTooLarge extends ArchiveError {}
+
+/** Most bytes the tar may inflate to unless the caller says (the server's RETRACE_MAX_DOCUMENT_BYTES default). */
+export const DEFAULT_MAX_TAR_BYTES = 64 * 1024 * 1024;
+
+// zlib's inflate on the libuv thread pool, stopped by zlib once its output passes the cap
+const inflateRawCapped = (body: Buffer, maxOutputLength: number) =>
+  new Promise<{ buffer: Buffer; engine: { bytesWritten: number } }>((resolve, reject) =>
+    inflateRaw(body, { info: true, maxOutputLength }, (err, r) =>
+      err ? reject(err) : resolve(r as unknown as { buffer: Buffer; engine: { bytesWritten: number } }),
+    ),
+  );
+
+// fflate's asynchronous gzip compresses in a worker thread: level 9 over tens of MB takes
+// seconds, which must not stop every other request
+const gzipInWorker = (data: Uint8Array) =>
+  new Promise<Uint8Array>((resolve, reject) => gzip(data, { level: 9, mtime: 0 }, (err, out) => (err ? reject(err) : resolve(out))));
+
+/**
+ * The tar inside a .tar.gz, checked byte for byte (header, deflate stream, CRC, length,
+ * end). Inflated off the event loop and never past `maxBytes` (ArchiveTooLarge): a gzip
+ * bomb costs that much inflation, not its size.
+ */
+export async function gunzipStrict(gz: Uint8Array, maxBytes = DEFAULT_MAX_TAR_BYTES): Promise<Buffer> {
   if (gz.length < GZIP_HEADER.length + 8) throw new ArchiveError("the file is too short to be a gzip archive");
   for (let i = 0; i < GZIP_HEADER.length; i++) {
     if (gz[i] !== GZIP_HEADER[i]) throw new ArchiveError(`the gzip header differs from the one Retrace writes (byte ${i})`);
@@ -49,10 +72,12 @@ export function gunzipStrict(gz: Uint8Array): Buffer {
   let tarBytes: Buffer;
   let consumed: number;
   try {
-    const r = inflateRawSync(body, { info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+    const r = await inflateRawCapped(body, maxBytes);
     tarBytes = r.buffer;
     consumed = r.engine.bytesWritten;
   } catch (e) {
+    if ((e as { code?: string }).code === "ERR_BUFFER_TOO_LARGE")
+      throw new ArchiveTooLarge(`the archive inflates to more than ${maxBytes} bytes; it was not read further`);
     throw new ArchiveError(`the compressed data is damaged (${(e as Error).message})`);
   }
   const trailer = body.subarray(consumed);
@@ -62,8 +87,8 @@ export function gunzipStrict(gz: Uint8Array): Buffer {
     throw new ArchiveError("the archive's length field does not match its content");
   // Deflate has bits no checksum covers (the code lengths of symbols never used, padding):
   // a change there decompresses alike. Export compresses deterministically, so the file
-  // must be exactly the compression of its content.
-  if (!Buffer.from(gzipSync(tarBytes, { level: 9, mtime: 0 })).equals(Buffer.from(gz.buffer, gz.byteOffset, gz.length)))
+  // must be exactly the compression of its content (compressed again in a worker).
+  if (!Buffer.from(await gzipInWorker(tarBytes)).equals(Buffer.from(gz.buffer, gz.byteOffset, gz.length)))
     throw new ArchiveError(
       "the compressed data differs from what Retrace writes for this content (a changed byte that decompresses alike)",
     );
@@ -100,8 +125,8 @@ export async function untar(tarBytes: Buffer): Promise<Member[]> {
   return out;
 }
 
-export async function unpackTarGz(gz: Uint8Array): Promise<Member[]> {
-  return untar(gunzipStrict(gz));
+export async function unpackTarGz(gz: Uint8Array, maxBytes?: number): Promise<Member[]> {
+  return untar(await gunzipStrict(gz, maxBytes));
 }
 
 /** Re-packs members as given (tests and tools that change a bundle on purpose). */

@@ -17,7 +17,7 @@ import { createHash, createPublicKey, verify as edVerify, type KeyObject } from 
 import { canonicalJson } from "../canonical";
 import { computeEventHash } from "../journal/chain";
 import { parseJsonExact } from "../journal/exact-json";
-import { ArchiveError, packTarGz, unpackTarGz, type Member } from "./archive";
+import { ArchiveError, ArchiveTooLarge, packTarGz, unpackTarGz, type Member } from "./archive";
 import type { NoteItem } from "./notes";
 import { PROFILE_DESCRIPTIONS, ProfileRedactor, type Profile } from "./profiles";
 import { renderReport } from "./report";
@@ -232,19 +232,43 @@ export function keyIdOf(publicKey: KeyObject): string {
   return sha256Bytes(Buffer.from(jwk.x ?? "", "base64url")).slice(0, 16);
 }
 
-export async function verifyBundle(bytes: Uint8Array, opts: { trustedPublicKeyPem?: string } = {}): Promise<VerifyReport> {
+export interface VerifyOptions {
+  trustedPublicKeyPem?: string;
+  /** Most bytes the tar may inflate to (default DEFAULT_MAX_TAR_BYTES); past it ArchiveTooLarge is thrown, not reported. */
+  maxTarBytes?: number;
+}
+
+/**
+ * Every check of a bundle, each failure named. Throws ArchiveTooLarge when the archive
+ * inflates past `maxTarBytes` (a limit of the reader, answered 413, not a failure of the bundle).
+ */
+export async function verifyBundle(bytes: Uint8Array, opts: VerifyOptions = {}): Promise<VerifyReport> {
+  return (await verifyAndUnpack(bytes, opts)).report;
+}
+
+/** verifyBundle, and the members it read (opening a bundle needs them: it is not inflated twice). */
+export async function verifyAndUnpack(bytes: Uint8Array, opts: VerifyOptions = {}): Promise<{ report: VerifyReport; members: Member[] }> {
   const failures: Failure[] = [];
   const report: VerifyReport = { ok: false, failures, manifest: null, keyId: null, keyTrusted: null, runs: 0, events: 0, members: 0 };
+  let members: Member[];
+  try {
+    members = await unpackTarGz(bytes, opts.maxTarBytes);
+  } catch (e) {
+    if (e instanceof ArchiveTooLarge) throw e;
+    failures.push({
+      member: "archive",
+      message: e instanceof ArchiveError ? e.message : `cannot read the archive (${(e as Error).message})`,
+    });
+    return { report, members: [] };
+  }
+  return { report: checkMembers(members, report, opts), members };
+}
+
+function checkMembers(members: Member[], report: VerifyReport, opts: VerifyOptions): VerifyReport {
+  const { failures } = report;
   const fail = (member: string, message: string, seq?: number) =>
     failures.push(seq === undefined ? { member, message } : { member, seq, message });
 
-  let members: Member[];
-  try {
-    members = await unpackTarGz(bytes);
-  } catch (e) {
-    fail("archive", e instanceof ArchiveError ? e.message : `cannot read the archive (${(e as Error).message})`);
-    return report;
-  }
   report.members = members.length;
   const byPath = new Map(members.map((m) => [m.path, m.bytes]));
   const manifestBytes = byPath.get(MANIFEST);

@@ -3,5 +3,5 @@ export * from "./notes";
 export * from "./profiles";
 export { piiKindsIn, PII_KINDS, type PiiKind } from "./pii";
 export { signerFromPem, newPrivateKeyPem } from "./signer";
-export { ArchiveError, repack, unpackTarGz, type Member } from "./archive";
+export { ArchiveError, ArchiveTooLarge, DEFAULT_MAX_TAR_BYTES, repack, unpackTarGz, type Member } from "./archive";
 export * from "./opened";

@@ -7,13 +7,20 @@
  * - every API response is a step (kind `llm`) with one model call: the model, the usage
  *   and stop reason of its last line, its text, `thinking` (as `output.reasoning`) and
  *   `tool_use` blocks; the request carries the messages added since the previous response
- *   of the same conversation (`messagesSince`), so a long session is not quadratic;
+ *   of the same conversation (`messagesSince`), so a long session is not quadratic; the
+ *   request's time is its `api-request` line's (2.1.3xx writes one as it sends), else the
+ *   time of the line it answers;
  * - every `tool_use` is a step (kind `tool`) whose `tool.result` is the `tool_result`
  *   block with its id (status `error` when `is_error`), `toolUseResult` kept as `details`;
  * - sub-agent traffic (`isSidechain: true`) is a step (kind `agent`) under the step of the
  *   `Task` call that started it: the Task whose `prompt` is the sidechain's first message,
  *   else the latest Task not yet answered;
- * - user prompts are `input` events, `summary` lines notes; file-history snapshots are left out.
+ * - user prompts are `input` events, `summary` lines and compaction summaries
+ *   (`isCompactSummary`) notes, `system` lines notes;
+ * - the bookkeeping lines Claude Code writes beside the conversation (`SKIPPED`: file
+ *   history, hook `progress`, queue operations, the last prompt, titles, permission modes,
+ *   hook attachments) are left out by name; a line type this importer does not know is left
+ *   out too, and named in one warning, never a reason to refuse the file.
  */
 import { JournalBuilder, type ProtoEvent } from "./builder";
 import { inferEffect } from "./effects";
@@ -28,6 +35,8 @@ interface Response {
   lines: UnknownRecord[];
   /** The line before the response's first one (the request's time). */
   before?: UnknownRecord;
+  /** The `api-request` line Claude Code (2.1.3xx) wrote when it sent the request. */
+  sent?: UnknownRecord;
   sidechain?: string;
 }
 
@@ -47,9 +56,44 @@ const blocksOf = (line: UnknownRecord): UnknownRecord[] => {
   return asArray(m.content).filter(isRecord);
 };
 
+/** Line types Claude Code (up to 2.1.x) writes that hold nothing of the conversation. */
+const SKIPPED = new Set([
+  "file-history-snapshot",
+  "file-history-delta",
+  "progress",
+  "queue-operation",
+  "last-prompt",
+  "custom-title",
+  "ai-title",
+  "agent-name",
+  "permission-mode",
+  "attachment",
+  "pr-link",
+  "tag",
+  // 2.1.3xx: request bookkeeping (`api-request` is read for the time a request was sent)
+  "api-request",
+  "api-request-route",
+  "api-request-shape",
+  "api-request-blob",
+  "atis-latch",
+  "tools-used",
+  "cost-state",
+]);
+const READ = new Set(["user", "assistant", "summary", "system"]);
+
 export function importClaudeCode(text: string, opts: ImportOptions = {}): ImportResult {
   const warnings: string[] = [];
   const lines = jsonLines(text, warnings);
+  const unknownTypes = new Map<string, number>();
+  for (const l of lines) {
+    const type = typeof l.type === "string" ? l.type : "(none)";
+    if (!READ.has(type) && !SKIPPED.has(type)) unknownTypes.set(type, (unknownTypes.get(type) ?? 0) + 1);
+  }
+  if (unknownTypes.size > 0) {
+    const named = [...unknownTypes].slice(0, 5).map(([t, n]) => `${n} line(s) of type ${JSON.stringify(t.slice(0, 40))}`);
+    const more = unknownTypes.size > 5 ? ` and ${unknownTypes.size - 5} more type(s)` : "";
+    warnings.push(`left out ${named.join(", ")}${more}: not a type this importer reads`);
+  }
   const sessionId = firstStr(...lines.map((l) => l.sessionId));
   if (!sessionId) warnings.push("no sessionId in the file: the run id was derived from the content");
   const runId = makeRunId("claude", sessionId ?? contentId(text));
@@ -87,7 +131,9 @@ export function importClaudeCode(text: string, opts: ImportOptions = {}): Import
   let input: unknown;
   let output: string | undefined;
 
+  let sent: UnknownRecord | undefined;
   for (const l of lines) {
+    if (l.type === "api-request") sent = l;
     const sc = sidechainOf.get(l);
     if (sc !== undefined) {
       const s = sidechains.get(sc);
@@ -99,7 +145,8 @@ export function importClaudeCode(text: string, opts: ImportOptions = {}): Import
       let r = responseOf.get(id);
       if (!r) {
         const parent = typeof l.parentUuid === "string" ? byUuid.get(l.parentUuid) : undefined;
-        r = { id, lines: [], before: parent, sidechain: sc };
+        r = { id, lines: [], before: parent, sidechain: sc, sent: sc === undefined ? sent : undefined };
+        if (sc === undefined) sent = undefined;
         responseOf.set(id, r);
         responses.push(r);
       }
@@ -128,7 +175,8 @@ export function importClaudeCode(text: string, opts: ImportOptions = {}): Import
       .map((x) => String(x.thinking ?? ""))
       .join("\n");
     const uses = blocks.filter((x) => x.type === "tool_use");
-    const tStart = r.before ? time(r.before) : time(first);
+    // the request left when Claude Code says it sent it, else after the line it answers
+    const tStart = r.sent ? time(r.sent) : r.before ? time(r.before) : time(first);
     const tEnd = time(last);
     const sid = `resp-${r.id}`;
     const scope = scopeKey(r.sidechain);
@@ -291,6 +339,10 @@ export function importClaudeCode(text: string, opts: ImportOptions = {}): Import
       const results = normalizeMessage(l.message).filter((m) => m.role === "tool");
       pendingMessages.set(c, [...(pendingMessages.get(c) ?? []), ...msgs, ...results]);
       const prompt = msgs.map((m) => m.content).join("\n");
+      if (l.isCompactSummary === true) {
+        b.add({ t: time(l), type: "note", data: { text: prompt, kind: "compaction" }, parentKey: scope, after: scope });
+        continue;
+      }
       if (msgs.length > 0 && prompt !== "" && sc === undefined) {
         const meta = l.isMeta === true;
         if (!meta) input ??= prompt;

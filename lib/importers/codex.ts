@@ -155,7 +155,8 @@ export function importCodex(text: string, opts: ImportOptions = {}): ImportResul
           toolCalls: toolCalls.length > 0 ? toolCalls : undefined,
         }),
         usage: g.usage,
-        latencyMs: latencyMs(g.t0, g.t1),
+        // no latency: a rollout stamps the items as they are written, never when the request
+        // was sent, so the span between them is not the model's time
         encryptedReasoning: encrypted > 0 ? encrypted : undefined,
       }),
     });

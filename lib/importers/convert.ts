@@ -15,6 +15,9 @@ import { importJaeger } from "./jaeger";
 import { importLangfuse } from "./langfuse";
 import { importOpenHands } from "./openhands";
 import { importPhoenix } from "./phoenix";
+import { importGeminiCli } from "./gemini-cli";
+import { importQwenCode } from "./qwen-code";
+import { importOpenCode } from "./opencode";
 import { importAnyAgent, importJsSpans } from "./otel-dumps";
 import { spansFromOtlpJson, spansToRuns } from "./otlp";
 import { importJournal } from "./retrace-journal";
@@ -24,6 +27,19 @@ import { describeText } from "./shape";
 import { FORMAT_LABELS, type ImportOptions, type ImportResult, type SourceFormat } from "./types";
 
 export class ImportError extends Error {}
+
+/** A legacy Gemini CLI `.json` recording parsed, or undefined for the `.jsonl` log. */
+function geminiDocument(body: string): unknown {
+  const s = body.trimStart();
+  const nl = s.indexOf("\n");
+  // one JSON document (pretty-printed or on one line), not a log of records
+  if (!s.startsWith("{") || (nl >= 0 && s.slice(nl).trim() !== "" && s.slice(0, nl).trim() !== "{")) return undefined;
+  try {
+    return parseJsonExact(s);
+  } catch {
+    return undefined;
+  }
+}
 
 /** Converts a whole trace file into journal runs. Throws `ImportError` when it cannot. */
 export function importTrace(text: string, opts: ImportOptions = {}): ImportResult {
@@ -40,6 +56,8 @@ export function convertDocument(format: SourceFormat, body: string, opts: Import
   if (format === "claude-code") return importClaudeCode(body, opts);
   if (format === "codex") return importCodex(body, opts);
   if (format === "openhands-eval") return importOpenHandsEval(body, opts);
+  if (format === "qwen-code") return importQwenCode(body, opts);
+  if (format === "gemini-cli") return importGeminiCli(body, geminiDocument(body), opts);
   // binary: only the /v1/traces receiver takes it (decodeOtlp), never a text file
   if (format === "otlp-protobuf") throw new ImportError(`${label} is received at /v1/traces, not imported as a file`);
   let value: unknown;
@@ -80,6 +98,8 @@ export function convertDocument(format: SourceFormat, body: string, opts: Import
       return importLangSmith(value, opts);
     case "phoenix-spans":
       return importPhoenix(value, opts);
+    case "opencode":
+      return importOpenCode(value, opts);
     default:
       throw new ImportError(`the file looks like ${label}, which this version cannot import yet`);
   }

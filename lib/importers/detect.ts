@@ -11,7 +11,7 @@ export const DETECT_HEAD_BYTES = 64 * 1024;
 
 /** What an import of a file in no known format says. */
 export const UNKNOWN_FORMAT =
-  "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, LangSmith, any-agent, OTel JS span dumps, SWE-agent, OpenHands (event streams and evaluation output.jsonl), Inspect AI (.json and .eval), tau-bench, Claude Code sessions, Codex CLI rollouts, ATIF trajectories, Phoenix span exports, Retrace journals)";
+  "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, LangSmith, any-agent, OTel JS span dumps, SWE-agent, OpenHands (event streams and evaluation output.jsonl), Inspect AI (.json and .eval), tau-bench, Claude Code sessions, Codex CLI rollouts, Gemini CLI chats, Qwen Code sessions, OpenCode exports, ATIF trajectories, Phoenix span exports, Retrace journals)";
 
 /** The one error of a file in no known format: that it is not supported, and what it looks like. */
 export function unknownFormatMessage(looksLike: string): string {
@@ -112,19 +112,51 @@ export interface Detection {
 const result = (format: SourceFormat): Detection => ({ format, label: FORMAT_LABELS[format] });
 
 const CODEX_LINE_TYPES = new Set(["session_meta", "turn_context", "response_item", "event_msg", "compacted"]);
-const CLAUDE_LINE_TYPES = new Set(["user", "assistant", "system", "summary", "file-history-snapshot", "queue-operation"]);
+/**
+ * Claude Code writes more line types with every release (2.1: `progress` hook lines,
+ * `queue-operation`, `last-prompt`, `custom-title`, `attachment`…), so a session is told by
+ * the shape of its lines, not by a closed list of types: every line names a `type`, and a
+ * line of the conversation tree (`sessionId` with `uuid` or `parentUuid`) or a `summary`
+ * with its `leafUuid` is among them. The importer reads the types it knows and skips the
+ * rest by name (lib/importers/claude-code.ts).
+ */
+function isClaudeCode(lines: Array<Record<string, unknown>>): boolean {
+  if (!lines.every((l) => typeof l.type === "string")) return false;
+  if (lines.some(isQwenRecord)) return false;
+  const tree = lines.some((l) => typeof l.sessionId === "string" && (typeof l.uuid === "string" || "parentUuid" in l));
+  const summary = lines.some((l) => l.type === "summary" && "leafUuid" in l);
+  const known = lines.some((l) => l.type === "user" || l.type === "assistant" || l.type === "summary" || l.type === "progress");
+  return (tree || summary) && known;
+}
 
-/** Line formats: Claude Code sessions and Codex rollouts, read off the first complete lines. */
+/** A Qwen Code record: a conversation-tree line whose message is a Gemini `Content` (`parts`), or a `tool_result` line. */
+function isQwenRecord(l: Record<string, unknown>): boolean {
+  const m = l.message;
+  return (
+    typeof l.sessionId === "string" &&
+    "uuid" in l &&
+    (l.type === "tool_result" || (m !== null && typeof m === "object" && Array.isArray((m as Record<string, unknown>).parts)))
+  );
+}
+
+/**
+ * A Gemini CLI `.jsonl` recording: a metadata line (`sessionId`, `projectHash`), then
+ * message records (`id`, `type`), `$set` patches and `$rewindTo` markers.
+ */
+function isGeminiLog(lines: Array<Record<string, unknown>>): boolean {
+  const [head, ...rest] = lines;
+  if (typeof head.sessionId !== "string" || typeof head.projectHash !== "string") return false;
+  return rest.every((l) => (typeof l.id === "string" && typeof l.type === "string") || "$set" in l || "$rewindTo" in l);
+}
+
+/** Line formats: Claude Code, Qwen Code and Gemini CLI sessions, Codex rollouts, read off the first complete lines. */
 function detectLines(lines: Array<Record<string, unknown>>): SourceFormat | undefined {
   if (lines.length === 0) return undefined;
+  if (isGeminiLog(lines)) return "gemini-cli";
+  if (lines.some(isQwenRecord) && lines.every((l) => typeof l.type === "string" && typeof l.sessionId === "string")) return "qwen-code";
   const codex = lines.filter((l) => typeof l.type === "string" && CODEX_LINE_TYPES.has(l.type) && "payload" in l && "timestamp" in l);
   if (codex.length === lines.length && lines.some((l) => l.type === "session_meta" || l.type === "response_item")) return "codex";
-  const claude = lines.filter((l) => typeof l.type === "string" && CLAUDE_LINE_TYPES.has(l.type));
-  const conversation = lines.some(
-    (l) => "sessionId" in l && ("parentUuid" in l || "uuid" in l) && (l.type === "user" || l.type === "assistant"),
-  );
-  const summary = lines.some((l) => l.type === "summary" && "leafUuid" in l);
-  if (claude.length === lines.length && (conversation || summary)) return "claude-code";
+  if (isClaudeCode(lines)) return "claude-code";
   return undefined;
 }
 
@@ -148,6 +180,9 @@ export function detectFormat(head: string, fileName?: string): Detection {
     if (k1.has("data") && any(deep, "traceID", "spanID", "operationName", "processes")) return result("jaeger");
     if (has(k1, "traceID", "spans")) return result("jaeger");
     if (has(k1, "run", "seq", "type")) return result("retrace-journal");
+    if (has(k1, "sessionId", "projectHash", "messages")) return result("gemini-cli");
+    // `opencode export`: {info: {id, …}, messages: [{info, parts}]}
+    if (has(k1, "info", "messages") && has(keys[3] ?? new Set(), "info", "parts")) return result("opencode");
     const k2 = keys[2] ?? new Set<string>();
     if (k1.has("trace") && k2.has("projectId") && any(k2, "userId", "sessionId", "observations", "scores")) return result("langfuse");
     if (k1.has("observations") || (k1.has("trace") && any(deep, "observations", "parentObservationId"))) return result("langfuse");

@@ -5,8 +5,11 @@
  *
  * 1. what the source says (`declared`: an OpenHands `edit` action, a tool's read-only
  *    hint), `effectInferred: false`;
+ * 1b. `read` for the agent's own bookkeeping tools (BOOKKEEPING: todo lists, plans, notes
+ *    to self, plan mode), which change nothing outside the agent: no idempotency key is
+ *    owed and nothing can be re-executed;
  * 2. (after 3) `write` when a word of the tool's name is a verb of WRITE_VERBS (`write_file`,
- *    `TodoWrite`, `book_reservation`, `apply_patch`), unless the name starts with a reading
+ *    `book_reservation`, `apply_patch`), unless the name starts with a reading
  *    verb (`get_order_updates`);
  * 3. an editor tool with a `command` argument: `write` when it edits (`str_replace_editor
  *    create`), `read` when it views (this comes before the verb rule: `replace`);
@@ -90,6 +93,26 @@ const READ_FIRST = new Set([
   "dry",
 ]);
 
+/**
+ * Coding agents' bookkeeping tools, by exact name (case and separators ignored): Claude
+ * Code's `TodoWrite`/`TodoRead`/`ExitPlanMode`, Codex's `update_plan`, Gemini CLI's
+ * `write_todos`, Roo Code's `update_todo_list`, `think` tools.
+ */
+const BOOKKEEPING = new Set([
+  "todowrite",
+  "todoread",
+  "exitplanmode",
+  "enterplanmode",
+  "updateplan",
+  "writetodos",
+  "updatetodolist",
+  "think",
+  "sequentialthinking",
+]);
+
+/** Whether a tool only keeps the agent's own notes (todo list, plan): no external effect. */
+export const isBookkeeping = (tool: string) => BOOKKEEPING.has(tool.toLowerCase().replace(/[^a-z]/g, ""));
+
 /** Editor tools' `command` values that change a file (SWE-agent, OpenHands, Anthropic's text editor). */
 const EDIT_COMMANDS = new Set(["create", "str_replace", "insert", "undo_edit", "write", "append", "edit", "delete"]);
 
@@ -152,6 +175,7 @@ export interface InferredEffect {
  */
 export function inferEffect(tool: string, args: unknown, declared?: "read" | "write"): InferredEffect {
   if (declared) return { effect: declared, effectInferred: false, effectReason: "declared by the source" };
+  if (isBookkeeping(tool)) return { effect: "read", effectInferred: true, effectReason: "the agent's own bookkeeping (todo list, plan)" };
   // an editor tool (`str_replace_editor view|create…`) does what its command says
   if (
     isRecord(args) &&

@@ -6,6 +6,7 @@
 export { convertDocument, ImportError, importTrace } from "./convert";
 export { detectBytes, detectFormat, DETECT_HEAD_BYTES, STREAM_HEAD_BYTES, UNKNOWN_FORMAT, type Detection } from "./detect";
 export { spansFromOtlpJson, spansFromOtlpProtobuf, spansToRuns, type OpenToolCall, type SpansToRunsOptions } from "./otlp";
+export { encodeExportTraceServiceResponse } from "./otlp-proto";
 export { modelCallSignature } from "./genai";
 export type { Attributes, AttrValue, NormalizedSpan, NormalizedSpanEvent } from "./span";
 export {

@@ -17,7 +17,7 @@ import {
   toNumber,
   type UnknownRecord,
 } from "./json-utils";
-import { addNodes, modelVersions, type ErrorInfo, type ModelCallInfo, type StepNode, type ToolCallInfo } from "./nodes";
+import { addNodes, latencyMs, modelVersions, type ErrorInfo, type ModelCallInfo, type StepNode, type ToolCallInfo } from "./nodes";
 import type { ImportOptions, ImportResult } from "./types";
 
 const KINDS: Record<string, string> = {
@@ -100,6 +100,19 @@ function toolNames(meta: unknown): string[] | undefined {
   return names.length > 0 ? names : undefined;
 }
 
+/**
+ * An observation's duration in milliseconds. Langfuse's API documents `latency` in seconds,
+ * but exports disagree (some tools write milliseconds there), so the observation's own
+ * `startTime` and `endTime` decide; `latency` is read, as seconds, only when the end time is
+ * missing. No end time and no latency: no duration, never a made-up 0.
+ */
+function observationLatencyMs(o: UnknownRecord, start: bigint): number | undefined {
+  const end = isoToNanos(o.endTime);
+  if (end !== undefined && isoToNanos(o.startTime) !== undefined) return latencyMs(start, end);
+  const seconds = toNumber(o.latency);
+  return seconds !== undefined ? seconds * 1000 : undefined;
+}
+
 function observationToNode(o: UnknownRecord, traceStart: bigint): StepNode | undefined {
   const id = str(o.id);
   if (!id) return undefined;
@@ -112,7 +125,7 @@ function observationToNode(o: UnknownRecord, traceStart: bigint): StepNode | und
   const input = decodeJsonString(o.input);
   const output = decodeJsonString(o.output);
   const usage = usageOf(o);
-  const latency = toNumber(o.latency);
+  const latency = observationLatencyMs(o, start);
   const isModelCall = type === "GENERATION" && (str(o.model) !== undefined || usage !== undefined);
   const errors: ErrorInfo[] = [];
   if (level === "ERROR") errors.push({ t: end, message: str(o.statusMessage) ?? "observation level ERROR", code: "ERROR" });

@@ -100,16 +100,33 @@ const DESCRIPTOR = {
         ArrayValue: { fields: { values: F("AnyValue", 1, "repeated") } },
         KeyValueList: { fields: { values: F("KeyValue", 1, "repeated") } },
         KeyValue: { fields: { key: F("string", 1), value: F("AnyValue", 2) } },
+        // the answer (collector/trace/v1/trace_service.proto)
+        ExportTraceServiceResponse: { fields: { partialSuccess: F("ExportTracePartialSuccess", 1) } },
+        ExportTracePartialSuccess: { fields: { rejectedSpans: F("int64", 1), errorMessage: F("string", 2) } },
       },
     },
   },
 };
 
+let root: protobuf.Root | undefined;
 let requestType: protobuf.Type | undefined;
+let responseType: protobuf.Type | undefined;
 
 function type(): protobuf.Type {
-  requestType ??= protobuf.Root.fromJSON(DESCRIPTOR).lookupType("otlp.ExportTraceServiceRequest");
+  root ??= protobuf.Root.fromJSON(DESCRIPTOR);
+  requestType ??= root.lookupType("otlp.ExportTraceServiceRequest");
   return requestType;
+}
+
+/**
+ * A binary ExportTraceServiceResponse: empty when every span was taken, else its
+ * partial_success with the spans rejected and why (OTLP/HTTP, "Partial Success").
+ */
+export function encodeExportTraceServiceResponse(partial?: { rejectedSpans: number; errorMessage: string }): Uint8Array {
+  if (!partial) return new Uint8Array(0);
+  root ??= protobuf.Root.fromJSON(DESCRIPTOR);
+  responseType ??= root.lookupType("otlp.ExportTraceServiceResponse");
+  return responseType.encode(responseType.fromObject({ partialSuccess: partial })).finish();
 }
 
 export class OtlpDecodeError extends Error {}

@@ -25,6 +25,9 @@ export const SOURCE_FORMATS = [
   "atif",
   "langsmith",
   "phoenix-spans",
+  "gemini-cli",
+  "qwen-code",
+  "opencode",
   "unknown",
 ] as const;
 export type SourceFormat = (typeof SOURCE_FORMATS)[number];
@@ -50,6 +53,9 @@ export const FORMAT_LABELS: Record<SourceFormat, string> = {
   atif: "ATIF agent trajectory (Harbor)",
   langsmith: "LangSmith run payloads",
   "phoenix-spans": "Arize Phoenix span export (REST /v1/projects/{id}/spans JSON)",
+  "gemini-cli": "Gemini CLI chat recording (session-*.json or .jsonl)",
+  "qwen-code": "Qwen Code session (JSONL)",
+  opencode: "OpenCode session export (opencode export)",
   unknown: "Unknown format",
 };
 

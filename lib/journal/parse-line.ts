@@ -37,6 +37,8 @@ interface Inspection {
   secretKey: boolean;
   /** Every object's keys, as enumerated, are in UTF-16 code-unit order. */
   keysSorted: boolean;
+  /** Object members counted (a key given twice in the text is one member here). */
+  keys: number;
 }
 
 // JSON.parse reads such a number as Infinity, which has no JSON form to store or hash.
@@ -61,7 +63,7 @@ function failed(result: Inspection, top: number, problem: string): Inspection {
  * overflow the stack); paths are only built when there is a problem to name.
  */
 function inspect(value: unknown, maxDepth: number): Inspection {
-  const result: Inspection = { problem: null, unsafeInteger: false, secretKey: false, keysSorted: true };
+  const result: Inspection = { problem: null, unsafeInteger: false, secretKey: false, keysSorted: true, keys: 0 };
   // an explicit top, not push/pop: `length = 0` would give the arrays' storage back each call
   let top = 0;
   stack[top] = value;
@@ -86,8 +88,10 @@ function inspect(value: unknown, maxDepth: number): Inspection {
     }
     if (Object.getPrototypeOf(v) !== Object.prototype) return failed(result, top, "an object is not a plain JSON object");
     let prevKey = "";
+    let keys = 0;
     // for-in, not Object.keys: the same order for a parsed object, without an array a level
     for (const key in v as object) {
+      keys++;
       if (key < prevKey) result.keysSorted = false;
       prevKey = key;
       const c = (v as Record<string, unknown>)[key];
@@ -101,8 +105,45 @@ function inspect(value: unknown, maxDepth: number): Inspection {
         if (Number.isInteger(c)) result.unsafeInteger = true;
       }
     }
+    result.keys += keys;
   }
   return result;
+}
+
+/**
+ * At least the object members a valid JSON text writes, counted without parsing: its colons
+ * preceded (past whitespace) by a quote that is not escaped. Every member's colon is (the
+ * quote that ends its key); a colon inside a string is counted only when the string begins
+ * with it (the opening quote before it): `":"`, `" :x"`. So a count equal to the members
+ * parsed means no key was given twice, and only a larger one needs the exact check.
+ * Native indexOf between colons: a few steps per colon.
+ */
+function membersAtLeast(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf(":"); i !== -1; i = text.indexOf(":", i + 1)) {
+    let j = i - 1;
+    let c = text.charCodeAt(j);
+    while (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) c = text.charCodeAt(--j);
+    if (c !== 0x22) continue;
+    let backslashes = 0;
+    while (text.charCodeAt(j - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) n++;
+  }
+  return n;
+}
+
+/**
+ * The message for a line that gives a key twice in one object, else null: the exact parser
+ * refuses such a line and says where (the key itself may be a secret: it is not quoted).
+ */
+function duplicateKey(text: string): string | null {
+  try {
+    parseExactAlways(text);
+    return null;
+  } catch (e) {
+    const m = /^Duplicate key .* at position (\d+)$/.exec(e instanceof Error ? e.message : "");
+    return m ? `an object has the same key twice (the second at character ${Number(m[1]) + 1} of the line)` : null;
+  }
 }
 
 export function formatIssues(issues: z.core.$ZodIssue[], prefix = ""): string {
@@ -146,6 +187,11 @@ export function parseLine(text: string, limits: ParseLimits = DEFAULT_PARSE_LIMI
   const seq = typeof rec.seq === "number" && Number.isSafeInteger(rec.seq) ? rec.seq : undefined;
   let seen = inspect(value, limits.maxDepth);
   if (seen.problem) return { ok: false, message: seen.problem, run, seq };
+  // JSON.parse keeps the last of a key given twice; a journal line may not give one twice
+  if (membersAtLeast(text) !== seen.keys) {
+    const twice = duplicateKey(text);
+    if (twice) return { ok: false, message: twice, run, seq };
+  }
   // read before the exact parser's value is inspected: it holds bigints, not unsafe numbers
   const plainJson = !seen.unsafeInteger;
   if (seen.unsafeInteger) {

@@ -72,3 +72,29 @@ export async function readWholeBody(source: ByteSource | null, limits: IngestLim
   }
   return out;
 }
+
+/**
+ * A body read whole up to `max` bytes as it arrives (not gunzipped: an audit bundle is
+ * checked as it is), or why it is refused (413). A body over `max` is read on and
+ * discarded, up to `drainBytes` more, so the client is sending no more when the 413 comes
+ * and reads it (cancelling the body resets the connection instead); one that goes on
+ * past that (the wire limit, RETRACE_MAX_BODY_BYTES, at the routes) is cancelled.
+ */
+export async function readCappedBody(
+  source: ByteSource | null,
+  max: number,
+  variable: string,
+  drainBytes = max,
+): Promise<Uint8Array | { tooLarge: string }> {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  if (source) {
+    for await (const chunk of byteChunks(source)) {
+      size += chunk.length;
+      if (size <= max) parts.push(chunk);
+      else if (size > max + drainBytes) break;
+    }
+  }
+  if (size > max) return { tooLarge: `the body is over ${max} bytes (${variable}); nothing was read` };
+  return Buffer.concat(parts);
+}

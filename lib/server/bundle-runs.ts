@@ -10,7 +10,7 @@ import "server-only";
  * exports and legal holds refuse such a run (lib/server/evidence.ts, retention.ts).
  */
 import { randomUUID } from "node:crypto";
-import { MANIFEST, sha256Bytes, unpackTarGz, verifyBundle, type Failure, type Manifest } from "../evidence";
+import { MANIFEST, sha256Bytes, verifyAndUnpack, type Failure, type Manifest } from "../evidence";
 import { bundleRunId, isBundleRunId, parseProvenance, type BundleProvenance } from "../evidence/opened";
 import { canonicalJson } from "../canonical";
 import { parseJsonExact } from "../journal/exact-json";
@@ -76,11 +76,16 @@ const realFailures = (failures: Failure[]) =>
 /** Verifies the bundle and opens each of its runs read-only in `project`. */
 export async function openBundle(db: Db, bytes: Uint8Array, opts: { project: string; actor: string }): Promise<OpenResult> {
   const trusted = auditPublicKey(db.config);
-  const report = await verifyBundle(bytes, { trustedPublicKeyPem: trusted.publicKeyPem });
+  // inflated once, within the document limit (ArchiveTooLarge past it: the route answers 413)
+  const verified = await verifyAndUnpack(bytes, {
+    trustedPublicKeyPem: trusted.publicKeyPem,
+    maxTarBytes: db.config.limits.maxDocumentBytes,
+  });
+  const { report } = verified;
   const failures = realFailures(report.failures);
   if (failures.length > 0 || !report.manifest || !report.keyId) throw new BundleRefused(failures);
   const manifest: Manifest = report.manifest;
-  const members = new Map((await unpackTarGz(bytes)).map((m) => [m.path, m.bytes]));
+  const members = new Map(verified.members.map((m) => [m.path, m.bytes]));
   const sha256 = sha256Bytes(bytes);
   const manifestSha256 = sha256Bytes(members.get(MANIFEST)!);
   const openedAt = new Date().toISOString();

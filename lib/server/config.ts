@@ -1,4 +1,5 @@
 import "server-only";
+import { parseExecutorHosts, type ExecutorHosts } from "./live/executor-hosts";
 
 /** Everything configurable comes from the environment; see README "Configuration". */
 export interface RetraceConfig {
@@ -18,6 +19,8 @@ export interface RetraceConfig {
   otlpIdleSeconds?: number;
   /** SQLite: quiet time after a write before the WAL is emptied (RETRACE_WAL_IDLE_MS, default 2000). */
   walIdleMs?: number;
+  /** Executor hosts allowed beside public ones (lib/server/live/executor-hosts.ts): RETRACE_EXECUTOR_HOSTS. */
+  executorHosts?: ExecutorHosts;
 }
 
 export interface IngestLimits {
@@ -68,5 +71,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     executorKeyFile: env.RETRACE_EXECUTOR_KEY_FILE || undefined,
     otlpIdleSeconds: intFromEnv(env, "RETRACE_OTLP_IDLE_SECONDS", 300),
     walIdleMs: intFromEnv(env, "RETRACE_WAL_IDLE_MS", 2000),
+    executorHosts: parseExecutorHosts(env.RETRACE_EXECUTOR_HOSTS),
   };
 }

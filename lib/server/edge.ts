@@ -25,6 +25,7 @@ import { formatIssues } from "../journal/parse-line";
 import { RUN_ID_PATTERN } from "../journal/schema";
 import { AccessError } from "./access/accounts";
 import { clientAddress, trustProxy } from "./access/client-address";
+import { crossOriginRefusal } from "../access/same-origin";
 import { displayOrigin } from "./origin";
 import { authenticate, type AccessMode, type Authenticated, accessMode } from "./access/authenticate";
 import { SESSION_COOKIE } from "./access/sessions";
@@ -74,31 +75,6 @@ export function isLoopbackHost(host: string | null): boolean {
   if (!host) return false;
   const name = host.replace(/:\d+$/, "").toLowerCase();
   return LOOPBACK_NAMES.has(name) || /^127(\.\d{1,3}){3}$/.test(name) || name.endsWith(".localhost");
-}
-
-/**
- * A state change carried by ambient authority (a session cookie, or open mode's network
- * position) must come from a page of this server: a cross-site form or no-cors fetch
- * carries an Origin (or at least Sec-Fetch-Site) that says otherwise.
- */
-export function crossOriginRefusal(h: Headers): string | null {
-  const origin = h.get("origin");
-  const host = h.get("host");
-  if (origin !== null) {
-    let originHost: string;
-    try {
-      originHost = origin === "null" ? "" : new URL(origin).host;
-    } catch {
-      originHost = "";
-    }
-    if (!host || originHost.toLowerCase() !== host.toLowerCase())
-      return "cross-origin request refused: this changes data and must come from Retrace's own pages";
-    return null;
-  }
-  const site = h.get("sec-fetch-site");
-  if (site !== null && site !== "same-origin" && site !== "none")
-    return "cross-site request refused: this changes data and must come from Retrace's own pages";
-  return null;
 }
 
 function guard(method: string, h: Headers, auth: Authenticated, mode: AccessMode): { status: number; message: string } | null {

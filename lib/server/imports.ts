@@ -7,6 +7,7 @@ import "server-only";
  */
 import { canonicalJson, sha256Hex } from "../canonical";
 import {
+  encodeExportTraceServiceResponse,
   modelCallSignature,
   spansFromOtlpJson,
   spansFromOtlpProtobuf,
@@ -50,19 +51,38 @@ export async function answerOtlp(db: Db, req: Request, project: string): Promise
   if (declared) return otlpError(413, declared);
   const bytes = await readWholeBody(req.body, limits);
   if (!(bytes instanceof Uint8Array)) return otlpError(413, bytes.tooLarge);
-  let spans: NormalizedSpan[];
+  let decoded: NormalizedSpan[];
+  const skipped: string[] = [];
   try {
-    spans = decodeOtlp(bytes, type, await redactorFor(db));
+    decoded = decodeOtlp(bytes, type, await redactorFor(db), skipped);
   } catch (e) {
     if (e instanceof OtlpBadRequest) return otlpError(400, e.message);
     throw e;
   }
+  const spans = decoded.filter(hasValidIds);
+  // spans without ids (dropped by decoding) or with ids OTLP does not allow
+  const invalid = skipped.length + decoded.length - spans.length;
   const { rejected } = await receiveSpans(db, spans, project, { contentType: req.headers.get("content-type") ?? "" });
+  const why = [
+    invalid > 0 ? `${invalid} span(s) have no valid trace id or span id (16 and 8 bytes, not all zeros) and were not stored` : "",
+    rejected > 0 ? `${rejected} span(s) could not be converted` : "",
+  ].filter(Boolean);
   // ExportTraceServiceResponse: empty on success; partialSuccess names what was refused.
-  if (isProto) return new Response(new Uint8Array(0), { status: 200, headers: { "content-type": "application/x-protobuf" } });
-  return Response.json(
-    rejected > 0 ? { partialSuccess: { rejectedSpans: rejected, errorMessage: "some spans could not be converted" } } : {},
-  );
+  const partial = invalid + rejected > 0 ? { rejectedSpans: invalid + rejected, errorMessage: why.join("; ") } : undefined;
+  if (isProto)
+    return new Response(encodeExportTraceServiceResponse(partial) as Uint8Array<ArrayBuffer>, {
+      status: 200,
+      headers: { "content-type": "application/x-protobuf" },
+    });
+  return Response.json(partial ? { partialSuccess: partial } : {});
+}
+
+const TRACE_ID = /^[0-9a-f]{32}$/;
+const SPAN_ID = /^[0-9a-f]{16}$/;
+
+/** The ids OTLP allows: a trace id of 16 bytes and a span id of 8, neither all zeros. */
+function hasValidIds(s: NormalizedSpan): boolean {
+  return TRACE_ID.test(s.traceId) && SPAN_ID.test(s.spanId) && /[1-9a-f]/.test(s.traceId) && /[1-9a-f]/.test(s.spanId);
 }
 
 /**
@@ -80,10 +100,12 @@ export async function readLimitedBody(req: Request, max: number): Promise<Uint8A
  * Decodes an OTLP/HTTP export request body (JSON or protobuf) into spans. The error names
  * what was wrong without the body's secrets: JSON.parse quotes the first characters of
  * the text, cut where a secret may no longer look like one, so its message is not kept;
- * others are redacted (with the deployment's redactor when given).
+ * others are redacted (with the deployment's redactor when given). `skipped` gets one
+ * line per span dropped for want of ids.
  */
-export function decodeOtlp(bytes: Uint8Array, contentType: string, redactor?: Redactor): NormalizedSpan[] {
-  const warnings: string[] = [];
+export function decodeOtlp(bytes: Uint8Array, contentType: string, redactor?: Redactor, skipped: string[] = []): NormalizedSpan[] {
+  // decoding warns only of the spans it skips (no trace id or span id): one each
+  const warnings = skipped;
   try {
     if (contentType.includes("protobuf")) return spansFromOtlpProtobuf(bytes, warnings);
     return spansFromOtlpJson(parseJsonExact(new TextDecoder("utf-8", { fatal: true }).decode(bytes)), warnings);

@@ -10,7 +10,7 @@ import type { SourceFormat } from "../importers/types";
 import { redactMessage, type Redactor } from "../redact";
 import type { Db } from "./db";
 import { isBodyLimit, limitedBody } from "./body-limits";
-import { ingest, type BuiltSummary, type IngestOptions, type IngestResult } from "./ingest";
+import { ingest, LISTED_ISSUES, type BuiltSummary, type IngestOptions, type IngestResult } from "./ingest";
 import { redactorFor } from "./redactors";
 import { settleWhenIdle } from "./settle";
 import { publishRunChanges } from "./changes";
@@ -98,8 +98,14 @@ export async function importStream(db: Db, body: ByteSource, opts: ImportStreamO
   const result = await importBody(db, redactor, body, opts);
   // What the reading and converting said quotes the input too (ingest's errors are redacted there).
   if (result.unreadable !== undefined) result.unreadable = redactMessage(result.unreadable, redactor);
-  if (result.importWarnings) result.importWarnings = result.importWarnings.map((w) => redactMessage(w, redactor));
+  if (result.importWarnings) result.importWarnings = listedWarnings(result.importWarnings).map((w) => redactMessage(w, redactor));
   return result;
+}
+
+/** A converter's warnings as answered: the first LISTED_ISSUES, then how many more. */
+function listedWarnings(all: string[]): string[] {
+  if (all.length <= LISTED_ISSUES) return all;
+  return [...all.slice(0, LISTED_ISSUES), `and ${(all.length - LISTED_ISSUES).toLocaleString("en-US")} more warnings`];
 }
 
 async function importBody(db: Db, redactor: Redactor, body: ByteSource, opts: ImportStreamOptions): Promise<ImportStreamResult> {

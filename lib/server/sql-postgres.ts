@@ -8,6 +8,7 @@ import { once } from "node:events";
 import { finished } from "node:stream/promises";
 import { from as copyFrom } from "pg-copy-streams";
 import { pgConnectionFromUrl } from "../../prisma/urls";
+import { storableText } from "./storable-text";
 import { EVENT_COLUMNS, type IngestRow, type SqlExec, type SqlParam, type SqlTx } from "./sql";
 
 /** PostgreSQL: `?` → `$n`. SQL text in this project never holds a literal `?`. */
@@ -117,7 +118,8 @@ export function openPostgres(url: string): SqlExec {
   // already dropped by the pool and the next query opens a new one; without a listener
   // the 'error' event would take the whole process down.
   pool.on("error", (e) => console.warn(`retrace: an idle PostgreSQL connection was closed (${e.message}); the next query reconnects`));
-  const toPg = (p: SqlParam) => (typeof p === "bigint" ? p.toString() : p);
+  // a NUL in text is refused by PostgreSQL: stored as U+FFFD, as SQLite stores it (storable-text.ts)
+  const toPg = (p: SqlParam) => (typeof p === "bigint" ? p.toString() : typeof p === "string" ? storableText(p) : p);
   const copySql = `COPY "Event" (${EVENT_COLUMNS.map((c) => `"${c}"`).join(", ")}) FROM STDIN`;
   return {
     dialect: "postgres",

@@ -8,6 +8,7 @@ import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { sqliteFileFromUrl } from "../../prisma/urls";
 import { flatRows, packRows, type IngestRow, type PackedRows } from "./sqlite-rows";
+import { storableText } from "./storable-text";
 import { eventInserter, statementCache } from "./sqlite-statements";
 
 export { EVENT_COLUMNS, ROW_WORK, type EventRow, type IngestRow } from "./sqlite-rows";
@@ -61,13 +62,15 @@ export interface SqlExec {
 }
 
 const sqliteParam = (p: SqlParam) =>
-  typeof p === "boolean"
-    ? p
-      ? 1
-      : 0
-    : p instanceof Uint8Array && !Buffer.isBuffer(p)
-      ? Buffer.from(p.buffer, p.byteOffset, p.byteLength)
-      : p;
+  typeof p === "string"
+    ? storableText(p)
+    : typeof p === "boolean"
+      ? p
+        ? 1
+        : 0
+      : p instanceof Uint8Array && !Buffer.isBuffer(p)
+        ? Buffer.from(p.buffer, p.byteOffset, p.byteLength)
+        : p;
 
 export function openSqlite(url: string, opts: { walIdleMs?: number } = {}): SqlExec {
   const file = sqliteFileFromUrl(url);

@@ -247,6 +247,8 @@ export const appendAnswerSchema = z.strictObject({
   /** The first missing seq. */
   nextSeq: seq,
   warnings: z.array(ingestMessageSchema),
+  /** Warnings noticed beyond the first 100 listed. */
+  moreWarnings: int.min(1).optional(),
 });
 export type AppendAnswer = z.infer<typeof appendAnswerSchema>;
 
@@ -255,6 +257,12 @@ export const journalsAnswerSchema = z.strictObject({
   runs: z.array(runOutcomeSchema),
   errors: z.array(lineErrorSchema),
   warnings: z.array(ingestMessageSchema),
+  /** Runs beyond the first 1,000 listed in `runs`. */
+  moreRuns: int.min(1).optional(),
+  /** Errors noticed beyond the first 100 listed in `errors`. */
+  moreErrors: int.min(1).optional(),
+  /** Warnings noticed beyond the first 100 listed in `warnings`. */
+  moreWarnings: int.min(1).optional(),
   error: z.string().optional(),
   /** The trace format the body looks like, when it is not a journal (415). */
   format: z.string().optional(),
@@ -273,6 +281,8 @@ export type UploadAnswer = z.infer<typeof uploadAnswerSchema>;
 export const appendRejectedSchema = z.strictObject({
   error: z.string(),
   errors: z.array(lineErrorSchema),
+  /** Errors noticed beyond the first 100 listed. */
+  moreErrors: int.min(1).optional(),
   seq: seq.optional(),
 });
 export type AppendRejected = z.infer<typeof appendRejectedSchema>;

@@ -14,16 +14,31 @@ export function nothingNew(answer: UploadAnswer | undefined): boolean {
   return runs.length > 0 && runs.every((r) => r.status === "stored" && r.accepted === 0 && r.duplicates > 0);
 }
 
-/** The status line after the server answered. */
-export function uploadStatusText(phase: UploadPhase, status: number | undefined, answer: UploadAnswer | undefined, error?: string): string {
-  const http = `HTTP ${status ?? "—"}`;
+/** A message as a sentence: its first letter up, a full stop at its end. */
+export function sentence(text: string): string {
+  const t = text.trim();
+  if (t === "") return t;
+  const first = t[0].toLocaleUpperCase() + t.slice(1);
+  return /[.!?…]$/.test(first) ? first : `${first}.`;
+}
+
+/**
+ * The status line after the server answered, as a sentence ("Stored.", "Rejected: 2 errors
+ * below."); the HTTP status is the element's title (`uploadStatusTitle`), not its words.
+ */
+export function uploadStatusText(phase: UploadPhase, answer: UploadAnswer | undefined, error?: string): string {
   if (phase === "done") {
-    if (nothingNew(answer)) return `${http}: already stored, nothing new`;
-    return `${http}: ${status === 207 ? "partly stored" : "stored"}`;
+    if (nothingNew(answer)) return "Already stored: nothing new.";
+    return (answer?.runs ?? []).some((r) => r.status === "rejected") ? "Stored in part: the rejected runs are below." : "Stored.";
   }
-  const errors = answer?.errors?.length ?? 0;
-  if (errors > 0) return `${http}: rejected, ${plural(errors, "error")} below`;
-  return `${http}: ${error ?? "failed"}`;
+  const errors = (answer?.errors?.length ?? 0) + (answer?.moreErrors ?? 0);
+  if (errors > 0) return `Rejected: ${plural(errors, "error")} below.`;
+  return sentence(error ?? "the upload failed");
+}
+
+/** The HTTP status of an answer, for the status line's title. */
+export function uploadStatusTitle(status: number | undefined): string | undefined {
+  return status === undefined ? undefined : `HTTP ${status}`;
 }
 
 /** "Imported as Langfuse trace" when something was stored from a recognised format, "Read as …" when not; null otherwise. */
@@ -50,3 +65,13 @@ export function uploadedRunIds(answers: ReadonlyArray<UploadAnswer | undefined>)
     for (const r of answers[i]?.runs ?? []) if (r.status === "stored" && !out.includes(r.run)) out.push(r.run);
   return out;
 }
+
+/**
+ * The file endings the upload picker offers: every kind of file the README's Supported
+ * sources table lists (formats are told by content, so this only keeps the picker from
+ * hiding a file Retrace reads).
+ */
+export const UPLOAD_EXTENSIONS = [".jsonl", ".ndjson", ".json", ".traj", ".eval", ".gz"] as const;
+
+/** The picker's `accept`: the endings and their media types. */
+export const UPLOAD_ACCEPT = [...UPLOAD_EXTENSIONS, "application/json", "application/x-ndjson", "application/gzip"].join(",");

@@ -120,6 +120,57 @@ const CODEX = {
   new: "codex/codemie-rollout-019e1625-codex-tui-0.125.jsonl",
 };
 
+describe("Claude Code 2.1 line types", () => {
+  // Claude Code 2.1.x starts a session with bookkeeping lines (file history, hook progress,
+  // queue operations) and writes more of them between turns; shaped as 2.1.75–2.1.128 write them
+  const session = String(lines(CLAUDE[1]).find((l) => typeof l.sessionId === "string")?.sessionId);
+  const bookkeeping = [
+    {
+      type: "file-history-snapshot",
+      messageId: "m-1",
+      snapshot: { messageId: "m-1", trackedFileBackups: {}, timestamp: "2026-03-17T12:00:28.000Z" },
+      isSnapshotUpdate: false,
+    },
+    { type: "queue-operation", operation: "enqueue", timestamp: "2026-03-17T12:00:28.839Z", sessionId: session, content: "hello" },
+    {
+      parentUuid: null,
+      isSidechain: false,
+      type: "progress",
+      data: { type: "hook_progress", hookEvent: "SessionStart", hookName: "SessionStart:startup", command: "hook.sh" },
+      timestamp: "2026-03-17T12:00:28.201Z",
+      uuid: "p-1",
+      cwd: "/w",
+      sessionId: session,
+      version: "2.1.75",
+    },
+    { type: "permission-mode", permissionMode: "default", sessionId: session },
+  ].map((l) => JSON.stringify(l));
+  const tail = [
+    { type: "last-prompt", lastPrompt: "x", leafUuid: "p-1", sessionId: session },
+    { type: "made-up-type", sessionId: session },
+  ].map((l) => JSON.stringify(l));
+  const text = [...bookkeeping, readCorpus(CLAUDE[1]).trim(), ...tail].join("\n");
+
+  it("a session that opens with file-history and progress lines is detected and imported whole", () => {
+    const raw = lines(CLAUDE[1]);
+    const uses = raw.flatMap(blocks).filter((b) => b.type === "tool_use");
+    expect(detectFormat(text, "s.jsonl").format).toBe("claude-code");
+    const r = importTrace(text, { fileName: "s.jsonl" });
+    expect(r.runs[0].runId).toBe(`claude-${session}`);
+    expect(summarize(r.runs[0].events).toolCalls).toBe(uses.length);
+    valid(r.runs[0].events);
+  });
+
+  it("known bookkeeping lines are skipped by name; an unknown type is named in one warning", () => {
+    const r = importTrace(text, { fileName: "s.jsonl" });
+    const about = r.warnings.filter((w) => w.includes("type"));
+    expect(about).toHaveLength(1);
+    expect(about[0]).toContain('"made-up-type"');
+    for (const t of ["progress", "queue-operation", "file-history-snapshot", "last-prompt", "permission-mode"])
+      expect(about[0]).not.toContain(`"${t}"`);
+  });
+});
+
 describe("Codex CLI rollouts (0.58 and 0.125)", () => {
   for (const rel of Object.values(CODEX)) {
     it(`${rel}: one model call per usage report, tool calls joined by call_id, failed commands`, () => {

@@ -4,6 +4,7 @@
  * two files of one benchmark instance while re-importing one file gives the same id.
  */
 import { describe, expect, it } from "vitest";
+import { analyzeEvents } from "@/lib/analyze";
 import { importTrace } from "@/lib/importers";
 import { inferEffect } from "@/lib/importers/effects";
 import { readCorpus } from "./helpers";
@@ -13,7 +14,10 @@ type Obj = Record<string, unknown>;
 describe("inferEffect", () => {
   it.each([
     ["write_file", {}, "write"],
-    ["TodoWrite", {}, "write"],
+    ["TodoWrite", { todos: [] }, "read"],
+    ["update_plan", { plan: [] }, "read"],
+    ["write_todos", {}, "read"],
+    ["todo_write_to_jira", {}, "write"],
     ["book_reservation", {}, "write"],
     ["update_reservation_flights", {}, "write"],
     ["apply_patch", {}, "write"],
@@ -31,6 +35,24 @@ describe("inferEffect", () => {
     ["str_replace_editor", { command: "view", path: "/a.py" }, "read"],
   ])("%s %j is %s, inferred", (tool, args, effect) => {
     expect(inferEffect(tool, args)).toMatchObject({ effect, effectInferred: true });
+  });
+
+  it("a coding agent's bookkeeping (todo list, plan) is no external write", () => {
+    expect(inferEffect("TodoWrite", { todos: [] }).effectReason).toMatch(/bookkeeping/);
+  });
+
+  it("a real Claude Code session's TodoWrite calls get no idempotency finding", () => {
+    const rel = "claude-code/claude-code-viewer-5c0375b4-orchestrator.jsonl";
+    const todo = readCorpus(rel)
+      .split("\n")
+      .filter((l) => l.includes('"name":"TodoWrite"')).length;
+    const events = importTrace(readCorpus(rel), { fileName: rel }).runs[0].events;
+    const calls = events.filter((e) => e.type === "tool.call" && e.data.tool === "TodoWrite");
+    expect(calls.length).toBe(todo);
+    for (const c of calls) expect(c.data.effect).toBe("read");
+    const todoSeqs = new Set(calls.map((c) => c.seq));
+    const flagged = analyzeEvents(events).filter((f) => f.rule === "effect.no-idempotency" && todoSeqs.has(f.seq));
+    expect(flagged).toEqual([]);
   });
 
   it("what the source declares is kept and not marked inferred", () => {

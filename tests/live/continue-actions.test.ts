@@ -47,7 +47,11 @@ describe.each(DIALECTS)("continue a fork live on %s, demo bank over HTTP", (dial
 
   beforeAll(async () => {
     t = await freshDb(dialect);
-    db = t.open({ RETRACE_EXECUTOR_KEY_FILE: path.join(os.tmpdir(), `continue-${dialect}-${process.pid}.executor-key`) });
+    db = t.open({
+      RETRACE_EXECUTOR_KEY_FILE: path.join(os.tmpdir(), `continue-${dialect}-${process.pid}.executor-key`),
+      // the demo bank listens on loopback: allowed as the quick start allows it (docs/live-actions.md)
+      RETRACE_EXECUTOR_HOSTS: "127.0.0.1",
+    });
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "retrace-continue-"));
     await runScenarios({ outDir: dir, dbDir: path.join(dir, "bank"), fixedClock: true, scenarios: ["refund-approval"] });
     await ingestBytes(db, bytesOf(fs.readFileSync(path.join(dir, "refund-approval.jsonl"))), { mode: "upload", source: "upload" });

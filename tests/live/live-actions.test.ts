@@ -44,6 +44,7 @@ describe.each(DIALECTS)("live actions on %s, demo bank over HTTP", (dialect) => 
   let db: Db;
   let bank: BankServer;
   let dir: string;
+  let keyFile: string;
   let sandbox: string;
   let production: string;
   const op = user("op-sandbox", "operator", ["sandbox"]);
@@ -52,7 +53,12 @@ describe.each(DIALECTS)("live actions on %s, demo bank over HTTP", (dialect) => 
 
   beforeAll(async () => {
     t = await freshDb(dialect);
-    db = t.open({ RETRACE_EXECUTOR_KEY_FILE: path.join(os.tmpdir(), `live-${dialect}-${process.pid}.executor-key`) });
+    keyFile = path.join(os.tmpdir(), `live-${dialect}-${process.pid}.executor-key`);
+    db = t.open({
+      RETRACE_EXECUTOR_KEY_FILE: keyFile,
+      // the demo bank listens on loopback: allowed as the quick start allows it (docs/live-actions.md)
+      RETRACE_EXECUTOR_HOSTS: "127.0.0.1",
+    });
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "retrace-live-"));
     await runScenarios({ outDir: dir, dbDir: path.join(dir, "bank"), fixedClock: true });
     for (const f of fs.readdirSync(dir).filter((x) => x.endsWith(".jsonl")))
@@ -254,6 +260,25 @@ describe.each(DIALECTS)("live actions on %s, demo bank over HTTP", (dialect) => 
     );
     expect(noName).toMatch(/^\[operation name\]/);
     expect(bank.requests).toEqual([]);
+    // the same request from an instance that does not allow loopback executors: refused at the
+    // request, on the address the bank's host resolves to, before anything is sent or stored
+    const strict = t.open({ RETRACE_EXECUTOR_KEY_FILE: keyFile });
+    const branchesBefore = (await branchesOf(db, RETRY)).length;
+    const unsent = reexecute(strict, op, {
+      run: RETRY,
+      seq: first,
+      executor: sandbox,
+      digest: after.digest,
+      reason: "customer asked for the refund again",
+      password: PASSWORD,
+      operationName: "issue_refund",
+    });
+    await expect(unsent).rejects.toThrow(
+      /^\[executor\] the endpoint 127\.0\.0\.1 a loopback address .*RETRACE_EXECUTOR_HOSTS.*nothing was sent/,
+    );
+    await expect(unsent).rejects.toMatchObject({ status: 403 });
+    expect(bank.requests).toEqual([]);
+    expect((await branchesOf(db, RETRY)).length).toBe(branchesBefore);
     const live = await reexecute(db, op, {
       run: RETRY,
       seq: first,

@@ -53,7 +53,11 @@ describe.each(DIALECTS)("resume on %s, demo bank over HTTP", (dialect) => {
 
   beforeAll(async () => {
     t = await freshDb(dialect);
-    db = t.open({ RETRACE_EXECUTOR_KEY_FILE: path.join(os.tmpdir(), `resume-${dialect}-${process.pid}.executor-key`) });
+    db = t.open({
+      RETRACE_EXECUTOR_KEY_FILE: path.join(os.tmpdir(), `resume-${dialect}-${process.pid}.executor-key`),
+      // the demo bank listens on loopback: allowed as the quick start allows it (docs/live-actions.md)
+      RETRACE_EXECUTOR_HOSTS: "127.0.0.1",
+    });
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "retrace-resume-"));
     await runScenarios({
       outDir: dir,

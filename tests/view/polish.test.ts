@@ -2,7 +2,17 @@
 import { describe, expect, it } from "vitest";
 import type { RunOutcome, UploadAnswer } from "@/lib/view/api-types";
 import { formatRelative } from "@/lib/view/format";
-import { formatLine, nothingNew, runResultText, uploadedRunIds, uploadStatusText } from "@/lib/view/upload-text";
+import { readFileSync } from "node:fs";
+import {
+  formatLine,
+  nothingNew,
+  runResultText,
+  UPLOAD_ACCEPT,
+  UPLOAD_EXTENSIONS,
+  uploadedRunIds,
+  uploadStatusText,
+  uploadStatusTitle,
+} from "@/lib/view/upload-text";
 
 const run = (o: Partial<RunOutcome>): RunOutcome => ({
   run: "r1",
@@ -19,10 +29,13 @@ describe("upload report text", () => {
   it("a file stored before is 'already stored, nothing new', not 'stored'", () => {
     const dup = answer([run({ accepted: 0, duplicates: 44, nextSeq: 44 })]);
     expect(nothingNew(dup)).toBe(true);
-    expect(uploadStatusText("done", 200, dup)).toBe("HTTP 200: already stored, nothing new");
+    expect(uploadStatusText("done", dup)).toBe("Already stored: nothing new.");
     expect(runResultText(dup.runs![0])).toBe("already stored, nothing new");
     const fresh = answer([run({ accepted: 44, nextSeq: 44 })]);
-    expect(uploadStatusText("done", 201, fresh)).toBe("HTTP 201: stored");
+    expect(uploadStatusText("done", fresh)).toBe("Stored.");
+    expect(uploadStatusText("done", answer([run({ accepted: 2 }), run({ run: "r2", status: "rejected" })]))).toBe(
+      "Stored in part: the rejected runs are below.",
+    );
     expect(runResultText(fresh.runs![0])).toBe("stored 44 new events");
     expect(runResultText(run({ accepted: 1, duplicates: 3 }))).toBe("stored 1 new event (3 duplicates skipped)");
   });
@@ -39,12 +52,28 @@ describe("upload report text", () => {
     expect(formatLine("done", answer([run({ duplicates: 5 })], { format: "langfuse", formatLabel: "Langfuse trace" }))).toBe(
       "Read as Langfuse trace",
     );
-    expect(uploadStatusText("failed", 415, answer([]), "the file's format was not recognised")).toBe(
-      "HTTP 415: the file's format was not recognised",
+    // a failure is a sentence; the status code is the line's title, not its first words
+    expect(uploadStatusText("failed", answer([]), "the file's format was not recognised")).toBe("The file's format was not recognised.");
+    expect(uploadStatusTitle(415)).toBe("HTTP 415");
+    expect(uploadStatusText("failed", answer([], { errors: [{ line: 2, message: "x", kind: "invalid" }] }))).toBe(
+      "Rejected: 1 error below.",
     );
-    expect(uploadStatusText("failed", 400, answer([], { errors: [{ line: 2, message: "x", kind: "invalid" }] }))).toBe(
-      "HTTP 400: rejected, 1 error below",
+  });
+
+  it("the upload picker offers every kind of file the README's Supported sources table lists", () => {
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const table = readme.slice(readme.indexOf("## Supported sources"), readme.indexOf("### Sending traces"));
+    // the second column of each row: the file the source writes
+    const files = table
+      .split("\n")
+      .filter((l) => l.startsWith("| ") && !l.startsWith("| source") && !l.startsWith("|---"))
+      .map((l) => l.split("|")[2] ?? "");
+    const endings = new Set(
+      files.flatMap((f) => [...f.matchAll(/\.(jsonl|ndjson|json|traj|eval|gz|zip|md|db)\b/g)].map((m) => `.${m[1]}`)),
     );
+    expect(endings.size).toBeGreaterThan(3);
+    for (const e of endings) expect(UPLOAD_EXTENSIONS).toContain(e);
+    for (const e of UPLOAD_EXTENSIONS) expect(UPLOAD_ACCEPT.split(",")).toContain(e);
   });
 
   it("lists the stored runs of the newest upload first, each once, rejected ones left out", () => {

@@ -19,9 +19,10 @@ const bundlesQuery = z.object({
 /**
  * One audit bundle of a selection of runs (the runs list's "Export selected"): needs
  * audit.export on the project of every run (a run not visible: 404); one privileged-action
- * log entry for the whole bundle.
+ * log entry for the whole bundle. A POST: an export is logged in the caller's name, so no
+ * cross-site navigation may start one (the edge refuses a cross-origin POST).
  */
-export const GET = route({ need: "audit.export", project: "any", query: bundlesQuery }, async ({ db, query, principal }) => {
+export const POST = route({ need: "audit.export", project: "any", query: bundlesQuery }, async ({ db, query, principal }) => {
   await authorizeExport(db, principal, query.runs);
   const r = await exportBundle(db, { runs: query.runs, profile: query.profile, exporter: actorOf(principal) });
   const name = `retrace-${r.runs.length}-runs.${query.profile}.retrace-bundle.tar.gz`;

@@ -15,7 +15,8 @@ The format is detected once from the content (gzip is opened first): Retrace jou
 and OTel JS span dumps, SWE-agent .traj, OpenHands trajectories, Inspect AI eval logs and
 tau-bench results are converted into runs of fidelity "trace". The same path as the UI's
 upload button (POST /api/imports).
-Each run is stored atomically; errors are printed with their line numbers.
+Each run is stored atomically; errors are printed with their line numbers (the first 100,
+then a count). Reading stops after 1,000 invalid lines, and nothing of that file is stored.
 A run of 5,000 events or more gets its run-page summary stored with it (on PostgreSQL
 built as its rows are written; on SQLite read back after the import), so the first time
 it is opened it is not built from its event rows.
@@ -109,7 +110,7 @@ export async function run({ values, positionals: files }: CommandArgs<typeof opt
         console.log(JSON.stringify({ file, ...result }));
         continue;
       }
-      const head = result.format?.message ?? result.tooLarge ?? result.unreadable;
+      const head = result.format?.message ?? result.tooLarge ?? result.unreadable ?? result.stopped;
       if (head) console.error(`${file}: ${head}`);
       for (const r of result.runs) {
         console.log(
@@ -117,7 +118,9 @@ export async function run({ values, positionals: files }: CommandArgs<typeof opt
         );
       }
       for (const w of result.warnings) console.log(`${file}:${w.line ?? "-"}: warning: ${w.message}`);
+      if (result.moreWarnings) console.log(`${file}: and ${result.moreWarnings.toLocaleString("en-US")} more warnings`);
       for (const e of result.errors) console.error(`${file}:${e.line ?? "-"}: ${e.run ? `run ${e.run}: ` : ""}${e.message}`);
+      if (result.moreErrors) console.error(`${file}: and ${result.moreErrors.toLocaleString("en-US")} more errors`);
       if (result.runs.length === 0 && !head && result.errors.length === 0) console.log(`${file}: no events`);
     }
   } finally {

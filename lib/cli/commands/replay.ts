@@ -1,6 +1,7 @@
 /**
  * `retrace replay [--json] FILE [--run RUN] [--fork SEQ --override JSON]`: a hermetic
- * replay of one run (reconstruct), or a what-if fork of it, for scripts and CI.
+ * replay of one run (reconstruct), or a what-if fork of it, for scripts and CI. With
+ * `-- CMD`, the agent itself run again against a gateway recording (gateway/replay-command.ts).
  */
 import { canonicalJson } from "../../canonical";
 import type { Fidelity } from "../../journal/types";
@@ -10,10 +11,14 @@ import { groupByRun } from "../../analyze";
 import type { CommandArgs } from "../args";
 import { redactMessage } from "../../redact";
 import { readJournalFile, useNativeSha256 } from "./analyze";
+import { parsePort } from "./record";
 
 export const summary = "Replay a run hermetically (reconstruct, or a what-if fork) and report divergences";
 
 export const usage = `Usage: npm run -s retrace -- replay [--json] FILE [--run RUN] [--fork SEQ --override JSON]
+       npm run -s retrace -- replay JOURNAL [--run RUN] [--port PORT]
+         [--on-divergence stop|recorded|live] [--upstream API=ORIGIN …] [--out FILE | --url URL]
+         [--ignore POINTER …] [--mask REGEX …] [--json] -- CMD [ARGS…]
 
 Replays one run of a journal without calling any tool or model: rebuilds the state at
 every event, verifies state hashes and the hash chain, re-evaluates the deterministic
@@ -43,7 +48,25 @@ Options:
   --frames          include every frame (seq, type, provenance, stale, note) in the JSON
 
 Exit status: 0 when the replay ran (whatever it found), 2 when the file cannot be read,
-the run is not found, or an argument or the override is wrong.`;
+the run is not found, or an argument or the override is wrong.
+
+With -- CMD: runs the agent again with the model answered from a run recorded by
+\`retrace record\` (the gateway in replay mode, environment as for record). Each model
+request is matched against the recorded one it stands for, after normalisation (session
+ids, dates, cache keys; the recorded working directory and home mapped to these). The
+agent's own tools run for real, here: replay a coding agent in a scratch copy.
+  --on-divergence stop      refuse the first request that departs (default)
+  --on-divergence recorded  keep answering in recorded order, marking what departs
+  --on-divergence live      from the divergence on, forward to the upstream (marked live)
+  --upstream API=ORIGIN     the upstream for live (as for record)
+  --out FILE | --url URL    where the replay's own journal (the branch) goes
+  --ignore POINTER          leave this JSON Pointer of every request out of matching
+  --mask REGEX              mask text matching REGEX in every request before matching
+  --port PORT               the gateway's port (default: a free one)
+  --json                    one object on stdout (the command's stdout goes to stderr):
+                            {run, mode, match, requests {recorded, replayed},
+                             divergence null | {seq, kind, path, recorded, replayed}, branch}
+Exit status: 0 every request matched and none is missing, 1 a divergence, 2 bad usage.`;
 
 export const options = {
   json: { type: "boolean" },
@@ -52,7 +75,16 @@ export const options = {
   fork: { type: "string" },
   override: { type: "string" },
   fidelity: { type: "string" },
+  port: { type: "string" },
+  "on-divergence": { type: "string" },
+  upstream: { type: "string", multiple: true },
+  out: { type: "string" },
+  url: { type: "string" },
+  ignore: { type: "string", multiple: true },
+  mask: { type: "string", multiple: true },
 } as const;
+
+const GATEWAY_ONLY = ["port", "on-divergence", "upstream", "out", "url", "ignore", "mask"] as const;
 
 interface Args {
   json: boolean;
@@ -123,7 +155,49 @@ function human(file: string, s: ReplaySummary): string {
   return lines.join("\n");
 }
 
+/** `replay JOURNAL … -- CMD`: the gateway replay of the agent itself. */
+async function runAgent({ values, positionals }: CommandArgs<typeof options>): Promise<number> {
+  const fail = (message: string) => {
+    console.error(`replay: ${message}\n\n${usage}`);
+    return 2;
+  };
+  if (values.fork !== undefined || values.override !== undefined || values.frames || values.fidelity !== undefined)
+    return fail("--fork, --override, --frames and --fidelity are for the journal-only replay (without -- CMD)");
+  const onDivergence = values["on-divergence"] ?? "stop";
+  if (onDivergence !== "stop" && onDivergence !== "recorded" && onDivergence !== "live")
+    return fail("--on-divergence must be stop, recorded or live");
+  if (values.out !== undefined && values.url !== undefined) return fail("give --out or --url, not both");
+  const port = parsePort(values.port);
+  if (typeof port === "string") return fail(port);
+  const { runGatewayReplay, UsageError } = await import("../gateway/replay-command");
+  try {
+    return await runGatewayReplay({
+      file: positionals[0],
+      command: positionals.slice(1),
+      run: values.run,
+      port,
+      onDivergence,
+      upstream: values.upstream ?? [],
+      out: values.out,
+      url: values.url,
+      json: values.json ?? false,
+      ignore: values.ignore ?? [],
+      mask: values.mask ?? [],
+    });
+  } catch (e) {
+    if (e instanceof UsageError) return fail(e.message);
+    console.error(`replay: ${redactMessage(e instanceof Error ? e.message : String(e))}`);
+    return 2;
+  }
+}
+
 export async function run(parsed: CommandArgs<typeof options>): Promise<number> {
+  if (parsed.positionals.length > 1) return runAgent(parsed);
+  const gatewayOnly = GATEWAY_ONLY.find((o) => parsed.values[o] !== undefined);
+  if (gatewayOnly !== undefined) {
+    console.error(`replay: --${gatewayOnly} needs a command to run (JOURNAL -- CMD)\n\n${usage}`);
+    return 2;
+  }
   const args = checkArgs(parsed);
   if (typeof args === "string") {
     console.error(`replay: ${args}\n\n${usage}`);

@@ -1,5 +1,7 @@
 import fs from "node:fs";
+import { ArchiveTooLarge } from "../../evidence/archive";
 import { describeFailures, verifyBundle } from "../../evidence/bundle";
+import { loadConfig } from "../../server/config";
 import type { CommandArgs } from "../args";
 
 export const summary = "check an audit bundle: signature, every member's hash, every journal's chain";
@@ -10,7 +12,8 @@ chain and the counts the manifest states. With --key (a PEM public key, as serve
 /api/keys/audit or printed by \`retrace keys show\`) the bundle must be signed by that key;
 without it, the key named in the manifest is used and its id printed, to compare with the
 deployment's. Needs no database. Exit 0 when everything holds, 1 naming each failure (the
-member, and the seq for a journal), 2 for unreadable arguments.`;
+member, and the seq for a journal, or a bundle that inflates past RETRACE_MAX_DOCUMENT_BYTES,
+default 64 MiB), 2 for unreadable arguments.`;
 
 export const options = { key: { type: "string" }, json: { type: "boolean" } } as const;
 
@@ -21,14 +24,28 @@ export async function run({ values, positionals }: CommandArgs<typeof options>):
   }
   let bytes: Buffer;
   let trusted: string | undefined;
+  let max: number;
   try {
+    max = loadConfig().limits.maxDocumentBytes;
+    const size = fs.statSync(positionals[0]).size;
+    if (size > max) {
+      console.error(`retrace verify: the file is ${size} bytes, over the ${max}-byte limit (RETRACE_MAX_DOCUMENT_BYTES)`);
+      return 1;
+    }
     bytes = fs.readFileSync(positionals[0]);
     if (values.key) trusted = fs.readFileSync(values.key, "utf8");
   } catch (e) {
     console.error(`retrace verify: ${(e as Error).message}`);
     return 2;
   }
-  const r = await verifyBundle(bytes, { trustedPublicKeyPem: trusted });
+  let r;
+  try {
+    r = await verifyBundle(bytes, { trustedPublicKeyPem: trusted, maxTarBytes: max });
+  } catch (e) {
+    if (!(e instanceof ArchiveTooLarge)) throw e;
+    console.error(`retrace verify: ${e.message} (RETRACE_MAX_DOCUMENT_BYTES)`);
+    return 1;
+  }
   if (values.json) {
     console.log(
       JSON.stringify({ ok: r.ok, failures: r.failures, keyId: r.keyId, keyTrusted: r.keyTrusted, runs: r.runs, events: r.events }),

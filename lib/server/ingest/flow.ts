@@ -10,7 +10,7 @@ import { isBundleRunId } from "../../evidence/opened";
 import { SummaryBinaryBuilder } from "../../graph/summary-binary";
 import { msOf } from "../../journal/epoch-ms";
 import type { SeqMap } from "../../journal/seq-map";
-import { eventColumns } from "../../journal/summary";
+import { eventColumns, type EventColumns } from "../../journal/summary";
 import type { JournalEvent } from "../../journal/types";
 import { hasSecret, redactIssue, type Redactor } from "../../redact";
 import type { SqlExec, SqlTx } from "../sql";
@@ -24,6 +24,8 @@ import { redactArrival } from "./redaction";
 import { ReorderBuffer } from "./reorder";
 import { prefetchResends, RunResends, storedTextOfRow } from "./resend";
 import { deleteSeqs, loadRun, lockRun, RunSummary, writeRunRow } from "./run-row";
+import { storableOrNull, storableText } from "../storable-text";
+import { IssueList, MAX_INVALID_LINES } from "./issues";
 import type { IngestError, IngestOptions, IngestResult, IngestSource, RunOutcome } from "./types";
 
 /** One run's part of the request. */
@@ -57,27 +59,41 @@ interface RunCtx {
 
 class FatalIngest extends Error {}
 
+/** Runs a request keeps open at once (see Request.run): beyond it the first begun is finished. */
+export const MAX_OPEN_RUNS = 1000;
+
+/** Why an event of a run already finished in this request is refused. */
+function appearsAgain(run: string, contiguous: boolean): string {
+  return contiguous
+    ? `run "${safeId(run)}" appears again after other runs`
+    : `run "${safeId(run)}" appears again after ${MAX_OPEN_RUNS} other runs began after it (a request keeps at most ${MAX_OPEN_RUNS} runs open): send each run's events together; nothing was stored`;
+}
+
 /** Events between two progress reports (IngestOptions.onProgress). */
 const PROGRESS_EVERY = 5000;
 
 export async function ingest(sql: SqlExec, redactor: Redactor, source: IngestSource, opts: IngestOptions): Promise<IngestResult> {
-  const errors: IngestError[] = [];
-  const warnings: IngestError[] = [];
+  const errors = new IssueList();
+  const warnings = new IssueList();
+  let request: Request | undefined;
   // Errors quote their input (a bad run id, another run's name): they leave redacted as
   // storage redacts, whoever shows them (API answers, the UI's report, the CLI).
-  const redacted = (list: IngestError[]) => list.map((e) => redactIssue(e, redactor));
+  const answer = (runs: RunOutcome[]): IngestResult => ({
+    runs,
+    errors: errors.listed.map((e) => redactIssue(e, redactor)),
+    warnings: warnings.listed.map((e) => redactIssue(e, redactor)),
+    ...(errors.more > 0 ? { moreErrors: errors.more } : {}),
+    ...(warnings.more > 0 ? { moreWarnings: warnings.more } : {}),
+    ...(request?.stopped ? { stopped: request.stopped } : {}),
+    committed: runs.some((r) => r.status === "stored"),
+  });
   try {
-    const outcomes = await sql.transaction((tx) => new Request(sql, tx, redactor, opts, errors, warnings).run(source), {
+    const outcomes = await sql.transaction((tx) => (request = new Request(sql, tx, redactor, opts, errors, warnings)).run(source), {
       small: opts.small,
     });
-    return {
-      runs: outcomes,
-      errors: redacted(errors),
-      warnings: redacted(warnings),
-      committed: outcomes.some((r) => r.status === "stored"),
-    };
+    return answer(outcomes);
   } catch (e) {
-    if (e instanceof FatalIngest) return { runs: [], errors: redacted(errors), warnings: redacted(warnings), committed: false };
+    if (e instanceof FatalIngest) return answer([]);
     throw e;
   }
 }
@@ -95,14 +111,18 @@ class Request {
   // Rows waiting for the database, across runs: a file of many small runs must not hold
   // every row until the end.
   private pendingRows = 0;
+  /** Lines the reader could not take (ReaderItem errors). */
+  private invalidLines = 0;
+  /** Why reading stopped before the end (too many invalid lines): nothing is stored. */
+  stopped: string | undefined;
 
   constructor(
     private readonly sql: SqlExec,
     private readonly tx: SqlTx,
     private readonly redactor: Redactor,
     private readonly opts: IngestOptions,
-    private readonly errors: IngestError[],
-    private readonly warnings: IngestError[],
+    private readonly errors: IssueList,
+    private readonly warnings: IssueList,
   ) {
     this.finisher = finisherFor(tx, opts.writerBacklog ?? WRITER_BACKLOG);
   }
@@ -111,7 +131,8 @@ class Request {
     const { tx, opts } = this;
     for (const id of opts.lockRuns ?? []) await lockRun(tx, this.sql.dialect, id, opts, this.now);
     const items = typeof source === "function" ? await source(tx) : source;
-    for await (const batch of items) {
+    // leaving the loop early ends the source (and stops reading the body)
+    reading: for await (const batch of items) {
       if (this.runs.size > 0) {
         await prefetchResends(
           tx,
@@ -124,7 +145,21 @@ class Request {
         );
       }
       for (const item of batch) {
+        if (item.kind === "error" && item.run !== undefined && this.closed.has(item.run)) {
+          this.fail({
+            line: item.line,
+            run: item.run,
+            seq: item.seq,
+            message: `${item.message}; and ${appearsAgain(item.run, opts.contiguousRuns === true)}`,
+          });
+          continue;
+        }
         if (item.kind === "error") {
+          if (++this.invalidLines > MAX_INVALID_LINES) {
+            this.fatal = true;
+            this.stopped = `reading stopped at line ${item.line} after ${MAX_INVALID_LINES} invalid lines; nothing was stored`;
+            break reading;
+          }
           const ctx = item.run
             ? (this.runs.get(item.run) ?? (opts.onlyRun === item.run || !opts.onlyRun ? await this.openRunSafe(item.run) : undefined))
             : undefined;
@@ -143,18 +178,26 @@ class Request {
           continue;
         }
         let ctx = this.runs.get(ev.run);
+        if (!ctx && this.closed.has(ev.run)) {
+          this.fail({ line: item.line, run: ev.run, seq: ev.seq, message: appearsAgain(ev.run, opts.contiguousRuns === true) });
+          continue;
+        }
         if (!ctx && opts.contiguousRuns) {
           // Runs come one after another: the previous one is complete, so finish it now and
           // let its maps go (memory stays that of one run, whatever the file holds).
-          if (this.closed.has(ev.run)) {
-            this.fail({ line: item.line, run: ev.run, seq: ev.seq, message: `run "${safeId(ev.run)}" appears again after other runs` });
-            continue;
-          }
           for (const prev of this.runs.values()) {
             await this.closeRun(prev);
             this.closed.add(prev.id);
           }
           this.runs.clear();
+        } else if (!ctx && this.runs.size >= MAX_OPEN_RUNS) {
+          // A run's state costs kilobytes: a body of many small runs keeps MAX_OPEN_RUNS
+          // open at most, finishing the one begun first (written in this transaction, so
+          // still all or nothing with the request); an event of it after that is refused.
+          const first = this.runs.values().next().value!;
+          await this.closeRun(first);
+          this.closed.add(first.id);
+          this.runs.delete(first.id);
         }
         if (!ctx) {
           if (hasSecret(ev.run)) {
@@ -221,7 +264,7 @@ class Request {
       this.progress();
     }
 
-    if (this.fatal || ((opts.replaceRuns || opts.atomic) && this.errors.length > 0)) throw new FatalIngest();
+    if (this.fatal || ((opts.replaceRuns || opts.atomic) && this.errors.total > 0)) throw new FatalIngest();
     for (const ctx of this.runs.values()) await this.closeRun(ctx);
     if (this.results.length > 0 && this.results.every((r) => r.status === "rejected")) throw new FatalIngest();
     return this.results;
@@ -313,7 +356,7 @@ class Request {
     if (ev.type === "tool.call" && typeof ev.data.call === "string" && typeof ev.data.tool === "string") {
       ctx.toolOfCall.set(ev.data.call, ev.data.tool);
     }
-    const cols = eventColumns(p.stored, (c) => ctx.toolOfCall.get(c));
+    const cols = textColumns(eventColumns(p.stored, (c) => ctx.toolOfCall.get(c)));
     const tsMs = msOf(ev.ts);
     this.pendingRows++;
     const row: IngestRow = {
@@ -322,7 +365,7 @@ class Request {
       ts: ev.ts,
       tsMs,
       type: ev.type,
-      step: typeof p.stored.step === "string" ? p.stored.step : null,
+      step: typeof p.stored.step === "string" ? storableText(p.stored.step) : null,
       parent: typeof ev.parent === "number" ? ev.parent : null,
       ...cols,
       bytes: p.bytes,
@@ -454,6 +497,16 @@ function earlierInRequest(ctx: RunCtx, seq: number): string | undefined {
   if (waiting) return storedText(waiting);
   for (const r of ctx.rows) if (r.seq === seq) return storedTextOfRow(r);
   return undefined;
+}
+
+/**
+ * The event's text columns as both databases store them (storable-text.ts): event rows go
+ * out by COPY and the SQLite writer, not as SQL parameters.
+ */
+function textColumns(cols: EventColumns): EventColumns {
+  const { call, name, status } = cols;
+  if (storableOrNull(call) === call && storableOrNull(name) === name && storableOrNull(status) === status) return cols;
+  return { ...cols, call: storableOrNull(call), name: storableOrNull(name), status: storableOrNull(status) };
 }
 
 function safeId(id: string): string {

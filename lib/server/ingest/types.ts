@@ -80,8 +80,15 @@ export interface RunOutcome {
 
 export interface IngestResult {
   runs: RunOutcome[];
+  /** The first errors (LISTED_ISSUES in issues.ts); `moreErrors` counts the rest. */
   errors: IngestError[];
   warnings: IngestError[];
+  /** Errors noticed beyond those listed (absent when none). */
+  moreErrors?: number;
+  /** Warnings noticed beyond those listed (absent when none). */
+  moreWarnings?: number;
+  /** Reading stopped before the end of the body (too many invalid lines); nothing was stored. */
+  stopped?: string;
   /** Whether anything was committed. */
   committed: boolean;
 }

@@ -22,6 +22,8 @@ import { bundleOf } from "../bundle-runs";
 import { runProjectOf } from "../queries";
 import { payloadsDroppedOf } from "../retention";
 import { ingestBytes } from "../service";
+import { ExecutorHostRefused, type ExecutorHosts } from "./executor-hosts";
+import { postToExecutor } from "./executor-request";
 import { executorCredential, getExecutor, toolExecutorsFor } from "./executors";
 
 /** A live action refused at one step; the message starts with the step's name. */
@@ -286,34 +288,35 @@ export async function logged<R>(
   }
 }
 
+/**
+ * One request to an executor. Its host is checked again on the address it resolves to now
+ * (executor-hosts.ts): a refused one is a refusal before anything is sent or recorded.
+ */
 export async function post(
+  allow: ExecutorHosts | undefined,
   url: string,
   credential: string | null,
   key: string,
   body: JsonValue,
 ): Promise<{ ok: boolean; json: JsonObject | null; error?: string }> {
   try {
-    const res = await fetch(url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "idempotency-key": key,
-        ...(credential ? { authorization: `Bearer ${credential}` } : {}),
-      },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(EXECUTOR_TIMEOUT_MS),
-      redirect: "error",
-    });
-    const text = await res.text();
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      "idempotency-key": key,
+      ...(credential ? { authorization: `Bearer ${credential}` } : {}),
+    };
+    const res = await postToExecutor(url, headers, JSON.stringify(body), { allow, timeoutMs: EXECUTOR_TIMEOUT_MS });
     let json: JsonObject | null = null;
     try {
-      const v = JSON.parse(text) as unknown;
+      const v = JSON.parse(res.text) as unknown;
       if (v && typeof v === "object" && !Array.isArray(v)) json = v as JsonObject;
     } catch {
       json = null;
     }
-    return res.ok ? { ok: true, json } : { ok: false, json, error: `the executor answered HTTP ${res.status}` };
+    const ok = res.status >= 200 && res.status < 300;
+    return ok ? { ok: true, json } : { ok: false, json, error: `the executor answered HTTP ${res.status}` };
   } catch (e) {
+    if (e instanceof ExecutorHostRefused) throw new LiveRefusal("executor", `${e.message}; nothing was sent`, 403);
     // the executor's own words may carry what was sent: only the kind of failure is kept
     const name = e instanceof Error ? e.name : "error";
     return {
@@ -380,7 +383,7 @@ export async function reexecute(
     if (preview.refusal) throw new LiveRefusal("unreconciled", preview.refusal, 409);
 
     const credential = await executorCredential(db, ex);
-    const sent = await post(preview.request.url, credential, preview.idempotencyKey, preview.request.body);
+    const sent = await post(db.config.executorHosts, preview.request.url, credential, preview.idempotencyKey, preview.request.body);
     const r = sent.json ?? {};
     const status =
       sent.ok && typeof r.status === "string" && ["ok", "error", "timeout", "unknown"].includes(r.status) ? r.status : "unknown";
@@ -504,7 +507,7 @@ export async function reconcile(
     if (input.evidence?.trim()) evidence.text = input.evidence.trim();
     if (input.mode === "ask") {
       const credential = await executorCredential(db, ex);
-      const asked = await post(`${ex.url}/lookup`, credential, p.key, { tool: p.tool, idempotencyKey: p.key });
+      const asked = await post(db.config.executorHosts, `${ex.url}/lookup`, credential, p.key, { tool: p.tool, idempotencyKey: p.key });
       if (!asked.ok || !asked.json)
         throw new LiveRefusal("executor", `${asked.error ?? "the executor gave no answer"}; nothing was recorded`, 502);
       const found = asked.json.found === true;

@@ -206,6 +206,7 @@ export async function executeContinuation(
         const credential = await executorCredential(db, opts.model);
         const t0 = Date.now();
         const sent = await post(
+          db.config.executorHosts,
           `${opts.model.url}/chat/completions`,
           credential,
           newIdempotencyKey(opts.branchRun, req.messages.length, 0),
@@ -222,7 +223,11 @@ export async function executeContinuation(
               if (!ex) throw new Error(`no read executor carries out ${c.tool}`);
               const credential = await executorCredential(db, ex);
               const key = newIdempotencyKey(opts.branchRun, c.seq, 1);
-              const sent = await post(`${ex.url}/call`, credential, key, { tool: c.tool, args: c.args, idempotencyKey: key });
+              const sent = await post(db.config.executorHosts, `${ex.url}/call`, credential, key, {
+                tool: c.tool,
+                args: c.args,
+                idempotencyKey: key,
+              });
               const r = sent.json ?? {};
               return {
                 status: sent.ok ? toolStatus(r.status) : "unknown",

@@ -9,6 +9,7 @@ import { ENVIRONMENT } from "../../access/roles";
 import { EXECUTOR_KINDS, type ExecutorInfo, type ExecutorKind } from "../../live/types";
 import { AccessError, projectExists } from "../access/accounts";
 import type { Db } from "../db";
+import { executorHostProblem } from "./executor-hosts";
 import { openCredential, sealCredential } from "./executor-key";
 
 interface Row {
@@ -72,7 +73,7 @@ const info = (r: Row): ExecutorInfo => ({
 const aadOf = (r: { id: string; projectId: string }) => `retrace executor ${r.projectId} ${r.id}`;
 
 export async function addExecutor(db: Db, e: NewExecutor): Promise<ExecutorInfo> {
-  const problem = executorProblem(e);
+  const problem = executorProblem(e) ?? (await executorHostProblem(e.url, db.config.executorHosts));
   if (problem) throw new AccessError(problem, 400);
   if (!(await projectExists(db, e.project))) throw new AccessError(`project "${e.project}" not found`, 404);
   const id = `ex_${randomBytes(8).toString("hex")}`;

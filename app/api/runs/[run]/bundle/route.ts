@@ -8,8 +8,12 @@ export const dynamic = "force-dynamic";
 
 const bundleQuery = z.object({ profile: z.enum(PROFILES).default("reviewer") });
 
-/** An audit bundle of the run (audit.export: reviewer and up); each export is written to the privileged-action log. */
-export const GET = route(
+/**
+ * An audit bundle of the run (audit.export: reviewer and up); each export is written to the
+ * privileged-action log, so it is a POST: no cross-site navigation may start one (the edge
+ * refuses a cross-origin POST).
+ */
+export const POST = route(
   { need: "audit.export", project: "run", params: runParams, query: bundleQuery },
   async ({ db, params, query, principal }) => {
     const r = await exportBundle(db, { runs: [params.run], profile: query.profile, exporter: actorOf(principal) });

@@ -29,8 +29,10 @@ export const POST = route({ need: "runs.write", project: "run-or-new", params: r
           result.tooLarge ??
           result.format?.message ??
           result.unreadable ??
+          result.stopped ??
           (conflict ? conflict.message : "the batch was rejected; nothing was stored"),
         errors: result.errors,
+        ...(result.moreErrors ? { moreErrors: result.moreErrors } : {}),
         ...(conflict ? { seq: conflict.seq } : {}),
       } satisfies AppendRejected,
       { status },
@@ -42,6 +44,7 @@ export const POST = route({ need: "runs.write", project: "run-or-new", params: r
       duplicates: outcome?.duplicates ?? 0,
       nextSeq: outcome?.nextSeq ?? 0,
       warnings: result.warnings,
+      ...(result.moreWarnings ? { moreWarnings: result.moreWarnings } : {}),
     } satisfies AppendAnswer,
     { status: 200 },
   );

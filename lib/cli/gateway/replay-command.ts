@@ -1,0 +1,158 @@
+/**
+ * `retrace replay JOURNAL … -- CMD`: the agent run again against its recording through the
+ * gateway in replay mode (replay-session.ts); the result as a line or one JSON object.
+ */
+import os from "node:os";
+import { ExchangeRecorder, parseUpstreams } from "../../gateway";
+import type { JournalEvent } from "../../journal/types";
+import { placeMap, readGatewayRecording, RequestMatcher, type RequestDivergence } from "../../playback";
+import { redactMessage } from "../../redact";
+import { groupByRun } from "../../analyze";
+import { readJournalFile } from "../commands/analyze";
+import { startGatewayServer } from "./http-edge";
+import { currentPlaces } from "./places";
+import { journalTarget, newRunId } from "./journal-target";
+import { replaySession, type OnDivergence } from "./replay-session";
+import { gatewayEnv, runCommand } from "./run-command";
+
+export interface GatewayReplayArgs {
+  file: string;
+  /** The command to run; empty: the one the recording ran. */
+  command: string[];
+  /** Where to run it (default: here). */
+  cwd?: string;
+  run?: string;
+  port: number;
+  onDivergence: OnDivergence;
+  upstream: string[];
+  out?: string;
+  url?: string;
+  json: boolean;
+  ignore: string[];
+  mask: string[];
+}
+
+export class UsageError extends Error {}
+
+function compileMasks(masks: string[]): RegExp[] {
+  return masks.map((m) => {
+    try {
+      return new RegExp(m, "g");
+    } catch (e) {
+      throw new UsageError(`--mask "${m}" is not a regular expression (${(e as Error).message})`);
+    }
+  });
+}
+
+function pickRun(events: JournalEvent[], file: string, run: string | undefined): JournalEvent[] {
+  const runs = groupByRun(events);
+  if (run !== undefined) {
+    const found = runs.get(run);
+    if (!found) throw new UsageError(`${file} has no run ${run}`);
+    return found;
+  }
+  const recorded = [...runs.values()].filter((evs) => readGatewayRecording(evs) !== null);
+  if (recorded.length === 0) throw new UsageError(`${file} holds no run recorded through the gateway (retrace record)`);
+  if (recorded.length > 1) throw new UsageError(`${file} holds ${recorded.length} gateway recordings; pick one with --run`);
+  return recorded[0];
+}
+
+export interface ReplayResult {
+  run: string;
+  mode: "recorded" | "recorded-then-live";
+  match: boolean;
+  requests: { recorded: number; replayed: number };
+  divergence: RequestDivergence | null;
+  branch: string | null;
+  /** The command's exit status. */
+  exitCode: number;
+  /** Requests sent upstream after a divergence (`--on-divergence live`). */
+  live: number;
+}
+
+/** One replay of a recorded run with a command; throws UsageError on bad input. */
+export async function replayAgainst(args: GatewayReplayArgs): Promise<ReplayResult> {
+  const masks = compileMasks(args.mask);
+  for (const p of args.ignore)
+    if (p !== "" && !p.startsWith("/")) throw new UsageError(`--ignore needs a JSON Pointer (starting with /), not "${p}"`);
+  const origins = parseUpstreams(args.upstream);
+  if (typeof origins === "string") throw new UsageError(origins);
+  const read = await readJournalFile(args.file);
+  for (const err of read.lineErrors) console.error(`${args.file}:${err.line}: ${err.message} (line skipped)`);
+  const events = pickRun(read.events, args.file, args.run);
+  const recording = readGatewayRecording(events);
+  if (!recording) throw new UsageError(`run ${args.run} of ${args.file} was not recorded through the gateway (retrace record)`);
+  const command = args.command.length > 0 ? args.command : (recording.command ?? []);
+  if (command.length === 0) throw new UsageError(`${args.file}: the recording names no command; give one after --`);
+
+  const here = currentPlaces(args.cwd);
+  const there = recording.places;
+  const matcher = new RequestMatcher(recording, { places: placeMap(here, there), ignore: args.ignore, masks });
+  const runId = newRunId(`${recording.run.slice(0, 80)}.replay`);
+  const target = journalTarget(runId, args.out, args.url);
+  const journal = target.writer;
+  const recorder = new ExchangeRecorder(journal);
+  const session = replaySession({
+    recording,
+    matcher,
+    journal,
+    recorder,
+    onDivergence: args.onDivergence,
+    origins,
+    toReplay: placeMap(there, here),
+  });
+  const server = await startGatewayServer(args.port, session.handle, (e) => console.error(`retrace gateway: ${redactMessage(e.message)}`));
+  const start = events.find((e) => e.type === "run.start")?.data ?? {};
+  const mode = args.onDivergence === "live" ? "recorded-then-live" : "recorded";
+  journal.append("run.start", {
+    workflow: start.workflow ?? { name: "replay" },
+    agent: start.agent ?? { name: command[0] },
+    input: command.join(" "),
+    environment: "replay",
+    initiator: { kind: "user", id: os.userInfo().username },
+    replayOf: { run: recording.run, head: recording.head },
+    mode,
+    components: { model: mode, tools: "agent" },
+    gateway: { command, cwd: here.cwd, home: here.home, places: here, url: server.url },
+  });
+  console.error(
+    `retrace replay: run ${recording.run} (${recording.exchanges.length} model calls) on ${server.url}; the model is the recording` +
+      `${args.onDivergence === "live" ? " until a divergence, then live" : ""}; the agent's own tools run for real in ${here.cwd} (replay a coding agent in a scratch copy)`,
+  );
+  const exitCode = await runCommand(command, gatewayEnv(server.url), { stdoutToStderr: args.json, cwd: here.cwd });
+  await server.close();
+  const divergence: RequestDivergence | null = session.divergence ?? matcher.missing();
+  const match = divergence === null;
+  journal.append(
+    "run.end",
+    match ? { status: "succeeded", output: { exitCode, match } } : { status: "failed", output: { exitCode, match, divergence } },
+  );
+  await journal.close(5_000);
+  return {
+    run: recording.run,
+    mode,
+    match,
+    requests: { recorded: recording.exchanges.length, replayed: matcher.replayed },
+    divergence,
+    branch: target.name,
+    exitCode,
+    live: session.liveRequests,
+  };
+}
+
+/** The result for people: a line when it matched, the divergence with both values when not. */
+export function describeResult(result: ReplayResult): string {
+  const d = result.divergence;
+  if (d === null)
+    return `match: ${result.requests.replayed} of ${result.requests.recorded} requests as recorded${result.branch ? `; branch ${result.branch}` : ""}`;
+  const value = (v: unknown) => redactMessage(JSON.stringify(v) ?? "null").slice(0, 300);
+  return `diverged at recorded seq ${d.seq}: ${d.kind}${d.path ? ` at ${d.path}` : ""}\n  recorded: ${value(d.recorded)}\n  replayed: ${value(d.replayed)}${result.branch ? `\n  branch ${result.branch}` : ""}`;
+}
+
+/** Exit 0: every request matched and none is missing; 1: a divergence; 2: bad usage. */
+export async function runGatewayReplay(args: GatewayReplayArgs): Promise<number> {
+  const result = await replayAgainst(args);
+  if (args.json) process.stdout.write(JSON.stringify(result) + "\n");
+  else console.log(describeResult(result));
+  return result.match ? 0 : 1;
+}
