@@ -17,6 +17,8 @@ export interface RetraceConfig {
    * its last span (RETRACE_OTLP_IDLE_SECONDS, default 300), then is finished without it.
    */
   otlpIdleSeconds?: number;
+  /** SQLite: quiet time after a write before the WAL is emptied (RETRACE_WAL_IDLE_MS, default 2000). */
+  walIdleMs?: number;
   /** Executor hosts allowed beside public ones (lib/server/live/executor-hosts.ts): RETRACE_EXECUTOR_HOSTS. */
   executorHosts?: ExecutorHosts;
 }
@@ -68,6 +70,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     auditKeyFile: env.RETRACE_AUDIT_KEY_FILE || undefined,
     executorKeyFile: env.RETRACE_EXECUTOR_KEY_FILE || undefined,
     otlpIdleSeconds: intFromEnv(env, "RETRACE_OTLP_IDLE_SECONDS", 300),
+    walIdleMs: intFromEnv(env, "RETRACE_WAL_IDLE_MS", 2000),
     executorHosts: parseExecutorHosts(env.RETRACE_EXECUTOR_HOSTS),
   };
 }

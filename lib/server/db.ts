@@ -28,7 +28,7 @@ export function openDb(config: RetraceConfig = loadConfig()): Db {
   let prisma: Promise<Prisma> | null = null;
   const sql =
     config.dialect === "sqlite"
-      ? openSqlite(config.databaseUrl)
+      ? openSqlite(config.databaseUrl, { walIdleMs: config.walIdleMs })
       : lazySqlExec("postgres", async () => (await import("./sql-postgres")).openPostgres(config.databaseUrl));
   const db: Db = {
     config,

@@ -17,6 +17,7 @@ import type { Db } from "./db";
 import { isRunId, runProjectOf } from "./queries";
 import { refuseIfBundle } from "./bundle-runs";
 import { redactorFor } from "./service";
+import { settleRun } from "./settle";
 
 const RETRACE_VERSION = "0.1.0";
 
@@ -127,6 +128,8 @@ interface RunRow {
 /** Everything a bundle holds of one run, as stored; null when there is no such run. */
 async function gatherRun(db: Db, runId: string): Promise<BundleRunInput | null> {
   if (!isRunId(runId)) return null;
+  // the findings of the run as settled (a gap a live append filled late)
+  await settleRun(db, runId);
   const rows = await db.sql.all<RunRow>(`SELECT * FROM "Run" WHERE "id" = ?`, [runId]);
   if (rows.length === 0 || Number(rows[0].eventCount) === 0) return null;
   const r = rows[0];

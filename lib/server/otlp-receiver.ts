@@ -416,9 +416,10 @@ function storeState(tx: SqlTx, trace: string, runId: string, state: TraceState) 
 async function clearRun(tx: SqlTx, runId: string) {
   await tx.run(`DELETE FROM "Event" WHERE "runId" = ?`, [runId]);
   await tx.run(`DELETE FROM "Finding" WHERE "runId" = ?`, [runId]);
-  await tx.run(`UPDATE "Run" SET "eventCount" = 0, "analysis" = NULL, "analyzedSeq" = -1, "nextSeq" = 0, "maxSeq" = -1 WHERE "id" = ?`, [
-    runId,
-  ]);
+  await tx.run(
+    `UPDATE "Run" SET "eventCount" = 0, "analysis" = NULL, "analyzedSeq" = -1, "settleFrom" = NULL, "nextSeq" = 0, "maxSeq" = -1 WHERE "id" = ?`,
+    [runId],
+  );
 }
 
 function chunks<T>(xs: T[], size = 400): T[][] {

@@ -8,6 +8,7 @@ import { PROJECT_ID } from "../access/roles";
 import { DATE_FILTER_PATTERN, RUN_ID_PATTERN } from "../journal/schema";
 import type { Db } from "./db";
 import { normaliseRunRow, tagsOf, type RunRow } from "./ingest/run-row";
+import { settleRun } from "./settle";
 import type { SqlParam } from "./sql";
 import { timesRecordedIn } from "../journal/summary";
 import { compareFindings } from "../semantics";
@@ -266,7 +267,10 @@ export async function getRun(db: Db, id: string): Promise<RunDetailDto | null> {
   if (!isRunId(id)) return null;
   // Raw SQL, not Prisma: Prisma 6's query compiler compiles every query anew on the event
   // loop (plan caching came in Prisma 7), and this is read on every run page and poll.
-  const rows = await db.sql.all<RunRow>(`SELECT * FROM "Run" WHERE "id" = ?`, [id]);
+  let rows = await db.sql.all<RunRow>(`SELECT * FROM "Run" WHERE "id" = ?`, [id]);
+  if (rows.length === 0) return null;
+  // its server chain, chain verdict and findings as settled (a gap a live append filled late)
+  if (await settleRun(db, id, rows[0].settleFrom)) rows = await db.sql.all<RunRow>(`SELECT * FROM "Run" WHERE "id" = ?`, [id]);
   if (rows.length === 0) return null;
   const r = normaliseRunRow(rows[0]);
   if (r.eventCount === 0) return null;
@@ -296,10 +300,16 @@ export async function findingsOf(db: Db, runId: string, seq?: number): Promise<F
 /** A run's eventCount, updatedAt and when its payloads were dropped (0: never), or null when there is no such run. */
 export async function runVersion(db: Db, runId: string): Promise<{ eventCount: number; updatedAt: number; droppedAt: number } | null> {
   if (!isRunId(runId)) return null;
-  const rows = await db.sql.all<{ eventCount: number | string; updatedAt: number | string; payloadsDroppedAt: number | string | null }>(
-    `SELECT "eventCount", "updatedAt", "payloadsDroppedAt" FROM "Run" WHERE "id" = ?`,
-    [runId],
-  );
+  const read = () =>
+    db.sql.all<{
+      eventCount: number | string;
+      updatedAt: number | string;
+      payloadsDroppedAt: number | string | null;
+      settleFrom: number | string | null;
+    }>(`SELECT "eventCount", "updatedAt", "payloadsDroppedAt", "settleFrom" FROM "Run" WHERE "id" = ?`, [runId]);
+  let rows = await read();
+  // the version of the run as settled (its chain verdicts are in the viewer's summary)
+  if (rows.length > 0 && (await settleRun(db, runId, rows[0].settleFrom))) rows = await read();
   return rows.length > 0
     ? { eventCount: Number(rows[0].eventCount), updatedAt: Number(rows[0].updatedAt), droppedAt: Number(rows[0].payloadsDroppedAt ?? 0) }
     : null;
@@ -313,6 +323,8 @@ export const eventsQuery = z.object({
 /** Events with seq > after, in seq order; bodies are returned as stored text. */
 export async function listEventBodies(db: Db, runId: string, after: number, limit: number) {
   if (!isRunId(runId)) return [];
+  // the server chain's hashes as settled
+  await settleRun(db, runId);
   return db.sql.all<{ seq: number; body: string; hash: string | null; recordedHash: string | null; chain: string; redactions: number }>(
     `SELECT "seq", "body", "hash", "recordedHash", "chain", "redactions" FROM "Event" WHERE "runId" = ? AND "seq" > ? ORDER BY "seq" LIMIT ?`,
     [runId, after, limit],

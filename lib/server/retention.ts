@@ -20,6 +20,7 @@ import { AccessError } from "./access/accounts";
 import { appendAudit } from "./access/audit-log";
 import type { Db } from "./db";
 import { isRunId } from "./queries";
+import { settlerFor } from "./settle";
 import type { SqlTx } from "./sql";
 
 const DAY_MS = 86_400_000;
@@ -274,6 +275,7 @@ export async function purge(db: Db, opts: PurgeOptions): Promise<PurgeResult> {
       vacuumed: false,
     };
 
+  const settle = await settlerFor(db);
   const found = await db.sql.transaction(async (tx) => {
     // Freed SQLite pages are zeroed rather than left holding the payloads until reused.
     if (db.sql.dialect === "sqlite") await tx.run(`PRAGMA secure_delete = ON`);
@@ -282,6 +284,8 @@ export async function purge(db: Db, opts: PurgeOptions): Promise<PurgeResult> {
     const f = await find(tx, db.sql.dialect === "postgres");
     const droppedAt = Date.now();
     for (const r of f.dropped) {
+      // what is kept (hashes, chain verdicts, findings) as settled, while the payloads are there
+      await settle(tx, r.id);
       for (let after = -1; ;) {
         const page = await tx.all<{ seq: number; body: string }>(
           `SELECT "seq", "body" FROM "Event" WHERE "runId" = ? AND "seq" > ? ORDER BY "seq" LIMIT 1000`,

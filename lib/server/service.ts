@@ -11,21 +11,12 @@ import { redactMessage, type Redactor } from "../redact";
 import type { Db } from "./db";
 import { isBodyLimit, limitedBody } from "./body-limits";
 import { ingest, LISTED_ISSUES, type BuiltSummary, type IngestOptions, type IngestResult } from "./ingest";
-import { loadRedactor } from "./redaction-key";
+import { redactorFor } from "./redactors";
+import { settleWhenIdle } from "./settle";
 import { publishRunChanges } from "./changes";
 import { prepareStoredSummary, STORED_SUMMARY_EVENTS, storeBuiltSummary } from "./viewer";
 
-const redactors = new WeakMap<Db, Promise<Redactor>>();
-
-export function redactorFor(db: Db): Promise<Redactor> {
-  let r = redactors.get(db);
-  if (!r) {
-    r = loadRedactor(db.config, db.sql);
-    redactors.set(db, r);
-    r.catch(() => redactors.delete(db));
-  }
-  return r;
-}
+export { redactorFor };
 
 interface ImportStreamOptions {
   /**
@@ -156,7 +147,16 @@ async function importBody(db: Db, redactor: Redactor, body: ByteSource, opts: Im
       // already gunzipped (with its limits): a gzip inside is not inflated again
       const items = readJournalBatches(stream, { maxDepth: limits.maxDepth, maxLineBytes: limits.maxLineBytes }, { gunzip: false });
       // the whole body is in the head: a small transaction (a live append, most uploads from a recorder)
-      result = { ...(await ingest(db.sql, redactor, items, { ...common, small: head.length < STREAM_HEAD_BYTES })), detected };
+      const small = head.length < STREAM_HEAD_BYTES;
+      // A small request to a server leaves a gap it fills late to be settled after it
+      // (ingest/settle.ts); the CLI, which may exit at once, settles before it ends.
+      const deferSettle = small && (opts.source === "stream" || opts.source === "upload");
+      result = { ...(await ingest(db.sql, redactor, items, { ...common, small, deferSettle })), detected };
+      if (deferSettle && result.committed)
+        settleWhenIdle(
+          db,
+          result.runs.filter((r) => r.status === "stored").map((r) => r.run),
+        );
     } else {
       // loaded on first use: journal uploads and CLI starts never pay for the importers
       const { openTrace } = await import("./import-stream");

@@ -72,14 +72,14 @@ const sqliteParam = (p: SqlParam) =>
         ? Buffer.from(p.buffer, p.byteOffset, p.byteLength)
         : p;
 
-export function openSqlite(url: string): SqlExec {
+export function openSqlite(url: string, opts: { walIdleMs?: number } = {}): SqlExec {
   const file = sqliteFileFromUrl(url);
   const reader = new Database(file);
   reader.pragma("journal_mode = WAL");
   reader.pragma("busy_timeout = 5000");
   const prep = statementCache(reader);
   const rawStatements = new Map<string, Database.Statement>();
-  const writer = new SqliteWriter(file);
+  const writer = new SqliteWriter(file, opts.walIdleMs ?? WAL_IDLE_MS);
   let small: SmallWriter | undefined;
   // One write connection per process; requests take turns (SQLite has one writer anyway).
   let queue: Promise<unknown> = Promise.resolve();
@@ -164,6 +164,7 @@ function smallWriter(file: string, writer: SqliteWriter): SmallWriter {
   db.pragma("foreign_keys = ON");
   // the writer thread checkpoints, told what was written here
   db.pragma("wal_autocheckpoint = 0");
+  db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
   const prep = statementCache(db);
   const insert = eventInserter(db);
   let written = 0;
@@ -221,7 +222,16 @@ export interface WriterData {
   file: string;
   /** [0]: row batches the writer has taken (inserted or failed). */
   taken: Int32Array<SharedArrayBuffer>;
+  /** SQLite's journal_size_limit, and the bytes written after which a checkpoint empties the WAL. */
+  walSizeLimit: number;
+  /** Quiet time after a write before the WAL is emptied (a truncating checkpoint). */
+  walIdleMs: number;
 }
+
+/** The WAL is cut back to this size when it is reset, and emptied once this much was written. */
+export const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
+/** Quiet time after a write before the writer thread empties the WAL (config walIdleMs, RETRACE_WAL_IDLE_MS). */
+export const WAL_IDLE_MS = 2000;
 
 /** The main-thread side of sqlite-writer.worker.ts. */
 class SqliteWriter {
@@ -232,8 +242,8 @@ class SqliteWriter {
   /** [0]: row batches the writer has taken (inserted or failed), shared with it. */
   private readonly taken = new Int32Array(new SharedArrayBuffer(4));
 
-  constructor(file: string) {
-    const workerData: WriterData = { file, taken: this.taken };
+  constructor(file: string, walIdleMs: number) {
+    const workerData: WriterData = { file, taken: this.taken, walSizeLimit: WAL_SIZE_LIMIT, walIdleMs };
     // sqlite-writer.worker.ts bundled (scripts/build-sqlite-writer.mjs: run by postinstall,
     // next.config.js and the test setup; the CLI bundles it beside itself). Written inline:
     // Next's bundler follows `new Worker(new URL(…))` and bundles the thread's code.

@@ -64,6 +64,10 @@ export class RunAnalysis {
   private stale = false;
   /** The secrets of events that arrived too late for the fold (the re-fold reports them). */
   private readonly lateSecrets = new Map<number, readonly SecretHit[]>();
+  /** Those events, for their secret.exposed findings when the re-fold is left for later (defer). */
+  private readonly lateEvents = new Map<number, JournalEvent>();
+  /** The re-fold a late event calls for is left to a later settle (Run.settleFrom). */
+  private deferred = false;
 
   /** The findings stored before this request (as keys), so that store() writes only the new ones. */
   private readonly before: Set<string>;
@@ -99,8 +103,30 @@ export class RunAnalysis {
       this.row.analyzedSeq = s;
     } else {
       this.stale = true;
-      if (secrets.length > 0) this.lateSecrets.set(s, secrets);
+      if (secrets.length > 0) {
+        this.lateSecrets.set(s, secrets);
+        this.lateEvents.set(s, event);
+      }
     }
+  }
+
+  /** An event arrived at or before the last seq analysed: the run needs a re-fold. */
+  get late(): boolean {
+    return this.stale;
+  }
+
+  /**
+   * Leaves the re-fold to a later settle (lib/server/ingest/settle.ts): the snapshot goes on
+   * from the events folded so far, and a late event's secret.exposed finding is stored now,
+   * as the re-fold reads it back (found when it arrived, as for any other event).
+   */
+  defer(): void {
+    this.deferred = true;
+  }
+
+  /** The stored run needs a re-fold (a settle, or a request that settles what was left). */
+  markStale(): void {
+    this.stale = true;
   }
 
   chainFailed(seq: number): void {
@@ -110,8 +136,8 @@ export class RunAnalysis {
   /** Writes the run's new findings and its snapshot to the row (analysis, findingCount). */
   async store(tx: SqlTx, redactor: Redactor, summary: RunSummary): Promise<void> {
     const row = this.row;
-    const stale = this.stale;
-    const findings = stale ? await this.refold(tx, summary) : this.analyzer.findings();
+    const stale = this.stale && !this.deferred;
+    const findings = stale ? await this.refold(tx, summary) : [...this.analyzer.findings(), ...this.lateSecretFindings()];
     // The analyzer holds raw values (the rebuilt state, write-call arguments): redact before
     // storing. A state that held a secret is marked, so that analysis continued from it does
     // not check hashes against placeholders (AnalyzerSnapshot.stateRedacted).
@@ -147,6 +173,18 @@ export class RunAnalysis {
       );
     }
     row.findingCount = stale ? added : row.findingCount + added;
+  }
+
+  /** The secret.exposed findings of the late events, as the analyzer words them (a deferred re-fold). */
+  private lateSecretFindings(): Finding[] {
+    if (!this.deferred || this.lateEvents.size === 0) return [];
+    const out: Finding[] = [];
+    for (const [seq, event] of this.lateEvents) {
+      const one = createAnalyzer();
+      one.push(event, { chain: "none", secrets: this.lateSecrets.get(seq) });
+      for (const f of one.findings()) if (f.rule === "secret.exposed" && f.seq === seq) out.push(f);
+    }
+    return out;
   }
 
   /**

@@ -48,7 +48,8 @@ export function finishRow(finisher: RowFinisher, chain: RunChain, p: Pending, s:
 
 /**
  * The run row's chain columns once every row is stored: the recorder's tail, the server's
- * (recomputed after a gap filled late) and the verdict.
+ * (recomputed after a gap filled late) and the verdict. While a late gap waits to be
+ * settled (Run.settleFrom), the server's tail is not final and the run is not verified.
  */
 export async function concludeChain(tx: SqlTx, row: RunRow, chain: RunChain, stored: SeqMap<string | null>, isNew: boolean) {
   const next = row.nextSeq;
@@ -67,15 +68,28 @@ export async function concludeChain(tx: SqlTx, row: RunRow, chain: RunChain, sto
     row.chainStatus = broken !== null ? "broken" : ok === row.eventCount && next === row.maxSeq + 1 ? "verified" : "unverified";
   } else {
     const wasVerifiedOrNew = isNew || row.chainStatus === "verified";
+    // a verdict once "fail" stays so: a late event only decides links that were "none"
     if (chain.newFail !== null) {
       row.chainBrokenAt = row.chainBrokenAt === null ? chain.newFail : Math.min(row.chainBrokenAt, chain.newFail);
     }
     row.chainStatus =
-      row.chainBrokenAt !== null ? "broken" : wasVerifiedOrNew && chain.allNewOk && next === row.maxSeq + 1 ? "verified" : "unverified";
+      row.chainBrokenAt !== null
+        ? "broken"
+        : row.settleFrom === null && wasVerifiedOrNew && chain.allNewOk && next === row.maxSeq + 1
+          ? "verified"
+          : "unverified";
   }
 }
 
-/** Recomputes the server chain (and the recorder verdicts it can) from `from` on; the new tail. */
+/** Rows read, and rows written a statement, when the server chain is recomputed. */
+const RECHAIN_PAGE = 2000;
+const RECHAIN_PER_UPDATE = 250;
+
+/**
+ * Recomputes the server chain (and the recorder verdicts it can) from `from` on; the new
+ * tail. Read a page at a time and written a few hundred rows a statement (WITH … VALUES
+ * UPDATE … FROM, on both databases), not a statement a row.
+ */
 async function rechain(tx: SqlTx, runId: string, from: number): Promise<string> {
   const prev = await tx.all<{ hash: string | null; recordedHash: string | null; seq: number }>(
     `SELECT "hash", "recordedHash", "seq" FROM "Event" WHERE "runId" = ? AND "seq" < ? ORDER BY "seq" DESC LIMIT 1`,
@@ -84,25 +98,38 @@ async function rechain(tx: SqlTx, runId: string, from: number): Promise<string> 
   let hash = prev[0]?.hash ?? "";
   let prevSeq = prev.length > 0 ? Number(prev[0].seq) : -1;
   let prevRecorded: string | null = prev[0]?.recordedHash ?? null;
-  const rows = await tx.all<{ seq: number; body: string; recordedHash: string | null; chain: string; redactions: number }>(
-    `SELECT "seq", "body", "recordedHash", "chain", "redactions" FROM "Event" WHERE "runId" = ? AND "seq" >= ? ORDER BY "seq"`,
-    [runId, from],
-  );
-  for (const r of rows) {
-    const seq = Number(r.seq);
-    const storedIsRaw = Number(r.redactions) === 0;
-    let chain = r.chain;
-    // A verdict of "none" for want of a predecessor can be given now: on the stored body
-    // when it is what arrived, else on the text held in memory since it arrived.
-    const prevKnown = seq === 0 ? "" : prevSeq === seq - 1 ? prevRecorded : null;
-    if (chain === "none" && prevKnown !== null && r.recordedHash !== null) {
-      const raw = storedIsRaw ? r.body : takeLink(runId, seq, r.recordedHash, r.body);
-      if (raw !== null) chain = verifyLink(prevKnown, raw, r.recordedHash);
+  for (let after = from - 1; ;) {
+    const rows = await tx.all<{ seq: number; body: string; recordedHash: string | null; chain: string; redactions: number }>(
+      `SELECT "seq", "body", "recordedHash", "chain", "redactions" FROM "Event" WHERE "runId" = ? AND "seq" > ? ORDER BY "seq" LIMIT ${RECHAIN_PAGE}`,
+      [runId, after],
+    );
+    const updates: Array<[number, string, string]> = [];
+    for (const r of rows) {
+      const seq = Number(r.seq);
+      const storedIsRaw = Number(r.redactions) === 0;
+      let chain = r.chain;
+      // A verdict of "none" for want of a predecessor can be given now: on the stored body
+      // when it is what arrived, else on the text held in memory since it arrived.
+      const prevKnown = seq === 0 ? "" : prevSeq === seq - 1 ? prevRecorded : null;
+      if (chain === "none" && prevKnown !== null && r.recordedHash !== null) {
+        const raw = storedIsRaw ? r.body : takeLink(runId, seq, r.recordedHash, r.body);
+        if (raw !== null) chain = verifyLink(prevKnown, raw, r.recordedHash);
+      }
+      hash = chainHashOf(hash, r.body);
+      updates.push([seq, hash, chain]);
+      prevSeq = seq;
+      prevRecorded = r.recordedHash;
     }
-    hash = chainHashOf(hash, r.body);
-    await tx.run(`UPDATE "Event" SET "hash" = ?, "chain" = ? WHERE "runId" = ? AND "seq" = ?`, [hash, chain, runId, seq]);
-    prevSeq = seq;
-    prevRecorded = r.recordedHash;
+    for (let i = 0; i < updates.length; i += RECHAIN_PER_UPDATE) {
+      const chunk = updates.slice(i, i + RECHAIN_PER_UPDATE);
+      await tx.run(
+        // the seq range keeps SQLite's plan on the key's range (without it, it walked the whole run per statement)
+        `WITH v(s, h, c) AS (VALUES ${chunk.map(() => "(CAST(? AS INTEGER), ?, ?)").join(", ")}) UPDATE "Event" SET "hash" = v.h, "chain" = v.c FROM v WHERE "Event"."runId" = ? AND "Event"."seq" BETWEEN ? AND ? AND "Event"."seq" = v.s`,
+        [...chunk.flat(), runId, chunk[0][0], chunk[chunk.length - 1][0]],
+      );
+    }
+    if (rows.length < RECHAIN_PAGE) break;
+    after = prevSeq;
   }
   return hash;
 }

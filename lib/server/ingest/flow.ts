@@ -452,6 +452,7 @@ class Request {
     let next = row.nextSeq;
     while (ctx.stored.has(next)) next++;
     row.nextSeq = next;
+    settleOrDefer(ctx, this.opts.deferSettle === true);
     await concludeChain(tx, row, ctx.chain, ctx.stored, ctx.isNew);
     ctx.summary.conclude();
     await ctx.analysis.store(tx, this.redactor, ctx.summary);
@@ -469,6 +470,27 @@ class Request {
       nextSeq: row.nextSeq,
       findings: row.findingCount,
     });
+  }
+}
+
+/**
+ * A gap filled late: the server chain after it, the chain verdict and the analysis are
+ * recomputed over the stored run. A request that may defer (IngestOptions.deferSettle)
+ * leaves that to a later settle (settle.ts) and marks where it starts; any other request
+ * settles what earlier ones left too.
+ */
+function settleOrDefer(ctx: RunCtx, defer: boolean) {
+  const row = ctx.summary.row;
+  const late = ctx.chain.rechainFrom;
+  if (defer) {
+    if (late === null) return;
+    row.settleFrom = Math.min(row.settleFrom ?? late, late);
+    ctx.chain.rechainFrom = null;
+    ctx.analysis.defer();
+  } else if (row.settleFrom !== null) {
+    ctx.chain.rechainFrom = Math.min(late ?? row.settleFrom, row.settleFrom);
+    ctx.analysis.markStale();
+    row.settleFrom = null;
   }
 }
 

@@ -6,3 +6,4 @@ import "server-only";
 export { ingest } from "./flow";
 export { LISTED_ISSUES, MAX_INVALID_LINES } from "./issues";
 export type { BuiltSummary, IngestError, IngestOptions, IngestResult, IngestSource, RunOutcome } from "./types";
+export { settleRunInTx } from "./settle";

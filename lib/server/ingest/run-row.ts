@@ -49,6 +49,7 @@ export const RUN_COLUMNS = [
   "source",
   "analysis",
   "analyzedSeq",
+  "settleFrom",
   // written back as this transaction read it (the row is locked), so ingest never lifts a hold
   "legalHold",
   // a bundle run's provenance, written back as read
@@ -115,6 +116,7 @@ function emptyRunRow(id: string, opts: Pick<IngestOptions, "mode" | "source" | "
     source: opts.source,
     analysis: null,
     analyzedSeq: -1,
+    settleFrom: null,
     legalHold: false,
     bundle: null,
     payloadsDroppedAt: null,
@@ -141,6 +143,7 @@ export function normaliseRunRow(r: RunRow): RunRow {
     nextSeq: Number(r.nextSeq),
     maxSeq: Number(r.maxSeq),
     analyzedSeq: Number(r.analyzedSeq),
+    settleFrom: n(r.settleFrom),
     createdAt: Number(r.createdAt),
     updatedAt: Number(r.updatedAt),
   };
@@ -248,9 +251,10 @@ export async function loadRun(
   if (opts.replaceRuns) {
     await tx.run(`DELETE FROM "Event" WHERE "runId" = ?`, [id]);
     await tx.run(`DELETE FROM "Finding" WHERE "runId" = ?`, [id]);
-    await tx.run(`UPDATE "Run" SET "eventCount" = 0, "analysis" = NULL, "analyzedSeq" = -1, "nextSeq" = 0, "maxSeq" = -1 WHERE "id" = ?`, [
-      id,
-    ]);
+    await tx.run(
+      `UPDATE "Run" SET "eventCount" = 0, "analysis" = NULL, "analyzedSeq" = -1, "settleFrom" = NULL, "nextSeq" = 0, "maxSeq" = -1 WHERE "id" = ?`,
+      [id],
+    );
   }
   if (dialect === "postgres") await insertRunRow(tx, id, opts, now);
   const lock = dialect === "postgres" ? " FOR UPDATE" : "";

@@ -39,6 +39,12 @@ export interface IngestOptions {
   /** The whole source is small and in memory: SqlExec may run the transaction on this thread (TransactionOptions.small). */
   small?: boolean;
   /**
+   * A gap this request fills after later events were stored is settled later (the server
+   * chain after it, the chain verdict, the analysis: settle.ts), not in this request, whose
+   * cost stays that of its own events. Set for small requests (live appends).
+   */
+  deferSettle?: boolean;
+  /**
    * Given, for each run this request created, its viewer summary (lib/graph/summary-binary.ts)
    * built from the rows as they were written, when that is what reading them back would
    * give: on PostgreSQL (rows finished on this thread; a read-back of a 100,000-event run

@@ -6,6 +6,7 @@ import type { FindingItem } from "../../view/api-types";
 import type { Db } from "../db";
 import { findingsOf, isRunId } from "../queries";
 import { stateAt } from "./state-at";
+import { settleRun } from "../settle";
 
 export const inspectQuery = z.object({
   seq: z.coerce.number().int().min(0),
@@ -107,6 +108,8 @@ async function relatedSeqs(db: Db, runId: string, row: BodyRow): Promise<number[
  */
 export async function inspectEvent(db: Db, runId: string, seq: number, withState: boolean): Promise<string | null> {
   if (!isRunId(runId)) return null;
+  // the event's server hash and chain verdict as settled
+  await settleRun(db, runId);
   const rows = await db.sql.all<BodyRow>(`SELECT ${BODY_COLUMNS} FROM "Event" WHERE "runId" = ? AND "seq" = ?`, [runId, seq]);
   const row = rows[0];
   if (!row) return null;
