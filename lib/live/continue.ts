@@ -41,7 +41,7 @@ import { canonicalJson, canonicallyEqual, sha256Hex } from "../canonical";
 import type { JournalEvent, JsonObject, JsonValue, RunPolicy } from "../journal/types";
 import { buildForkPlan, ReplayError } from "../replay/plan";
 import type { ForkOverride } from "../replay/types";
-import { recordedCalls } from "./outcomes";
+import { callLedger } from "../semantics";
 import { PlanError } from "./plan";
 import type { BranchReconcile } from "./types";
 
@@ -328,13 +328,13 @@ interface RecordedTool {
 
 /**
  * Every recorded tool call by tool name, with its arguments, latest result and reconcile:
- * outcomes.ts's reading of the calls, which re-execute, reconcile and resume use too.
+ * the call ledger's reading of the calls (lib/semantics), which re-execute, reconcile and resume use too.
  */
 function recordedTools(events: readonly JournalEvent[], branchReconciles: readonly BranchReconcile[]): Map<string, RecordedTool[]> {
   const bySeq = new Map<number, JournalEvent>();
   for (const e of events) if (e.type === "tool.call" || e.type === "tool.result") bySeq.set(e.seq, e);
   const byTool = new Map<string, RecordedTool[]>();
-  for (const c of recordedCalls(events, branchReconciles)) {
+  for (const c of callLedger(events, branchReconciles)) {
     const call = bySeq.get(c.seq);
     if (typeof call?.data.tool !== "string") continue;
     const outcome = c.reconciled?.outcome;

@@ -6,8 +6,7 @@
  */
 import { canonicalJson, sha256Hex } from "../canonical";
 import type { JournalEvent, JsonObject, JsonValue } from "../journal/types";
-import { groupOf } from "../semantics/effects";
-import { isConfirmed, isOpen, NO_RESULT, recordedCalls } from "./outcomes";
+import { callLedger, groupOf, isConfirmed, isOpen, NO_RESULT } from "../semantics";
 import type { BranchReconcile, ExecutorChoice, ReconcilePreview, ReexecutePreview } from "./types";
 
 const str = (v: JsonValue | undefined): string | undefined => (typeof v === "string" ? v : undefined);
@@ -62,7 +61,7 @@ export function previewReexecute(opts: {
   const tool = str(d.tool) ?? "";
   const args = d.args ?? null;
   const group = groupOf(tool, d.args);
-  const all = recordedCalls(opts.events, opts.branchReconciles);
+  const all = callLedger(opts.events, opts.branchReconciles);
   const same = all.filter((c) => c.tool === tool && groupOf(c.tool, argsAt(opts.events, c.seq)) === group);
   const unknown = same.filter(isOpen);
   const confirmed = same.filter((c) => c.effect === "write" && isConfirmed(c));
@@ -109,7 +108,7 @@ export function previewReconcile(opts: {
 }): ReconcilePreview {
   const callEv = callAt(opts.events, opts.seq);
   const call = str(callEv.data.call) ?? "";
-  const rec = recordedCalls(opts.events, opts.branchReconciles).find((c) => c.seq === callEv.seq);
+  const rec = callLedger(opts.events, opts.branchReconciles).find((c) => c.seq === callEv.seq);
   if (!rec) throw new PlanError(`call ${call} not found in this run`, 404);
   let refusal: string | null = null;
   if (!rec.sent) refusal = `call ${call} was never sent (a live branch left it pending): there is nothing to reconcile`;

@@ -4,16 +4,15 @@
  * **skip** (writes confirmed by an ok result or a reconcile, in the journal or on a branch
  * run), must **reconcile** first (writes whose outcome is unknown or timed out, or never
  * recorded) and would **run again** (failed calls, reads without a result). Pure: the
- * outcomes are outcomes.ts's (the live actions' and the inspector's), the checkpoint's
+ * outcomes are the call ledger's (lib/semantics: the live actions', the analyzer's and the inspector's), the checkpoint's
  * state is checked by the run fold (lib/semantics); the server reads the events and the
  * branch reconciles.
  */
 import { canonicalJson, sha256Hex } from "../canonical";
 import type { JournalEvent, JsonValue } from "../journal/types";
 import { str } from "../journal/values";
-import { INITIAL_ORDER, INITIAL_RUN, stepOrder, stepRun, type RunFold } from "../semantics";
+import { callLedger, INITIAL_ORDER, INITIAL_RUN, isConfirmed, isOpen, NO_RESULT, stepOrder, stepRun, type RunFold } from "../semantics";
 import { continuationStart } from "./continue";
-import { isConfirmed, isOpen, NO_RESULT, recordedCalls } from "./outcomes";
 import { PlanError } from "./plan";
 import type { BranchReconcile, RecordedCall } from "./types";
 
@@ -175,7 +174,7 @@ export function resumePlan(opts: {
   if (checkpoint !== null) {
     const cp = checkpoint.seq;
     const endSeq = end?.seq ?? Infinity;
-    for (const c of recordedCalls(events, opts.branchReconciles ?? [])) {
+    for (const c of callLedger(events, opts.branchReconciles ?? [])) {
       if (c.seq >= endSeq) continue;
       if (c.seq < cp && (c.resultSeq === null || c.resultSeq < cp)) continue;
       const { action, why } = classify(c);

@@ -174,6 +174,18 @@ function baseDivergences(event: JournalEvent, v: Verdict, before: EvalState, gap
         const why = v.approval.denied ? APPROVAL_WHY.denied(v.tool) : APPROVAL_WHY[status](v.tool);
         out.push(divergence(seq, "approval", `the run made call ${quote(v.call)} although ${why}`, "not allowed", "called"));
       }
+      // the call ledger's open call, retried: the replay would reconcile first (effect.retry-after-unknown)
+      const retried = v.effect?.retryOf;
+      if (retried)
+        out.push(
+          divergence(
+            seq,
+            "retry-after-unknown",
+            `the run retried write call ${quote(retried.call)} (seq ${retried.seq}, outcome ${retried.status ?? "never reported"}) before anyone reconciled it`,
+            `reconcile #${retried.seq} first`,
+            "retried",
+          ),
+        );
       if (v.firstPastStop) out.push(divergence(seq, "past-stop", "the run kept acting after a decision to stop", "stopped", event.type));
       break;
     }

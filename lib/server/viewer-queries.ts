@@ -17,6 +17,7 @@ import type { FindingItem, RunChange, RunStatus, SearchAnswer, StateAt } from ".
 import { subscribeRunChanges } from "./changes";
 import type { Db } from "./db";
 import type { BuiltSummary } from "./ingest/types";
+import { inspectVerdicts } from "./inspect-verdicts";
 import { findingsOf, isRunId, queryText, runVersion } from "./queries";
 
 export const summaryQuery = z.object({
@@ -459,7 +460,9 @@ export async function inspectEvent(db: Db, runId: string, seq: number, withState
   const needsState = withState || row.type === "state" || row.type === "checkpoint" || row.type.startsWith("approval.");
   const state = needsState ? await stateAt(db, runId, seq) : null;
   const findingItems: FindingItem[] = await findingsOf(db, runId, seq);
-  return `{"seq":${seq},"event":${storedEventJson(row)},"related":[${relatedRows.map(storedEventJson).join(",")}],"state":${state ? JSON.stringify(state, bigintAsDigits) : "null"},"findings":${JSON.stringify(findingItems)}}`;
+  // the verdicts the panes show (lib/server/inspect-verdicts.ts); a document id may be any JSON
+  const verdicts = JSON.stringify(await inspectVerdicts(db, runId, seq, row.type), bigintAsDigits);
+  return `{"seq":${seq},"event":${storedEventJson(row)},"related":[${relatedRows.map(storedEventJson).join(",")}],"state":${state ? JSON.stringify(state, bigintAsDigits) : "null"},"findings":${JSON.stringify(findingItems)},"verdicts":${verdicts}}`;
 }
 
 /**

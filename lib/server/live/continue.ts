@@ -42,22 +42,13 @@ import type { ForkOverride } from "../../replay/types";
 import { appendAudit } from "../access/audit-log";
 import type { Db } from "../db";
 import { runProjectOf } from "../queries";
-import {
-  choice,
-  confirm,
-  liveDecision,
-  liveEnvironments,
-  LiveRefusal,
-  logged,
-  operatorRole,
-  planned,
-  post,
-  recordBranch,
-  runEvents,
-  storeBranch,
-  visibleRun,
-  type Confirmation,
-} from "./actions";
+import { logged } from "./audited";
+import { choice, liveDecision, liveEnvironments, operatorRole, visibleRun } from "./authorize";
+import { recordBranch, runEvents } from "./branches";
+import { storeBranch } from "./store-branch";
+import { confirm, type Confirmation } from "./confirm";
+import { post } from "./executor-http";
+import { LiveRefusal, planned } from "./refusal";
 import { executorCredential, getExecutor, listExecutors } from "./executors";
 
 /** What the operator types to confirm a continuation (open mode, production). */

@@ -23,19 +23,11 @@ import type { Db } from "../db";
 import { bundleOf } from "../bundle-runs";
 import { runProjectOf } from "../queries";
 import { payloadsDroppedOf } from "../retention";
-import {
-  branchReconciles,
-  confirm,
-  liveDecision,
-  logged,
-  LiveRefusal,
-  operatorRole,
-  planned,
-  recordBranch,
-  runEvents,
-  visibleRun,
-  type Confirmation,
-} from "./actions";
+import { logged } from "./audited";
+import { liveDecision, operatorRole, visibleRun } from "./authorize";
+import { branchReconciles, recordBranch, runEvents } from "./branches";
+import { confirm, type Confirmation } from "./confirm";
+import { LiveRefusal, planned } from "./refusal";
 import { executeContinuation } from "./continue";
 import { getExecutor, listExecutors } from "./executors";
 
