@@ -12,7 +12,7 @@ import { canonicalJson, sha256Hex } from "../canonical";
 import type { JournalEvent, JsonValue } from "../journal/types";
 import { str } from "../journal/values";
 import { callLedger, INITIAL_ORDER, INITIAL_RUN, isConfirmed, isOpen, NO_RESULT, stepOrder, stepRun, type RunFold } from "../semantics";
-import { continuationStart } from "./continue";
+import { continuationStart } from "./context";
 import { PlanError } from "./plan";
 import type { BranchReconcile, RecordedCall } from "./types";
 
@@ -58,7 +58,7 @@ export interface ResumePlan {
   counts: Record<ResumeAction, number>;
   /** model responses recorded after the checkpoint: a resume asks the model again */
   modelCallsAfter: number;
-  /** why the model cannot be continued from this checkpoint (lib/live/continue.ts), or null */
+  /** why the model cannot be continued from this checkpoint (lib/live/context.ts), or null */
   notContinuable: string | null;
   /** why resuming is refused now (something to reconcile first), or null */
   refusal: string | null;

@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Principal } from "@/lib/access/roles";
-import { frameMode } from "@/lib/live/continue";
+import { frameMode } from "@/lib/live/mode";
 import { addUser } from "@/lib/server/access/accounts";
 import { listAudit } from "@/lib/server/access/audit-log";
 import type { Db } from "@/lib/server/db";

@@ -8,7 +8,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { JournalEvent } from "@/lib/journal/types";
-import { runContinuation, type ContinueStart } from "@/lib/live/continue";
+import type { ContinueStart } from "@/lib/live/continue-contract";
+import { runContinuation } from "@/lib/live/loop";
 import { callLedger as recordedCalls, isConfirmed, isOpen } from "@/lib/semantics";
 import { previewReconcile, previewReexecute } from "@/lib/live/plan";
 import { resumePlan } from "@/lib/live/resume-plan";

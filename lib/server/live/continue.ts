@@ -16,25 +16,21 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import { actorOf, type Principal } from "../../access/roles";
 import type { JournalEvent, JsonObject, JsonValue } from "../../journal/types";
+import { continuationJournal } from "../../live/branch-journal";
+import { chatCompletionsBody, parseChatCompletion, type AskedCall, type ChatMessage } from "../../live/chat-wire";
+import { continuationStart } from "../../live/context";
 import {
-  chatCompletionsBody,
   clampTurns,
-  continuationJournal,
-  continuationStart,
   continueDigest,
   DEFAULT_POLICY,
-  parseChatCompletion,
-  runContinuation,
-  sideBySide,
-  type AskedCall,
-  type SideBySideRow,
-  type ChatMessage,
   type ContinueMark,
   type ContinueOutcome,
   type ContinuePolicy,
   type ContinueStart,
   type ToolAnswer,
-} from "../../live/continue";
+} from "../../live/continue-contract";
+import { runContinuation } from "../../live/loop";
+import { sideBySide, type SideBySideRow } from "../../live/side-by-side";
 import { branchRunId, newIdempotencyKey } from "../../live/plan";
 import type { BranchReconcile, ExecutorChoice, ExecutorInfo } from "../../live/types";
 import { parseForkOverride, ReplayError } from "../../replay";

@@ -6,7 +6,7 @@ import "server-only";
  * the operator role, a model executor of the project, the operator's environment, the
  * plan possible, a reason, the password again (and "resume" typed for production or in
  * open mode), the plan unchanged since it was shown, nothing left to reconcile. Then the
- * continuation engine (lib/live/continue.ts, through executeContinuation) carries on from
+ * continuation engine (lib/live/loop.ts, through executeContinuation) carries on from
  * the checkpoint with the policy reuse/skip: reads answered from the recording, writes
  * confirmed by result or reconcile (branch reconciles included) answered from it, any
  * other write stopping the continuation for its own confirmed live action. The result is
@@ -15,7 +15,8 @@ import "server-only";
  */
 import { randomBytes } from "node:crypto";
 import { actorOf, decide, type Principal } from "../../access/roles";
-import { clampTurns, continuationStart, type ContinueMark, type ContinueOutcome, type ContinuePolicy } from "../../live/continue";
+import { continuationStart } from "../../live/context";
+import { clampTurns, type ContinueMark, type ContinueOutcome, type ContinuePolicy } from "../../live/continue-contract";
 import { resumePlan, resumeRecording, resumeRunId, type ResumePlan } from "../../live/resume-plan";
 import type { ExecutorChoice, ExecutorInfo } from "../../live/types";
 import { appendAudit } from "../access/audit-log";
