@@ -8,7 +8,7 @@
 import { canonicalJson, sha256Hex } from "../canonical";
 import type { JournalEvent, JsonValue } from "../journal/types";
 import { str } from "../journal/values";
-import { effectOf, isUnsent, unknownOutcome } from "./ledger";
+import { effectOf, isUnsent, outcomeUnknown } from "./ledger";
 import { PMap } from "./pmap";
 
 export type ToolStatus = "ok" | "error" | "timeout" | "unknown";
@@ -170,11 +170,7 @@ export function effectCall(fx: EffectFold, event: JournalEvent): { fx: EffectFol
   for (const s of seqs) {
     const earlier = fx.calls.get(String(s));
     if (earlier === undefined) continue;
-    if (
-      !earlier.reconciled &&
-      unknownOutcome({ sent: earlier.sent, effect: "write", status: earlier.status }) &&
-      (key === "" || key !== earlier.key)
-    ) {
+    if (!earlier.reconciled && outcomeUnknown(earlier.sent, "write", earlier.status) && (key === "" || key !== earlier.key)) {
       retryOf = earlier;
       break;
     }

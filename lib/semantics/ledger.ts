@@ -61,9 +61,14 @@ export function effectOf(effect: unknown): "read" | "write" {
  * read nothing that needs settling; a call never sent did not act.
  */
 export function unknownOutcome(c: { readonly sent: boolean; readonly effect: string; readonly status: string | null }): boolean {
-  if (!c.sent) return false;
-  if (c.status === null) return effectOf(c.effect) === "write";
-  return c.status === "unknown" || c.status === "timeout";
+  return outcomeUnknown(c.sent, effectOf(c.effect), c.status);
+}
+
+/** `unknownOutcome` on its fields (the effect fold's hot path asks it without building an object). */
+export function outcomeUnknown(sent: boolean, effect: "read" | "write", status: string | null): boolean {
+  if (!sent) return false;
+  if (status === null) return effect === "write";
+  return status === "unknown" || status === "timeout";
 }
 
 /** Open: an unknown outcome that no reconcile answered. */

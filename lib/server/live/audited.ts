@@ -1,22 +1,40 @@
 import "server-only";
 /**
- * The audited-action wrapper every live action runs in: a refusal after the run was found
- * is logged (who, why, which step) before it is thrown.
+ * The audited-action wrapper every live action runs in (docs/live-actions.md): the one
+ * place a live action's log entry and its LiveBranch row are written. A refusal after the
+ * run was found is logged (who, why, which step) and thrown; a done action is logged with
+ * its result, then its branch row is recorded with that entry's seq.
  */
 import { actorOf, type Principal } from "../../access/roles";
 import { appendAudit } from "../access/audit-log";
 import type { Db } from "../db";
+import { recordBranch, type BranchRow } from "./branches";
 import { LiveRefusal } from "./refusal";
 
-/** Runs `work`; a refusal after the run was found is logged (who, why, which step), then thrown. */
-export async function logged<R>(
-  db: Db,
-  principal: Principal,
-  entry: { action: string; project: string; target: string; reason: string; detail: Record<string, unknown> },
-  work: () => Promise<R>,
-): Promise<R> {
+/** What the log says of the action whatever its end; `detail` may grow as steps pass. */
+export interface AuditEntry {
+  action: string;
+  project: string;
+  target: string;
+  reason: string;
+  detail: Record<string, unknown>;
+}
+
+/** A live action that went through: what its log entry adds, the branch it made, and its answer once logged. */
+export interface LiveDone<R> {
+  result: "ok" | "failed";
+  /** the entry's target when it differs from the one asked (a call named by its result's seq) */
+  target?: string;
+  detail: Record<string, unknown>;
+  branch: Omit<BranchRow, "createdMs" | "auditSeq" | "actor">;
+  answer: (auditSeq: number) => R;
+}
+
+/** Runs `work` as an audited live action (see the file comment). */
+export async function audited<R>(db: Db, principal: Principal, entry: AuditEntry, work: () => Promise<LiveDone<R>>): Promise<R> {
+  let done: LiveDone<R>;
   try {
-    return await work();
+    done = await work();
   } catch (e) {
     if (e instanceof LiveRefusal && e.step !== "run") {
       await appendAudit(db, {
@@ -28,4 +46,14 @@ export async function logged<R>(
     }
     throw e;
   }
+  const actor = actorOf(principal);
+  const audit = await appendAudit(db, {
+    ...entry,
+    target: done.target ?? entry.target,
+    actor,
+    result: done.result,
+    detail: { ...entry.detail, ...done.detail },
+  });
+  await recordBranch(db, { ...done.branch, actor, auditSeq: audit.seq });
+  return done.answer(audit.seq);
 }

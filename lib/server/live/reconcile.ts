@@ -9,11 +9,10 @@ import { actorOf, type Principal } from "../../access/roles";
 import type { JsonObject } from "../../journal/types";
 import { branchJournal, branchRunId, previewReconcile, type LiveMark } from "../../live/plan";
 import type { ReconcilePreview } from "../../live/types";
-import { appendAudit } from "../access/audit-log";
 import type { Db } from "../db";
-import { logged } from "./audited";
+import { audited, type LiveDone } from "./audited";
 import { choice, executorFor, liveDecision, operatorRole, visibleRun } from "./authorize";
-import { branchReconciles, recordBranch, runEvents } from "./branches";
+import { branchReconciles, runEvents } from "./branches";
 import { storeBranch } from "./store-branch";
 import { confirm, type Confirmation } from "./confirm";
 import { post } from "./executor-http";
@@ -58,7 +57,7 @@ export async function reconcile(
     reason: input.reason,
     detail: { run: input.run, seq: input.seq, executor: input.executor, mode: input.mode } as Record<string, unknown>,
   };
-  return logged(db, principal, entry, async () => {
+  return audited(db, principal, entry, async (): Promise<LiveDone<LiveOutcome>> => {
     operatorRole(principal, project);
     const tool = planned(() => previewToolOf(events, input.seq));
     const ex = await executorFor(db, project, input.executor, tool.tool);
@@ -132,27 +131,21 @@ export async function reconcile(
       ts: at,
     });
     const { findings } = await storeBranch(db, project, journal);
-    const audit = await appendAudit(db, {
-      actor: actorOf(principal),
-      action: "live.reconcile",
-      project,
-      target: `${input.run}#${p.resultSeq}`,
-      reason: input.reason,
+    return {
       result: "ok",
-      detail: { ...entry.detail, branch, call: p.call, outcome, externalId, evidence },
-    });
-    await recordBranch(db, {
-      runId: branch,
-      originalRun: input.run,
-      forkSeq: p.resultSeq,
-      kind: "reconcile",
-      call: p.call,
-      outcome,
-      externalId,
-      environment: ex.environment,
-      actor: actorOf(principal),
-      auditSeq: audit.seq,
-    });
-    return { branch, forkOf: { run: input.run, seq: p.resultSeq }, status: outcome, externalId, findings, auditSeq: audit.seq };
+      target: `${input.run}#${p.resultSeq}`,
+      detail: { branch, call: p.call, outcome, externalId, evidence },
+      branch: {
+        runId: branch,
+        originalRun: input.run,
+        forkSeq: p.resultSeq,
+        kind: "reconcile",
+        call: p.call,
+        outcome,
+        externalId,
+        environment: ex.environment,
+      },
+      answer: (auditSeq) => ({ branch, forkOf: { run: input.run, seq: p.resultSeq }, status: outcome, externalId, findings, auditSeq }),
+    };
   });
 }

@@ -9,11 +9,10 @@ import { actorOf, type Principal } from "../../access/roles";
 import type { JournalEvent, JsonObject } from "../../journal/types";
 import { branchJournal, branchRunId, previewReexecute, type LiveMark } from "../../live/plan";
 import type { ExecutorChoice, ExecutorInfo, ReexecutePreview } from "../../live/types";
-import { appendAudit } from "../access/audit-log";
 import type { Db } from "../db";
-import { logged } from "./audited";
+import { audited, type LiveDone } from "./audited";
 import { choice, executorFor, liveDecision, operatorRole, visibleRun } from "./authorize";
-import { branchReconciles, recordBranch, runEvents } from "./branches";
+import { branchReconciles, runEvents } from "./branches";
 import { storeBranch } from "./store-branch";
 import { confirm, type Confirmation } from "./confirm";
 import { post } from "./executor-http";
@@ -104,7 +103,7 @@ export async function reexecute(
     reason: input.reason,
     detail: { run: input.run, seq: input.seq, executor: input.executor } as Record<string, unknown>,
   };
-  return logged(db, principal, entry, async () => {
+  return audited(db, principal, entry, async (): Promise<LiveDone<LiveOutcome>> => {
     operatorRole(principal, project);
     const tool = planned(() => previewToolOf(events, input.seq));
     const ex = await executorFor(db, project, input.executor, tool.tool);
@@ -161,34 +160,27 @@ export async function reexecute(
       ts: at,
     });
     const { findings } = await storeBranch(db, project, journal);
-    const audit = await appendAudit(db, {
-      actor: actorOf(principal),
-      action: "live.reexecute",
-      project,
-      target: `${input.run}#${preview.seq}`,
-      reason: input.reason,
+    return {
       result: status === "ok" ? "ok" : "failed",
+      target: `${input.run}#${preview.seq}`,
       detail: {
-        ...entry.detail,
         branch,
         request: { url: preview.request.url, headers: preview.request.headers, body: preview.request.body },
         keySource: preview.keySource,
         repeats: preview.confirmed.map((c) => ({ seq: c.seq, externalId: c.reconciled?.externalId ?? c.externalId })),
         result: { status, externalId },
       },
-    });
-    await recordBranch(db, {
-      runId: branch,
-      originalRun: input.run,
-      forkSeq: preview.seq,
-      kind: "re-execute",
-      call: preview.call,
-      outcome: status,
-      externalId,
-      environment: ex.environment,
-      actor: actorOf(principal),
-      auditSeq: audit.seq,
-    });
-    return { branch, forkOf: { run: input.run, seq: preview.seq }, status, externalId, findings, auditSeq: audit.seq };
+      branch: {
+        runId: branch,
+        originalRun: input.run,
+        forkSeq: preview.seq,
+        kind: "re-execute",
+        call: preview.call,
+        outcome: status,
+        externalId,
+        environment: ex.environment,
+      },
+      answer: (auditSeq) => ({ branch, forkOf: { run: input.run, seq: preview.seq }, status, externalId, findings, auditSeq }),
+    };
   });
 }

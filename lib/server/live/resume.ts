@@ -19,14 +19,13 @@ import { continuationStart } from "../../live/context";
 import { clampTurns, type ContinueMark, type ContinueOutcome, type ContinuePolicy } from "../../live/continue-contract";
 import { resumePlan, resumeRecording, resumeRunId, type ResumePlan } from "../../live/resume-plan";
 import type { ExecutorChoice, ExecutorInfo } from "../../live/types";
-import { appendAudit } from "../access/audit-log";
 import type { Db } from "../db";
 import { bundleOf } from "../bundle-runs";
 import { runProjectOf } from "../queries";
 import { payloadsDroppedOf } from "../retention";
-import { logged } from "./audited";
+import { audited, type LiveDone } from "./audited";
 import { liveDecision, operatorRole, visibleRun } from "./authorize";
-import { branchReconciles, recordBranch, runEvents } from "./branches";
+import { branchReconciles, runEvents } from "./branches";
 import { confirm, type Confirmation } from "./confirm";
 import { LiveRefusal, planned } from "./refusal";
 import { executeContinuation } from "./continue";
@@ -116,7 +115,7 @@ export async function resume(
     reason: input.reason,
     detail: { run: input.run, checkpoint: input.checkpoint, executor: input.executor } as Record<string, unknown>,
   };
-  return logged(db, principal, entry, async () => {
+  return audited(db, principal, entry, async (): Promise<LiveDone<ResumeOutcome>> => {
     operatorRole(principal, project);
     const ex = await getExecutor(db, project, input.executor);
     if (!ex || ex.kind !== "model") throw new LiveRefusal("executor", `no model executor "${input.executor}" in project "${project}"`, 404);
@@ -160,15 +159,11 @@ export async function resume(
       branchRun: branch,
       origin: { resumeOf: { run: input.run, checkpoint: plan.checkpoint.id } },
     });
-    const audit = await appendAudit(db, {
-      actor: actorOf(principal),
-      action: "live.resume",
-      project,
-      target: `${input.run}@${plan.checkpoint.id}`,
-      reason: input.reason,
+    const checkpoint = plan.checkpoint;
+    return {
       result: outcome.stop === "model-error" ? "failed" : "ok",
+      target: `${input.run}@${checkpoint.id}`,
       detail: {
-        ...entry.detail,
         branch,
         checkpointSeq: plan.checkpoint.seq,
         counts: plan.counts,
@@ -176,27 +171,25 @@ export async function resume(
         reused: plan.rows.filter((r) => r.action === "reuse").map((r) => r.seq),
         skipped: plan.rows.filter((r) => r.action === "skip").map((r) => ({ seq: r.seq, externalId: r.externalId })),
       },
-    });
-    await recordBranch(db, {
-      runId: branch,
-      originalRun: input.run,
-      forkSeq: plan.checkpoint.seq,
-      kind: "resume",
-      call: outcome.pendingWrite?.call ?? plan.checkpoint.id,
-      outcome: outcome.stop,
-      externalId: null,
-      environment: ex.environment,
-      actor: actorOf(principal),
-      auditSeq: audit.seq,
-    });
-    return {
-      branch,
-      resumeOf: { run: input.run, checkpoint: plan.checkpoint.id },
-      checkpointSeq: plan.checkpoint.seq,
-      counts: plan.counts,
-      ...continuationDetail(outcome),
-      findings,
-      auditSeq: audit.seq,
+      branch: {
+        runId: branch,
+        originalRun: input.run,
+        forkSeq: plan.checkpoint.seq,
+        kind: "resume",
+        call: outcome.pendingWrite?.call ?? plan.checkpoint.id,
+        outcome: outcome.stop,
+        externalId: null,
+        environment: ex.environment,
+      },
+      answer: (auditSeq) => ({
+        branch,
+        resumeOf: { run: input.run, checkpoint: checkpoint.id },
+        checkpointSeq: checkpoint.seq,
+        counts: plan.counts,
+        ...continuationDetail(outcome),
+        findings,
+        auditSeq,
+      }),
     };
   });
 }
