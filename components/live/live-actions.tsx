@@ -241,7 +241,7 @@ function ReexecuteForm({ preview: p, signedIn, act, onDone }: FormProps<Reexecut
           {p.refusal}
         </p>
       ) : null}
-      {!p.refusal && p.confirmed.length > 0 && p.effect === "write" ? (
+      {!p.refusal && p.confirmed.length > 0 && p.effect !== "read" ? (
         <p className="warnc" data-testid="live-duplicate">
           This repeats a write already confirmed (
           {p.confirmed.map((c) => `#${c.seq} ${c.reconciled?.externalId ?? c.externalId ?? ""}`.trim()).join(", ")}):

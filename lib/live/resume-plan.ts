@@ -11,7 +11,18 @@
 import { canonicalJson, sha256Hex } from "../canonical";
 import type { JournalEvent, JsonValue } from "../journal/types";
 import { str } from "../journal/values";
-import { callLedger, INITIAL_ORDER, INITIAL_RUN, isConfirmed, isOpen, NO_RESULT, stepOrder, stepRun, type RunFold } from "../semantics";
+import {
+  callLedger,
+  effectOf,
+  INITIAL_ORDER,
+  INITIAL_RUN,
+  isConfirmed,
+  isOpen,
+  NO_RESULT,
+  stepOrder,
+  stepRun,
+  type RunFold,
+} from "../semantics";
 import { continuationStart } from "./context";
 import { PlanError } from "./plan";
 import type { BranchReconcile, RecordedCall } from "./types";
@@ -100,8 +111,8 @@ function snapshotAt(events: readonly JournalEvent[], seq: number): { ok: boolean
 function classify(c: RecordedCall): { action: ResumeAction; why: string } {
   const where = (r: NonNullable<RecordedCall["reconciled"]>) => (r.where === "journal" ? ` at #${r.seq}` : ` on branch ${r.where}`);
   const ended = c.status === null ? "without a recorded result" : c.status;
-  // an effect the recorder did not name is treated as a write: a resume must not repeat it blindly
-  const write = c.effect !== "read";
+  // an effect the recorder did not name is a write (lib/semantics effectOf): a resume must not repeat it blindly
+  const write = effectOf(c.effect) === "write";
   if (!c.sent) return { action: "redo", why: "never sent (a live branch left it pending): the model may ask for it again" };
   if (!write) {
     if (c.status === "ok") return { action: "reuse", why: "read result recorded: answered from the recording" };

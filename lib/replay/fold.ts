@@ -9,6 +9,7 @@
  * evaluates the what-if (its disagreements with `base` are changes).
  */
 import type { ChainVerdict } from "../journal/chain";
+import { effectOf } from "../semantics";
 import { stepOrder } from "../semantics/run";
 import { quote } from "../analyze/describe";
 import type { JournalEvent, JsonValue, RunPolicy, Seq } from "../journal/types";
@@ -356,12 +357,12 @@ const RESULT_SUBSTITUTED: Tag = { provenance: "recorded", substituted: true, not
 const RECORDED: Tag = { provenance: "recorded", substituted: false, note: null };
 
 function baseTag(event: JournalEvent): Tag {
-  if (event.type === "tool.call" && event.data.effect === "write") return WRITE_BLOCKED;
+  if (event.type === "tool.call" && effectOf(event.data.effect) === "write") return WRITE_BLOCKED;
   if (event.type === "tool.result") return RESULT_SUBSTITUTED;
   return RECORDED;
 }
 
-const isWriteCall = (event: JournalEvent) => event.type === "tool.call" && event.data.effect === "write";
+const isWriteCall = (event: JournalEvent) => event.type === "tool.call" && effectOf(event.data.effect) === "write";
 
 // Frames and folds are built by these two so every one has the same shape (the hot path
 // makes 100,000s of them).

@@ -127,6 +127,10 @@ describe("the disagreements of issue 28, read the same by every reader", () => {
     expectAgreement(events, ["retry@4"]);
     expectLiveAgrees(events, 2, true);
     expect(eventVerdicts(events, 4).call).toMatchObject({ effect: "write", retryOf: 2, confirmed: true, open: false });
+    // re-executing it repeats a confirmed write: the operator types its name, as for any write
+    const again = previewReexecute({ run: "r", seq: 4, events, branchReconciles: [], executor: EX, earlierExecutions: 0 });
+    expect(again.confirmed.map((c) => c.seq)).toEqual([4]);
+    expect(again.needsOperationName).toBe(true);
   });
 
   it("a document 60.4 s old against retrievalMaxAgeSeconds 60: stale in the finding, the verdict and the pane", () => {
