@@ -134,10 +134,10 @@ test.describe("run page", () => {
     await expect(tool).toContainText("re_4d54f46a69"); // external id, from the paired tool.result
     await expect(tool.getByText("ok", { exact: true })).toBeVisible();
 
-    // keyboard: k back to the approval decision; the approval pane compares both state hashes
+    // keyboard: k back to the approval decision; the approval pane shows the fold's verdict on its state
     await page.keyboard.press("k");
     await rp.shows(17);
-    await expect(rp.panel()).toContainText("Request and decision saw the same state.");
+    await expect(rp.panel()).toContainText("The approver's state hash matches the run state at the decision.");
     await expect(rp.panel()).toContainText("reviewer@example.com");
     await page.keyboard.press("j");
     await page.keyboard.press("ArrowDown");

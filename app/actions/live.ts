@@ -1,7 +1,7 @@
 "use server";
 /**
  * Live actions: the only way Retrace acts on the world (no route handler, CLI verb or query
- * parameter does). Each decides on the server, step by step (lib/server/live/actions.ts):
+ * parameter does). Each decides on the server, step by step (lib/server/live: reexecute.ts, reconcile.ts, continue.ts, resume.ts):
  * the run visible, the executor the project's, the operator role for the executor's
  * environment, a reason, a fresh confirmation, the preview unchanged, no unreconciled
  * unknown outcome. A refusal names the step it stopped at, and nothing reaches an executor.
@@ -10,7 +10,8 @@ import { z } from "zod";
 import { RUN_ID_PATTERN } from "@/lib/journal/schema";
 import { action } from "@/lib/server/edge";
 import { MAX_PASSWORD_LENGTH } from "@/lib/server/access/password";
-import { executorsForCall, reconcile, reconcilePreview, reexecute, reexecutePreview } from "@/lib/server/live/actions";
+import { reconcile, reconcilePreview } from "@/lib/server/live/reconcile";
+import { executorsForCall, reexecute, reexecutePreview } from "@/lib/server/live/reexecute";
 import { continueExecutors, continueFork, continuePreview } from "@/lib/server/live/continue";
 import { resume, resumeView } from "@/lib/server/live/resume";
 

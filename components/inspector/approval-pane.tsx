@@ -2,7 +2,11 @@
 import type { InspectAnswer, StoredEvent } from "@/lib/view/api-types";
 import { asObj, asStr, dataOf, Fields, findType, Jump, Value } from "./bits";
 
-/** An approval: what was asked against what was decided, and whether both saw the same state. */
+/**
+ * An approval: what was asked and what was decided, with each state hash as recorded. Whether
+ * the approver saw the run's state is the fold's verdict (`approval.stale-state`), sent with
+ * the inspect answer for the decision; the pane compares nothing itself.
+ */
 export function ApprovalPane({ answer, all }: { answer: InspectAnswer; all: StoredEvent[] }) {
   const self = answer.event;
   const selfData = dataOf(self);
@@ -19,9 +23,7 @@ export function ApprovalPane({ answer, all }: { answer: InspectAnswer; all: Stor
   const rq = dataOf(request);
   const policy = asObj(rq.policy);
   const requestHash = asStr(rq.stateHash);
-  // The hash in force at this event, as analysis reads it (lib/semantics): the last recorded
-  // state hash, or the rebuilt state's when that event recorded none.
-  const runHash = answer.state?.hashAtSeq ?? null;
+  const verdict = answer.verdicts.decision;
   return (
     <div className="pane">
       <Fields
@@ -53,7 +55,6 @@ export function ApprovalPane({ answer, all }: { answer: InspectAnswer; all: Stor
       {decisions.map((dEv) => {
         const d = dataOf(dEv);
         const decisionHash = asStr(d.stateHash);
-        const same = requestHash !== null && decisionHash !== null && requestHash === decisionHash;
         return (
           <div key={dEv.seq} style={{ display: "flex", flexDirection: "column", gap: 8 }}>
             <h3>Request against decision</h3>
@@ -68,25 +69,18 @@ export function ApprovalPane({ answer, all }: { answer: InspectAnswer; all: Stor
                 <div className="hash">state {decisionHash ?? "—"}</div>
               </div>
             </div>
-            <p className={same ? "ok" : "bad"} role="status">
-              {requestHash === null || decisionHash === null
-                ? "A state hash is missing: cannot compare."
-                : same
-                  ? "✓ Request and decision saw the same state."
-                  : "✗ The decision was made on a different state than the request."}
-            </p>
-            {answer.state && self.seq === dEv.seq && decisionHash !== null ? (
-              answer.state.redacted && answer.state.recordedHash === null ? (
-                <p>
-                  The run state holds secrets replaced at ingest and recorded no hash here, so the approver&apos;s state cannot be checked.
-                </p>
-              ) : (
-                <p className={runHash === decisionHash ? "ok" : "bad"}>
-                  {runHash === decisionHash
-                    ? "✓ The approver's state hash matches the run state at the decision."
-                    : `✗ The run state at the decision was ${runHash}: the approver looked at a stale state.`}
-                </p>
-              )
+            {verdict && self.seq === dEv.seq ? (
+              <p className={verdict.stale === false ? "ok" : verdict.stale ? "bad" : undefined} role="status">
+                {verdict.stateHash === null
+                  ? "The decision recorded no state hash: which state the approver saw is not known."
+                  : verdict.stale === null
+                    ? "The run state holds secrets replaced at ingest and recorded no hash here, so the approver's state cannot be checked."
+                    : verdict.stale
+                      ? `✗ The run state at the decision was ${verdict.hashInForce ?? "?"}: the approver looked at a stale state.`
+                      : "✓ The approver's state hash matches the run state at the decision."}
+              </p>
+            ) : self.seq !== dEv.seq ? (
+              <p className="muted">Select the decision to see whether the approver saw the run&apos;s state.</p>
             ) : null}
             {d.reason !== undefined ? (
               <div>

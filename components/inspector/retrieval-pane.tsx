@@ -8,13 +8,14 @@ import { dataOf, Fields, Value } from "./bits";
 
 /**
  * A retrieval: the query, and each document with when it was indexed and how old it was
- * when retrieved, against the age the run's policy allows (retrieval.stale's test).
+ * when retrieved, against the age the run's policy allows: the retrieval verdict sent with
+ * the answer (lib/semantics, what retrieval.stale is reported from), never decided here.
  */
 export function RetrievalPane({ answer, policy }: { answer: InspectAnswer; policy: Record<string, unknown> | null }) {
-  const e = answer.event.event;
   const d = dataOf(answer.event);
-  const max = policy?.retrievalMaxAgeSeconds;
-  const docs = retrievedDocuments(d, Date.parse(e.ts), max);
+  const verdict = answer.verdicts.retrieval;
+  const max = verdict?.maxAgeSeconds ?? policy?.retrievalMaxAgeSeconds;
+  const docs = retrievedDocuments(d, verdict);
   return (
     <div className="pane">
       <h3>Query</h3>
@@ -56,7 +57,7 @@ export function RetrievalPane({ answer, policy }: { answer: InspectAnswer; polic
                   doc.ageSeconds !== null ? (
                     <span key="a" className={doc.stale ? "bad" : undefined}>
                       {ageText(doc.ageSeconds)} when retrieved
-                      {doc.stale ? ", older than allowed" : doc.stale === false ? ", within the allowed age" : ""}
+                      {doc.stale ? `, older than the allowed ${max} s` : doc.stale === false ? `, within the allowed ${max} s` : ""}
                     </span>
                   ) : (
                     "unknown"

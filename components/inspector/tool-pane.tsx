@@ -4,7 +4,6 @@ import { formatDuration } from "@/lib/view/format";
 import { relatedAt, type Relation } from "@/lib/view/relations";
 import { JsonTree } from "@/components/ui/json-tree";
 import { LiveActions } from "@/components/live/live-actions";
-import { isOpen, recordedCalls } from "@/lib/live/outcomes";
 import { asStr, dataOf, ErrorBlock, Fields, findType, Jump, Value } from "./bits";
 
 /** A tool call paired with its result by `call`: what was asked, with what effect, and what came back. */
@@ -16,13 +15,11 @@ export function ToolPane({ answer, all, relations = [] }: { answer: InspectAnswe
   const reconciles = all.filter((e) => e.event.type === "reconcile" && dataOf(e).call === call);
   const approval = findType(all, "approval.request", (d) => d.call === call);
   const c = dataOf(callEv);
-  const write = c.effect === "write";
+  // the call ledger's verdict, sent with the answer (lib/semantics): the live actions and the findings read the same
+  const verdict = answer.verdicts.call;
+  const write = verdict ? verdict.effect === "write" : c.effect !== "read";
   const idem = asStr(c.idempotencyKey);
-  // the live actions' reading of the call (lib/live/outcomes.ts): reconcilable while nobody knows whether it acted
-  const recorded = callEv
-    ? recordedCalls([callEv, ...results, ...reconciles].map((e) => e.event).sort((a, b) => a.seq - b.seq)).find((r) => r.seq === callEv.seq)
-    : undefined;
-  const unknownOutcome = recorded !== undefined && isOpen(recorded);
+  const unknownOutcome = verdict?.open === true;
   // other calls this one is related to by a finding, both ways (lib/view/relations.ts)
   const rel = callEv ? relatedAt(relations, callEv.seq) : null;
   const relRows: [string, React.ReactNode][] = rel
@@ -105,6 +102,26 @@ export function ToolPane({ answer, all, relations = [] }: { answer: InspectAnswe
                   "—"
                 ),
               ],
+              ...(verdict
+                ? ([
+                    [
+                      "outcome",
+                      <span key="o" className={verdict.open ? "bad" : verdict.confirmed ? "ok" : undefined} data-testid="call-outcome">
+                        {outcomeText(verdict)}
+                      </span>,
+                    ],
+                  ] as [string, React.ReactNode][])
+                : []),
+              ...(verdict && verdict.retryOf !== null
+                ? ([
+                    [
+                      "retry after unknown",
+                      <span key="r" className="bad">
+                        retries <Jump seq={verdict.retryOf}>{`#${verdict.retryOf}`}</Jump>, whose outcome nobody knew
+                      </span>,
+                    ],
+                  ] as [string, React.ReactNode][])
+                : []),
               ...relRows,
             ]}
           />
@@ -185,4 +202,15 @@ function LiveMark({ data }: { data: Record<string, unknown> }) {
       {asStr(m.actor) ?? "?"} at {asStr(m.at) ?? "?"}: <Value v={m.reason} />
     </p>
   );
+}
+
+/** The call ledger's verdict in words: open, confirmed, or settled otherwise. */
+function outcomeText(v: NonNullable<InspectAnswer["verdicts"]["call"]>): string {
+  const settled = v.reconciled
+    ? `reconciled as ${v.reconciled.outcome}${v.reconciled.seq !== null ? ` at #${v.reconciled.seq}` : ` on branch ${v.reconciled.where}`}`
+    : null;
+  if (v.open)
+    return v.status === null ? "open: no result came, nobody knows whether it acted" : `open: ${v.status}, nobody knows whether it acted`;
+  if (v.confirmed) return settled ?? "confirmed: it acted";
+  return settled ?? (v.status === null ? "no result (a read: nothing to settle)" : `ended ${v.status}`);
 }

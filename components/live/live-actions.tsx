@@ -3,7 +3,7 @@ import Link from "next/link";
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState, useTransition } from "react";
 import { liveExecutors, previewReconcile, previewReexecute, reconcileCall, reexecuteCall } from "@/app/actions/live";
-import { isOpen, NO_RESULT } from "@/lib/live/outcomes";
+import { isOpen, NO_RESULT } from "@/lib/semantics";
 import type { ExecutorChoice, ReconcilePreview, RecordedCall, ReexecutePreview } from "@/lib/live/types";
 import { JsonTree } from "@/components/ui/json-tree";
 import { SafeText } from "@/components/ui/safe-text";
@@ -241,7 +241,7 @@ function ReexecuteForm({ preview: p, signedIn, act, onDone }: FormProps<Reexecut
           {p.refusal}
         </p>
       ) : null}
-      {!p.refusal && p.confirmed.length > 0 && p.effect === "write" ? (
+      {!p.refusal && p.confirmed.length > 0 && p.effect !== "read" ? (
         <p className="warnc" data-testid="live-duplicate">
           This repeats a write already confirmed (
           {p.confirmed.map((c) => `#${c.seq} ${c.reconciled?.externalId ?? c.externalId ?? ""}`.trim()).join(", ")}):

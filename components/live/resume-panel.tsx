@@ -5,7 +5,7 @@ import { useEffect, useRef, useState, useTransition } from "react";
 import { ConfirmFields, confirmationInput, useConfirmation } from "./confirm-fields";
 import { resumePlanOf, resumeRun } from "@/app/actions/live";
 import type { ResumeAction, ResumePlan, ResumeRow } from "@/lib/live/resume-plan";
-import { NO_RESULT } from "@/lib/live/outcomes";
+import { NO_RESULT } from "@/lib/semantics";
 import type { ExecutorChoice } from "@/lib/live/types";
 import { SafeText } from "@/components/ui/safe-text";
 import { revealInvisibles } from "@/lib/view/text";

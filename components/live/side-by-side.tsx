@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { SideBySideRow } from "@/lib/live/continue";
+import type { SideBySideRow } from "@/lib/live/side-by-side";
 import { ModeBadge } from "./mode-badge";
 
 interface SideBySideView {

@@ -11,16 +11,31 @@
 import { sha256Hex } from "../canonical";
 import type { ChainVerdict } from "../journal/chain";
 import type { Finding, JournalEvent, JsonValue, RuleId, RunPolicy, Seq } from "../journal/types";
-import { obj, str } from "../journal/values";
 import { findSecrets, hasSecret, type SecretHit } from "../redact/patterns";
-import { PMap } from "../semantics/pmap";
-import { compareFindings } from "../semantics/findings";
-import { INITIAL_ORDER, INITIAL_RUN, stepOrder, stepRun, type OrderFold, type RunFold } from "../semantics/run";
-import { safeHash, UNKNOWN_HASH, type StateVerdict } from "../semantics/state";
-import type { DecisionRecord, UseRecord } from "../semantics/approvals";
-import { type Duplicate, type EarlyResult, type EffectFold, type ToolStatus, type WriteCall } from "../semantics/effects";
+import {
+  compareFindings,
+  groupByRun,
+  INITIAL_ORDER,
+  INITIAL_RUN,
+  orderEvents,
+  PMap,
+  retrievalVerdict,
+  safeHash,
+  stepOrder,
+  stepRun,
+  UNKNOWN_HASH,
+  type DecisionRecord,
+  type Duplicate,
+  type EarlyResult,
+  type EffectFold,
+  type OrderFold,
+  type RunFold,
+  type StateVerdict,
+  type ToolStatus,
+  type UseRecord,
+  type WriteCall,
+} from "../semantics";
 import { quote, RULE_SEVERITY, safePath, secretName } from "./describe";
-import { epochNanos, secondsToNanos } from "./time";
 
 export interface PushHints {
   /** The chain verdict for this event when the caller has already computed it. */
@@ -61,6 +76,8 @@ export interface WriteCallRecord {
   status: ToolStatus | null;
   /** A reconcile naming this call came after its latest result. */
   reconciled: boolean;
+  /** A live branch recorded this call as not sent (`live.pending`); absent: it was sent. */
+  unsent?: true;
   /** Some tool.result for this call had status ok. */
   ok: boolean;
   /** externalId of the first ok result, null when it had none. */
@@ -364,24 +381,14 @@ class RunAnalyzer implements Analyzer {
   private checkRetrieval(event: JournalEvent): void {
     const maxAge = this.policy?.retrievalMaxAgeSeconds;
     if (maxAge === undefined) return;
-    const now = epochNanos(event.ts);
-    const docs = event.data.documents;
-    if (now === null || !Array.isArray(docs)) return;
-    const limit = now - secondsToNanos(maxAge);
-    const stale: string[] = [];
-    for (const doc of docs) {
-      const indexedAt = str(obj(doc)?.indexedAt);
-      if (indexedAt === undefined) continue;
-      const at = epochNanos(indexedAt);
-      if (at !== null && at < limit) stale.push(quote(obj(doc)?.id ?? "?"));
-    }
-    if (stale.length > 0) {
-      this.report(
-        "retrieval.stale",
-        event.seq,
-        `document${stale.length === 1 ? "" : "s"} ${stale.join(", ")} indexed more than ${maxAge} s (policy.retrievalMaxAgeSeconds) before the retrieval`,
-      );
-    }
+    const v = retrievalVerdict(event, maxAge);
+    if (!v.stale) return;
+    const stale = v.documents.filter((d) => d.stale === true).map((d) => quote(d.id ?? "?"));
+    this.report(
+      "retrieval.stale",
+      event.seq,
+      `document${stale.length === 1 ? "" : "s"} ${stale.join(", ")} indexed more than ${maxAge} s (policy.retrievalMaxAgeSeconds) before the retrieval`,
+    );
   }
 
   private duplicates(found: readonly Duplicate[]): void {
@@ -408,8 +415,13 @@ class RunAnalyzer implements Analyzer {
 function effectsToSnapshot(fx: EffectFold): Pick<AnalyzerSnapshot, "writeCalls" | "callIds" | "earlyResults"> {
   const writeCalls: WriteCallRecord[] = [];
   for (const [, c] of fx.calls.entries()) {
-    const { retryOf, duplicateOf, ...rest } = c;
-    writeCalls.push({ ...rest, ...(retryOf !== null ? { retryOf } : {}), ...(duplicateOf !== null ? { duplicateOf } : {}) });
+    const { retryOf, duplicateOf, sent, ...rest } = c;
+    writeCalls.push({
+      ...rest,
+      ...(sent ? {} : { unsent: true as const }),
+      ...(retryOf !== null ? { retryOf } : {}),
+      ...(duplicateOf !== null ? { duplicateOf } : {}),
+    });
   }
   // Seq order: the order the calls were made, which is the order of their groups.
   writeCalls.sort((a, b) => a.seq - b.seq);
@@ -426,7 +438,8 @@ function effectsFromSnapshot(s: AnalyzerSnapshot): EffectFold {
   for (const r of [...s.writeCalls].sort((a, b) => a.seq - b.seq)) {
     // Version 1 keyed groups by the canonical args themselves; version 2 by their hash.
     const group = s.version === 1 ? `${r.tool}\u0000${sha256Hex(r.group.slice(r.group.indexOf("\u0000") + 1))}` : r.group;
-    calls.push([String(r.seq), { ...r, group, retryOf: r.retryOf ?? null, duplicateOf: r.duplicateOf ?? null }]);
+    const { unsent, ...rec } = r;
+    calls.push([String(r.seq), { ...rec, group, sent: unsent !== true, retryOf: r.retryOf ?? null, duplicateOf: r.duplicateOf ?? null }]);
     const list = groups.get(group);
     if (list) list.push(r.seq);
     else groups.set(group, [r.seq]);
@@ -444,30 +457,11 @@ export function createAnalyzer(snapshot?: AnalyzerSnapshot): Analyzer {
   return new RunAnalyzer(snapshot);
 }
 
-/** Stable sort by seq, first of duplicate seqs kept (the reading the rules require). */
-export function orderEvents(events: readonly JournalEvent[]): JournalEvent[] {
-  const sorted = [...events].sort((a, b) => a.seq - b.seq);
-  const out: JournalEvent[] = [];
-  for (const e of sorted) if (out.length === 0 || out[out.length - 1].seq !== e.seq) out.push(e);
-  return out;
-}
-
 /** Whole-run convenience: stable-sorts by seq, keeps the first of duplicate seqs, folds. */
 export function analyzeEvents(events: JournalEvent[]): Finding[] {
   const analyzer = createAnalyzer();
   for (const e of orderEvents(events)) analyzer.push(e);
   return analyzer.findings();
-}
-
-/** Events grouped by run, runs in order of first appearance. */
-export function groupByRun(events: readonly JournalEvent[]): Map<string, JournalEvent[]> {
-  const runs = new Map<string, JournalEvent[]>();
-  for (const e of events) {
-    const list = runs.get(e.run);
-    if (list) list.push(e);
-    else runs.set(e.run, [e]);
-  }
-  return runs;
 }
 
 /** Several runs in one file: groups by run, analyses each on its own. */

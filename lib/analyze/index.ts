@@ -7,8 +7,6 @@ export {
   analyzeJournal,
   compareFindings,
   createAnalyzer,
-  groupByRun,
-  orderEvents,
   type Analyzer,
   type AnalyzerSnapshot,
   type EarlyResult,
@@ -18,5 +16,5 @@ export {
 export type { ChainVerdict } from "../journal/chain";
 export { quote, RULE_SEVERITY, safePath, secretName } from "./describe";
 export { readPolicy } from "./policy";
-export { epochNanos, secondsToNanos } from "./time";
+export { epochNanos, secondsToNanos } from "../semantics";
 export { humanSeconds, messageParts, RULE_TEXT, ruleText, rulesMatching, seqsNamed } from "./rule-text";

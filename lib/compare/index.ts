@@ -17,4 +17,4 @@ export { firstMeaningfulDivergence, type DivergenceKind, type MeaningfulDivergen
 export { alignSequences, type ApproximateSpan, type Pair } from "./sequence-align";
 export { LCS_BUDGET, type LcsBudget } from "./lcs";
 export { compareVersions, VERSION_GROUPS, type VersionRow } from "./versions";
-export { diffLineText, jsonDiff, jsonText } from "./json-diff";
+export { diffLineText, jsonDiff, jsonText, type DiffLine } from "./json-diff";

@@ -14,7 +14,7 @@ import { create, type Delta } from "jsondiffpatch";
 import { bigintAsDigits } from "../journal/exact-json";
 import { setOwn } from "../journal/own-keys";
 
-interface DiffLine {
+export interface DiffLine {
   op: "add" | "remove" | "replace" | "move";
   path: string;
   /** JSON text of the new value (add, replace). */

@@ -6,6 +6,8 @@
  */
 import { createHash } from "node:crypto";
 import { bigintAsDigits } from "../journal/exact-json";
+import type { JournalEvent } from "../journal/types";
+import { errorEvents } from "../semantics";
 import type { NoteItem } from "./notes";
 import type { AuditLogRow, FindingRow, ManifestRun } from "./bundle";
 
@@ -160,6 +162,10 @@ function runSection(r: ReportInput["runs"][number], index: number): string {
   out.push(
     `<table class="timeline"><thead><tr><th>seq</th><th>+ms</th><th>step</th><th>type</th><th>name</th><th>status</th><th class="track">time</th><th>payload</th></tr></thead><tbody>`,
   );
+  // the failure marks of the run page's timeline: lib/semantics' count (docs/journal-format.md, "Failures")
+  const ordered = [...r.events].sort((a, b) => Number(a.seq) - Number(b.seq)) as unknown as JournalEvent[];
+  const marks = errorEvents(ordered);
+  const failed = new Set(ordered.filter((_, i) => marks[i]).map((e) => Number(e.seq)));
   for (const e of r.events) {
     const seq = Number(e.seq);
     const t = Date.parse(str(e.ts));
@@ -168,7 +174,7 @@ function runSection(r: ReportInput["runs"][number], index: number): string {
     const at = Number.isFinite(t) ? t - t0 : 0;
     const left = Math.min(100, Math.max(0, Math.round(((at - latency) / span) * 100)));
     const width = Math.min(100 - left, Math.max(0, Math.round((latency / span) * 100)));
-    const bad = d.status === "error" || d.status === "timeout" || e.type === "error";
+    const bad = failed.has(seq);
     const cls = [findingSeqs.has(seq) ? "has-finding" : "", noteSeqs.has(seq) ? "has-note" : ""].filter(Boolean).join(" ");
     out.push(
       `<tr id="${anchor(index, seq)}"${cls ? ` class="${cls}"` : ""}><td>${seq}</td><td>${at}</td><td>${escapeHtml(str(e.step))}</td>` +

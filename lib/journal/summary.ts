@@ -2,7 +2,6 @@
  * What the list, the graph and the timeline need of an event and a run, derived once at
  * ingest and stored as columns so those views never read payloads.
  */
-import { countedFailures, type FailureInput } from "../semantics/failure";
 import type { JournalEvent, JsonObject, JsonValue } from "./types";
 import { num as numOrUndefined, obj as objOrUndefined, str as strOrUndefined } from "./values";
 
@@ -84,6 +83,18 @@ export function eventColumns(event: JournalEvent, toolOfCall?: (call: string) =>
   return { call, name, status, latencyMs, tokens };
 }
 
+/** The columns of an event the failure count reads (lib/semantics/failure.ts). */
+export interface FailureInput {
+  type: string;
+  status: string | null;
+  step: string | null;
+  /** `data.call` (tool.result, model.response, an `error` naming the call it concerns). */
+  call: string | null;
+  /** Envelope `parent`: a `step.start`'s names its enclosing step's `step.start`. */
+  parent: number | null;
+  seq: number;
+}
+
 /** What the failure count reads of an event (lib/semantics/failure.ts). */
 export function failureInput(event: JournalEvent, cols: Pick<EventColumns, "status" | "call"> = eventColumns(event)): FailureInput {
   return {
@@ -94,11 +105,6 @@ export function failureInput(event: JournalEvent, cols: Pick<EventColumns, "stat
     parent: typeof event.parent === "number" ? event.parent : null,
     seq: event.seq,
   };
-}
-
-/** Which of a run's events (in seq order) the runs list counts as errors: the timeline's count, on the same columns. */
-export function errorEvents(events: readonly JournalEvent[]): boolean[] {
-  return countedFailures(events.map((e) => failureInput(e)));
 }
 
 /** Who ran what where: the run.start fields the runs list shows and filters on. */
@@ -126,7 +132,7 @@ export function timesRecordedIn(header: Record<string, unknown>): boolean {
 
 export interface RunHeader extends RunIdentity {
   tags: string[];
-  /** versions, policy, initiator, resumeOf, forkOf: shown on the run page. */
+  /** versions, policy, initiator, resumeOf, forkOf, and a gateway run's replayOf, mode, components and command: shown on the run page. */
   header: JsonObject;
 }
 
@@ -137,7 +143,21 @@ export function runHeaderFromStart(event: JournalEvent): RunHeader {
   const initiator = obj(d.initiator);
   const tags = Array.isArray(d.tags) ? d.tags.filter((t): t is string => typeof t === "string") : [];
   const header: JsonObject = {};
-  for (const k of ["versions", "policy", "initiator", "resumeOf", "forkOf", "source", "workflow", "agent"] as const) {
+  const keys = [
+    "versions",
+    "policy",
+    "initiator",
+    "resumeOf",
+    "forkOf",
+    "replayOf",
+    "mode",
+    "components",
+    "gateway",
+    "source",
+    "workflow",
+    "agent",
+  ] as const;
+  for (const k of keys) {
     if (d[k] !== undefined) header[k] = d[k] as JsonValue;
   }
   return {

@@ -6,8 +6,7 @@
  */
 import { canonicalJson, sha256Hex } from "../canonical";
 import type { JournalEvent, JsonObject, JsonValue } from "../journal/types";
-import { groupOf } from "../semantics";
-import { isConfirmed, isOpen, NO_RESULT, recordedCalls } from "./outcomes";
+import { callLedger, effectOf, groupOf, isConfirmed, isOpen, NO_RESULT } from "../semantics";
 import type { BranchReconcile, ExecutorChoice, ReconcilePreview, ReexecutePreview } from "./types";
 
 const str = (v: JsonValue | undefined): string | undefined => (typeof v === "string" ? v : undefined);
@@ -62,10 +61,10 @@ export function previewReexecute(opts: {
   const tool = str(d.tool) ?? "";
   const args = d.args ?? null;
   const group = groupOf(tool, d.args);
-  const all = recordedCalls(opts.events, opts.branchReconciles);
+  const all = callLedger(opts.events, opts.branchReconciles);
   const same = all.filter((c) => c.tool === tool && groupOf(c.tool, argsAt(opts.events, c.seq)) === group);
   const unknown = same.filter(isOpen);
-  const confirmed = same.filter((c) => c.effect === "write" && isConfirmed(c));
+  const confirmed = same.filter((c) => effectOf(c.effect) === "write" && isConfirmed(c));
   const recordedKey = str(d.idempotencyKey) ?? "";
   const keySource = recordedKey !== "" ? "recorded" : "new";
   const idempotencyKey = recordedKey !== "" ? recordedKey : newIdempotencyKey(opts.run, callEv.seq, opts.earlierExecutions + 1);
@@ -74,7 +73,7 @@ export function previewReexecute(opts: {
     unknown.length > 0
       ? `refused: ${unknown.map((c) => `#${c.seq} (${c.status ?? NO_RESULT})`).join(", ")} of ${tool} with these arguments ha${unknown.length === 1 ? "s" : "ve"} an outcome nobody reconciled; reconcile it first`
       : null;
-  const needsOperationName = opts.executor.environment === "production" || (str(d.effect) === "write" && confirmed.length > 0);
+  const needsOperationName = opts.executor.environment === "production" || (effectOf(d.effect) === "write" && confirmed.length > 0);
   const digest = sha256Hex(canonicalJson({ run: opts.run, seq: callEv.seq, executor: opts.executor.id, request }));
   return {
     run: opts.run,
@@ -109,13 +108,13 @@ export function previewReconcile(opts: {
 }): ReconcilePreview {
   const callEv = callAt(opts.events, opts.seq);
   const call = str(callEv.data.call) ?? "";
-  const rec = recordedCalls(opts.events, opts.branchReconciles).find((c) => c.seq === callEv.seq);
+  const rec = callLedger(opts.events, opts.branchReconciles).find((c) => c.seq === callEv.seq);
   if (!rec) throw new PlanError(`call ${call} not found in this run`, 404);
   let refusal: string | null = null;
   if (!rec.sent) refusal = `call ${call} was never sent (a live branch left it pending): there is nothing to reconcile`;
   else if (rec.status !== null && rec.status !== "unknown" && rec.status !== "timeout")
     refusal = `call ${call} ended ${rec.status}: only an unknown or timeout outcome, or a write with no result, is reconciled`;
-  else if (rec.status === null && rec.effect === "read")
+  else if (rec.status === null && effectOf(rec.effect) === "read")
     refusal = `call ${call} is a read with no result: nothing it did needs reconciling`;
   else if (rec.reconciled)
     refusal = `call ${call} is already reconciled as ${rec.reconciled.outcome}${rec.reconciled.where === "journal" ? ` at #${rec.reconciled.seq}` : ` on branch ${rec.reconciled.where}`}`;

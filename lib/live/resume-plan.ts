@@ -4,16 +4,26 @@
  * **skip** (writes confirmed by an ok result or a reconcile, in the journal or on a branch
  * run), must **reconcile** first (writes whose outcome is unknown or timed out, or never
  * recorded) and would **run again** (failed calls, reads without a result). Pure: the
- * outcomes are outcomes.ts's (the live actions' and the inspector's), the checkpoint's
+ * outcomes are the call ledger's (lib/semantics: the live actions', the analyzer's and the inspector's), the checkpoint's
  * state is checked by the run fold (lib/semantics); the server reads the events and the
  * branch reconciles.
  */
 import { canonicalJson, sha256Hex } from "../canonical";
 import type { JournalEvent, JsonValue } from "../journal/types";
 import { str } from "../journal/values";
-import { INITIAL_ORDER, INITIAL_RUN, stepOrder, stepRun, type RunFold } from "../semantics";
-import { continuationStart } from "./continue";
-import { isConfirmed, isOpen, NO_RESULT, recordedCalls } from "./outcomes";
+import {
+  callLedger,
+  effectOf,
+  INITIAL_ORDER,
+  INITIAL_RUN,
+  isConfirmed,
+  isOpen,
+  NO_RESULT,
+  stepOrder,
+  stepRun,
+  type RunFold,
+} from "../semantics";
+import { continuationStart } from "./context";
 import { PlanError } from "./plan";
 import type { BranchReconcile, RecordedCall } from "./types";
 
@@ -59,7 +69,7 @@ export interface ResumePlan {
   counts: Record<ResumeAction, number>;
   /** model responses recorded after the checkpoint: a resume asks the model again */
   modelCallsAfter: number;
-  /** why the model cannot be continued from this checkpoint (lib/live/continue.ts), or null */
+  /** why the model cannot be continued from this checkpoint (lib/live/context.ts), or null */
   notContinuable: string | null;
   /** why resuming is refused now (something to reconcile first), or null */
   refusal: string | null;
@@ -101,8 +111,8 @@ function snapshotAt(events: readonly JournalEvent[], seq: number): { ok: boolean
 function classify(c: RecordedCall): { action: ResumeAction; why: string } {
   const where = (r: NonNullable<RecordedCall["reconciled"]>) => (r.where === "journal" ? ` at #${r.seq}` : ` on branch ${r.where}`);
   const ended = c.status === null ? "without a recorded result" : c.status;
-  // an effect the recorder did not name is treated as a write: a resume must not repeat it blindly
-  const write = c.effect !== "read";
+  // an effect the recorder did not name is a write (lib/semantics effectOf): a resume must not repeat it blindly
+  const write = effectOf(c.effect) === "write";
   if (!c.sent) return { action: "redo", why: "never sent (a live branch left it pending): the model may ask for it again" };
   if (!write) {
     if (c.status === "ok") return { action: "reuse", why: "read result recorded: answered from the recording" };
@@ -175,7 +185,7 @@ export function resumePlan(opts: {
   if (checkpoint !== null) {
     const cp = checkpoint.seq;
     const endSeq = end?.seq ?? Infinity;
-    for (const c of recordedCalls(events, opts.branchReconciles ?? [])) {
+    for (const c of callLedger(events, opts.branchReconciles ?? [])) {
       if (c.seq >= endSeq) continue;
       if (c.seq < cp && (c.resultSeq === null || c.resultSeq < cp)) continue;
       const { action, why } = classify(c);

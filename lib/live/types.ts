@@ -22,30 +22,9 @@ export interface ExecutorInfo {
 
 export type LiveKind = "reconcile" | "re-execute" | "continue";
 
-/** A reconcile made by a live action, kept with its branch run (LiveBranch). */
-export interface BranchReconcile {
-  run: string;
-  call: string;
-  outcome: "succeeded" | "failed";
-  externalId: string | null;
-}
-
-/** One recorded call of an operation (same tool, canonically equal args), with what is known of its outcome. */
-export interface RecordedCall {
-  seq: number;
-  call: string;
-  tool: string;
-  effect: string;
-  key: string;
-  /** false for a call a live branch recorded as not sent (`live.pending`): it did not act */
-  sent: boolean;
-  /** the latest tool.result's status, null before any */
-  status: string | null;
-  resultSeq: number | null;
-  externalId: string | null;
-  /** a reconcile of this call after its latest result (or after the call, with none): in the journal, or on a branch run */
-  reconciled: { outcome: string; externalId: string | null; where: "journal" | string; seq: number | null } | null;
-}
+/** A branch run's reconcile and a recorded call with its outcome: the call ledger's (lib/semantics). */
+export type { BranchReconcile, RecordedCall } from "../semantics";
+import type { RecordedCall } from "../semantics";
 
 export interface ExecutorChoice {
   id: string;

@@ -1,7 +1,19 @@
 /**
- * Playback: an agent run again against its recording. Model-request matching for the
- * gateway's replay (model-request.ts, normalise.ts, paths.ts, gateway-recording.ts).
+ * Playback: answer a model or tool call from a recorded run, or say how it diverges (see
+ * README.md). Pure TypeScript: continue-live and resume read it for tool calls; the
+ * model-API gateway's replay matches model requests with it (model-request.ts,
+ * normalise.ts, paths.ts, gateway-recording.ts).
  */
+export { recordedAnswer, type ToolAnswer } from "./answer";
+export {
+  playbackEffect,
+  playToolCall,
+  type DivergenceKind,
+  type PlaybackDivergence,
+  type PlaybackRules,
+  type ToolPlayback,
+} from "./play-tool";
+export { indexRecording, type Recording, type RecordedTool } from "./recording";
 export {
   differences,
   RequestMatcher,

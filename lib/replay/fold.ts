@@ -9,7 +9,7 @@
  * evaluates the what-if (its disagreements with `base` are changes).
  */
 import type { ChainVerdict } from "../journal/chain";
-import { stepOrder } from "../semantics";
+import { effectOf, stepOrder } from "../semantics";
 import { quote } from "../analyze";
 import type { JournalEvent, JsonValue, RunPolicy, Seq } from "../journal/types";
 import { applyPatch, type RunState } from "../state";
@@ -174,6 +174,18 @@ function baseDivergences(event: JournalEvent, v: Verdict, before: EvalState, gap
         const why = v.approval.denied ? APPROVAL_WHY.denied(v.tool) : APPROVAL_WHY[status](v.tool);
         out.push(divergence(seq, "approval", `the run made call ${quote(v.call)} although ${why}`, "not allowed", "called"));
       }
+      // the call ledger's open call, retried: the replay would reconcile first (effect.retry-after-unknown)
+      const retried = v.effect?.retryOf;
+      if (retried)
+        out.push(
+          divergence(
+            seq,
+            "retry-after-unknown",
+            `the run retried write call ${quote(retried.call)} (seq ${retried.seq}, outcome ${retried.status ?? "never reported"}) before anyone reconciled it`,
+            `reconcile #${retried.seq} first`,
+            "retried",
+          ),
+        );
       if (v.firstPastStop) out.push(divergence(seq, "past-stop", "the run kept acting after a decision to stop", "stopped", event.type));
       break;
     }
@@ -344,12 +356,12 @@ const RESULT_SUBSTITUTED: Tag = { provenance: "recorded", substituted: true, not
 const RECORDED: Tag = { provenance: "recorded", substituted: false, note: null };
 
 function baseTag(event: JournalEvent): Tag {
-  if (event.type === "tool.call" && event.data.effect === "write") return WRITE_BLOCKED;
+  if (event.type === "tool.call" && effectOf(event.data.effect) === "write") return WRITE_BLOCKED;
   if (event.type === "tool.result") return RESULT_SUBSTITUTED;
   return RECORDED;
 }
 
-const isWriteCall = (event: JournalEvent) => event.type === "tool.call" && event.data.effect === "write";
+const isWriteCall = (event: JournalEvent) => event.type === "tool.call" && effectOf(event.data.effect) === "write";
 
 // Frames and folds are built by these two so every one has the same shape (the hot path
 // makes 100,000s of them).

@@ -4,7 +4,7 @@
  * `snapshotEvery` events. The run state of any frame is then recomputed from the nearest snapshot, so the UI can scrub a long
  * run without the replay holding one state per event.
  */
-import { groupByRun, orderEvents } from "../analyze";
+import { groupByRun, orderEvents } from "../semantics";
 import type { Fidelity, JournalEvent, RunId } from "../journal/types";
 import type { RunState } from "../state";
 import { INITIAL_FOLD, replayStep, type FoldState, type FrameOut, type ReplayContext } from "./fold";

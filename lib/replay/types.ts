@@ -42,7 +42,17 @@ export interface ReplayFrame {
 }
 
 export type DivergenceKind =
-  "gap" | "chain" | "state-hash" | "state-patch" | "approval-state" | "approval" | "max-steps" | "past-stop" | "stop-condition";
+  | "gap"
+  | "chain"
+  | "state-hash"
+  | "state-patch"
+  | "approval-state"
+  | "approval"
+  | "max-steps"
+  | "past-stop"
+  | "stop-condition"
+  /** a write retried while the call ledger held an earlier one open (effect.retry-after-unknown) */
+  | "retry-after-unknown";
 
 /** A point where what the run recorded disagrees with what the replay derives. */
 export interface Divergence {

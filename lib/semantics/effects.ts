@@ -8,6 +8,7 @@
 import { canonicalJson, sha256Hex } from "../canonical";
 import type { JournalEvent, JsonValue } from "../journal/types";
 import { str } from "../journal/values";
+import { effectOf, isUnsent, outcomeUnknown } from "./ledger";
 import { PMap } from "./pmap";
 
 export type ToolStatus = "ok" | "error" | "timeout" | "unknown";
@@ -23,8 +24,10 @@ export interface WriteCall {
   readonly key: string;
   /** Status of the latest tool.result for this call, null before any. */
   readonly status: ToolStatus | null;
-  /** A reconcile naming this call came after its latest result. */
+  /** A reconcile naming this call came after its latest result (or after the call, with none). */
   readonly reconciled: boolean;
+  /** false for a call a live branch recorded as not sent (`live.pending`): it did not act. */
+  readonly sent: boolean;
   /** Some tool.result for this call had status ok. */
   readonly ok: boolean;
   /** externalId of the first ok result, null when it had none. */
@@ -69,7 +72,7 @@ export interface Duplicate {
 /** What a tool.call means for effects; null for a call that is not a `write`. */
 export interface CallEffect {
   readonly noIdempotencyKey: boolean;
-  /** The earlier call this one retries (its outcome unknown or timeout, never reconciled), or null. */
+  /** The earlier call this one retries (its outcome unknown, timeout or never reported, not reconciled), or null. */
   readonly retryOf: WriteCall | null;
   /** Duplicates found at this call (a result that came before it was ok). */
   readonly duplicates: readonly Duplicate[];
@@ -158,7 +161,7 @@ export function effectCall(fx: EffectFold, event: JournalEvent): { fx: EffectFol
   const seq = event.seq;
   const call = str(data.call) ?? "";
   const callIds = fx.callIds.get(call) === seq ? fx.callIds : fx.callIds.set(call, seq);
-  if (data.effect !== "write") return { fx: callIds === fx.callIds ? fx : { ...fx, callIds }, effect: null };
+  if (effectOf(data.effect) !== "write") return { fx: callIds === fx.callIds ? fx : { ...fx, callIds }, effect: null };
   const tool = str(data.tool) ?? "";
   const key = str(data.idempotencyKey) ?? "";
   const group = groupOf(tool, data.args);
@@ -167,7 +170,7 @@ export function effectCall(fx: EffectFold, event: JournalEvent): { fx: EffectFol
   for (const s of seqs) {
     const earlier = fx.calls.get(String(s));
     if (earlier === undefined) continue;
-    if ((earlier.status === "unknown" || earlier.status === "timeout") && !earlier.reconciled && (key === "" || key !== earlier.key)) {
+    if (!earlier.reconciled && outcomeUnknown(earlier.sent, "write", earlier.status) && (key === "" || key !== earlier.key)) {
       retryOf = earlier;
       break;
     }
@@ -180,6 +183,7 @@ export function effectCall(fx: EffectFold, event: JournalEvent): { fx: EffectFol
     key,
     status: null,
     reconciled: false,
+    sent: !isUnsent(data),
     ok: false,
     externalId: null,
     retryOf: retryOf?.seq ?? null,
@@ -220,11 +224,11 @@ export function effectResult(fx: EffectFold, event: JournalEvent): { fx: EffectF
   };
 }
 
-/** A reconcile: clears the unknown outcome of the write call it names; `of` is that call's seq. */
+/** A reconcile: clears the open outcome of the write call it names (a result or none yet); `of` is that call's seq. */
 export function effectReconcile(fx: EffectFold, event: JournalEvent): { fx: EffectFold; of: number | null } {
   const call = str(event.data.call);
   const rec = call === undefined ? undefined : writeCallOf(fx, call);
-  if (rec === undefined || rec.status === null) return { fx, of: null };
+  if (rec === undefined) return { fx, of: null };
   if (rec.reconciled) return { fx, of: rec.seq };
   return { fx: { ...fx, calls: fx.calls.set(String(rec.seq), { ...rec, reconciled: true }) }, of: rec.seq };
 }

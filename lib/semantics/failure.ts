@@ -4,6 +4,10 @@
  * failure marks and the runs list's error count both fold `FailureCounter` over a run's
  * events in seq order, so they count the same events.
  */
+import type { JournalEvent } from "../journal/types";
+import { failureInput, type FailureInput } from "../journal/summary";
+
+export type { FailureInput };
 
 /** Whether an event reports a failure at all (the raw predicate; counting it is `FailureCounter`'s call). */
 export function isFailure(type: string, status: string | null): boolean {
@@ -22,18 +26,6 @@ export function isFailure(type: string, status: string | null): boolean {
     default:
       return false;
   }
-}
-
-/** The columns of an event the count reads. */
-export interface FailureInput {
-  type: string;
-  status: string | null;
-  step: string | null;
-  /** `data.call` (tool.result, model.response, an `error` naming the call it concerns). */
-  call: string | null;
-  /** Envelope `parent`: a `step.start`'s names its enclosing step's `step.start`. */
-  parent: number | null;
-  seq: number;
 }
 
 /** The counter's state as plain JSON (ingest keeps it on the run row between requests). */
@@ -137,4 +129,9 @@ export class FailureCounter {
 export function countedFailures(events: readonly FailureInput[]): boolean[] {
   const c = new FailureCounter();
   return events.map((e) => c.counts(e));
+}
+
+/** Which of a run's events (in seq order) the runs list counts as errors: the timeline's count, on the same columns. */
+export function errorEvents(events: readonly JournalEvent[]): boolean[] {
+  return countedFailures(events.map((e) => failureInput(e)));
 }

@@ -29,10 +29,25 @@ export {
   type ToolStatus,
   type WriteCall,
 } from "./effects";
-export { countedFailures, FailureCounter, isFailure, type FailureInput, type FailureSnapshot } from "./failure";
+export { countedFailures, errorEvents, FailureCounter, isFailure, type FailureInput, type FailureSnapshot } from "./failure";
 export { compareFindings } from "./findings";
 export { plural, runHealth, severityTone, type HealthTone, type RunHealth, type RunHealthInput } from "./health";
+export {
+  callLedger,
+  effectOf,
+  isConfirmed,
+  isOpen,
+  NO_RESULT,
+  unknownOutcome,
+  type BranchReconcile,
+  type CallEvent,
+  type RecordedCall,
+} from "./ledger";
+export { groupByRun, orderEvents } from "./order";
 export { PMap } from "./pmap";
+export { retrievalVerdict, type RetrievalDocument, type RetrievalVerdict } from "./retrieval";
+export { epochNanos, secondsToNanos } from "./time";
+export { eventVerdicts, type CallVerdict, type DecisionVerdict, type EventVerdicts } from "./verdicts";
 export { readPolicy } from "./policy";
 export {
   chainLink,

@@ -13,6 +13,7 @@ import { obj, str } from "../journal/values";
 import { callApproval, decideApproval, EMPTY_BOOK, requestApproval, type ApprovalBook, type CallApproval } from "./approvals";
 import { evaluateCondition } from "./condition";
 import { EMPTY_EFFECTS, effectCall, effectReconcile, effectResult, type CallEffect, type EffectFold, type ResultEffect } from "./effects";
+import { effectOf } from "./ledger";
 import { readPolicy } from "./policy";
 import { INITIAL_STATE_FOLD, stepState, UNKNOWN_HASH, type StateFold, type StateVerdict } from "./state";
 
@@ -219,7 +220,7 @@ export function stepRun(f: RunFold, event: JournalEvent, override: RunPolicy | n
           kind: "tool.call",
           tool,
           call,
-          write: data.effect === "write",
+          write: effectOf(data.effect) === "write",
           required,
           approval,
           allowed: approval.status === "ok",

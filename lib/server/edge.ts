@@ -30,7 +30,8 @@ import { displayOrigin } from "./origin";
 import { authenticate, type AccessMode, type Authenticated, accessMode } from "./access/authenticate";
 import { SESSION_COOKIE } from "./access/sessions";
 import { getDb, type Db } from "./db";
-import { BadQuery, runProjectOf } from "./queries";
+import { BadQuery } from "./queries";
+import { runAccess } from "./run-access";
 
 /** Login rate limiting's address (lib/server/access/client-address.ts), for the session actions. */
 export { clientAddress, trustProxy };
@@ -115,14 +116,12 @@ async function resolveProject(
   if (principal.kind === "anonymous") return { project: "", decision: decide(principal, need, "") };
   if (from === "run" || from === "run-or-new") {
     const run = String(params.run ?? "");
-    const owner = await runProjectOf(db, run);
-    if (owner === null) {
-      if (from === "run") return { project: "", decision: { ok: false, status: 404, message: `run "${run}" not found` } };
+    const { owner, decision } = await runAccess(db, principal, run, need);
+    if (owner === null && from === "run-or-new") {
       const project = defaultWriteProject(principal);
       return { project, decision: decide(principal, need, project) };
     }
-    const d = decide(principal, need, owner);
-    return { project: owner, decision: d.ok || d.status !== 404 ? d : { ok: false, status: 404, message: `run "${run}" not found` } };
+    return { project: owner ?? "", decision };
   }
   const project = requested ?? preferred ?? defaultWriteProject(principal);
   return { project, decision: decide(principal, need, project) };
@@ -361,10 +360,9 @@ export function action<S extends z.ZodType, R>(
  * missing one), 403 for a role too weak. Returns the project.
  */
 export async function authorizeRun(ctx: ActionCtx, run: string, need: Permission): Promise<string> {
-  const owner = await runProjectOf(ctx.db, run);
-  if (owner === null) throw new AccessError(`run "${run}" not found`, 404);
-  const d = decide(ctx.principal, need, owner);
-  if (!d.ok) throw new AccessError(d.status === 403 ? d.message : `run "${run}" not found`, d.status === 403 ? 403 : 404);
+  const { owner, decision: d } = await runAccess(ctx.db, ctx.principal, run, need);
+  if (!d.ok || owner === null)
+    throw new AccessError(!d.ok && d.status === 403 ? d.message : `run "${run}" not found`, !d.ok && d.status === 403 ? 403 : 404);
   return owner;
 }
 

@@ -147,6 +147,42 @@ const stateAtSchema = z.strictObject({
 });
 export type StateAt = z.infer<typeof stateAtSchema>;
 
+/**
+ * The verdicts that concern an inspected event (lib/semantics/verdicts.ts EventVerdicts):
+ * what the findings are reported from, for the panes to show rather than decide again.
+ */
+export const eventVerdictsSchema = z.strictObject({
+  /** a retrieval: each document's age (exact, ms) against policy.retrievalMaxAgeSeconds (retrieval.stale) */
+  retrieval: z
+    .strictObject({
+      maxAgeSeconds: z.number().nullable(),
+      documents: z.array(
+        z.strictObject({ index: int.min(0), id: z.unknown(), ageMs: z.number().nullable(), stale: z.boolean().nullable() }),
+      ),
+      stale: z.boolean(),
+    })
+    .nullable(),
+  /** an approval.decision: the approver's state hash against the hash in force (approval.stale-state) */
+  decision: z
+    .strictObject({ stateHash: z.string().nullable(), hashInForce: z.string().nullable(), stale: z.boolean().nullable() })
+    .nullable(),
+  /** a tool.call, its tool.result or reconcile: the call ledger's outcome and the fold's verdicts at the call */
+  call: z
+    .strictObject({
+      seq,
+      call: z.string(),
+      effect: z.enum(["read", "write"]),
+      status: z.string().nullable(),
+      open: z.boolean(),
+      confirmed: z.boolean(),
+      reconciled: z.strictObject({ outcome: z.string(), where: z.string(), seq: seq.nullable() }).nullable(),
+      retryOf: seq.nullable(),
+      approval: z.enum(["ok", "missing", "undecided", "denied", "reused"]),
+    })
+    .nullable(),
+});
+export type EventVerdictsAnswer = z.infer<typeof eventVerdictsSchema>;
+
 /** GET /api/runs/{run}/inspect. */
 export const inspectAnswerSchema = z.strictObject({
   seq,
@@ -155,6 +191,7 @@ export const inspectAnswerSchema = z.strictObject({
   related: z.array(storedEventSchema),
   state: stateAtSchema.nullable(),
   findings: z.array(findingItemSchema),
+  verdicts: eventVerdictsSchema,
 });
 export type InspectAnswer = z.infer<typeof inspectAnswerSchema>;
 

@@ -7,6 +7,7 @@
  */
 import { humanSeconds } from "../analyze";
 import { obj, str } from "../journal/values";
+import { ageText } from "./human";
 import type { FindingItem, InspectAnswer, StoredEvent } from "./api-types";
 
 interface EvidenceLine {
@@ -89,25 +90,25 @@ export function evidenceFor(
       return namedSeq !== null ? callLines(all(named), namedSeq, finding.rule === "effect.retry-after-unknown") : [];
     case "retrieval.stale": {
       if (!ownEv) return [];
-      const maxAge = typeof policy?.retrievalMaxAgeSeconds === "number" ? policy.retrievalMaxAgeSeconds : null;
-      const at = Date.parse(ownEv.event.ts);
+      // the retrieval verdict the finding is reported from (lib/semantics), sent with the answer
+      const verdict = own?.verdicts.retrieval ?? null;
+      const maxAge = verdict?.maxAgeSeconds ?? (typeof policy?.retrievalMaxAgeSeconds === "number" ? policy.retrievalMaxAgeSeconds : null);
       const lines: EvidenceLine[] = [];
       if (maxAge !== null)
         lines.push({ seq: null, label: "allowed age", text: `${humanSeconds(maxAge)} (policy.retrievalMaxAgeSeconds = ${maxAge})` });
       const docs = Array.isArray(d.documents) ? d.documents : [];
-      for (const doc of docs.slice(0, 5)) {
+      docs.slice(0, 5).forEach((doc, i) => {
         const o = obj(doc);
-        if (!o) continue;
+        if (!o) return;
         const indexed = str(o.indexedAt);
-        const age = indexed ? (at - Date.parse(indexed)) / 1000 : NaN;
+        const v = verdict?.documents[i];
+        const age = v?.ageMs === null || v?.ageMs === undefined ? null : v.ageMs / 1000;
         lines.push({
           seq: ownEv.seq,
           label: `document ${show(o.id ?? "?")}`,
-          text: cut(
-            `indexedAt ${indexed ?? "not recorded"}${Number.isFinite(age) ? `: ${humanSeconds(Math.round(age))} old at the retrieval` : ""}`,
-          ),
+          text: cut(`indexedAt ${indexed ?? "not recorded"}${age !== null ? `: ${ageText(age)} at the retrieval` : ""}`),
         });
-      }
+      });
       return lines;
     }
     case "approval.missing":

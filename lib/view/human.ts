@@ -1,9 +1,11 @@
 /**
  * Values a reviewer reads in units, not as raw payload: an error as its fields (message,
  * name, code, …) instead of one line of JSON, a policy's durations in days and hours, a
- * retrieved document's age at the time of the retrieval against the allowed age.
+ * retrieved document's age at the time of the retrieval as the retrieval verdict gives it
+ * (lib/semantics, sent with the inspect answer), never rounded into another verdict.
  */
 import { humanSeconds } from "../analyze";
+import type { EventVerdictsAnswer } from "./api-types";
 import { formatDuration } from "./format";
 
 interface ErrorFields {
@@ -58,38 +60,45 @@ interface RetrievedDocument {
   version: string | null;
   uri: string | null;
   indexedAt: string | null;
-  /** seconds between indexedAt and the retrieval, null when either is unknown */
+  /** seconds between indexedAt and the retrieval (exact, fractional), null when either is unknown */
   ageSeconds: number | null;
-  /** older than the allowed age (policy.retrievalMaxAgeSeconds), null without a policy or a date */
+  /** the verdict: older than the allowed age (policy.retrievalMaxAgeSeconds), null without a policy or a date */
   stale: boolean | null;
   content: unknown;
   score: number | null;
 }
 
-/** The documents of a `retrieval` event, each with its age when it was retrieved. */
-export function retrievedDocuments(data: Record<string, unknown>, retrievedAtMs: number, maxAgeSeconds: unknown): RetrievedDocument[] {
+/** The documents of a `retrieval` event, each with its age and staleness from the retrieval verdict. */
+export function retrievedDocuments(data: Record<string, unknown>, verdict: EventVerdictsAnswer["retrieval"]): RetrievedDocument[] {
   const docs: unknown[] = Array.isArray(data.documents) ? data.documents : [];
-  const max = typeof maxAgeSeconds === "number" && Number.isFinite(maxAgeSeconds) ? maxAgeSeconds : null;
-  return docs.map((raw) => {
+  return docs.map((raw, i) => {
     const d: Record<string, unknown> =
       raw !== null && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, unknown>) : { content: raw };
     const indexedAt = typeof d.indexedAt === "string" ? d.indexedAt : null;
-    const at = indexedAt === null ? NaN : Date.parse(indexedAt);
-    const ageSeconds = Number.isFinite(at) && Number.isFinite(retrievedAtMs) ? Math.round((retrievedAtMs - at) / 1000) : null;
+    const v = verdict?.documents[i];
+    const ageSeconds = v?.ageMs === null || v?.ageMs === undefined ? null : v.ageMs / 1000;
     return {
       id: scalar(d.id),
       version: scalar(d.version),
       uri: scalar(d.uri),
       indexedAt,
       ageSeconds,
-      stale: ageSeconds === null || max === null ? null : ageSeconds > max,
+      stale: v?.stale ?? null,
       content: d.content,
       score: typeof d.score === "number" ? d.score : null,
     };
   });
 }
 
-/** "400 days old", "in the future (2 hours after the retrieval)" */
+/** Seconds as the rule reads them: whole, or to the millisecond ("60.4 s"), never rounded to a whole second. */
+function exactSeconds(seconds: number): string {
+  return `${Number(seconds.toFixed(3)).toLocaleString("en-US", { maximumFractionDigits: 3 })} s`;
+}
+
+/** "400 days old", "1 minute old (60.4 s)", "in the future (2 hours after the retrieval)" */
 export function ageText(seconds: number): string {
-  return seconds >= 0 ? `${humanSeconds(seconds)} old` : `in the future (${humanSeconds(-seconds)} after the retrieval)`;
+  const abs = Math.abs(seconds);
+  const human = humanSeconds(Number.isInteger(abs) ? abs : Math.round(abs * 10) / 10);
+  const exact = abs >= 60 && abs < 86_400 && !Number.isInteger(abs / 60) ? ` (${exactSeconds(abs)})` : "";
+  return seconds >= 0 ? `${human} old${exact}` : `in the future (${human}${exact} after the retrieval)`;
 }

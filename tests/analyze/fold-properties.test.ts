@@ -8,7 +8,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { analyzeEvents, createAnalyzer, orderEvents, type AnalyzerSnapshot } from "../../lib/analyze";
+import { analyzeEvents, createAnalyzer, type AnalyzerSnapshot } from "../../lib/analyze";
+import { orderEvents } from "../../lib/semantics";
 import { canonicalJson, hashOf } from "../../lib/canonical";
 import { parseJsonExact } from "../../lib/journal/parse-line";
 import type { JournalEvent } from "../../lib/journal/types";

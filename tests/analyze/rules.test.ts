@@ -337,14 +337,33 @@ describe("effect.retry-after-unknown", () => {
     expect(found(events, "effect.retry-after-unknown")).toEqual([3]);
   });
 
-  it("needs the unknown result before the retry, equal args, the same tool, and write effects", () => {
-    const read = (call: string): Spec => ({ type: "tool.call", data: { call, tool: "pay", args, effect: "read" } });
+  it("counts a write whose result never came before the retry as open (the call ledger's reading)", () => {
+    // no tool.result before the retry and no reconcile between: nobody knew whether c1 acted
     expect(
       found(
         journal([writeCall("c1", "pay", args, "k1"), writeCall("c2", "pay", args, "k2"), result("c1", "timeout")]),
         "effect.retry-after-unknown",
       ),
+    ).toEqual([1]);
+    // a reconcile of the call with no result clears it
+    expect(
+      found(
+        journal([
+          writeCall("c1", "pay", args, "k1"),
+          { type: "reconcile", data: { call: "c1", outcome: "failed", by: "ops" } },
+          writeCall("c2", "pay", args, "k2"),
+        ]),
+        "effect.retry-after-unknown",
+      ),
     ).toEqual([]);
+    // the same key is the same operation: not a retry after an unknown outcome
+    expect(found(journal([writeCall("c1", "pay", args, "k1"), writeCall("c2", "pay", args, "k1")]), "effect.retry-after-unknown")).toEqual(
+      [],
+    );
+  });
+
+  it("needs an open earlier call, equal args, the same tool, and write effects", () => {
+    const read = (call: string): Spec => ({ type: "tool.call", data: { call, tool: "pay", args, effect: "read" } });
     expect(
       found(
         journal([writeCall("c1", "pay", args, "k1"), result("c1", "timeout"), writeCall("c2", "pay", { ...args, amount: 6 }, "k2")]),

@@ -10,7 +10,7 @@ import { canonicalJson } from "@/lib/canonical";
 import { detectFormat, importTrace } from "@/lib/importers";
 import { isoToNanos } from "@/lib/importers/json-utils";
 import { parseLine } from "@/lib/journal/parse-line";
-import { errorEvents } from "@/lib/journal/summary";
+import { errorEvents } from "@/lib/semantics";
 import { summarize } from "./helpers";
 
 const FILE = fileURLToPath(new URL("../fixtures/phoenix/phoenix-rest-spans.json", import.meta.url));

@@ -1,5 +1,5 @@
 /**
- * lib/live/continue.ts, pure: continue the demo refund run (recorded by the real demo
+ * lib/live (context.ts, loop.ts, chat-wire.ts, branch-journal.ts, side-by-side.ts), pure: continue the demo refund run (recorded by the real demo
  * agent) from a what-if fork, with the demo's scripted model and fakes as the ports.
  */
 import fs from "node:fs";
@@ -7,19 +7,13 @@ import os from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { JournalEvent, JsonValue } from "@/lib/journal/types";
-import {
-  chatCompletionsBody,
-  continuationJournal,
-  continuationStart,
-  DEFAULT_POLICY,
-  frameMode,
-  parseChatCompletion,
-  runContinuation,
-  sideBySide,
-  type ContinueMark,
-  type ContinuePorts,
-  type ModelRequest,
-} from "@/lib/live/continue";
+import { continuationJournal } from "@/lib/live/branch-journal";
+import { chatCompletionsBody, parseChatCompletion, type ModelRequest } from "@/lib/live/chat-wire";
+import { continuationStart } from "@/lib/live/context";
+import { DEFAULT_POLICY, type ContinueMark, type ContinuePorts } from "@/lib/live/continue-contract";
+import { runContinuation } from "@/lib/live/loop";
+import { frameMode } from "@/lib/live/mode";
+import { sideBySide } from "@/lib/live/side-by-side";
 import { PlanError } from "@/lib/live/plan";
 import { dataSchemas, envelopeSchema } from "@/lib/journal/schema";
 import { ScriptedModel, type ChatMessage } from "@/scripts/demo-agent/model";

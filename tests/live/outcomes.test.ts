@@ -1,5 +1,5 @@
 /**
- * lib/live/outcomes.ts is the one reading of whether a recorded call acted. Every live
+ * The call ledger (lib/semantics ledger.ts) is the one reading of whether a recorded call acted. Every live
  * action agrees with it on every kind of call, so none lets through a call another holds
  * back: re-execute refuses while the operation has an open call, reconcile takes exactly
  * the open calls (and each reconcile closes one), the resume plan asks to reconcile exactly
@@ -8,8 +8,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { JournalEvent } from "@/lib/journal/types";
-import { runContinuation, type ContinueStart } from "@/lib/live/continue";
-import { isConfirmed, isOpen, recordedCalls } from "@/lib/live/outcomes";
+import type { ContinueStart } from "@/lib/live/continue-contract";
+import { runContinuation } from "@/lib/live/loop";
+import { callLedger as recordedCalls, isConfirmed, isOpen } from "@/lib/semantics";
 import { previewReconcile, previewReexecute } from "@/lib/live/plan";
 import { resumePlan } from "@/lib/live/resume-plan";
 import type { BranchReconcile } from "@/lib/live/types";

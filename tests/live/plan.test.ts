@@ -1,7 +1,7 @@
 /** lib/live/plan.ts, pure: the operation's recorded calls, the key to send, the refusal, the branch journal. */
 import { describe, expect, it } from "vitest";
 import type { JournalEvent } from "@/lib/journal/types";
-import { recordedCalls } from "@/lib/live/outcomes";
+import { callLedger as recordedCalls } from "@/lib/semantics";
 import { branchJournal, branchRunId, newIdempotencyKey, previewReconcile, previewReexecute } from "@/lib/live/plan";
 
 const ev = (seq: number, type: string, data: Record<string, unknown>) =>

@@ -9,7 +9,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { analyzeEvents, groupByRun } from "../../lib/analyze";
+import { analyzeEvents } from "../../lib/analyze";
+import { groupByRun } from "../../lib/semantics";
 import { hashOf } from "../../lib/canonical";
 import { readJournalText } from "../../lib/journal/reader";
 import type { Finding, JournalEvent, RuleId } from "../../lib/journal/types";
@@ -31,6 +32,7 @@ const RULE_SIDE: Partial<Record<RuleId, string>> = {
   "approval.stale-state": "approval-state",
   "loop.past-stop": "past-stop",
   "loop.max-steps": "max-steps",
+  "effect.retry-after-unknown": "retry",
 };
 const KIND_SIDE: Partial<Record<DivergenceKind, string>> = {
   gap: "gap",
@@ -41,6 +43,7 @@ const KIND_SIDE: Partial<Record<DivergenceKind, string>> = {
   "approval-state": "approval-state",
   "past-stop": "past-stop",
   "max-steps": "max-steps",
+  "retry-after-unknown": "retry",
 };
 
 const fromFindings = (fs: readonly Finding[]) =>

@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { orderEvents } from "../../lib/analyze";
+import { orderEvents } from "../../lib/semantics";
 import { canonicalJson } from "../../lib/canonical";
 import type { JournalEvent } from "../../lib/journal/types";
 import { buildForkPlan, createReplay, createReplayStream, foldEvents, foldToJson, openReplay, type ReplayChunk } from "../../lib/replay";

@@ -29,7 +29,8 @@ import { addNote, exportBundle, listNotes, reviewerFieldsOf, setReviewerFields }
 import { modelPricesOf, setModelPrices } from "@/lib/server/prices";
 import { answerOtlp } from "@/lib/server/otlp-receiver";
 import { addExecutor, listExecutors } from "@/lib/server/live/executors";
-import { branchInfo, reconcile, runEvents } from "@/lib/server/live/actions";
+import { branchInfo, runEvents } from "@/lib/server/live/branches";
+import { reconcile } from "@/lib/server/live/reconcile";
 import { findingsOf, getRun, listEventBodies, listRuns, runListQuery } from "@/lib/server/queries";
 import { ingestBytes } from "@/lib/server/service";
 import { answerUpload } from "@/lib/server/upload";

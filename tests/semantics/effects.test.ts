@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../lib/canonical";
-import { createAnalyzer, orderEvents, type AnalyzerSnapshot } from "../../lib/analyze";
+import { createAnalyzer, type AnalyzerSnapshot } from "../../lib/analyze";
+import { orderEvents } from "../../lib/semantics";
 import type { JournalEvent } from "../../lib/journal/types";
 import { parseJsonExact } from "../../lib/journal/parse-line";
 import { foldEvents } from "../../lib/replay";
@@ -174,7 +175,12 @@ function effectsWithRestart(events: JournalEvent[], split: number): Omit<EffectF
   // The snapshot is the analyzer's whole effect fold; read it back as one.
   const s = analyzer.snapshot();
   return {
-    calls: PMap.from(s.writeCalls.map((r) => [String(r.seq), { ...r, retryOf: r.retryOf ?? null, duplicateOf: r.duplicateOf ?? null }])),
+    calls: PMap.from(
+      s.writeCalls.map(({ unsent, ...r }) => [
+        String(r.seq),
+        { ...r, sent: unsent !== true, retryOf: r.retryOf ?? null, duplicateOf: r.duplicateOf ?? null },
+      ]),
+    ),
     callIds: PMap.from(s.callIds),
     early: PMap.from(s.earlyResults),
   };

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { buildRunIndex, decodeSummary, encodeSummary, summaryRowsFromEvents } from "../../lib/graph";
-import { errorEvents } from "../../lib/journal/summary";
+import { errorEvents } from "../../lib/semantics";
 import type { JournalEvent } from "../../lib/journal/types";
 import { generateRun } from "../../lib/replay/testing/journal-generator";
 import { FailureCounter, type FailureInput } from "../../lib/semantics/failure";

@@ -1,5 +1,7 @@
 /** Inspector values in human units: errors as fields, policy durations, a document's age. */
 import { describe, expect, it } from "vitest";
+import type { JsonObject } from "@/lib/journal/types";
+import { retrievalVerdict } from "@/lib/semantics";
 import { ageText, errorFields, policyValueText, retrievedDocuments } from "@/lib/view/human";
 
 describe("errorFields", () => {
@@ -39,7 +41,7 @@ describe("policyValueText", () => {
 
 describe("retrievedDocuments", () => {
   const at = Date.parse("2026-11-07T10:00:05.000Z");
-  const data = {
+  const data: JsonObject = {
     query: "refund policy",
     documents: [
       { id: "kb-refunds", version: "2", indexedAt: new Date(at - 400 * 86_400_000).toISOString(), content: "refund immediately" },
@@ -47,8 +49,9 @@ describe("retrievedDocuments", () => {
       { id: "no-date" },
     ],
   };
-  it("gives each document its age at the retrieval and whether the policy allows it", () => {
-    const docs = retrievedDocuments(data, at, 30 * 86400);
+  const retrieval = (maxAge: unknown) => retrievalVerdict({ ts: new Date(at).toISOString(), data }, maxAge);
+  it("gives each document its age at the retrieval and the verdict on it, from the retrieval verdict", () => {
+    const docs = retrievedDocuments(data, retrieval(30 * 86400));
     expect(docs.map((d) => [d.id, d.ageSeconds, d.stale])).toEqual([
       ["kb-refunds", 400 * 86400, true],
       ["kb-tone", 2 * 86400, false],
@@ -56,6 +59,14 @@ describe("retrievedDocuments", () => {
     ]);
     expect(ageText(docs[0].ageSeconds!)).toBe("400 days old");
     // without a policy the age is shown, stale is unknown
-    expect(retrievedDocuments(data, at, undefined)[0].stale).toBeNull();
+    expect(retrievedDocuments(data, retrieval(undefined))[0].stale).toBeNull();
+  });
+
+  it("shows 60.4 s as 60.4 s, stale against 60 s as the finding says (not rounded to 60 s and within the age)", () => {
+    const doc = { id: "d", indexedAt: "2026-11-07T10:00:00.000Z" };
+    const v = retrievalVerdict({ ts: "2026-11-07T10:01:00.400Z", data: { documents: [doc] } }, 60);
+    const [shown] = retrievedDocuments({ documents: [doc] }, v);
+    expect(shown.stale).toBe(true);
+    expect(ageText(shown.ageSeconds!)).toBe("1 minute old (60.4 s)");
   });
 });

@@ -2,12 +2,13 @@
  * The reviewer's path in pure code: where a run opens, what n / N step through, findings
  * grouped by rule, the one keymap of run, replay and compare, and the plain text of rules.
  */
+import { retrievalVerdict } from "@/lib/semantics";
 import { describe, expect, it } from "vitest";
 import { RULE_IDS } from "@/lib/journal/types";
 import { humanSeconds, messageParts, ruleText, rulesMatching, seqsNamed } from "@/lib/analyze";
 import { findingSeqs, firstMostSevere, groupFindings, orderAtEvent } from "@/lib/view/findings";
 import { actionFor, adjacentMark, bindingsFor, KEYMAP } from "@/lib/view/keymap";
-import type { FindingItem } from "@/lib/view/api-types";
+import type { FindingItem, InspectAnswer } from "@/lib/view/api-types";
 import { evidenceFor } from "@/lib/view/evidence";
 
 const f = (rule: string, seq: number, severity: FindingItem["severity"]): FindingItem => ({
@@ -152,12 +153,14 @@ describe("evidence quoted in a finding", () => {
     redactions: 0,
     event: { run: "r", seq, ts, type, data },
   });
-  const answer = (event: ReturnType<typeof ev>, related: Array<ReturnType<typeof ev>>) => ({
+  const NO_VERDICTS: InspectAnswer["verdicts"] = { retrieval: null, decision: null, call: null };
+  const answer = (event: ReturnType<typeof ev>, related: Array<ReturnType<typeof ev>>, verdicts = NO_VERDICTS) => ({
     seq: event.seq,
     event,
     related,
     state: null,
     findings: [],
+    verdicts,
   });
 
   it("a retry quotes the earlier call, its outcome and error text, and that it was never reconciled", () => {
@@ -189,7 +192,9 @@ describe("evidence quoted in a finding", () => {
       { documents: [{ id: "kb-refunds", indexedAt: "2025-10-03T10:00:00.500Z" }], query: "q" },
       "2026-11-07T10:00:04.500Z",
     );
-    const lines = evidenceFor(f("retrieval.stale", 17, "warning"), null, null, answer(retrieval, []), {
+    // the answer carries the retrieval verdict the server computes (lib/semantics)
+    const verdicts = { ...NO_VERDICTS, retrieval: retrievalVerdict(retrieval.event, 2_592_000) };
+    const lines = evidenceFor(f("retrieval.stale", 17, "warning"), null, null, answer(retrieval, [], verdicts), {
       retrievalMaxAgeSeconds: 2_592_000,
     });
     expect(lines[0]).toEqual({ seq: null, label: "allowed age", text: "30 days (policy.retrievalMaxAgeSeconds = 2592000)" });

@@ -6,7 +6,8 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
-import { createAnalyzer, groupByRun, orderEvents } from "../../analyze";
+import { createAnalyzer } from "../../analyze";
+import { groupByRun, orderEvents } from "../../semantics";
 import { canonicalJson, useSha256Implementation } from "../../canonical";
 import { readJournal } from "../../journal/reader";
 import { redactMessage } from "../../redact";

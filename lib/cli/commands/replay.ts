@@ -7,7 +7,7 @@ import { canonicalJson } from "../../canonical";
 import type { Fidelity } from "../../journal/types";
 import { parseJsonExact } from "../../journal/parse-line";
 import { createReplay, parseForkOverride, ReplayError, type ForkOverride, type ForkSpec, type ReplaySummary } from "../../replay";
-import { groupByRun } from "../../analyze";
+import { groupByRun } from "../../semantics";
 import type { CommandArgs } from "../args";
 import { redactMessage } from "../../redact";
 import { readJournalFile, useNativeSha256 } from "./analyze";

@@ -7,7 +7,7 @@ import { ExchangeRecorder, parseUpstreams } from "../../gateway";
 import type { JournalEvent } from "../../journal/types";
 import { placeMap, readGatewayRecording, RequestMatcher, type RequestDivergence } from "../../playback";
 import { redactMessage } from "../../redact";
-import { groupByRun } from "../../analyze";
+import { groupByRun } from "../../semantics";
 import { readJournalFile } from "../commands/analyze";
 import { startGatewayServer } from "./http-edge";
 import { currentPlaces } from "./places";

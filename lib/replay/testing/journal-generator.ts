@@ -13,7 +13,7 @@
 import { canonicalJson, hashOf, sha256Hex } from "../../canonical";
 import type { JournalEvent, JsonObject, JsonValue, RunId, Seq } from "../../journal/types";
 import { applyPatch, EMPTY_STATE, type RunState } from "../../state";
-import { orderEvents } from "../../analyze";
+import { orderEvents } from "../../semantics";
 import type { ForkOverride, ForkSpec } from "../types";
 
 export interface Rng {

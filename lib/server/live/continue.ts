@@ -16,48 +16,34 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import { actorOf, type Principal } from "../../access/roles";
 import type { JournalEvent, JsonObject, JsonValue } from "../../journal/types";
+import { continuationJournal } from "../../live/branch-journal";
+import { chatCompletionsBody, parseChatCompletion, type AskedCall, type ChatMessage } from "../../live/chat-wire";
+import { continuationStart } from "../../live/context";
 import {
-  chatCompletionsBody,
   clampTurns,
-  continuationJournal,
-  continuationStart,
   continueDigest,
   DEFAULT_POLICY,
-  parseChatCompletion,
-  runContinuation,
-  sideBySide,
-  type AskedCall,
-  type SideBySideRow,
-  type ChatMessage,
   type ContinueMark,
   type ContinueOutcome,
   type ContinuePolicy,
   type ContinueStart,
   type ToolAnswer,
-} from "../../live/continue";
+} from "../../live/continue-contract";
+import { runContinuation } from "../../live/loop";
+import { sideBySide, type SideBySideRow } from "../../live/side-by-side";
 import { branchRunId, newIdempotencyKey } from "../../live/plan";
 import type { BranchReconcile, ExecutorChoice, ExecutorInfo } from "../../live/types";
 import { parseForkOverride, ReplayError } from "../../replay";
 import type { ForkOverride } from "../../replay";
-import { appendAudit } from "../access/audit-log";
 import type { Db } from "../db";
 import { runProjectOf } from "../queries";
-import {
-  choice,
-  confirm,
-  liveDecision,
-  liveEnvironments,
-  LiveRefusal,
-  logged,
-  operatorRole,
-  planned,
-  post,
-  recordBranch,
-  runEvents,
-  storeBranch,
-  visibleRun,
-  type Confirmation,
-} from "./actions";
+import { audited, type LiveDone } from "./audited";
+import { choice, liveDecision, liveEnvironments, operatorRole, visibleRun } from "./authorize";
+import { runEvents } from "./branches";
+import { storeBranch } from "./store-branch";
+import { confirm, type Confirmation } from "./confirm";
+import { post } from "./executor-http";
+import { LiveRefusal, planned } from "./refusal";
 import { executorCredential, getExecutor, listExecutors } from "./executors";
 
 /** What the operator types to confirm a continuation (open mode, production). */
@@ -281,7 +267,7 @@ export async function continueFork(
       unknown
     >,
   };
-  return logged(db, principal, entry, async () => {
+  return audited(db, principal, entry, async (): Promise<LiveDone<ContinueResult>> => {
     operatorRole(principal, project);
     const { start, ex, reads, policy, preview } = await prepare(db, principal, project, events, input);
     entry.detail = { ...entry.detail, environment: ex.environment, maxTurns: policy.maxTurns, writes: policy.writes };
@@ -309,15 +295,10 @@ export async function continueFork(
       mark,
       branchRun: branch,
     });
-    const audit = await appendAudit(db, {
-      actor: actorOf(principal),
-      action: "live.continue",
-      project,
-      target: `${input.run}#${input.seq}`,
-      reason: input.reason,
+    return {
       result: outcome.stop === "model-error" ? "failed" : "ok",
+      target: `${input.run}#${input.seq}`,
       detail: {
-        ...entry.detail,
         branch,
         edited: start.edited,
         stop: outcome.stop,
@@ -329,32 +310,30 @@ export async function continueFork(
         pendingWrite: outcome.pendingWrite,
         request: preview.request ? { url: preview.request.url } : null,
       },
-    });
-    await recordBranch(db, {
-      runId: branch,
-      originalRun: input.run,
-      forkSeq: input.seq,
-      kind: "continue",
-      call: outcome.pendingWrite?.call ?? "",
-      outcome: outcome.stop,
-      externalId: null,
-      environment: ex.environment,
-      actor: actorOf(principal),
-      auditSeq: audit.seq,
-    });
-    return {
-      branch,
-      forkOf: { run: input.run, seq: input.seq },
-      stop: outcome.stop,
-      stopDetail: outcome.stopDetail,
-      modelCalls: outcome.modelCalls,
-      readsFromRecording: outcome.readsFromRecording,
-      readsFromExecutor: outcome.readsFromExecutor,
-      writesBlocked: outcome.writesBlocked,
-      pendingWrite: outcome.pendingWrite,
-      finalText: outcome.finalText,
-      findings,
-      auditSeq: audit.seq,
+      branch: {
+        runId: branch,
+        originalRun: input.run,
+        forkSeq: input.seq,
+        kind: "continue",
+        call: outcome.pendingWrite?.call ?? "",
+        outcome: outcome.stop,
+        externalId: null,
+        environment: ex.environment,
+      },
+      answer: (auditSeq) => ({
+        branch,
+        forkOf: { run: input.run, seq: input.seq },
+        stop: outcome.stop,
+        stopDetail: outcome.stopDetail,
+        modelCalls: outcome.modelCalls,
+        readsFromRecording: outcome.readsFromRecording,
+        readsFromExecutor: outcome.readsFromExecutor,
+        writesBlocked: outcome.writesBlocked,
+        pendingWrite: outcome.pendingWrite,
+        finalText: outcome.finalText,
+        findings,
+        auditSeq,
+      }),
     };
   });
 }

@@ -6,7 +6,7 @@ import "server-only";
  * the operator role, a model executor of the project, the operator's environment, the
  * plan possible, a reason, the password again (and "resume" typed for production or in
  * open mode), the plan unchanged since it was shown, nothing left to reconcile. Then the
- * continuation engine (lib/live/continue.ts, through executeContinuation) carries on from
+ * continuation engine (lib/live/loop.ts, through executeContinuation) carries on from
  * the checkpoint with the policy reuse/skip: reads answered from the recording, writes
  * confirmed by result or reconcile (branch reconciles included) answered from it, any
  * other write stopping the continuation for its own confirmed live action. The result is
@@ -15,27 +15,19 @@ import "server-only";
  */
 import { randomBytes } from "node:crypto";
 import { actorOf, decide, type Principal } from "../../access/roles";
-import { clampTurns, continuationStart, type ContinueMark, type ContinueOutcome, type ContinuePolicy } from "../../live/continue";
+import { continuationStart } from "../../live/context";
+import { clampTurns, type ContinueMark, type ContinueOutcome, type ContinuePolicy } from "../../live/continue-contract";
 import { resumePlan, resumeRecording, resumeRunId, type ResumePlan } from "../../live/resume-plan";
 import type { ExecutorChoice, ExecutorInfo } from "../../live/types";
-import { appendAudit } from "../access/audit-log";
 import type { Db } from "../db";
 import { bundleOf } from "../bundle-runs";
 import { runProjectOf } from "../queries";
 import { payloadsDroppedOf } from "../retention";
-import {
-  branchReconciles,
-  confirm,
-  liveDecision,
-  logged,
-  LiveRefusal,
-  operatorRole,
-  planned,
-  recordBranch,
-  runEvents,
-  visibleRun,
-  type Confirmation,
-} from "./actions";
+import { audited, type LiveDone } from "./audited";
+import { liveDecision, operatorRole, visibleRun } from "./authorize";
+import { branchReconciles, runEvents } from "./branches";
+import { confirm, type Confirmation } from "./confirm";
+import { LiveRefusal, planned } from "./refusal";
 import { executeContinuation } from "./continue";
 import { getExecutor, listExecutors } from "./executors";
 
@@ -123,7 +115,7 @@ export async function resume(
     reason: input.reason,
     detail: { run: input.run, checkpoint: input.checkpoint, executor: input.executor } as Record<string, unknown>,
   };
-  return logged(db, principal, entry, async () => {
+  return audited(db, principal, entry, async (): Promise<LiveDone<ResumeOutcome>> => {
     operatorRole(principal, project);
     const ex = await getExecutor(db, project, input.executor);
     if (!ex || ex.kind !== "model") throw new LiveRefusal("executor", `no model executor "${input.executor}" in project "${project}"`, 404);
@@ -167,15 +159,11 @@ export async function resume(
       branchRun: branch,
       origin: { resumeOf: { run: input.run, checkpoint: plan.checkpoint.id } },
     });
-    const audit = await appendAudit(db, {
-      actor: actorOf(principal),
-      action: "live.resume",
-      project,
-      target: `${input.run}@${plan.checkpoint.id}`,
-      reason: input.reason,
+    const checkpoint = plan.checkpoint;
+    return {
       result: outcome.stop === "model-error" ? "failed" : "ok",
+      target: `${input.run}@${checkpoint.id}`,
       detail: {
-        ...entry.detail,
         branch,
         checkpointSeq: plan.checkpoint.seq,
         counts: plan.counts,
@@ -183,27 +171,25 @@ export async function resume(
         reused: plan.rows.filter((r) => r.action === "reuse").map((r) => r.seq),
         skipped: plan.rows.filter((r) => r.action === "skip").map((r) => ({ seq: r.seq, externalId: r.externalId })),
       },
-    });
-    await recordBranch(db, {
-      runId: branch,
-      originalRun: input.run,
-      forkSeq: plan.checkpoint.seq,
-      kind: "resume",
-      call: outcome.pendingWrite?.call ?? plan.checkpoint.id,
-      outcome: outcome.stop,
-      externalId: null,
-      environment: ex.environment,
-      actor: actorOf(principal),
-      auditSeq: audit.seq,
-    });
-    return {
-      branch,
-      resumeOf: { run: input.run, checkpoint: plan.checkpoint.id },
-      checkpointSeq: plan.checkpoint.seq,
-      counts: plan.counts,
-      ...continuationDetail(outcome),
-      findings,
-      auditSeq: audit.seq,
+      branch: {
+        runId: branch,
+        originalRun: input.run,
+        forkSeq: plan.checkpoint.seq,
+        kind: "resume",
+        call: outcome.pendingWrite?.call ?? plan.checkpoint.id,
+        outcome: outcome.stop,
+        externalId: null,
+        environment: ex.environment,
+      },
+      answer: (auditSeq) => ({
+        branch,
+        resumeOf: { run: input.run, checkpoint: checkpoint.id },
+        checkpointSeq: checkpoint.seq,
+        counts: plan.counts,
+        ...continuationDetail(outcome),
+        findings,
+        auditSeq,
+      }),
     };
   });
 }

@@ -7,6 +7,7 @@ import type { Db } from "../db";
 import { findingsOf, isRunId } from "../queries";
 import { stateAt } from "./state-at";
 import { settleRun } from "../settle";
+import { inspectVerdicts } from "../inspect-verdicts";
 
 export const inspectQuery = z.object({
   seq: z.coerce.number().int().min(0),
@@ -123,5 +124,7 @@ export async function inspectEvent(db: Db, runId: string, seq: number, withState
   const needsState = withState || row.type === "state" || row.type === "checkpoint" || row.type.startsWith("approval.");
   const state = needsState ? await stateAt(db, runId, seq) : null;
   const findingItems: FindingItem[] = await findingsOf(db, runId, seq);
-  return `{"seq":${seq},"event":${storedEventJson(row)},"related":[${relatedRows.map(storedEventJson).join(",")}],"state":${state ? JSON.stringify(state, bigintAsDigits) : "null"},"findings":${JSON.stringify(findingItems)}}`;
+  // the verdicts the panes show (lib/server/inspect-verdicts.ts); a document id may be any JSON
+  const verdicts = JSON.stringify(await inspectVerdicts(db, runId, seq, row.type), bigintAsDigits);
+  return `{"seq":${seq},"event":${storedEventJson(row)},"related":[${relatedRows.map(storedEventJson).join(",")}],"state":${state ? JSON.stringify(state, bigintAsDigits) : "null"},"findings":${JSON.stringify(findingItems)},"verdicts":${verdicts}}`;
 }

@@ -4,7 +4,7 @@ import { ReplayView } from "@/components/replay/replay-view";
 import { bundleOf } from "@/lib/server/bundle-runs";
 import { page, runParams } from "@/lib/server/edge";
 import { payloadsDroppedOf } from "@/lib/server/retention";
-import { branchInfo } from "@/lib/server/live/actions";
+import { branchInfo } from "@/lib/server/live/branches";
 import { branchSideBySide, offersContinue } from "@/lib/server/live/continue";
 import { SideBySide } from "@/components/live/side-by-side";
 import { getRun } from "@/lib/server/queries";

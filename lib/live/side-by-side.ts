@@ -1,0 +1,57 @@
+/**
+ * A branch run beside its original (the replay page's side-by-side view): rows aligned by
+ * seq, and where they first differ, comparing payloads without the marks a branch adds.
+ */
+import { canonicalJson } from "../canonical";
+import type { JournalEvent } from "../journal/types";
+import { frameMode, type FrameMode } from "./mode";
+
+/** One row of a branch run beside its original, aligned by seq. */
+export interface SideBySideRow {
+  seq: number;
+  original: { type: string } | null;
+  branch: { type: string; mode: FrameMode } | null;
+  /** the two events differ here (what a live action or the what-if wrote is not compared by its marks) */
+  differs: boolean;
+}
+
+/** An event's data as compared across a branch and its original: without the marks a branch adds. */
+function comparable(e: JournalEvent): string {
+  const { live: _l, whatIf: _w, ...rest } = e.data;
+  void _l;
+  void _w;
+  if (e.type === "run.start") {
+    const { forkOf: _f, mode: _m, ...start } = rest;
+    void _f;
+    void _m;
+    return canonicalJson({ type: e.type, data: start });
+  }
+  return canonicalJson({ type: e.type, data: rest });
+}
+
+/**
+ * A branch run beside its original from a little before the fork: rows aligned by seq and
+ * the first seq where they differ (null: none in the window). Both lists sorted by seq.
+ */
+export function sideBySide(
+  original: readonly JournalEvent[],
+  branch: readonly JournalEvent[],
+): { rows: SideBySideRow[]; firstDivergence: number | null } {
+  const o = new Map(original.map((e) => [e.seq as number, e]));
+  const b = new Map(branch.map((e) => [e.seq as number, e]));
+  const seqs = [...new Set([...o.keys(), ...b.keys()])].sort((x, y) => x - y);
+  let firstDivergence: number | null = null;
+  const rows = seqs.map((seq) => {
+    const oe = o.get(seq);
+    const be = b.get(seq);
+    const differs = !oe || !be || comparable(oe) !== comparable(be);
+    if (differs && firstDivergence === null) firstDivergence = seq;
+    return {
+      seq,
+      original: oe ? { type: oe.type } : null,
+      branch: be ? { type: be.type, mode: frameMode(be) } : null,
+      differs,
+    };
+  });
+  return { rows, firstDivergence };
+}

@@ -1,0 +1,36 @@
+import "server-only";
+/**
+ * The verdicts of the inspect answer (GET /api/runs/{run}/inspect, `verdicts`): reads the
+ * events a verdict needs and hands them to lib/semantics `eventVerdicts`, the fold and
+ * call ledger the findings and the live actions read, so the panes show those verdicts
+ * and decide nothing themselves.
+ */
+import { parseJsonExact } from "../journal/parse-line";
+import type { JournalEvent } from "../journal/types";
+import { eventVerdicts, type EventVerdicts } from "../semantics";
+import type { Db } from "./db";
+import { branchReconciles } from "./live/branches";
+
+const TOOL_TYPES = `'tool.call', 'tool.result', 'reconcile', 'approval.request', 'approval.decision'`;
+
+/** The verdicts for the event at `seq` of type `type` (the run id already checked). */
+export async function inspectVerdicts(db: Db, runId: string, seq: number, type: string): Promise<EventVerdicts> {
+  let where: string | null = null;
+  const params: Array<string | number> = [runId];
+  if (type === "retrieval") where = `"seq" = ?`;
+  else if (type === "approval.decision") {
+    // the state from the last checkpoint before the decision on: what the hash in force reads
+    where = `("seq" = ? OR ("type" IN ('state', 'checkpoint') AND "seq" < ? AND "seq" >= COALESCE((SELECT MAX("seq") FROM "Event" WHERE "runId" = ? AND "type" = 'checkpoint' AND "seq" < ?), -1)))`;
+    params.push(seq, seq, runId, seq);
+  } else if (type === "tool.call" || type === "tool.result" || type === "reconcile") where = `"type" IN (${TOOL_TYPES})`;
+  if (where === null) return { retrieval: null, decision: null, call: null };
+  if (where === `"seq" = ?`) params.push(seq);
+  const rows = await db.sql.all<{ seq: number; body: string; redactions: number }>(
+    `SELECT "seq", "body", "redactions" FROM "Event" WHERE "runId" = ? AND ("type" = 'run.start' OR ${where}) ORDER BY "seq"`,
+    params,
+  );
+  const events = rows.map((r) => parseJsonExact(r.body) as JournalEvent);
+  const redacted = new Set(rows.filter((r) => Number(r.redactions) > 0).map((r) => Number(r.seq)));
+  const reconciles = type === "retrieval" || type === "approval.decision" ? [] : await branchReconciles(db, runId);
+  return eventVerdicts(events, seq, { branchReconciles: reconciles, redacted });
+}

@@ -1,0 +1,188 @@
+import "server-only";
+/**
+ * Re-execute one recorded tool call (docs/live-actions.md): the preview (the operation's
+ * recorded calls from the call ledger, the key, the exact request), then, confirmed, one
+ * request to the executor and a branch run with the call and its result.
+ */
+import { randomBytes } from "node:crypto";
+import { actorOf, type Principal } from "../../access/roles";
+import type { JournalEvent, JsonObject } from "../../journal/types";
+import { branchJournal, branchRunId, previewReexecute, type LiveMark } from "../../live/plan";
+import type { ExecutorChoice, ExecutorInfo, ReexecutePreview } from "../../live/types";
+import type { Db } from "../db";
+import { audited, type LiveDone } from "./audited";
+import { choice, executorFor, liveDecision, operatorRole, visibleRun } from "./authorize";
+import { branchReconciles, runEvents } from "./branches";
+import { storeBranch } from "./store-branch";
+import { confirm, type Confirmation } from "./confirm";
+import { post } from "./executor-http";
+import { executorCredential, toolExecutorsFor } from "./executors";
+import { LiveRefusal, planned } from "./refusal";
+import { redactorFor } from "../redactors";
+
+export interface LiveOutcome {
+  branch: string;
+  forkOf: { run: string; seq: number };
+  status: string;
+  externalId: string | null;
+  findings: number;
+  auditSeq: number;
+}
+
+/** The executors that may carry out the call at `seq`, for the inspector to offer. */
+export async function executorsForCall(db: Db, principal: Principal, run: string, seq: number) {
+  const project = await visibleRun(db, principal, run);
+  const events = await runEvents(db, run);
+  const ev = events.find((e) => e.seq === seq);
+  const call = ev?.data.call;
+  const callEv = ev?.type === "tool.call" ? ev : events.find((e) => e.type === "tool.call" && e.data.call === call && e.seq <= seq);
+  if (!callEv) return { project, tool: null, executors: [] as ExecutorChoice[] };
+  const tool = String(callEv.data.tool ?? "");
+  const executors = (await toolExecutorsFor(db, project, tool))
+    .filter((e) => liveDecision(principal, project, e.environment).ok)
+    .map(choice);
+  return { project, tool, executors };
+}
+
+async function executionsOf(db: Db, run: string, call: string): Promise<number> {
+  const rows = await db.sql.all<{ n: number }>(
+    `SELECT COUNT(*) AS "n" FROM "LiveBranch" WHERE "originalRun" = ? AND "call" = ? AND "kind" = 're-execute'`,
+    [run, call],
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+export function previewToolOf(events: readonly JournalEvent[], seq: number): { tool: string; call: string } {
+  const p = previewReexecute({
+    run: "",
+    seq,
+    events,
+    branchReconciles: [],
+    executor: { id: "", environment: "", name: "", url: "" },
+    earlierExecutions: 0,
+  });
+  return { tool: p.tool, call: p.call };
+}
+
+async function fullPreview(
+  db: Db,
+  run: string,
+  seq: number,
+  events: JournalEvent[],
+  ex: ExecutorInfo,
+  call: string,
+): Promise<ReexecutePreview> {
+  const [reconciles, n] = await Promise.all([branchReconciles(db, run), executionsOf(db, run, call)]);
+  return planned(() => previewReexecute({ run, seq, events, branchReconciles: reconciles, executor: choice(ex), earlierExecutions: n }));
+}
+
+export async function reexecutePreview(
+  db: Db,
+  principal: Principal,
+  input: { run: string; seq: number; executor: string },
+): Promise<ReexecutePreview> {
+  const project = await visibleRun(db, principal, input.run);
+  const events = await runEvents(db, input.run);
+  const tool = planned(() => previewToolOf(events, input.seq));
+  const ex = await executorFor(db, project, input.executor, tool.tool);
+  const d = liveDecision(principal, project, ex.environment);
+  if (!d.ok) throw new LiveRefusal(d.step, d.message, 403);
+  return fullPreview(db, input.run, input.seq, events, ex, tool.call);
+}
+
+export async function reexecute(
+  db: Db,
+  principal: Principal,
+  input: { run: string; seq: number; executor: string; digest: string } & Confirmation,
+): Promise<LiveOutcome> {
+  const project = await visibleRun(db, principal, input.run, false);
+  const events = await runEvents(db, input.run);
+  const entry = {
+    action: "live.reexecute",
+    project,
+    target: `${input.run}#${input.seq}`,
+    reason: input.reason,
+    detail: { run: input.run, seq: input.seq, executor: input.executor } as Record<string, unknown>,
+  };
+  return audited(db, principal, entry, async (): Promise<LiveDone<LiveOutcome>> => {
+    operatorRole(principal, project);
+    const tool = planned(() => previewToolOf(events, input.seq));
+    const ex = await executorFor(db, project, input.executor, tool.tool);
+    entry.detail = { ...entry.detail, tool: tool.tool, environment: ex.environment };
+    const d = liveDecision(principal, project, ex.environment);
+    if (!d.ok) throw new LiveRefusal(d.step, d.message, 403);
+    const preview = await fullPreview(db, input.run, input.seq, events, ex, tool.call);
+    await confirm(db, principal, input, preview.tool, preview.needsOperationName);
+    if (input.digest !== preview.digest)
+      throw new LiveRefusal("preview", "what would be sent changed since the preview; look at the preview again", 409);
+    if (preview.refusal) throw new LiveRefusal("unreconciled", preview.refusal, 409);
+
+    const credential = await executorCredential(db, ex);
+    const sent = await post(db.config.executorHosts, preview.request.url, credential, preview.idempotencyKey, preview.request.body);
+    const r = sent.json ?? {};
+    const status =
+      sent.ok && typeof r.status === "string" && ["ok", "error", "timeout", "unknown"].includes(r.status) ? r.status : "unknown";
+    // as stored everywhere (branch run, LiveBranch, log, answer): redacted
+    const externalId = typeof r.externalId === "string" ? (await redactorFor(db)).redactString(r.externalId) : null;
+    const at = new Date().toISOString();
+    const branch = branchRunId(input.run, "re-execute", randomBytes(4).toString("hex"));
+    const mark: LiveMark = {
+      action: "re-execute",
+      executor: ex.id,
+      environment: ex.environment,
+      actor: actorOf(principal),
+      reason: input.reason,
+      at,
+    };
+    const callEv = events.find((e) => e.seq === preview.seq)!;
+    const callData: JsonObject = {
+      ...callEv.data,
+      idempotencyKey: preview.idempotencyKey,
+      target: ex.environment,
+      live: mark as unknown as JsonObject,
+    };
+    const resultData: JsonObject = {
+      call: preview.call,
+      status,
+      ...(r.result !== undefined ? { result: r.result } : {}),
+      ...(externalId ? { externalId } : {}),
+      ...(r.error !== undefined ? { error: r.error } : sent.error ? { error: { message: sent.error } } : {}),
+      live: mark as unknown as JsonObject,
+    };
+    const journal = branchJournal({
+      branchRun: branch,
+      original: input.run,
+      forkSeq: preview.seq,
+      events,
+      upTo: preview.seq - 1,
+      added: [
+        { type: "tool.call", data: callData, step: callEv.step, ...(callEv.parent !== undefined ? { parent: callEv.parent } : {}) },
+        { type: "tool.result", data: resultData, step: callEv.step, parent: preview.seq },
+      ],
+      ts: at,
+    });
+    const { findings } = await storeBranch(db, project, journal);
+    return {
+      result: status === "ok" ? "ok" : "failed",
+      target: `${input.run}#${preview.seq}`,
+      detail: {
+        branch,
+        request: { url: preview.request.url, headers: preview.request.headers, body: preview.request.body },
+        keySource: preview.keySource,
+        repeats: preview.confirmed.map((c) => ({ seq: c.seq, externalId: c.reconciled?.externalId ?? c.externalId })),
+        result: { status, externalId },
+      },
+      branch: {
+        runId: branch,
+        originalRun: input.run,
+        forkSeq: preview.seq,
+        kind: "re-execute",
+        call: preview.call,
+        outcome: status,
+        externalId,
+        environment: ex.environment,
+      },
+      answer: (auditSeq) => ({ branch, forkOf: { run: input.run, seq: preview.seq }, status, externalId, findings, auditSeq }),
+    };
+  });
+}
