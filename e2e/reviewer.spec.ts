@@ -317,7 +317,7 @@ test("the inspector reads errors as fields, retrievals with each document's age,
   await expect(rp.tab("Retrieval")).toHaveAttribute("aria-selected", "true");
   await expect(rp.panel()).toContainText("30 days (2,592,000 s)");
   const doc = rp.panel().getByRole("listitem", { name: "Document kb-refunds" });
-  await expect(doc).toContainText("400 days old when retrieved, older than allowed");
+  await expect(doc).toContainText("400 days old when retrieved, older than the allowed 30 days");
   await expect(doc).toContainText("indexed at");
   await page.screenshot({ path: path.join(OUT, "reviewer-retrieval-1440.png") });
   await page.setViewportSize({ width: 1024, height: 768 });

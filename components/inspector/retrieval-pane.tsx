@@ -1,4 +1,5 @@
 "use client";
+import { humanSeconds } from "@/lib/analyze";
 import type { InspectAnswer } from "@/lib/view/api-types";
 import { formatTimestamp } from "@/lib/view/format";
 import { ageText, policyValueText, retrievedDocuments } from "@/lib/view/human";
@@ -55,9 +56,13 @@ export function RetrievalPane({ answer, policy }: { answer: InspectAnswer; polic
                 [
                   "age",
                   doc.ageSeconds !== null ? (
-                    <span key="a" className={doc.stale ? "bad" : undefined}>
+                    <span key="a" className={doc.stale ? "bad" : undefined} title={max !== undefined ? `allowed: ${max} s` : undefined}>
                       {ageText(doc.ageSeconds)} when retrieved
-                      {doc.stale ? `, older than the allowed ${max} s` : doc.stale === false ? `, within the allowed ${max} s` : ""}
+                      {doc.stale
+                        ? `, older than the allowed ${humanSeconds(Number(max))}`
+                        : doc.stale === false
+                          ? `, within the allowed ${humanSeconds(Number(max))}`
+                          : ""}
                     </span>
                   ) : (
                     "unknown"
