@@ -1,6 +1,7 @@
 "use client";
 import type { InspectAnswer, StoredEvent } from "@/lib/view/api-types";
 import { instructionRows } from "@/lib/view/context";
+import { messageCalls } from "@/lib/view/message-calls";
 import { JsonTree } from "@/components/ui/json-tree";
 import { SafeText } from "@/components/ui/safe-text";
 import { asObj, asStr, dataOf, Fields, findType, Jump, Value, type Data } from "./bits";
@@ -81,11 +82,13 @@ export function ContextPane({ answer, all, policy }: { answer: InspectAnswer; al
 
 export function Messages({ messages }: { messages: unknown }) {
   if (!Array.isArray(messages)) return <JsonTree value={messages} copy={false} />;
+  const calls = messageCalls(messages);
   return (
     <>
       {messages.map((m, i) => {
         const o = asObj(m) ?? {};
         const content = o.content;
+        const said = !(content === undefined || content === null || content === "");
         return (
           <div key={i} className="message">
             <div className="role">
@@ -96,11 +99,27 @@ export function Messages({ messages }: { messages: unknown }) {
                 </span>
               ) : null}
             </div>
-            {typeof content === "string" ? (
+            {!said && calls[i].length > 0 ? null : typeof content === "string" ? (
               <SafeText value={content} limit={1200} />
             ) : (
               <JsonTree value={content} copy={false} openDepth={1} />
             )}
+            {calls[i].length > 0 ? (
+              <ul className="message-calls" aria-label="Tool calls">
+                {calls[i].map((c, k) => (
+                  <li key={k}>
+                    called <SafeText value={c.name} className="mono" />
+                    {c.id !== null ? (
+                      <span className="src">
+                        {" "}
+                        (<SafeText value={c.id} className="mono" />)
+                      </span>
+                    ) : null}
+                    {c.args !== undefined ? <JsonTree value={c.args} copy={false} openDepth={1} /> : null}
+                  </li>
+                ))}
+              </ul>
+            ) : null}
           </div>
         );
       })}

@@ -57,7 +57,13 @@ export function toolMessageContent(data: JsonObject): string {
   return data.status === "ok" ? jsonText(data.result) : jsonText({ status: data.status ?? "unknown", error: data.error ?? null });
 }
 
-/** A recorded context message as a chat message (`source: "tool:NAME"` names the tool). */
+/**
+ * A recorded context message as a chat message (`source: "tool:NAME"` names the tool). The
+ * calls an assistant message carries (`tool_calls`, or the journal's `toolCalls [{id, name,
+ * args}]`) and the call a tool message answers (`tool_call_id` or `toolCallId`) are kept; an
+ * assistant message with calls and no text has `content: null`. A recorded context that
+ * dropped them is paired again from the run's events by `continuationStart` (context.ts).
+ */
 export function fromContext(m: JsonValue): ChatMessage {
   const o = isObj(m) ? m : {};
   const content = typeof o.content === "string" ? o.content : o.content === undefined || o.content === null ? "" : jsonText(o.content);
@@ -65,9 +71,30 @@ export function fromContext(m: JsonValue): ChatMessage {
   const source = str(o.source);
   if (source?.startsWith("tool:")) out.name = source.slice(5);
   else if (str(o.name)) out.name = str(o.name);
-  if (str(o.tool_call_id)) out.tool_call_id = str(o.tool_call_id);
-  if (Array.isArray(o.tool_calls)) out.tool_calls = o.tool_calls as unknown as ChatToolCall[];
+  const answers = str(o.tool_call_id) ?? str(o.toolCallId);
+  if (answers) out.tool_call_id = answers;
+  const calls = Array.isArray(o.tool_calls)
+    ? wireCalls(o.tool_calls)
+    : Array.isArray(o.toolCalls)
+      ? askedOf({ toolCalls: o.toolCalls })
+      : [];
+  if (calls.length > 0) return { ...assistantOf(content, calls), role: out.role, ...(out.name ? { name: out.name } : {}) };
   return out;
+}
+
+/** OpenAI `tool_calls` as recorded, read back as asked calls (arguments parsed when they are JSON text). */
+function wireCalls(v: JsonValue[]): AskedCall[] {
+  return v.filter(isObj).map((c, i) => {
+    const f = isObj(c.function) ? c.function : {};
+    let args: JsonValue = f.arguments ?? null;
+    if (typeof f.arguments === "string")
+      try {
+        args = JSON.parse(f.arguments) as JsonValue;
+      } catch {
+        args = f.arguments;
+      }
+    return { id: str(c.id) ?? `call-${i}`, name: str(f.name) ?? "", args };
+  });
 }
 
 export function askedOf(output: JsonValue | undefined): AskedCall[] {
@@ -75,8 +102,9 @@ export function askedOf(output: JsonValue | undefined): AskedCall[] {
   return calls.filter(isObj).map((c, i) => ({ id: str(c.id) ?? `call-${i}`, name: str(c.name) ?? "", args: c.args ?? null }));
 }
 
+/** An assistant turn: its text, and its calls as `tool_calls` (`content: null` when it called tools and said nothing). */
 export function assistantOf(text: string | null, calls: AskedCall[]): ChatMessage {
-  const m: ChatMessage = { role: "assistant", content: text ?? (calls.length > 0 ? null : "") };
+  const m: ChatMessage = { role: "assistant", content: calls.length > 0 && !text ? null : (text ?? "") };
   if (calls.length > 0)
     m.tool_calls = calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: jsonText(c.args) } }));
   return m;

@@ -77,6 +77,10 @@ export function continuationStart(events: readonly JournalEvent[], fork: { seq: 
       throw new PlanError(`the model call at seq ${request.seq} has no recorded messages or context: its context cannot be assembled`);
     messages = ctx.data.messages.map(fromContext);
   }
+  messages = pairRecordedCalls(
+    messages,
+    kept.filter((e) => e.seq < request.seq && e.type === "model.response" && e.data.error === undefined),
+  );
   const lastContext = [...kept].reverse().find((e) => e.type === "context" && Array.isArray(e.data.instructions));
   const setup: ModelSetup = {
     model: str(rd.model) ?? "",
@@ -112,4 +116,75 @@ export function continuationStart(events: readonly JournalEvent[], fork: { seq: 
     });
   }
   return { original, forkSeq: fork.seq, upTo, kept, edited: [...replacements.keys()], policy, messages, pending, setup, override };
+}
+
+/**
+ * A recorded context's messages made whole again: an assistant message that carries no calls
+ * is paired with a recorded model.response (from the last backwards, skipping responses whose
+ * calls do not fit the tool messages after it) and gets that response's calls as `tool_calls`;
+ * each tool message gets the id of a call of the assistant turn before it (the first unanswered
+ * one of its tool's name, else the first unanswered one). An assistant message that says
+ * nothing and called nothing is dropped, and so is a call of the history no tool message answers. Throws PlanError when a tool message answers no call.
+ */
+export function pairRecordedCalls(messages: readonly ChatMessage[], responses: readonly JournalEvent[]): ChatMessage[] {
+  const out = messages.map((m) => ({ ...m }));
+  const toolsAfter = (i: number): ChatMessage[] => {
+    const t: ChatMessage[] = [];
+    for (let j = i + 1; j < out.length && out[j].role === "tool"; j++) t.push(out[j]);
+    return t;
+  };
+  let r = responses.length - 1;
+  for (let i = out.length - 1; i >= 0; i--) {
+    const m = out[i];
+    if (m.role !== "assistant" || (m.tool_calls?.length ?? 0) > 0) continue;
+    const tools = toolsAfter(i);
+    if (tools.length === 0) continue;
+    for (; r >= 0; r--) {
+      const output = responses[r].data.output;
+      const asked = askedOf(output);
+      const names = asked.map((c) => c.name);
+      if (asked.length >= tools.length && tools.every((t) => t.tool_call_id || !t.name || names.includes(t.name))) {
+        const text = isObj(output) ? str(output.text) : undefined;
+        out[i] = { ...assistantOf(m.content || text || null, asked), ...(m.name ? { name: m.name } : {}) };
+        r--;
+        break;
+      }
+    }
+  }
+  const kept: ChatMessage[] = [];
+  let open: string[] = [];
+  let callsOf = new Map<string, string>();
+  let turn: ChatMessage | null = null;
+  // a call of the history that no tool message answers is left out: a strict endpoint wants every call answered
+  const closeTurn = () => {
+    if (turn?.tool_calls && open.length > 0) turn.tool_calls = turn.tool_calls.filter((c) => !open.includes(c.id));
+    if (turn?.tool_calls?.length === 0) delete turn.tool_calls;
+    open = [];
+    callsOf = new Map();
+    turn = null;
+  };
+  for (const [i, m] of out.entries()) {
+    if (m.role === "tool") {
+      if (!m.tool_call_id || !open.includes(m.tool_call_id)) {
+        const id = open.find((c) => callsOf.get(c) === m.name) ?? open[0];
+        if (id === undefined)
+          throw new PlanError(
+            `the recorded context's message ${i + 1} is a ${m.name ?? "tool"} result that answers no tool call of the assistant turn before it: no recorded model response has that call`,
+          );
+        m.tool_call_id = id;
+      }
+      open = open.filter((c) => c !== m.tool_call_id);
+      kept.push(m);
+      continue;
+    }
+    closeTurn();
+    if (m.role === "assistant" && (m.tool_calls?.length ?? 0) > 0) {
+      for (const c of m.tool_calls!) callsOf.set(c.id, c.function.name);
+      open = m.tool_calls!.map((c) => c.id);
+      turn = m;
+    } else if (m.role === "assistant" && !m.content) continue;
+    kept.push(m);
+  }
+  closeTurn();
+  return kept;
 }

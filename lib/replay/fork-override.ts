@@ -55,7 +55,7 @@ const policy = z.strictObject(policySchema.shape, {
 const fields = {
   /** Fields replacing the run's policy from the fork seq on (e.g. `{maxSteps: 2}`). */
   policy: policy.optional(),
-  /** Fields replacing those of the tool.result at the fork seq (or of the fork tool.call's result). */
+  /** The outcome replacing that of the tool.result at the fork seq (or of the fork tool.call's result), not merged with it (plan.ts). */
   toolResult: toolResult.optional(),
   /** Replaces `data.output` of the model.response at the fork seq (or of the fork model.request's response). */
   modelOutput: modelOutput.optional(),

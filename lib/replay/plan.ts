@@ -49,6 +49,25 @@ function describe(e: JournalEvent): string {
   return `seq ${e.seq} is a ${e.type}`;
 }
 
+/** What a tool result says happened; a toolResult override replaces these, it is not merged with them. */
+const OUTCOME_FIELDS = ["status", "result", "error", "partial", "externalId"];
+
+/**
+ * The tool result a toolResult override makes: the recorded outcome (status, result, error,
+ * partial, externalId) gives way to the override's, so an edit to `status: ok` does not keep
+ * the recorded `error`; the recorded status stays only when the override gives none. The
+ * call id and what is not the outcome (latencyMs, …) are kept.
+ */
+function replacedResult(recorded: JsonObject, override: JsonObject): JsonObject {
+  const kept = Object.fromEntries(Object.entries(recorded).filter(([k]) => !OUTCOME_FIELDS.includes(k)));
+  return {
+    ...kept,
+    ...(override.status === undefined && recorded.status !== undefined ? { status: recorded.status } : {}),
+    ...override,
+    call: recorded.call ?? null,
+  };
+}
+
 /** Resolves a fork against the run's events (sorted by seq, one event per seq). */
 export function buildForkPlan(events: readonly JournalEvent[], spec: ForkSpec): ForkPlan {
   const override = parseForkOverride(spec.override);
@@ -62,7 +81,8 @@ export function buildForkPlan(events: readonly JournalEvent[], spec: ForkSpec): 
   const replacements = new Map<number, Replacement>();
   const replace = (target: JournalEvent, data: JsonObject, note: string, observed: boolean) => {
     if (replacements.has(target.seq)) throw new ReplayError(`two overrides change seq ${target.seq}`);
-    const fields = Object.keys(data).filter((k) => !sameJson(data[k], target.data[k]));
+    const keys = new Set([...Object.keys(target.data), ...Object.keys(data)]);
+    const fields = [...keys].filter((k) => !sameJson(data[k], target.data[k]));
     if (fields.length === 0) return; // the override says what the run already did
     replacements.set(target.seq, { event: { ...target, data }, note, fields, observed });
   };
@@ -75,7 +95,7 @@ export function buildForkPlan(events: readonly JournalEvent[], spec: ForkSpec): 
       throw new ReplayError(
         `a toolResult override needs a tool.result (or a tool.call that has one) at the fork seq; ${describe(at)}${at.type === "tool.call" ? " without a result" : ""}`,
       );
-    replace(target, { ...target.data, ...override.toolResult, call: target.data.call ?? null }, "tool result replaced by the fork", true);
+    replace(target, replacedResult(target.data, override.toolResult as JsonObject), "tool result replaced by the fork", true);
   }
   if (override.modelOutput && at) {
     const call = str(at.data.call);

@@ -9,7 +9,7 @@ import { hashOf } from "../../lib/canonical";
 import { readJournalText } from "../../lib/journal/reader";
 import type { JournalEvent } from "../../lib/journal/types";
 import { createReplay, parseForkOverride, ReplayError, type ForkOverride, type Replay } from "../../lib/replay";
-import { journal, start } from "../analyze/journal-builder";
+import { journal, result, start, writeCall } from "../analyze/journal-builder";
 
 const DIR = path.resolve(__dirname, "../fixtures/examples");
 const load = async (file: string): Promise<JournalEvent[]> => (await readJournalText(readFileSync(path.join(DIR, file), "utf8"))).events;
@@ -96,6 +96,21 @@ describe("a fork that overrides a tool result or a model output", () => {
     expect(result.event.data.status).toBe("error");
     expect(r.frames.filter((f) => f.seq > 9).every((f) => f.stale)).toBe(true);
     expect(framesAt(r, 18)[0].provenance).toBe("blocked");
+  });
+
+  it("an edited result replaces the recorded one: status ok does not keep the recorded error beside it", () => {
+    const events = journal([
+      start(),
+      writeCall("c1", "issue_refund", { orderId: "A-1" }),
+      result("c1", "error", { error: { message: "gateway 502" }, partial: true, latencyMs: 40 }),
+    ]);
+    const seq = events[2].seq;
+    const r = fork(events, seq, { toolResult: { status: "ok", result: { id: "rf_1" } } });
+    expect(framesAt(r, seq)[0].event.data).toEqual({ call: "c1", status: "ok", result: { id: "rf_1" }, latencyMs: 40 });
+    expect(r.changes[0]).toMatchObject({ recorded: { status: "error", error: { message: "gateway 502" }, partial: true } });
+    // an edit that names no status keeps the recorded one, and still replaces the rest of the outcome
+    const msg = fork(events, seq, { toolResult: { error: { message: "card declined" } } });
+    expect(framesAt(msg, seq)[0].event.data).toEqual({ call: "c1", status: "error", error: { message: "card declined" }, latencyMs: 40 });
   });
 
   it("replaces a model.response's output", async () => {

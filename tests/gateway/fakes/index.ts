@@ -8,6 +8,7 @@ import { anthropicCountTokens, anthropicError, anthropicMessages, anthropicModel
 import { geminiError, geminiGenerate, geminiModels } from "./gemini.ts";
 import { openaiChat, openaiError, openaiModels } from "./openai-chat.ts";
 import { openaiResponses } from "./openai-responses.ts";
+import { strictChatProblem } from "./openai-strict.ts";
 import { type FakeRequest, type ScriptOptions, ScriptCursor, type Turn } from "./script.ts";
 import { type Answer, IdSource } from "./wire.ts";
 
@@ -21,6 +22,8 @@ export interface FakeOptions extends ScriptOptions {
   delayMs?: number;
   /** a fixed port (agents configured by a file need one they can name); else a free one */
   port?: number;
+  /** OpenAI chat: refuse with a 400 what the real API refuses in `messages` (openai-strict.ts) */
+  strict?: boolean;
 }
 
 export interface Fake {
@@ -113,7 +116,10 @@ export async function startFake(api: FakeApi, script: Turn[], opts: FakeOptions 
     }
     const handler = req.method === "POST" ? modelHandler(api, pathname) : null;
     let answer: Answer;
-    if (handler) {
+    const problem =
+      handler && opts.strict && api === "openai" && pathname === "/v1/chat/completions" ? strictChatProblem(request.body) : null;
+    if (problem !== null) answer = errorAnswer(api, 400, problem);
+    else if (handler) {
       const pick = cursor.take(request);
       answer =
         pick.kind === "exhausted"
