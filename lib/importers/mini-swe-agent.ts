@@ -27,7 +27,7 @@ import type { ImportOptions, ImportResult } from "./types";
 
 const ACTION_BLOCK = /```(?:bash|mswea_bash_command)\s*\n([\s\S]*?)\n```/g;
 const RETURN_CODE = /<returncode>\s*(-?\d+)\s*<\/returncode>|'returncode':\s*(-?\d+)/;
-const SUBMIT_MARKER = /^\s*echo\s+['"]?(COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT|\w*SWE_AGENT_FINAL_OUTPUT)\b/;
+const SUBMIT_MARKER = /\becho\s+['"]?(COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT|\w*SWE_AGENT_FINAL_OUTPUT)\b/;
 const TIMED_OUT = /^\s*The last command[\s\S]*timed out/;
 
 interface Action {

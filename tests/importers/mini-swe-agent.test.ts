@@ -1,6 +1,6 @@
 /**
- * mini-swe-agent trajectories: two real bare message lists from the project's own test data
- * (tests/fixtures/corpus/SOURCES.md) and 2.x / 1.x envelopes built here in the layout of the
+ * mini-swe-agent trajectories: three real message lists from the project's own test data (the
+ * earliest, ```bash blocks and 2.x ```mswea_bash_command blocks; tests/fixtures/corpus/SOURCES.md) and 2.x / 1.x envelopes built here in the layout of the
  * project's example trajectory (`eval/example_trajectories/*.traj.json`, mini 2.3.0). Every
  * expected value is read off the raw document with plain JSON, never from the importer's output.
  */
@@ -13,7 +13,7 @@ import type { JournalEvent } from "@/lib/journal/types";
 import { readCorpus, summarize } from "./helpers";
 
 type Obj = Record<string, unknown>;
-const BLOCK = /```bash\n([\s\S]*?)\n```/g;
+const BLOCK = /```(?:bash|mswea_bash_command)\n([\s\S]*?)\n```/g;
 const blocks = (m: Obj) => [...String(m.content).matchAll(BLOCK)].map((x) => x[1]);
 const valid = (events: JournalEvent[]) => {
   for (const e of events) expect(() => parseLine(canonicalJson(e))).not.toThrow();
@@ -74,6 +74,24 @@ describe("mini-swe-agent bare message list (text actions)", () => {
     expect(s.modelCalls).toBe(list.filter((m) => m.role === "assistant").length);
     expect(s.toolCalls).toBe(s.modelCalls);
     expect(s.toolFailures).toEqual({});
+    expect(s.status).toBe("succeeded");
+  });
+
+  it("reads the 2.x text-based list (```mswea_bash_command blocks), whose submit command's output is the patch", () => {
+    const t2 = readCorpus("mini-swe-agent/github-issue-mswea.traj.json");
+    const list = JSON.parse(t2) as Obj[];
+    expect(detectFormat(t2).format).toBe("mini-swe-agent");
+    const r = importTrace(t2, { fileName: "github_issue.traj.json" });
+    const events = r.runs[0].events;
+    valid(events);
+    const replies = list.filter((m) => m.role === "assistant");
+    const s = summarize(events);
+    expect(s.modelCalls).toBe(replies.length);
+    expect(s.toolCalls).toBe(replies.filter((m) => blocks(m).length === 1).length);
+    const obs = list.flatMap((m, i) => (m.role === "assistant" && list[i + 1]?.role === "user" ? [list[i + 1]] : []));
+    expect(s.toolFailures.error ?? 0).toBe(obs.filter((o) => /<returncode>[1-9]/.test(String(o.content))).length);
+    const last = events.filter((e) => e.type === "tool.result").pop();
+    expect(last?.data.result).toBe(list[list.length - 1].content);
     expect(s.status).toBe("succeeded");
   });
 
