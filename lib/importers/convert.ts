@@ -21,6 +21,7 @@ import { importOpenCode } from "./opencode";
 import { importAnyAgent, importJsSpans } from "./otel-dumps";
 import { spansFromOtlpJson, spansToRuns } from "./otlp";
 import { importJournal } from "./retrace-journal";
+import { importMiniSweAgent } from "./mini-swe-agent";
 import { importSweAgent } from "./swe-agent";
 import { importTauBench } from "./tau-bench";
 import { describeText } from "./shape";
@@ -100,6 +101,8 @@ export function convertDocument(format: SourceFormat, body: string, opts: Import
       return importPhoenix(value, opts);
     case "opencode":
       return importOpenCode(value, opts);
+    case "mini-swe-agent":
+      return importMiniSweAgent(value, body, opts);
     default:
       throw new ImportError(`the file looks like ${label}, which this version cannot import yet`);
   }

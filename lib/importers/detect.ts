@@ -11,7 +11,7 @@ const DETECT_HEAD_BYTES = 64 * 1024;
 
 /** What an import of a file in no known format says. */
 export const UNKNOWN_FORMAT =
-  "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, LangSmith, any-agent, OTel JS span dumps, SWE-agent, OpenHands (event streams and evaluation output.jsonl), Inspect AI (.json and .eval), tau-bench, Claude Code sessions, Codex CLI rollouts, Gemini CLI chats, Qwen Code sessions, OpenCode exports, ATIF trajectories, Phoenix span exports, Retrace journals)";
+  "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, LangSmith, any-agent, OTel JS span dumps, SWE-agent, mini-swe-agent, OpenHands (event streams and evaluation output.jsonl), Inspect AI (.json and .eval), tau-bench, Claude Code sessions, Codex CLI rollouts, Gemini CLI chats, Qwen Code sessions, OpenCode exports, ATIF trajectories, Phoenix span exports, Retrace journals)";
 
 /** The one error of a file in no known format: that it is not supported, and what it looks like. */
 export function unknownFormatMessage(looksLike: string): string {
@@ -160,6 +160,16 @@ function detectLines(lines: Array<Record<string, unknown>>): SourceFormat | unde
   return undefined;
 }
 
+const CHAT_KEYS = new Set(["role", "content", "extra", "tool_calls", "tool_call_id", "timestamp", "name", "reasoning_content"]);
+/** A bare list of chat messages written by mini-swe-agent: its action blocks or submit marker, or a `.traj.json` name. */
+function isMiniMessageList(k1: Set<string>, text: string, fileName?: string): boolean {
+  if (!k1.has("role") || !k1.has("content") || [...k1].some((k) => !CHAT_KEYS.has(k))) return false;
+  return (
+    /\.traj\.json$/i.test(fileName ?? "") ||
+    /```(bash|mswea_bash_command)\\n|_SWE_AGENT_FINAL_OUTPUT|COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT/.test(text)
+  );
+}
+
 export function detectFormat(head: string, fileName?: string): Detection {
   const text = head.length > DETECT_HEAD_BYTES ? head.slice(0, DETECT_HEAD_BYTES) : head;
   const line = firstLine(text);
@@ -181,6 +191,9 @@ export function detectFormat(head: string, fileName?: string): Detection {
     if (has(k1, "traceID", "spans")) return result("jaeger");
     if (has(k1, "run", "seq", "type")) return result("retrace-journal");
     if (has(k1, "sessionId", "projectHash", "messages")) return result("gemini-cli");
+    // mini-swe-agent: {info: {mini_version, exit_status, model_stats…}, messages, trajectory_format}
+    if (has(k1, "info", "messages") && (k1.has("trajectory_format") || any(keys[2] ?? new Set(), "mini_version", "model_stats")))
+      return result("mini-swe-agent");
     // `opencode export`: {info: {id, …}, messages: [{info, parts}]}
     if (has(k1, "info", "messages") && has(keys[3] ?? new Set(), "info", "parts")) return result("opencode");
     const k2 = keys[2] ?? new Set<string>();
@@ -209,6 +222,8 @@ export function detectFormat(head: string, fileName?: string): Detection {
     if (has(k1, "traceID", "spans")) return result("jaeger");
     if (has(k1, "run_type", "id") && any(k1, "dotted_order", "trace_id", "child_runs")) return result("langsmith");
     if (has(k1, "context", "span_kind") && any(keys[2] ?? new Set(), "trace_id", "span_id")) return result("phoenix-spans");
+    // early mini-swe-agent trajectories: the bare chat message list, actions in ```bash blocks
+    if (isMiniMessageList(k1, text, fileName)) return result("mini-swe-agent");
   }
   const lower = (fileName ?? "").toLowerCase();
   if (lower.endsWith(".traj")) return result("swe-agent");

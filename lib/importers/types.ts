@@ -28,6 +28,7 @@ export const SOURCE_FORMATS = [
   "gemini-cli",
   "qwen-code",
   "opencode",
+  "mini-swe-agent",
   "unknown",
 ] as const;
 export type SourceFormat = (typeof SOURCE_FORMATS)[number];
@@ -56,6 +57,7 @@ export const FORMAT_LABELS: Record<SourceFormat, string> = {
   "gemini-cli": "Gemini CLI chat recording (session-*.json or .jsonl)",
   "qwen-code": "Qwen Code session (JSONL)",
   opencode: "OpenCode session export (opencode export)",
+  "mini-swe-agent": "mini-swe-agent trajectory (.traj.json)",
   unknown: "Unknown format",
 };
 

@@ -12,9 +12,9 @@ export const usage = `Usage: npm run -s retrace -- import [--json] FILE…
 Imports each file into the database named by DATABASE_URL (default file:./data/retrace.db).
 The format is detected once from the content (gzip is opened first): Retrace journals
 (NDJSON) stream in; OTLP JSON (and Tempo exports), Jaeger JSON, Langfuse exports, any-agent
-and OTel JS span dumps, SWE-agent .traj, OpenHands trajectories, Inspect AI eval logs and
-tau-bench results are converted into runs of fidelity "trace". The same path as the UI's
-upload button (POST /api/imports).
+and OTel JS span dumps, SWE-agent .traj, mini-swe-agent .traj.json, OpenHands trajectories,
+Inspect AI eval logs and tau-bench results are converted into runs of fidelity "trace". The
+same path as the UI's upload button (POST /api/imports).
 Each run is stored atomically; errors are printed with their line numbers (the first 100,
 then a count). Reading stops after 1,000 invalid lines, and nothing of that file is stored.
 A run of 5,000 events or more gets its run-page summary stored with it (on PostgreSQL
