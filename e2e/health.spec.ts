@@ -9,6 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Page } from "@playwright/test";
+import { ruleText } from "../lib/analyze";
 import { errorEvents, plural } from "../lib/semantics";
 import type { JournalEvent } from "../lib/journal/types";
 import { SQLITE_PORT } from "./servers";
@@ -19,6 +20,7 @@ const BASE = `http://127.0.0.1:${SQLITE_PORT}`;
 const OUT = path.resolve("test-results/screenshots");
 const FAILED_RUN = "demo-refund-gateway-outage";
 const TOOL_ERRORS_RUN = uniqueId("health-tool-errors");
+const RETRY_RUN = uniqueId("health-retry");
 
 let failedJournal: Ev[] = [];
 let toolErrorsJournal: Ev[] = [];
@@ -64,6 +66,8 @@ test.beforeAll(async ({ request }) => {
   }
   toolErrorsJournal = toolErrors(TOOL_ERRORS_RUN);
   await postJournal(request, BASE, ndjson(toolErrorsJournal));
+  // a timed-out booking retried: one error finding and one failed event
+  await postJournal(request, BASE, ndjson(example("14-booking-effect.retry-after-unknown.jsonl", RETRY_RUN)));
 });
 
 async function healthInList(page: Page, runId: string) {
@@ -106,6 +110,10 @@ test("a failed run and a run with failed tool results are never shown healthy, a
     // nothing green but the chain (whose "verified" is about the record, not the run)
     await expect(row.locator("td:not(.col-chain) .badge.good")).toHaveCount(0);
   }
+  // with an error finding the chip names it by the run page's title, and its tooltip counts both kinds
+  const retry = (await healthInList(page, RETRY_RUN)).locator("[data-health]");
+  await expect(retry).toHaveText(`succeeded · ${ruleText("effect.retry-after-unknown").title}`);
+  await expect(retry).toHaveAttribute("title", /\(1 error finding, 1 failed event\)$/);
   await page.screenshot({ path: path.join(OUT, "health-runs-1440.png") });
   await resizeTo(page, 1024, 768);
   await page.screenshot({ path: path.join(OUT, "health-runs-1024.png") });
