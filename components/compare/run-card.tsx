@@ -41,9 +41,7 @@ export function RunCard({
     <section className="cmp-run" aria-label={`Run ${side}`}>
       <h2>
         Run {side}
-        {detail ? (
-          <StatusBadge status={detail.status} live={detail.live} findingCount={detail.findingCount} errorFindings={detail.errorFindings} />
-        ) : null}
+        {detail ? <StatusBadge run={detail} /> : null}
         {detail ? <span className={`badge ${detail.fidelity === "replayable" ? "good" : "warn"}`}>{detail.fidelity}</span> : null}
       </h2>
       {id ? <div className="id">{id}</div> : <div style={{ color: "var(--muted)" }}>No run chosen yet.</div>}

@@ -44,7 +44,7 @@ export function RunPicker({ side, exclude, onPick }: { side: "a" | "b"; exclude:
                 <span className="muted">
                   {r.workflow ?? "(no workflow)"} · {formatTimestamp(r.startedAt)} · {plural(r.eventCount, "event")}
                 </span>
-                <StatusBadge status={r.status} live={r.live} findingCount={r.findingCount} errorFindings={r.errorFindings} />
+                <StatusBadge run={r} />
               </button>
             </li>
           ))}

@@ -7,6 +7,7 @@ import type { RunDetail } from "@/lib/view/api-types";
 import { formatCount, formatDuration, formatTimestamp } from "@/lib/view/format";
 import { visibleText as vt } from "@/lib/view/text";
 import { ChainBadge, StatusBadge } from "@/components/runs/runs-table";
+import { healthOf } from "@/lib/view/health";
 import { plural } from "@/lib/semantics";
 import { ShortcutsButton } from "@/components/ui/shortcuts-dialog";
 import { SearchBox } from "./search-box";
@@ -87,7 +88,7 @@ export function RunHeader({
         <span className="mono" style={{ color: "var(--muted)" }}>
           {detail.id}
         </span>
-        <StatusBadge status={detail.status} live={detail.live} findingCount={detail.findingCount} errorFindings={detail.errorFindings} />
+        <StatusBadge run={detail} />
         {detail.live ? (
           <span className="badge live" title={liveMode === "stream" ? "updating through a live stream" : "updating by polling"}>
             live
@@ -100,7 +101,12 @@ export function RunHeader({
         >
           {detail.fidelity}
         </span>
-        {detail.findings.length > 0 ? <FindingsBadgeText findings={detail.findings} /> : <span className="badge good">no findings</span>}
+        {detail.findings.length > 0 ? (
+          <FindingsBadgeText findings={detail.findings} />
+        ) : (
+          // green only when the whole verdict is: "no findings" beside a failure is not good news
+          <span className={`badge${healthOf(detail).healthy ? " good" : ""}`}>no findings</span>
+        )}
         <RelatedLinks runId={detail.id} />
         {actions}
         <ShortcutsButton />
@@ -145,8 +151,8 @@ export function RunHeader({
           </span>
         ) : null}
         {detail.errorCount > 0 ? (
-          <span className="bad">
-            errors <b className="bad">{formatCount(detail.errorCount)}</b>
+          <span className="bad" title="Events that report a failure (a failed call counts once), apart from the analyzer's findings">
+            failed events <b className="bad">{formatCount(detail.errorCount)}</b>
           </span>
         ) : null}
         {resumeOf ? (

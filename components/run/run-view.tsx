@@ -8,7 +8,7 @@ import type { BundleProvenance } from "@/lib/evidence/opened";
 import { BundleBanner } from "@/components/evidence/bundle-banner";
 import { PayloadsDroppedBanner, PayloadsDroppedContext, usePayloadsDropped } from "./payloads-dropped";
 import type { RunDetail } from "@/lib/view/api-types";
-import { findingSeqs, firstMostSevere } from "@/lib/view/findings";
+import { findingSeqs, openingSeq } from "@/lib/view/findings";
 import { relationsOf } from "@/lib/view/relations";
 import { ShortcutsDialog } from "@/components/ui/shortcuts-dialog";
 import { EventList } from "./event-list";
@@ -287,9 +287,9 @@ function RunViewBody({
 }
 
 /**
- * No `?event=`: start where it went wrong, at the first of the most severe findings (an
- * error before a warning); without findings at the first event; following a live run, at
- * the newest.
+ * No `?event=`: start where it went wrong (lib/view/findings `openingSeq`: the first error
+ * finding, else the first failed event, else the first warning); when nothing went wrong
+ * at the first event; following a live run, at the newest.
  */
 function useInitialSelection(index: RunIndex | undefined, findings: RunDetail["findings"]) {
   const api = useRunStoreApi();
@@ -298,8 +298,9 @@ function useInitialSelection(index: RunIndex | undefined, findings: RunDetail["f
     const s = api.getState();
     if (s.selectedSeq !== null) return;
     if (s.follow) return s.select(index.summary.seq[index.n - 1], { follow: true });
-    const opening = firstMostSevere(findings);
-    s.select(opening && index.rowOfSeq(opening.seq) >= 0 ? opening.seq : index.summary.seq[0]);
+    const failedRow = index.failed.indexOf(1);
+    const opening = openingSeq(findings, failedRow >= 0 ? index.summary.seq[failedRow] : null);
+    s.select(opening !== null && index.rowOfSeq(opening) >= 0 ? opening : index.summary.seq[0]);
   }, [index, api, findings]);
 }
 

@@ -6,27 +6,24 @@ import { useMemo, useSyncExternalStore } from "react";
 import { describeChain, formatCount, formatDuration, formatRelative, formatTimestamp } from "@/lib/view/format";
 import { visibleText as vt } from "@/lib/view/text";
 import { plural, runHealth, severityTone, type HealthTone } from "@/lib/semantics";
+import { healthOf, type HealthOf } from "@/lib/view/health";
 
 const TONE_CLASS: Record<HealthTone, string> = { good: "good", bad: "bad", warn: "warn", live: "", neutral: "" };
 
 /**
- * The run's health: its status read with its findings (lib/semantics/health), so
- * "succeeded · 2 errors" is red, not green. Without counts it is the status alone.
+ * The run's health: its status, failed events and findings read as one verdict
+ * (lib/semantics/health), so "failed" or "succeeded" with 18 failed events is red, never
+ * green, and the chip names what went wrong; the tooltip has every count.
  */
-export function StatusBadge({
-  status,
-  live = false,
-  findingCount = 0,
-  errorFindings = 0,
-}: {
-  status: string;
-  live?: boolean;
-  findingCount?: number;
-  errorFindings?: number;
-}) {
-  const h = runHealth({ status, live, findingCount, errorFindings });
+export function StatusBadge({ run }: { run: HealthOf }) {
+  const h = healthOf(run);
   return (
-    <span className={`badge ${TONE_CLASS[h.tone]}`} data-health={h.tone} title={`Status ${status}; findings: ${findingCount}`}>
+    <span
+      className={`badge health ${TONE_CLASS[h.tone]}`}
+      data-health={h.tone}
+      data-testid="health"
+      title={`${h.label}${h.detail ? ` (${h.detail})` : "; no failed events, no findings"}`}
+    >
       {h.label}
     </span>
   );
@@ -37,13 +34,7 @@ function FindingsBadge({ findingCount, errorFindings }: { findingCount: number; 
   if (findingCount === 0) return <span className="sub">0</span>;
   const h = runHealth({ status: "", findingCount, errorFindings });
   return (
-    <span
-      className={`badge ${TONE_CLASS[severityTone(h.worst)]}`}
-      data-severity={h.worst ?? undefined}
-      title={[h.errors > 0 ? plural(h.errors, "error") : "", h.warnings > 0 ? plural(h.warnings, "warning") : ""]
-        .filter(Boolean)
-        .join(", ")}
-    >
+    <span className={`badge ${TONE_CLASS[severityTone(h.worst)]}`} data-severity={h.worst ?? undefined} title={h.detail}>
       {formatCount(findingCount)}
     </span>
   );
@@ -199,8 +190,7 @@ export function RunsTable({
               <td className="mono col-version">{r.workflowVersion ? vt(r.workflowVersion) : "—"}</td>
               <td className="col-env">{r.environment ? vt(r.environment) : "—"}</td>
               <td>
-                <StatusBadge status={r.status} live={r.live} findingCount={r.findingCount} errorFindings={r.errorFindings} />{" "}
-                {r.live ? <span className="badge live">live</span> : null}
+                <StatusBadge run={r} /> {r.live ? <span className="badge live">live</span> : null}
               </td>
               <td title={r.timesRecorded === false ? "The source recorded no times" : formatTimestamp(r.startedAt)}>
                 {r.timesRecorded === false ? (
@@ -219,7 +209,7 @@ export function RunsTable({
               <td className="num col-duration">{formatDuration(r.durationMs)}</td>
               <td className="num">
                 {formatCount(r.eventCount)}
-                {r.errorCount > 0 ? <div className="sub bad">{plural(r.errorCount, "error")}</div> : null}
+                {r.errorCount > 0 ? <div className="sub bad">{plural(r.errorCount, "failed event")}</div> : null}
               </td>
               <td className="num">
                 <FindingsBadge findingCount={r.findingCount} errorFindings={r.errorFindings} />

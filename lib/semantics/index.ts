@@ -31,7 +31,7 @@ export {
 } from "./effects";
 export { countedFailures, errorEvents, FailureCounter, isFailure, type FailureInput, type FailureSnapshot } from "./failure";
 export { compareFindings } from "./findings";
-export { plural, runHealth, severityTone, type HealthTone, type RunHealth, type RunHealthInput } from "./health";
+export { healthCounts, plural, runHealth, severityTone, topFinding, type HealthTone, type RunHealth, type RunHealthInput } from "./health";
 export {
   callLedger,
   effectOf,

@@ -11,7 +11,7 @@ import { normaliseRunRow, tagsOf, type RunRow } from "./ingest/run-row";
 import { settleRun } from "./settle";
 import type { SqlParam } from "./sql";
 import { timesRecordedIn } from "../journal/summary";
-import { compareFindings } from "../semantics";
+import { compareFindings, topFinding } from "../semantics";
 import { rulesMatching } from "../analyze";
 import type { ChainStatus, FindingItem, RunDetail, RunFidelity, RunListItem, RunStatus } from "../view/api-types";
 
@@ -70,7 +70,7 @@ function likeLiteral(s: string): string {
 
 function toSummary(
   r: RunRecord,
-  errorFindings: number,
+  { errorFindings, topRule }: FindingsOfRun,
   header: Record<string, unknown> = JSON.parse(r.header) as Record<string, unknown>,
 ): RunSummaryDto {
   const timesRecorded = timesRecordedIn(header);
@@ -94,6 +94,7 @@ function toSummary(
     errorCount: r.errorCount,
     findingCount: r.findingCount,
     errorFindings,
+    topRule,
     fidelity: r.fidelity as RunFidelity,
     chainStatus: r.chainStatus as ChainStatus,
     chainBrokenAt: r.chainBrokenAt,
@@ -244,22 +245,42 @@ export async function listRuns(
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
   const nextCursor = rows.length > q.limit && last ? encodeCursor(Number(last[field] ?? 0), last.id) : null;
-  const errors = await errorFindingsOf(
+  const found = await findingsOfRuns(
     db,
     page.filter((r) => r.findingCount > 0).map((r) => r.id),
   );
-  return { runs: page.map((r) => toSummary(r, errors.get(r.id) ?? 0)), nextCursor };
+  return { runs: page.map((r) => toSummary(r, found.get(r.id) ?? NO_FINDINGS)), nextCursor };
 }
 
-/** Error-severity findings per run, for a page of runs (one grouped query). */
-async function errorFindingsOf(db: Db, ids: string[]): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
+interface FindingsOfRun {
+  errorFindings: number;
+  topRule: string | null;
+}
+const NO_FINDINGS: FindingsOfRun = { errorFindings: 0, topRule: null };
+
+/**
+ * Error-severity findings per run and the rule of its top finding (lib/semantics
+ * `topFinding`: the first error by seq then rule, else the first warning), for a page of
+ * runs: one grouped query and one ranked query.
+ */
+async function findingsOfRuns(db: Db, ids: string[]): Promise<Map<string, FindingsOfRun>> {
+  const out = new Map<string, FindingsOfRun>();
   if (ids.length === 0) return out;
-  const rows = await db.sql.all<{ runId: string; n: number | string }>(
-    `SELECT "runId", COUNT(*) AS n FROM "Finding" WHERE "severity" = 'error' AND "runId" IN (${ids.map(() => "?").join(", ")}) GROUP BY "runId"`,
-    ids,
-  );
-  for (const r of rows) out.set(r.runId, Number(r.n));
+  const marks = ids.map(() => "?").join(", ");
+  // code-unit order of rule ids, as compareFindings (SQLite's default collation is binary)
+  const binary = db.sql.dialect === "postgres" ? ` COLLATE "C"` : "";
+  const [counts, tops] = await Promise.all([
+    db.sql.all<{ runId: string; n: number | string }>(
+      `SELECT "runId", COUNT(*) AS n FROM "Finding" WHERE "severity" = 'error' AND "runId" IN (${marks}) GROUP BY "runId"`,
+      ids,
+    ),
+    db.sql.all<{ runId: string; rule: string }>(
+      `SELECT "runId", "rule" FROM (SELECT "runId", "rule", ROW_NUMBER() OVER (PARTITION BY "runId" ORDER BY CASE WHEN "severity" = 'error' THEN 0 ELSE 1 END, "seq", "rule"${binary}) AS rn FROM "Finding" WHERE "runId" IN (${marks})) t WHERE rn = 1`,
+      ids,
+    ),
+  ]);
+  for (const r of tops) out.set(r.runId, { errorFindings: 0, topRule: r.rule });
+  for (const r of counts) out.set(r.runId, { errorFindings: Number(r.n), topRule: out.get(r.runId)?.topRule ?? null });
   return out;
 }
 
@@ -277,7 +298,11 @@ export async function getRun(db: Db, id: string): Promise<RunDetailDto | null> {
   const findings = await findingsOf(db, id);
   const header = JSON.parse(r.header) as Record<string, unknown>;
   return {
-    ...toSummary(r, findings.filter((f) => f.severity === "error").length, header),
+    ...toSummary(
+      r,
+      { errorFindings: findings.filter((f) => f.severity === "error").length, topRule: topFinding(findings)?.rule ?? null },
+      header,
+    ),
     header,
     recorderLastHash: r.recorderLastHash,
     serverLastHash: r.serverLastHash,

@@ -55,6 +55,8 @@ const runListItemShape = {
   findingCount: int,
   /** findings of severity error (findingCount less these are warnings): the run's health reads both */
   errorFindings: int,
+  /** rule id of the finding the health chip names (lib/semantics `topFinding`), null without findings */
+  topRule: z.string().nullable(),
   fidelity: fidelitySchema,
   chainStatus: chainStatusSchema,
   chainBrokenAt: seq.nullable(),

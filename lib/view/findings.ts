@@ -1,5 +1,5 @@
 /**
- * Findings as a reviewer walks them: where a run opens (its first most severe finding),
+ * Findings as a reviewer walks them: where a run opens (its first failure or most severe finding),
  * the seqs `n` / `N` step through, and findings grouped by rule with counts.
  */
 import type { FindingItem } from "./api-types";
@@ -13,6 +13,18 @@ export function firstMostSevere(findings: readonly FindingItem[]): FindingItem |
     if (!best || RANK[f.severity] > RANK[best.severity] || (RANK[f.severity] === RANK[best.severity] && f.seq < best.seq)) best = f;
   }
   return best;
+}
+
+/**
+ * Where a run opens without `?event=`: where it went wrong. Its first error finding (the
+ * analyzer's reading of the cause, e.g. the retried refund rather than the timeout that
+ * preceded it), else its first failed event (`firstFailure`, the timeline's counted
+ * failures), else its first warning; null when nothing went wrong.
+ */
+export function openingSeq(findings: readonly FindingItem[], firstFailure: number | null): number | null {
+  const worst = firstMostSevere(findings);
+  if (worst?.severity === "error") return worst.seq;
+  return firstFailure ?? worst?.seq ?? null;
 }
 
 /** The seqs that have findings, ascending, each once (optionally of one severity). */

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/lib/server/db";
 import { getRun, listRuns, runListQuery } from "@/lib/server/queries";
 import { ingestBytes } from "@/lib/server/service";
-import { runHealth } from "@/lib/semantics";
+import { ruleText } from "@/lib/analyze";
+import { healthOf } from "@/lib/view/health";
 import { bytesOf, DIALECTS, freshDb, type TestDb } from "../helpers/db";
 
 const DIR = "tests/fixtures/examples";
@@ -92,9 +93,17 @@ describe.each(DIALECTS)("runs list by findings on %s", (dialect) => {
     // every example ends "succeeded": the one with an error finding is not green
     const retry = byId.get("demo-booking-2781")!;
     expect(retry.status).toBe("succeeded");
-    expect(runHealth(retry)).toMatchObject({ tone: "bad", label: "succeeded · 1 error", worst: "error" });
-    expect(runHealth(byId.get("demo-refund-0102")!)).toMatchObject({ tone: "warn", label: "succeeded · 1 warning" });
-    expect(runHealth(byId.get("demo-refund-4185")!)).toMatchObject({ tone: "good", label: "succeeded" });
+    // its chip names its one error finding by the run page's title; its timed-out call is a failed event
+    expect(retry.topRule).toBe("effect.retry-after-unknown");
+    expect(healthOf(retry)).toMatchObject({
+      tone: "bad",
+      label: `succeeded · ${ruleText("effect.retry-after-unknown").title}`,
+      detail: "1 error finding, 1 failed event",
+      worst: "error",
+    });
+    const warned = byId.get("demo-refund-0102")!;
+    expect(healthOf(warned)).toMatchObject({ tone: "warn", label: `succeeded · ${ruleText(warned.topRule!).title}` });
+    expect(healthOf(byId.get("demo-refund-4185")!)).toMatchObject({ tone: "good", label: "succeeded", healthy: true });
     expect(await getRun(db, "demo-booking-2781")).toMatchObject({ errorFindings: 1, findingCount: 1 });
   });
 });

@@ -6,7 +6,7 @@ import { retrievalVerdict } from "@/lib/semantics";
 import { describe, expect, it } from "vitest";
 import { RULE_IDS } from "@/lib/journal/types";
 import { humanSeconds, messageParts, ruleText, rulesMatching, seqsNamed } from "@/lib/analyze";
-import { findingSeqs, firstMostSevere, groupFindings, orderAtEvent } from "@/lib/view/findings";
+import { findingSeqs, firstMostSevere, groupFindings, openingSeq, orderAtEvent } from "@/lib/view/findings";
 import { actionFor, adjacentMark, bindingsFor, KEYMAP } from "@/lib/view/keymap";
 import type { FindingItem, InspectAnswer } from "@/lib/view/api-types";
 import { evidenceFor } from "@/lib/view/evidence";
@@ -33,6 +33,18 @@ describe("where a run opens and what n / N visit", () => {
     expect(firstMostSevere([f("a", 9, "warning"), f("b", 4, "warning")])?.seq).toBe(4);
     expect(firstMostSevere([f("a", 9, "error"), f("b", 4, "warning"), f("c", 7, "error")])?.seq).toBe(7);
     expect(firstMostSevere([])).toBeNull();
+  });
+
+  it("a run with failed events but no error finding opens at its first failure", () => {
+    // failed, no findings: the first failed event, not run.start
+    expect(openingSeq([], 12)).toBe(12);
+    // a warning before the failure does not win over it
+    expect(openingSeq([f("retrieval.stale", 4, "warning")], 12)).toBe(12);
+    // an error finding is the analyzer's reading of the cause: the retried refund, not the timeout before it
+    expect(openingSeq(demo, 27)).toBe(29);
+    // nothing failed: the first warning, else nothing (the first event)
+    expect(openingSeq([f("retrieval.stale", 4, "warning")], null)).toBe(4);
+    expect(openingSeq([], null)).toBeNull();
   });
 
   it("n / N go through each seq with findings once, in order, and stop at the ends", () => {
