@@ -9,7 +9,7 @@
   lock_hash="$(sha256sum package-lock.json | cut -d' ' -f1)"
   stamp=node_modules/.retrace-lock-sha256
   if [ ! -d node_modules ] || [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_hash" ]; then
-    echo "== test clients (npm ci in packages/test-clients)"
+    echo "== test clients (npm install in packages/test-clients: its lock as it is)"
     npm install --no-audit --no-fund --include=optional
     echo "$lock_hash" >"$stamp"
   fi
