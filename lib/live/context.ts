@@ -118,13 +118,20 @@ export function continuationStart(events: readonly JournalEvent[], fork: { seq: 
   return { original, forkSeq: fork.seq, upTo, kept, edited: [...replacements.keys()], policy, messages, pending, setup, override };
 }
 
+/** A tool result no model call asked for, as a user message that says so. */
+function unaskedResult(m: ChatMessage): string {
+  return `[the result of ${m.name ?? "a tool"}, which the agent ran without a model's call]\n${m.content ?? ""}`;
+}
+
 /**
  * A recorded context's messages made whole again: an assistant message that carries no calls
  * is paired with a recorded model.response (from the last backwards, skipping responses whose
  * calls do not fit the tool messages after it) and gets that response's calls as `tool_calls`;
  * each tool message gets the id of a call of the assistant turn before it (the first unanswered
  * one of its tool's name, else the first unanswered one). An assistant message that says
- * nothing and called nothing is dropped, and so is a call of the history no tool message answers. Throws PlanError when a tool message answers no call.
+ * nothing and called nothing is dropped, and so is a call of the history no tool message
+ * answers. A tool message that answers no call (the agent's own code ran the tool) goes as a
+ * user message that says whose result it is.
  */
 export function pairRecordedCalls(messages: readonly ChatMessage[], responses: readonly JournalEvent[]): ChatMessage[] {
   const out = messages.map((m) => ({ ...m }));
@@ -163,14 +170,17 @@ export function pairRecordedCalls(messages: readonly ChatMessage[], responses: r
     callsOf = new Map();
     turn = null;
   };
-  for (const [i, m] of out.entries()) {
+  for (const m of out) {
     if (m.role === "tool") {
       if (!m.tool_call_id || !open.includes(m.tool_call_id)) {
         const id = open.find((c) => callsOf.get(c) === m.name) ?? open[0];
-        if (id === undefined)
-          throw new PlanError(
-            `the recorded context's message ${i + 1} is a ${m.name ?? "tool"} result that answers no tool call of the assistant turn before it: no recorded model response has that call`,
-          );
+        if (id === undefined) {
+          // a result no recorded model call asked for (the agent's own code ran the tool): a
+          // strict endpoint refuses a tool message without its call, so it goes as the text it was
+          closeTurn();
+          kept.push({ role: "user", content: unaskedResult(m) });
+          continue;
+        }
         m.tool_call_id = id;
       }
       open = open.filter((c) => c !== m.tool_call_id);

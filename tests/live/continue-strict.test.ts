@@ -94,16 +94,19 @@ describe("pairRecordedCalls", () => {
     expect(out[3].tool_calls?.map((c) => c.id)).toEqual(["g1"]);
     expect(out[4]).toMatchObject({ role: "tool", name: "grep", tool_call_id: "g1", content: "B" });
   });
-  it("refuses a tool result no recorded model response asked for, naming it", () => {
-    expect(() =>
-      pairRecordedCalls(
-        [
-          { role: "user", content: "go" },
-          { role: "tool", name: "grep", content: "B" },
-        ],
-        [],
-      ),
-    ).toThrow(/message 2 is a grep result that answers no tool call/);
+  it("sends a tool result no recorded model response asked for as a user message that says so", () => {
+    const out = pairRecordedCalls(
+      [
+        { role: "user", content: "go" },
+        { role: "tool", name: "grep", content: "B" },
+      ],
+      [],
+    );
+    expect(out).toEqual([
+      { role: "user", content: "go" },
+      { role: "user", content: "[the result of grep, which the agent ran without a model's call]\nB" },
+    ]);
+    expect(strictChatProblem({ messages: out })).toBeNull();
   });
 });
 
