@@ -26,6 +26,7 @@ import { inferEffect } from "./effects";
 import { asArray, compact, contentId, firstStr, isRecord, isoToNanos, makeRunId, str, toNumber, type UnknownRecord } from "./json-utils";
 import { jsonLines } from "./lines";
 import { contentText, normalizeArgs, type JournalMessage } from "./messages";
+import { addModelCall } from "./model-call";
 import type { ImportOptions, ImportResult } from "./types";
 
 /** The conversation a Gemini CLI file holds once its records are applied. */
@@ -165,34 +166,19 @@ export function importGeminiCli(text: string, value: unknown, opts: ImportOption
       name: firstStr(c.name) ?? "unknown",
       args: normalizeArgs(c.args),
     }));
-    b.add({ t, type: "step.start", step: sid, key: `s:${sid}`, data: { name: model, kind: "llm" } });
-    b.add({
-      t,
-      type: "model.request",
+    addModelCall(b, {
       step: sid,
-      key: `m:${sid}`,
-      parentKey: `s:${sid}`,
-      after: `s:${sid}`,
-      data: { call: id, model, messages: pending },
+      t,
+      name: model,
+      call: id,
+      model,
+      messages: pending,
+      text: textOut,
+      reasoning,
+      toolCalls,
+      response: { usage: usageOf(m.tokens) },
     });
     pending = [];
-    b.add({
-      t,
-      type: "model.response",
-      step: sid,
-      key: `r:${sid}`,
-      parentKey: `m:${sid}`,
-      after: `m:${sid}`,
-      data: compact({
-        call: id,
-        output: compact({
-          text: textOut || undefined,
-          reasoning: reasoning || undefined,
-          toolCalls: toolCalls.length > 0 ? toolCalls : undefined,
-        }),
-        usage: usageOf(m.tokens),
-      }),
-    });
     const assistant: JournalMessage = { role: "assistant", content: textOut };
     if (toolCalls.length > 0) assistant.toolCalls = toolCalls;
     pending.push(assistant);

@@ -16,6 +16,7 @@ import { JournalBuilder } from "./builder";
 import { inferEffect } from "./effects";
 import { asArray, compact, firstStr, isRecord, makeRunId, str, toNumber, type UnknownRecord } from "./json-utils";
 import { contentText, normalizeArgs, type JournalMessage, type MessageToolCall } from "./messages";
+import { addModelCall } from "./model-call";
 import type { ImportOptions, ImportResult } from "./types";
 
 const ms = (v: unknown): bigint | undefined => {
@@ -124,39 +125,28 @@ export function importOpenCode(value: unknown, opts: ImportOptions = {}): Import
               ? completed
               : undefined;
       const text = texts.join("\n");
-      b.add({ t: t0, type: "step.start", step: sid, key: `s:${sid}`, data: compact({ name: model, kind: "llm", agent: str(mi.agent) }) });
-      b.add({
-        t: t0,
-        type: "model.request",
-        step: sid,
-        key: `m:${sid}`,
-        parentKey: `s:${sid}`,
-        after: `s:${sid}`,
-        data: { call, model, messages: pending },
-      });
-      pending = [];
       const tResp = answered !== undefined && answered >= t0 ? answered : t0;
-      b.add({
-        t: tResp,
-        type: "model.response",
+      addModelCall(b, {
         step: sid,
-        key: `r:${sid}`,
-        parentKey: `m:${sid}`,
-        after: `m:${sid}`,
-        data: compact({
-          call,
-          output: compact({
-            text: text || undefined,
-            reasoning: reasoning.join("\n") || undefined,
-            toolCalls: toolCalls.length > 0 ? toolCalls : undefined,
-          }),
+        t: t0,
+        tResponse: tResp,
+        name: model,
+        stepData: { agent: str(mi.agent) },
+        call,
+        model,
+        messages: pending,
+        text,
+        reasoning: reasoning.join("\n"),
+        toolCalls,
+        response: {
           finishReason: str(s.finish?.reason),
           usage: usageOf(s.finish?.tokens),
           cost: toNumber(s.finish?.cost),
           // the message's creation is the request's time for its first call only
           latencyMs: k === 0 && answered !== undefined && answered >= t0 ? Number(answered - t0) / 1e6 : undefined,
-        }),
+        },
       });
+      pending = [];
       const assistant: JournalMessage = { role: "assistant", content: text };
       if (toolCalls.length > 0) assistant.toolCalls = toolCalls;
       pending.push(assistant);

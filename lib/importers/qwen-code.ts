@@ -21,6 +21,7 @@ import { inferEffect } from "./effects";
 import { asArray, compact, contentId, firstStr, isRecord, isoToNanos, makeRunId, str, toNumber, type UnknownRecord } from "./json-utils";
 import { jsonLines } from "./lines";
 import { contentText, normalizeArgs, type JournalMessage } from "./messages";
+import { addModelCall } from "./model-call";
 import type { ImportOptions, ImportResult } from "./types";
 
 const partsOf = (r: UnknownRecord): UnknownRecord[] => (isRecord(r.message) ? asArray(r.message.parts).filter(isRecord) : []);
@@ -93,34 +94,20 @@ export function importQwenCode(text: string, opts: ImportOptions = {}): ImportRe
           const fc = p.functionCall as UnknownRecord;
           return { id: firstStr(fc.id) ?? `${sid}-call-${j}`, name: firstStr(fc.name) ?? "unknown", args: normalizeArgs(fc.args) };
         });
-      b.add({ t, type: "step.start", step: sid, key: `s:${sid}`, data: compact({ name: model, kind: "llm", agent: str(r.agentName) }) });
-      b.add({
-        t,
-        type: "model.request",
+      addModelCall(b, {
         step: sid,
-        key: `m:${sid}`,
-        parentKey: `s:${sid}`,
-        after: `s:${sid}`,
-        data: { call: id, model, messages: pending },
+        t,
+        name: model,
+        stepData: { agent: str(r.agentName) },
+        call: id,
+        model,
+        messages: pending,
+        text: textOut,
+        reasoning,
+        toolCalls: calls,
+        response: { usage: usageOf(r.usageMetadata) },
       });
       pending = [];
-      b.add({
-        t,
-        type: "model.response",
-        step: sid,
-        key: `r:${sid}`,
-        parentKey: `m:${sid}`,
-        after: `m:${sid}`,
-        data: compact({
-          call: id,
-          output: compact({
-            text: textOut || undefined,
-            reasoning: reasoning || undefined,
-            toolCalls: calls.length > 0 ? calls : undefined,
-          }),
-          usage: usageOf(r.usageMetadata),
-        }),
-      });
       const msg: JournalMessage = { role: "assistant", content: textOut };
       if (calls.length > 0) msg.toolCalls = calls;
       pending.push(msg);
