@@ -31,6 +31,7 @@ export function ReplayView({
   initialDetail,
   bundle = null,
   payloadsDropped = null,
+  openAt,
   live = null,
 }: {
   runId: string;
@@ -41,11 +42,13 @@ export function ReplayView({
   payloadsDropped?: string | null;
   /** what the server decided this viewer may do live from a fork (null: nothing offered) */
   live?: { offer: boolean; signedIn: boolean } | null;
+  /** the seq to open at when the URL names none (a replay of the agent opens at its first divergence) */
+  openAt?: number;
 }) {
   const [store] = useState(createReplayStore);
   return (
     <ReplayStoreContext.Provider value={store}>
-      <ReplayBody runId={runId} initialDetail={initialDetail} bundle={bundle} dropped={payloadsDropped} live={live} />
+      <ReplayBody runId={runId} initialDetail={initialDetail} bundle={bundle} dropped={payloadsDropped} live={live} openAt={openAt} />
     </ReplayStoreContext.Provider>
   );
 }
@@ -56,12 +59,15 @@ function ReplayBody({
   bundle,
   dropped,
   live,
+  openAt,
 }: {
   runId: string;
   initialDetail: RunDetail;
   bundle: BundleProvenance | null;
   dropped: string | null;
   live: { offer: boolean; signedIn: boolean } | null;
+  /** the seq to open at when the URL names none (a replay of the agent opens at its first divergence) */
+  openAt?: number;
 }) {
   const api = useReplayStoreApi();
   const detail = useRunDetail(runId, initialDetail).data ?? initialDetail;
@@ -76,7 +82,8 @@ function ReplayBody({
     if (!firstResult.current || initialEvent.current !== null) return;
     const raw = new URLSearchParams(query).get("event");
     if (raw !== null && /^\d{1,10}$/.test(raw)) initialEvent.current = Number(raw);
-  }, [query]);
+    else if (openAt !== undefined) initialEvent.current = openAt;
+  }, [query, openAt]);
 
   const onResult = useCallback(
     (r: ReplayResult) => {

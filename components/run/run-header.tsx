@@ -171,7 +171,10 @@ export function RunHeader({
             <Link href={`/runs/${encodeURIComponent(replayOf.run)}`} prefetch={false}>
               {vt(replayOf.run)}
             </Link>{" "}
-            ({detail.status === "succeeded" ? "matched" : detail.status === "failed" ? "diverged" : "running"})
+            ({detail.status === "succeeded" ? "matched" : detail.status === "failed" ? "diverged" : "running"}) ·{" "}
+            <Link href={`/runs/${encodeURIComponent(detail.id)}/replay`} prefetch={false} data-testid="replay-beside-link">
+              beside its recording
+            </Link>
           </span>
         ) : null}
         {gateway && Array.isArray(gateway.command) ? (

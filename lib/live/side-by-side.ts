@@ -55,3 +55,43 @@ export function sideBySide(
   });
   return { rows, firstDivergence };
 }
+
+/** Where the gateway said a replay of the agent first departed from its recording (the branch's run.end `output.divergence`). */
+export interface ReplayDivergence {
+  /** the seq in the recorded journal of the first event that differs */
+  seq: number;
+  kind: string;
+  /** a JSON pointer into the request */
+  path: string;
+  recorded: unknown;
+  replayed: unknown;
+}
+
+/**
+ * A replay of the agent (`retrace replay -- CMD`) beside its recording. The gateway's
+ * matcher decided where the replay departed (`divergence`; null: every request matched),
+ * and this view does not decide it again: rows before that seq are the matched part, the
+ * row at it is the first divergence, and rows after it differ. The branch writes the same
+ * events in the same order as the recording did, so the two align by seq.
+ */
+export function sideBySideReplay(
+  original: readonly JournalEvent[],
+  branch: readonly JournalEvent[],
+  divergence: ReplayDivergence | null,
+): { rows: SideBySideRow[]; firstDivergence: number | null } {
+  const o = new Map(original.map((e) => [e.seq as number, e]));
+  const b = new Map(branch.map((e) => [e.seq as number, e]));
+  const seqs = [...new Set([...o.keys(), ...b.keys()])].sort((x, y) => x - y);
+  const at = divergence?.seq ?? null;
+  const rows = seqs.map((seq) => {
+    const oe = o.get(seq);
+    const be = b.get(seq);
+    return {
+      seq,
+      original: oe ? { type: oe.type } : null,
+      branch: be ? { type: be.type, mode: frameMode(be) } : null,
+      differs: at !== null && seq >= at,
+    };
+  });
+  return { rows, firstDivergence: at };
+}

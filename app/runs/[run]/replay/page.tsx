@@ -6,7 +6,8 @@ import { page, runParams } from "@/lib/server/edge";
 import { payloadsDroppedOf } from "@/lib/server/retention";
 import { branchInfo } from "@/lib/server/live/branches";
 import { branchSideBySide, offersContinue } from "@/lib/server/live/continue";
-import { SideBySide } from "@/components/live/side-by-side";
+import { ReplayBeside, SideBySide } from "@/components/live/side-by-side";
+import { replayBeside } from "@/lib/server/viewer";
 import { getRun } from "@/lib/server/queries";
 import type { RunDetail } from "@/lib/view/api-types";
 import "@/components/replay/replay.css";
@@ -32,6 +33,8 @@ export default page({ need: "runs.read", project: "run", params: runParams }, as
   const dropped = await payloadsDroppedOf(db, params.run);
   // "Continue live" from a fork is offered only to a viewer the server would let act (it decides again on the action)
   const offer = bundle === null && dropped === null && (await offersContinue(db, principal, project));
+  // a replay of the agent (retrace replay -- CMD) opens beside its recording, at the gateway's first divergence
+  const replay = detail.replayOf ? await replayBeside(db, params.run, project) : null;
   const view = (
     <ReplayView
       runId={params.run}
@@ -39,15 +42,17 @@ export default page({ need: "runs.read", project: "run", params: runParams }, as
       bundle={bundle}
       payloadsDropped={dropped}
       live={offer ? { offer, signedIn: principal.kind === "user" } : null}
+      openAt={replay?.firstDivergence ?? undefined}
     />
   );
   // branch runs live actions made, under their original (and a branch names its original, beside it)
-  if (!branches.of && branches.children.length === 0) return view;
+  if (!branches.of && branches.children.length === 0 && !replay) return view;
   const beside = branches.of ? await branchSideBySide(db, params.run, project) : null;
   return (
-    <div className={`rp-page${beside ? " with-side" : ""}`}>
+    <div className="rp-page">
       <BranchBar branches={branches} />
       {beside ? <SideBySide view={beside} /> : null}
+      {replay ? <ReplayBeside view={replay} /> : null}
       {view}
     </div>
   );
