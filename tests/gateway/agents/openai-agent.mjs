@@ -2,47 +2,19 @@
 // runs the tools the model calls (read_file and write_file, relative to its working
 // directory or absolute) and sends their results back, until the model answers in text.
 // AGENT_STREAM=1 streams every request; AGENT_MODEL and AGENT_INSTRUCTIONS change the run.
-import fs from "node:fs";
-import path from "node:path";
 import OpenAI from "openai";
+import { MODEL, STREAM, SYSTEM, TASK, TOOL_SCHEMAS, runTool } from "./file-tools.mjs";
 
 const client = new OpenAI({ maxRetries: 0 });
-const stream = process.env.AGENT_STREAM === "1";
-const tools = [
-  {
-    type: "function",
-    function: {
-      name: "read_file",
-      description: "Read a file",
-      parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
-    },
-  },
-  {
-    type: "function",
-    function: {
-      name: "write_file",
-      description: "Write a file",
-      parameters: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } }, required: ["path", "content"] },
-    },
-  },
-];
+const stream = STREAM;
+const tools = Object.entries(TOOL_SCHEMAS).map(([name, t]) => ({ type: "function", function: { name, ...t } }));
 const messages = [
-  { role: "system", content: process.env.AGENT_INSTRUCTIONS ?? "You are a careful file assistant." },
-  { role: "user", content: "Copy input.txt to out.txt in upper case." },
+  { role: "system", content: SYSTEM },
+  { role: "user", content: TASK },
 ];
-
-function runTool(name, args) {
-  const file = path.resolve(args.path);
-  if (name === "read_file") return fs.readFileSync(file, "utf8");
-  if (name === "write_file") {
-    fs.writeFileSync(file, args.content);
-    return `wrote ${file}`;
-  }
-  throw new Error(`no tool ${name}`);
-}
 
 async function ask() {
-  const request = { model: process.env.AGENT_MODEL ?? "gpt-test", messages, tools, temperature: 0 };
+  const request = { model: MODEL ?? "gpt-test", messages, tools, temperature: 0 };
   if (!stream) return (await client.chat.completions.create(request)).choices[0].message;
   const message = { role: "assistant", content: "", tool_calls: [] };
   for await (const chunk of await client.chat.completions.create({ ...request, stream: true })) {
