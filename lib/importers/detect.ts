@@ -235,6 +235,9 @@ export function detectFormat(head: string, fileName?: string): Detection {
   return { ...result("unknown"), message: unknownFormatMessage(describeText(text, keys[1])) };
 }
 
+/** Zip members that may be session files (their content decides); a zip of only other files is unknown. */
+const SESSION_MEMBER = /(\.(jsonl?|ndjson|md|history|traj|gz)|\/events\.jsonl|(^|\/)\.aider[^/]*)$/i;
+
 /**
  * `detectFormat` on a stream's first bytes (at least STREAM_HEAD_BYTES, or the whole
  * stream), decoded as a whole file is: replacement characters, a BOM dropped (and a
@@ -245,8 +248,8 @@ export function detectBytes(head: Uint8Array, fileName?: string): Detection {
     // Inspect's .eval: a zip whose members include header.json, samples/… or _journal/…
     const names = zipMembers(head);
     if (names.some((n) => n === "header.json" || n.startsWith("samples/") || n.startsWith("_journal/"))) return result("inspect-eval");
-    // any other zip: a folder of session files (folder.ts says what in it is read, or that nothing is)
-    return result("session-folder");
+    // a zip of a folder whose files may hold sessions: each member is then told by its content (folder.ts)
+    if (names.some((n) => SESSION_MEMBER.test(n))) return result("session-folder");
   }
   const binary = describeBinary(head);
   if (binary) return { ...result("unknown"), message: unknownFormatMessage(binary) };

@@ -275,11 +275,18 @@ describe("a folder of session files (the upload's zip; `retrace import DIR` zips
   });
 
   it("a zip with nothing Retrace reads says so, in one error", async () => {
-    const z = zip({ "a/readme.txt": enc("hello\n"), "b/data.csv": enc("a,b\n1,2\n") });
+    const z = zip({ "a/settings.json": enc('{"theme":"dark"}'), "b/log.md": enc("# notes\n") });
+    expect(detectBytes(z, "stuff.zip").format).toBe("session-folder");
     await expect(importTraceStream(chunks(z), { fileName: "stuff.zip" })).rejects.toThrow(ImportError);
     await expect(importTraceStream(chunks(z), { fileName: "stuff.zip" })).rejects.toThrow(
       /the folder holds nothing Retrace reads \(2 files looked at/,
     );
+    // a zip of files none of which could hold a session is the one not-recognised error, naming its members
+    const other = zip({ "a/readme.txt": enc("hello\n") });
+    expect(detectBytes(other, "other.zip")).toMatchObject({
+      format: "unknown",
+      message: expect.stringMatching(/a ZIP archive with members a\/readme\.txt/),
+    });
   });
 
   it("an unknown single file still gets the one not-recognised error", () => {
