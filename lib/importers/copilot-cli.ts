@@ -62,46 +62,73 @@ export function importCopilot(text: string, kind: "events" | "legacy", opts: Imp
   const runId = makeRunId("copilot", sessionId);
   const b = new JournalBuilder();
   const models: Record<string, string> = {};
-  let model = firstStr(sd.selectedModel) ?? "unknown";
-  let pending: JournalMessage[] = [];
+  /** what each agent (the main one: "", a sub-agent: its `agentId`) has said and asked since its last call */
+  interface AgentState {
+    pending: JournalMessage[];
+    model: string;
+    /** its last call, written once its usage (a record before or after it) is known */
+    call?: ModelCall;
+    pendingUsage?: { t: bigint; u: UnknownRecord; duration?: number };
+    lastCall?: { step: string; m: UnknownRecord };
+  }
+  const states = new Map<string, AgentState>();
+  const stateOf = (id: string): AgentState => {
+    let st = states.get(id);
+    if (!st) states.set(id, (st = { pending: [], model: firstStr(sd.selectedModel) ?? "unknown" }));
+    return st;
+  };
   let input: unknown;
   let output: string | undefined;
   let last = isoToNanos(start?.timestamp) ?? 0n;
   let n = 0;
   /** tool call id → the step that requested it and the key of its tool.call */
-  const calls = new Map<string, { step: string; key: string; name: string; t: bigint }>();
-  /** tool call id → the sub-agent step it started */
+  const calls = new Map<string, { step: string; key: string; name: string; t: bigint; agent: string }>();
+  /** sub-agent id → its step; tool call id → the sub-agent it started */
   const agents = new Map<string, string>();
+  const byTool = new Map<string, string>();
   const steps: Array<{ step: string; failed: boolean; end: bigint }> = [];
   let open: { step: string; failed: boolean; end: bigint } | undefined;
-  let lastCall: { step: string; m: UnknownRecord } | undefined;
-  /** the model call last answered, written once its usage (which follows it) is known */
-  let call: ModelCall | undefined;
-  const flushCall = () => {
-    if (!call) return;
-    if (call.tResponse === undefined) call.tResponse = call.t;
-    addModelCall(b, call);
-    call = undefined;
+  const applyUsage = (c: ModelCall, x: { t: bigint; u: UnknownRecord; duration?: number }) => {
+    const mm = firstStr(x.u.model);
+    if (mm) {
+      models[mm] = mm;
+      c.model = c.name = mm;
+    }
+    // the usage is written when the answer is in; less its duration, when it was asked
+    const answered = x.t < c.t ? x.t : c.t;
+    c.tResponse = answered;
+    c.t = x.duration !== undefined && x.duration >= 0 ? answered - BigInt(Math.round(x.duration * 1e6)) : answered;
+    c.response = { ...c.response, usage: usageOf(x.u, {}) ?? c.response?.usage, cost: toNumber(x.u.cost), latencyMs: x.duration };
   };
-  let unknownTypes = 0;
+  const flushCall = (st: AgentState) => {
+    if (!st.call) return;
+    if (st.call.tResponse === undefined) st.call.tResponse = st.call.t;
+    addModelCall(b, st.call);
+    st.call = undefined;
+  };
+  const unknownTypes = new Set<string>();
   const SKIP =
-    /^(session\.(idle|title_changed|mode_changed|plan_changed|usage_checkpoint|tools_updated|truncation|compaction_start|compaction_complete|resume|snapshot_rewind|context_changed|handoff|workspace_file_changed)|assistant\.(turn_start|turn_end|intent|message_delta|reasoning_delta|streaming_delta)|hook\.|skill\.|pending_messages\.|system\.|user\.message_delta|permission\.|elicitation\.|tool\.(user_requested|execution_partial_result|execution_progress)|subagent\.selected)/;
+    /^(session\.(idle|title_changed|mode_changed|plan_changed|usage_checkpoint|tools_updated|truncation|compaction_start|compaction_complete|resume|snapshot_rewind|context_changed|handoff|workspace_file_changed)|assistant\.(turn_end|intent|message_delta|reasoning_delta|streaming_delta)|hook\.|skill\.|pending_messages\.|system\.notification|user\.message_delta|permission\.|elicitation\.|tool\.(user_requested|execution_partial_result|execution_progress)|subagent\.(selected|configured))/;
 
   for (const e of events) {
     const t = (last = isoToNanos(e.timestamp) ?? last);
     const d = data(e);
     const type = str(e.type) ?? "";
-    const parentTool = firstStr(d.parentToolCallId);
-    const agentKey = parentTool && agents.has(parentTool) ? `s:${String(agents.get(parentTool))}` : undefined;
+    // a sub-agent's events carry its `agentId` (older versions: `parentToolCallId` in the data)
+    const agentId = firstStr(e.agentId, d.parentToolCallId ? byTool.get(String(d.parentToolCallId)) : undefined) ?? "";
+    const st = stateOf(agentId);
+    const agentKey = agentId && agents.has(agentId) ? `s:${String(agents.get(agentId))}` : undefined;
     switch (type) {
       case "session.start":
         continue;
       case "session.model_change":
-        model = firstStr(d.newModel) ?? model;
+        st.model = firstStr(d.newModel) ?? st.model;
         continue;
       case "user.message": {
         const content = contentText(d.content);
-        pending.push({ role: "user", content });
+        st.pending.push({ role: "user", content });
+        // a sub-agent's prompt is its first request's message, not the user's input
+        if (agentId) continue;
         input ??= content;
         b.add({ t, type: "input", data: { source: "user", content } });
         continue;
@@ -118,10 +145,10 @@ export function importCopilot(text: string, kind: "events" | "legacy", opts: Imp
             args: normalizeArgs(r.arguments),
           }));
         const textOut = contentText(d.content);
-        const m = firstStr(d.model) ?? model;
+        const m = firstStr(d.model) ?? st.model;
         if (m !== "unknown") models[m] = m;
-        flushCall();
-        call = {
+        flushCall(st);
+        const call: ModelCall = (st.call = {
           step: sid,
           t,
           tResponse: t,
@@ -129,17 +156,19 @@ export function importCopilot(text: string, kind: "events" | "legacy", opts: Imp
           parentKey: agentKey,
           call: firstStr(d.messageId, e.id) ?? sid,
           model: m,
-          messages: pending,
+          messages: st.pending,
           text: textOut,
           reasoning: str(d.reasoningText),
           toolCalls,
           response: { usage: usageOf(undefined, d) },
-        };
-        pending = [{ role: "assistant", content: textOut, ...(toolCalls.length > 0 ? { toolCalls } : {}) }];
+        });
+        if (st.pendingUsage) applyUsage(call, st.pendingUsage);
+        st.pendingUsage = undefined;
+        st.pending = [{ role: "assistant", content: textOut, ...(toolCalls.length > 0 ? { toolCalls } : {}) }];
         if (textOut && !agentKey) output = textOut;
         toolCalls.forEach((c, k) => {
           const key = `t:${sid}:${k}`;
-          calls.set(c.id, { step: sid, key, name: c.name, t });
+          calls.set(c.id, { step: sid, key, name: c.name, t, agent: agentId });
           b.add({
             t,
             type: "tool.call",
@@ -152,23 +181,28 @@ export function importCopilot(text: string, kind: "events" | "legacy", opts: Imp
         });
         open = { step: sid, failed: false, end: t };
         steps.push(open);
-        lastCall = { step: sid, m: d };
+        st.lastCall = { step: sid, m: d };
         continue;
       }
+      case "assistant.turn_start":
+        // a new request: the previous call is complete
+        flushCall(st);
+        continue;
+      case "session.usage_record":
       case "assistant.usage": {
-        // the usage of the call just answered: model, tokens, cost, and how long it took (ms)
-        if (!call || !lastCall) continue;
-        const mm = firstStr(d.model);
-        if (mm) {
-          models[mm] = mm;
-          call.model = call.name = mm;
-        }
-        const duration = toNumber(d.duration);
-        // the answer's time less the recorded duration is when it was asked
-        if (duration !== undefined && duration >= 0) call.t = (call.tResponse ?? call.t) - BigInt(Math.round(duration * 1e6));
-        call.response = { ...call.response, usage: usageOf(d, lastCall.m), cost: toNumber(d.cost), latencyMs: duration };
+        // one request's usage: model, tokens, cost and its duration (ms). 1.0.x writes a
+        // `session.usage_record` before the message it paid for; older versions an
+        // `assistant.usage` after it
+        const u = type === "session.usage_record" ? (isRecord(d.usage) ? d.usage : {}) : d;
+        const duration = toNumber(u.duration);
+        const usage = { t, u, duration };
+        if (st.call && st.call.response?.latencyMs === undefined && !isRecord(st.call.response?.usage)) applyUsage(st.call, usage);
+        else st.pendingUsage = usage;
         continue;
       }
+      case "system.message":
+        st.pending.push({ role: "system", content: contentText(d.content) });
+        continue;
       case "tool.execution_start": {
         const id = firstStr(d.toolCallId);
         const c = id ? calls.get(id) : undefined;
@@ -185,7 +219,7 @@ export function importCopilot(text: string, kind: "events" | "legacy", opts: Imp
         const ok = d.success !== false;
         const result = contentText(isRecord(d.result) ? (d.result.content ?? d.result.detailedContent) : d.result);
         const err = isRecord(d.error) ? firstStr(d.error.message, d.error.code) : str(d.error);
-        pending.push({ role: "tool", content: ok ? result : (err ?? result), toolCallId: id, name: c.name });
+        stateOf(c.agent).pending.push({ role: "tool", content: ok ? result : (err ?? result), toolCallId: id, name: c.name });
         b.add({
           t,
           type: "tool.result",
@@ -200,10 +234,10 @@ export function importCopilot(text: string, kind: "events" | "legacy", opts: Imp
             latencyMs: t >= c.t ? Number(t - c.t) / 1e6 : undefined,
           }),
         });
-        const st = steps.find((s) => s.step === c.step);
-        if (st) {
-          if (!ok) st.failed = true;
-          if (t > st.end) st.end = t;
+        const stp = steps.find((x) => x.step === c.step);
+        if (stp) {
+          if (!ok) stp.failed = true;
+          if (t > stp.end) stp.end = t;
         }
         continue;
       }
@@ -211,7 +245,9 @@ export function importCopilot(text: string, kind: "events" | "legacy", opts: Imp
         const id = firstStr(d.toolCallId) ?? "";
         const c = calls.get(id);
         const sid = `copilot-agent-${id || n++}`;
-        agents.set(id, sid);
+        const aid = firstStr(e.agentId) ?? id;
+        agents.set(aid, sid);
+        byTool.set(id, aid);
         b.add({
           t,
           type: "step.start",
@@ -225,7 +261,8 @@ export function importCopilot(text: string, kind: "events" | "legacy", opts: Imp
       }
       case "subagent.completed":
       case "subagent.failed": {
-        const sid = agents.get(firstStr(d.toolCallId) ?? "");
+        const sid = agents.get(firstStr(e.agentId) ?? byTool.get(firstStr(d.toolCallId) ?? "") ?? "");
+        flushCall(st);
         if (!sid) continue;
         const failed = type === "subagent.failed";
         if (failed)
@@ -255,10 +292,10 @@ export function importCopilot(text: string, kind: "events" | "legacy", opts: Imp
       case "session.shutdown":
         continue;
       default:
-        if (!SKIP.test(type)) unknownTypes++;
+        if (!SKIP.test(type)) unknownTypes.add(type.slice(0, 60));
     }
   }
-  flushCall();
+  for (const st of states.values()) flushCall(st);
   for (const s of steps)
     b.add({
       t: s.end,
@@ -268,7 +305,8 @@ export function importCopilot(text: string, kind: "events" | "legacy", opts: Imp
       after: `s:${s.step}`,
       data: { status: s.failed ? "error" : "ok" },
     });
-  if (unknownTypes > 0) warnings.push(`${unknownTypes} event(s) of types this importer does not read were left out`);
+  if (unknownTypes.size > 0)
+    warnings.push(`events of types this importer does not read were left out: ${[...unknownTypes].slice(0, 10).join(", ")}`);
   const context = isRecord(sd.context) ? sd.context : {};
   const { min, max } = b.span();
   const startData: Record<string, unknown> = {
