@@ -44,7 +44,8 @@ describe("uploading a zip of a session folder", () => {
     const answer = await answerUpload(db, post(zip, "task.zip"), "any", "default");
     expect(answer.status).toBe(201);
     expect(answer.body.format).toBe("session-folder");
-    expect(answer.body.runs?.map((r) => [r.run, r.status])).toEqual([["cline-1769064454592", "stored"]]);
+    const runs = answer.body.runs as Array<{ run: string; status: string }>;
+    expect(runs.map((r) => [r.run, r.status])).toEqual([["cline-1769064454592", "stored"]]);
     const api = JSON.parse(gunzipSync(fs.readFileSync(`${FIX}/api_conversation_history.json.gz`)).toString()) as Array<{ role: string }>;
     const run = await getRun(db, "cline-1769064454592");
     expect(run?.eventCount).toBeGreaterThan(api.filter((m) => m.role === "assistant").length * 3);
