@@ -18,6 +18,9 @@ import { importPhoenix } from "./phoenix";
 import { importGeminiCli } from "./gemini-cli";
 import { importQwenCode } from "./qwen-code";
 import { importOpenCode } from "./opencode";
+import { ImportError } from "./import-error";
+import { importSessionGroup } from "./session-import";
+import { sessionPart } from "./session-files";
 import { importAnyAgent, importJsSpans } from "./otel-dumps";
 import { spansFromOtlpJson, spansToRuns } from "./otlp";
 import { importJournal } from "./retrace-journal";
@@ -27,7 +30,7 @@ import { importTauBench } from "./tau-bench";
 import { describeText } from "./shape";
 import { FORMAT_LABELS, type ImportOptions, type ImportResult, type SourceFormat } from "./types";
 
-export class ImportError extends Error {}
+export { ImportError };
 
 /** A legacy Gemini CLI `.json` recording parsed, or undefined for the `.jsonl` log. */
 function geminiDocument(body: string): unknown {
@@ -59,6 +62,12 @@ export function convertDocument(format: SourceFormat, body: string, opts: Import
   if (format === "openhands-eval") return importOpenHandsEval(body, opts);
   if (format === "qwen-code") return importQwenCode(body, opts);
   if (format === "gemini-cli") return importGeminiCli(body, geminiDocument(body), opts);
+  // a file of a session that may span several (folder.ts): what it holds, and what is missing
+  if (format === "cline" || format === "aider" || format === "copilot-cli") {
+    const part = sessionPart(body.slice(0, 256 * 1024));
+    if (part) return importSessionGroup({ [part]: { name: opts.fileName ?? "", text: body } }, opts, true);
+  }
+  if (format === "session-folder") throw new ImportError("a zip of session files is read from its bytes (importTraceStream), not as text");
   // binary: only the /v1/traces receiver takes it (decodeOtlp), never a text file
   if (format === "otlp-protobuf") throw new ImportError(`${label} is received at /v1/traces, not imported as a file`);
   let value: unknown;

@@ -4,6 +4,7 @@
  * depth (keys inside strings, such as JSON encoded in a string, are never counted), then
  * the key sets are matched against each format's signature.
  */
+import { PART_FORMAT, sessionPart } from "./session-files";
 import { describeBinary, describeText, isZip, ndjsonHead, zipMembers } from "./shape";
 import { FORMAT_LABELS, type SourceFormat } from "./types";
 
@@ -11,7 +12,7 @@ const DETECT_HEAD_BYTES = 64 * 1024;
 
 /** What an import of a file in no known format says. */
 export const UNKNOWN_FORMAT =
-  "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, LangSmith, any-agent, OTel JS span dumps, SWE-agent, mini-swe-agent, OpenHands (event streams and evaluation output.jsonl), Inspect AI (.json and .eval), tau-bench, Claude Code sessions, Codex CLI rollouts, Gemini CLI chats, Qwen Code sessions, OpenCode exports, ATIF trajectories, Phoenix span exports, Retrace journals)";
+  "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, LangSmith, any-agent, OTel JS span dumps, SWE-agent, mini-swe-agent, OpenHands (event streams and evaluation output.jsonl), Inspect AI (.json and .eval), tau-bench, Claude Code sessions, Codex CLI rollouts, Gemini CLI chats, Qwen Code sessions, OpenCode exports, Cline and Roo Code tasks, Aider histories, Copilot CLI sessions, zips of session folders, ATIF trajectories, Phoenix span exports, Retrace journals)";
 
 /** The one error of a file in no known format: that it is not supported, and what it looks like. */
 export function unknownFormatMessage(looksLike: string): string {
@@ -172,6 +173,9 @@ function isMiniMessageList(k1: Set<string>, text: string, fileName?: string): bo
 
 export function detectFormat(head: string, fileName?: string): Detection {
   const text = head.length > DETECT_HEAD_BYTES ? head.slice(0, DETECT_HEAD_BYTES) : head;
+  // the files of Cline / Roo Code tasks, Aider and Copilot CLI sessions (session-files.ts)
+  const part = sessionPart(text);
+  if (part) return result(PART_FORMAT[part]);
   const line = firstLine(text);
   // A journal's first line is a complete event; a pretty-printed JSON document's is "{".
   if (line.startsWith("{") && looksLikeJournalLine(line)) return result("retrace-journal");
@@ -231,6 +235,9 @@ export function detectFormat(head: string, fileName?: string): Detection {
   return { ...result("unknown"), message: unknownFormatMessage(describeText(text, keys[1])) };
 }
 
+/** Zip members that may be session files (their content decides); a zip of only other files is unknown. */
+const SESSION_MEMBER = /(\.(jsonl?|ndjson|md|history|traj|gz)|\/events\.jsonl|(^|\/)\.aider[^/]*)$/i;
+
 /**
  * `detectFormat` on a stream's first bytes (at least STREAM_HEAD_BYTES, or the whole
  * stream), decoded as a whole file is: replacement characters, a BOM dropped (and a
@@ -241,6 +248,8 @@ export function detectBytes(head: Uint8Array, fileName?: string): Detection {
     // Inspect's .eval: a zip whose members include header.json, samples/… or _journal/…
     const names = zipMembers(head);
     if (names.some((n) => n === "header.json" || n.startsWith("samples/") || n.startsWith("_journal/"))) return result("inspect-eval");
+    // a zip of a folder whose files may hold sessions: each member is then told by its content (folder.ts)
+    if (names.some((n) => SESSION_MEMBER.test(n))) return result("session-folder");
   }
   const binary = describeBinary(head);
   if (binary) return { ...result("unknown"), message: unknownFormatMessage(binary) };

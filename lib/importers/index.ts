@@ -11,3 +11,5 @@ export { modelCallSignature } from "./genai";
 export type { Attributes, AttrValue, NormalizedSpan, NormalizedSpanEvent } from "./span";
 export { convertTraceStream, importTraceStream, importTraceStreamWhole, peekBytes, STREAMABLE_FORMATS, type SpanSpill } from "./stream";
 export { FORMAT_LABELS, type ImportedRun, type ImportOptions, type ImportResult, type SourceFormat } from "./types";
+export { importSessionFiles, importSessionZip, nothingToRead, type SessionFile } from "./folder";
+export { sessionPart, type SessionPart } from "./session-files";

@@ -15,6 +15,8 @@ export interface ModelCall {
   /** the step's name (the model) and any other step.start data (the agent) */
   name: string;
   stepData?: Record<string, unknown>;
+  /** key of the enclosing step's `step.start` (a sub-agent's call under the agent's step) */
+  parentKey?: string;
   call: string;
   model: string;
   messages: JournalMessage[];
@@ -27,7 +29,15 @@ export interface ModelCall {
 
 export function addModelCall(b: JournalBuilder, c: ModelCall): void {
   const s = c.step;
-  b.add({ t: c.t, type: "step.start", step: s, key: `s:${s}`, data: compact({ name: c.name, kind: "llm", ...c.stepData }) });
+  b.add({
+    t: c.t,
+    type: "step.start",
+    step: s,
+    key: `s:${s}`,
+    parentKey: c.parentKey,
+    after: c.parentKey,
+    data: compact({ name: c.name, kind: "llm", ...c.stepData }),
+  });
   b.add({
     t: c.t,
     type: "model.request",

@@ -29,6 +29,10 @@ export const SOURCE_FORMATS = [
   "qwen-code",
   "opencode",
   "mini-swe-agent",
+  "cline",
+  "aider",
+  "copilot-cli",
+  "session-folder",
   "unknown",
 ] as const;
 export type SourceFormat = (typeof SOURCE_FORMATS)[number];
@@ -58,6 +62,10 @@ export const FORMAT_LABELS: Record<SourceFormat, string> = {
   "qwen-code": "Qwen Code session (JSONL)",
   opencode: "OpenCode session export (opencode export)",
   "mini-swe-agent": "mini-swe-agent trajectory (.traj.json)",
+  cline: "Cline / Roo Code task (api_conversation_history.json, ui_messages.json)",
+  aider: "Aider history (.aider.chat.history.md, .aider.llm.history)",
+  "copilot-cli": "GitHub Copilot CLI session (events.jsonl or legacy session JSON)",
+  "session-folder": "Folder of session files (zip)",
   unknown: "Unknown format",
 };
 

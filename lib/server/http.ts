@@ -44,9 +44,10 @@ export function requireNdjson(req: Request): NextResponse | null {
 
 /**
  * The content types POST /api/imports accepts (docs/openapi.yaml): a file as bytes
- * (application/octet-stream, what the upload button sends), or declared as JSON, NDJSON or gzip.
+ * (application/octet-stream, what the upload button sends), or declared as JSON, NDJSON, gzip or
+ * zip (a folder of session files).
  */
-const IMPORT_TYPES: readonly string[] = NDJSON_TYPES;
+const IMPORT_TYPES: readonly string[] = [...NDJSON_TYPES, "application/zip", "application/x-zip-compressed"];
 
 /** The reason a body's declared type is refused (415), or null: journals for `journal`, any file for `any`. */
 export function uploadTypeProblem(req: Request, accept: "journal" | "any"): string | null {
@@ -54,5 +55,5 @@ export function uploadTypeProblem(req: Request, accept: "journal" | "any"): stri
   if (type === "" || (accept === "journal" ? NDJSON_TYPES : IMPORT_TYPES).includes(type)) return null;
   return accept === "journal"
     ? `content-type ${type} is not accepted; send NDJSON as application/x-ndjson (optionally gzip-compressed)`
-    : `content-type ${type} is not accepted; send the file as application/octet-stream (or application/json, application/x-ndjson, application/gzip)`;
+    : `content-type ${type} is not accepted; send the file as application/octet-stream (or application/json, application/x-ndjson, application/gzip, application/zip)`;
 }

@@ -69,7 +69,7 @@ describe("upload report text", () => {
       .filter((l) => l.startsWith("| ") && !l.startsWith("| source") && !l.startsWith("|---"))
       .map((l) => l.split("|")[2] ?? "");
     const endings = new Set(
-      files.flatMap((f) => [...f.matchAll(/\.(jsonl|ndjson|json|traj|eval|gz|zip|md|db)\b/g)].map((m) => `.${m[1]}`)),
+      files.flatMap((f) => [...f.matchAll(/\.(jsonl|ndjson|json|traj|eval|gz|zip|md|db|history)\b/g)].map((m) => `.${m[1]}`)),
     );
     expect(endings.size).toBeGreaterThan(3);
     for (const e of endings) expect(UPLOAD_EXTENSIONS).toContain(e);

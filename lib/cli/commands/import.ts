@@ -5,9 +5,10 @@ import { openDb } from "../../server/db";
 import { removeTempDirs, sweepTempFiles } from "../../server/temp-files";
 import type { ImportStreamResult } from "../../server/service";
 import type { CommandArgs } from "../args";
+import type { FolderZip } from "../folder-zip";
 
 export const summary = "import journals (NDJSON, .gz) and trace exports into the configured database";
-export const usage = `Usage: npm run -s retrace -- import [--json] FILE…
+export const usage = `Usage: npm run -s retrace -- import [--json] FILE|DIR…
 
 Imports each file into the database named by DATABASE_URL (default file:./data/retrace.db).
 The format is detected once from the content (gzip is opened first): Retrace journals
@@ -15,6 +16,10 @@ The format is detected once from the content (gzip is opened first): Retrace jou
 and OTel JS span dumps, SWE-agent .traj, mini-swe-agent .traj.json, OpenHands trajectories,
 Inspect AI eval logs and tau-bench results are converted into runs of fidelity "trace". The
 same path as the UI's upload button (POST /api/imports).
+A folder (a Cline or Roo Code task folder, a project with Aider's histories, a Copilot CLI
+session folder, or any folder of such files) is read as the upload reads a zip of it: the
+files whose content Retrace knows are zipped (.git and node_modules are not walked), the
+parts of one session joined; a folder with nothing Retrace reads says so.
 Each run is stored atomically; errors are printed with their line numbers (the first 100,
 then a count). Reading stops after 1,000 invalid lines, and nothing of that file is stored.
 A run of 5,000 events or more gets its run-page summary stored with it (on PostgreSQL
@@ -33,7 +38,7 @@ export async function run({ values, positionals: files }: CommandArgs<typeof opt
     return 2;
   }
   for (const f of files) {
-    if (!fs.existsSync(f) || !fs.statSync(f).isFile()) {
+    if (!fs.existsSync(f) || !(fs.statSync(f).isFile() || fs.statSync(f).isDirectory())) {
       console.error(`retrace import: cannot read ${f}`);
       return 2;
     }
@@ -58,7 +63,24 @@ export async function run({ values, positionals: files }: CommandArgs<typeof opt
   let worst = 0;
   try {
     for (const file of files) {
-      const size = fs.statSync(file).size;
+      // a folder goes as the zip of the files in it Retrace reads (folder-zip.ts)
+      let folder: FolderZip | undefined;
+      if (fs.statSync(file).isDirectory()) {
+        const { zipFolder } = await import("../folder-zip");
+        const { nothingToRead } = await import("../../importers");
+        folder = zipFolder(file, db.config.limits.maxDocumentBytes);
+        for (const big of folder.tooLarge) console.error(`${file}: ${big} is larger than RETRACE_MAX_DOCUMENT_BYTES and was left out`);
+        if (folder.kept === 0) {
+          worst = Math.max(worst, 1);
+          if (json)
+            console.log(
+              JSON.stringify({ file, runs: [], errors: [], format: { format: "unknown", message: nothingToRead(folder.looked) } }),
+            );
+          else console.error(`${file}: ${nothingToRead(folder.looked)}`);
+          continue;
+        }
+      }
+      const size = folder ? folder.zip.length : fs.statSync(file).size;
       const tty = process.stderr.isTTY && !json;
       let bar: SingleBar | null = null;
       if (tty) {
@@ -78,7 +100,12 @@ export async function run({ values, positionals: files }: CommandArgs<typeof opt
       // back, and on a two-core machine that thread took a core from ingest or the writer
       // each time (100,000 events: 1.64 → 1.60 s, 16 runs A/B). Bytes are counted as the
       // import takes them, so the progress bar shows what was read into it, not ahead of it.
+      const zip = folder?.zip;
       const chunks = async function* () {
+        if (zip) {
+          for (let at = 0; at < zip.length; at += 1 << 16) yield zip.subarray(at, at + (1 << 16));
+          return;
+        }
         const fd = fs.openSync(file, "r");
         try {
           for (;;) {
@@ -93,7 +120,7 @@ export async function run({ values, positionals: files }: CommandArgs<typeof opt
       };
       const result: ImportStreamResult = await importStream(db, chunks(), {
         accept: "any",
-        fileName: path.basename(file),
+        fileName: folder ? `${path.basename(path.resolve(file))}.zip` : path.basename(file),
         source: "import",
         onBytes: (n) => bar?.update((read = n), { events }),
         onProgress: (n) => bar?.update(read, { events: (events = n) }),

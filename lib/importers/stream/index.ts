@@ -12,6 +12,7 @@
 import { convertDocument, ImportError } from "../convert";
 import { detectBytes, STREAM_HEAD_BYTES } from "../detect";
 import { importInspectEval } from "../inspect-eval";
+import { importSessionZip } from "../folder";
 import { peekBytes } from "./peek-bytes";
 import { spansToRuns, type SpansToRunsOptions } from "../otlp";
 import type { NormalizedSpan } from "../span";
@@ -116,6 +117,7 @@ export async function convertTraceStream(
 ): Promise<StreamedImport> {
   // a zip is bytes, not text
   if (format === "inspect-eval") return wholeDocument(importInspectEval(await readAllBytes(stream), opts));
+  if (format === "session-folder") return wholeDocument(importSessionZip(await readAllBytes(stream), opts));
   if (!STREAMABLE_FORMATS.has(format)) return wholeDocument(convertDocument(format, await readAllText(stream), opts));
   const label = FORMAT_LABELS[format];
 

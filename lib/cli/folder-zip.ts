@@ -1,0 +1,66 @@
+/**
+ * `retrace import DIR`: the files of a folder Retrace may read, zipped, so the folder takes
+ * the upload's path for a zip of it (lib/importers/folder.ts). Each file is kept or left out
+ * by its first bytes (a session part, or any format `detectBytes` knows), never by its name;
+ * `.git` and `node_modules` are not walked, and a file larger than the document limit is
+ * left out (the import would refuse it).
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { zipSync } from "fflate";
+import { detectBytes, sessionPart, STREAM_HEAD_BYTES } from "../importers";
+
+const SKIP_DIRS = new Set([".git", "node_modules", "__MACOSX"]);
+const MAX_DEPTH = 8;
+
+export interface FolderZip {
+  zip: Uint8Array;
+  /** regular files looked at */
+  looked: number;
+  /** files put in the zip */
+  kept: number;
+  /** files left out because they are larger than `maxBytes` */
+  tooLarge: string[];
+}
+
+function head(file: string): Uint8Array {
+  const fd = fs.openSync(file, "r");
+  try {
+    const buf = Buffer.alloc(STREAM_HEAD_BYTES);
+    const n = fs.readSync(fd, buf, 0, buf.length, 0);
+    return buf.subarray(0, n);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export function zipFolder(dir: string, maxBytes: number): FolderZip {
+  const members: Record<string, Uint8Array> = {};
+  const out: FolderZip = { zip: new Uint8Array(), looked: 0, kept: 0, tooLarge: [] };
+  const walk = (abs: string, rel: string, depth: number) => {
+    for (const entry of fs.readdirSync(abs, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const a = path.join(abs, entry.name);
+      const r = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) {
+        if (!SKIP_DIRS.has(entry.name) && depth < MAX_DEPTH) walk(a, r, depth + 1);
+        continue;
+      }
+      if (!entry.isFile()) continue;
+      out.looked++;
+      const bytes = head(a);
+      if (bytes.length === 0) continue;
+      const text = new TextDecoder().decode(bytes);
+      const known = sessionPart(text) !== undefined || detectBytes(bytes, entry.name).format !== "unknown";
+      if (!known) continue;
+      if (fs.statSync(a).size > maxBytes) {
+        out.tooLarge.push(r);
+        continue;
+      }
+      members[r] = fs.readFileSync(a);
+      out.kept++;
+    }
+  };
+  walk(dir, "", 0);
+  out.zip = zipSync(members, { level: 1 });
+  return out;
+}

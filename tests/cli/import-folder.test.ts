@@ -1,0 +1,65 @@
+/**
+ * `retrace import DIR`, run as a real process: a folder of session files is read as the
+ * upload reads a zip of it (lib/cli/folder-zip.ts, lib/importers/folder.ts).
+ */
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+import { gunzipSync } from "node:zlib";
+import { inject, describe, expect, it } from "vitest";
+import { freshDb } from "../helpers/db";
+import { getRun } from "@/lib/server/queries";
+
+const run = promisify(execFile);
+const CLI = [path.resolve("scripts/retrace.mjs")];
+const FIX = "tests/fixtures/agent-folders";
+
+async function cli(args: string[], env: Record<string, string> = {}) {
+  try {
+    const r = await run(process.execPath, [...CLI, ...args], { env: { ...process.env, ...env }, maxBuffer: 32 * 1024 * 1024 });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+describe("retrace import DIR", () => {
+  it("imports a Cline task folder and an Aider history found in a folder, leaving other files out", async () => {
+    const t = await freshDb("sqlite");
+    const dir = fs.mkdtempSync(path.join(inject("tmpDir"), "folder-"));
+    const task = path.join(dir, "tasks", "1769064454592");
+    fs.mkdirSync(task, { recursive: true });
+    for (const f of ["api_conversation_history.json", "ui_messages.json", "task_metadata.json"])
+      fs.writeFileSync(path.join(task, f), gunzipSync(fs.readFileSync(`${FIX}/cline/1769064454592/${f}.gz`)));
+    fs.copyFileSync(`${FIX}/aider-iot/.aider.chat.history.md`, path.join(dir, ".aider.chat.history.md"));
+    fs.writeFileSync(path.join(dir, "README.txt"), "not a session\n");
+    fs.mkdirSync(path.join(dir, "node_modules", "x"), { recursive: true });
+    fs.writeFileSync(path.join(dir, "node_modules", "x", "package.json"), "{}");
+    const r = await cli(["import", dir], { DATABASE_URL: t.url });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/run cline-1769064454592 stored: \d+ events stored/);
+    expect(r.stdout).toMatch(/run aider-\d{14}-[0-9a-f]{8} stored/);
+    const db = t.open();
+    const api = JSON.parse(gunzipSync(fs.readFileSync(`${FIX}/cline/1769064454592/api_conversation_history.json.gz`)).toString()) as Array<{
+      role: string;
+    }>;
+    const stored = await getRun(db, "cline-1769064454592");
+    expect(stored?.fidelity).toBe("trace");
+    expect(stored?.eventCount).toBeGreaterThan(api.filter((m) => m.role === "assistant").length * 3);
+    await t.cleanup();
+  });
+
+  it("a folder with nothing Retrace reads says so and exits 1", async () => {
+    const t = await freshDb("sqlite");
+    const dir = fs.mkdtempSync(path.join(inject("tmpDir"), "empty-"));
+    fs.writeFileSync(path.join(dir, "notes.txt"), "hello\n");
+    fs.writeFileSync(path.join(dir, "data.csv"), "a,b\n1,2\n");
+    const r = await cli(["import", dir], { DATABASE_URL: t.url });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/the folder holds nothing Retrace reads \(2 files looked at/);
+    await t.cleanup();
+  });
+});
