@@ -22,6 +22,7 @@ import { importAnyAgent, importJsSpans } from "./otel-dumps";
 import { spansFromOtlpJson, spansToRuns } from "./otlp";
 import { importJournal } from "./retrace-journal";
 import { importMiniSweAgent } from "./mini-swe-agent";
+import { importOpenAIAgents } from "./openai-agents";
 import { importSweAgent } from "./swe-agent";
 import { importTauBench } from "./tau-bench";
 import { describeText } from "./shape";
@@ -103,6 +104,8 @@ export function convertDocument(format: SourceFormat, body: string, opts: Import
       return importOpenCode(value, opts);
     case "mini-swe-agent":
       return importMiniSweAgent(value, body, opts);
+    case "openai-agents":
+      return importOpenAIAgents(value, body, opts);
     default:
       throw new ImportError(`the file looks like ${label}, which this version cannot import yet`);
   }

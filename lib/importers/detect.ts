@@ -11,7 +11,7 @@ const DETECT_HEAD_BYTES = 64 * 1024;
 
 /** What an import of a file in no known format says. */
 export const UNKNOWN_FORMAT =
-  "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, LangSmith, any-agent, OTel JS span dumps, SWE-agent, mini-swe-agent, OpenHands (event streams and evaluation output.jsonl), Inspect AI (.json and .eval), tau-bench, Claude Code sessions, Codex CLI rollouts, Gemini CLI chats, Qwen Code sessions, OpenCode exports, ATIF trajectories, Phoenix span exports, Retrace journals)";
+  "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, LangSmith, any-agent, OTel JS span dumps, SWE-agent, mini-swe-agent, OpenAI Agents SDK RunState, OpenHands (event streams and evaluation output.jsonl), Inspect AI (.json and .eval), tau-bench, Claude Code sessions, Codex CLI rollouts, Gemini CLI chats, Qwen Code sessions, OpenCode exports, ATIF trajectories, Phoenix span exports, Retrace journals)";
 
 /** The one error of a file in no known format: that it is not supported, and what it looks like. */
 export function unknownFormatMessage(looksLike: string): string {
@@ -212,6 +212,9 @@ export function detectFormat(head: string, fileName?: string): Detection {
     if (has(k1, "schema_version", "steps") && /"schema_version"\s*:\s*"ATIF/i.test(text)) return result("atif");
     if (any(k1, "post", "patch") && any(deep, "dotted_order", "run_type")) return result("langsmith");
     if (has(k1, "run_type", "id") && any(k1, "dotted_order", "child_runs", "trace_id")) return result("langsmith");
+    // OpenAI Agents SDK RunState ({$schemaVersion, modelResponses, generatedItems…}) or a RunResult {state: RunState}
+    if (has(k1, "modelResponses", "currentTurn") || (k1.has("state") && has(keys[2] ?? new Set(), "modelResponses", "currentTurn")))
+      return result("openai-agents");
   }
   if (root === "array") {
     if (any(k1, "resourceSpans", "resource_spans", "batches")) return result("otlp-json-array");

@@ -29,6 +29,7 @@ export const SOURCE_FORMATS = [
   "qwen-code",
   "opencode",
   "mini-swe-agent",
+  "openai-agents",
   "unknown",
 ] as const;
 export type SourceFormat = (typeof SOURCE_FORMATS)[number];
@@ -58,6 +59,7 @@ export const FORMAT_LABELS: Record<SourceFormat, string> = {
   "qwen-code": "Qwen Code session (JSONL)",
   opencode: "OpenCode session export (opencode export)",
   "mini-swe-agent": "mini-swe-agent trajectory (.traj.json)",
+  "openai-agents": "OpenAI Agents SDK saved RunState (JSON)",
   unknown: "Unknown format",
 };
 
