@@ -23,6 +23,7 @@ import { spansFromOtlpJson, spansToRuns } from "./otlp";
 import { importJournal } from "./retrace-journal";
 import { importMiniSweAgent } from "./mini-swe-agent";
 import { importOpenAIAgents } from "./openai-agents";
+import { importSpecStory } from "./specstory";
 import { importSweAgent } from "./swe-agent";
 import { importTauBench } from "./tau-bench";
 import { describeText } from "./shape";
@@ -60,6 +61,7 @@ export function convertDocument(format: SourceFormat, body: string, opts: Import
   if (format === "openhands-eval") return importOpenHandsEval(body, opts);
   if (format === "qwen-code") return importQwenCode(body, opts);
   if (format === "gemini-cli") return importGeminiCli(body, geminiDocument(body), opts);
+  if (format === "specstory") return importSpecStory(body, opts);
   // binary: only the /v1/traces receiver takes it (decodeOtlp), never a text file
   if (format === "otlp-protobuf") throw new ImportError(`${label} is received at /v1/traces, not imported as a file`);
   let value: unknown;

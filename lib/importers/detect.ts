@@ -5,13 +5,14 @@
  * the key sets are matched against each format's signature.
  */
 import { describeBinary, describeText, isZip, ndjsonHead, zipMembers } from "./shape";
+import { isSpecStory } from "./specstory";
 import { FORMAT_LABELS, type SourceFormat } from "./types";
 
 const DETECT_HEAD_BYTES = 64 * 1024;
 
 /** What an import of a file in no known format says. */
 export const UNKNOWN_FORMAT =
-  "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, LangSmith, any-agent, OTel JS span dumps, SWE-agent, mini-swe-agent, OpenAI Agents SDK RunState, OpenHands (event streams and evaluation output.jsonl), Inspect AI (.json and .eval), tau-bench, Claude Code sessions, Codex CLI rollouts, Gemini CLI chats, Qwen Code sessions, OpenCode exports, ATIF trajectories, Phoenix span exports, Retrace journals)";
+  "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, LangSmith, any-agent, OTel JS span dumps, SWE-agent, mini-swe-agent, OpenAI Agents SDK RunState, Cursor chats exported by SpecStory, OpenHands (event streams and evaluation output.jsonl), Inspect AI (.json and .eval), tau-bench, Claude Code sessions, Codex CLI rollouts, Gemini CLI chats, Qwen Code sessions, OpenCode exports, ATIF trajectories, Phoenix span exports, Retrace journals)";
 
 /** The one error of a file in no known format: that it is not supported, and what it looks like. */
 export function unknownFormatMessage(looksLike: string): string {
@@ -179,6 +180,7 @@ export function detectFormat(head: string, fileName?: string): Detection {
   if (lineFormat) return result(lineFormat);
 
   const { root, keys } = scan(text);
+  if (root === "other" && isSpecStory(text)) return result("specstory");
   const k1 = keys[1] ?? new Set<string>();
   const deep = new Set<string>([...(keys[2] ?? []), ...(keys[3] ?? []), ...(keys[4] ?? [])]);
   const has = (set: Set<string>, ...names: string[]) => names.every((x) => set.has(x));

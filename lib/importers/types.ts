@@ -30,6 +30,7 @@ export const SOURCE_FORMATS = [
   "opencode",
   "mini-swe-agent",
   "openai-agents",
+  "specstory",
   "unknown",
 ] as const;
 export type SourceFormat = (typeof SOURCE_FORMATS)[number];
@@ -60,6 +61,7 @@ export const FORMAT_LABELS: Record<SourceFormat, string> = {
   opencode: "OpenCode session export (opencode export)",
   "mini-swe-agent": "mini-swe-agent trajectory (.traj.json)",
   "openai-agents": "OpenAI Agents SDK saved RunState (JSON)",
+  specstory: "Cursor chat exported by SpecStory (Markdown)",
   unknown: "Unknown format",
 };
 

@@ -71,7 +71,7 @@ export function uploadedRunIds(answers: ReadonlyArray<UploadAnswer | undefined>)
  * sources table lists (formats are told by content, so this only keeps the picker from
  * hiding a file Retrace reads).
  */
-export const UPLOAD_EXTENSIONS = [".jsonl", ".ndjson", ".json", ".traj", ".eval", ".gz"] as const;
+export const UPLOAD_EXTENSIONS = [".jsonl", ".ndjson", ".json", ".traj", ".eval", ".gz", ".md"] as const;
 
 /** The picker's `accept`: the endings and their media types. */
 export const UPLOAD_ACCEPT = [...UPLOAD_EXTENSIONS, "application/json", "application/x-ndjson", "application/gzip"].join(",");
