@@ -25,6 +25,8 @@ import { importAnyAgent, importJsSpans } from "./otel-dumps";
 import { spansFromOtlpJson, spansToRuns } from "./otlp";
 import { importJournal } from "./retrace-journal";
 import { importMiniSweAgent } from "./mini-swe-agent";
+import { importOpenAIAgents } from "./openai-agents";
+import { importSpecStory } from "./specstory";
 import { importSweAgent } from "./swe-agent";
 import { importTauBench } from "./tau-bench";
 import { describeText } from "./shape";
@@ -62,6 +64,7 @@ export function convertDocument(format: SourceFormat, body: string, opts: Import
   if (format === "openhands-eval") return importOpenHandsEval(body, opts);
   if (format === "qwen-code") return importQwenCode(body, opts);
   if (format === "gemini-cli") return importGeminiCli(body, geminiDocument(body), opts);
+  if (format === "specstory") return importSpecStory(body, opts);
   // a file of a session that may span several (folder.ts): what it holds, and what is missing
   if (format === "cline" || format === "aider" || format === "copilot-cli") {
     const part = sessionPart(body.slice(0, 256 * 1024));
@@ -112,6 +115,8 @@ export function convertDocument(format: SourceFormat, body: string, opts: Import
       return importOpenCode(value, opts);
     case "mini-swe-agent":
       return importMiniSweAgent(value, body, opts);
+    case "openai-agents":
+      return importOpenAIAgents(value, body, opts);
     default:
       throw new ImportError(`the file looks like ${label}, which this version cannot import yet`);
   }

@@ -6,13 +6,14 @@
  */
 import { PART_FORMAT, sessionPart } from "./session-files";
 import { describeBinary, describeText, isZip, ndjsonHead, zipMembers } from "./shape";
+import { isSpecStory } from "./specstory";
 import { FORMAT_LABELS, type SourceFormat } from "./types";
 
 const DETECT_HEAD_BYTES = 64 * 1024;
 
 /** What an import of a file in no known format says. */
 export const UNKNOWN_FORMAT =
-  "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, LangSmith, any-agent, OTel JS span dumps, SWE-agent, mini-swe-agent, OpenHands (event streams and evaluation output.jsonl), Inspect AI (.json and .eval), tau-bench, Claude Code sessions, Codex CLI rollouts, Gemini CLI chats, Qwen Code sessions, OpenCode exports, Cline and Roo Code tasks, Aider histories, Copilot CLI sessions, zips of session folders, ATIF trajectories, Phoenix span exports, Retrace journals)";
+  "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, LangSmith, any-agent, OTel JS span dumps, SWE-agent, mini-swe-agent, OpenAI Agents SDK RunState, Cursor chats exported by SpecStory, OpenHands (event streams and evaluation output.jsonl), Inspect AI (.json and .eval), tau-bench, Claude Code sessions, Codex CLI rollouts, Gemini CLI chats, Qwen Code sessions, OpenCode exports, Cline and Roo Code tasks, Aider histories, Copilot CLI sessions, zips of session folders, ATIF trajectories, Phoenix span exports, Retrace journals)";
 
 /** The one error of a file in no known format: that it is not supported, and what it looks like. */
 export function unknownFormatMessage(looksLike: string): string {
@@ -183,6 +184,7 @@ export function detectFormat(head: string, fileName?: string): Detection {
   if (lineFormat) return result(lineFormat);
 
   const { root, keys } = scan(text);
+  if (root === "other" && isSpecStory(text)) return result("specstory");
   const k1 = keys[1] ?? new Set<string>();
   const deep = new Set<string>([...(keys[2] ?? []), ...(keys[3] ?? []), ...(keys[4] ?? [])]);
   const has = (set: Set<string>, ...names: string[]) => names.every((x) => set.has(x));
@@ -216,6 +218,9 @@ export function detectFormat(head: string, fileName?: string): Detection {
     if (has(k1, "schema_version", "steps") && /"schema_version"\s*:\s*"ATIF/i.test(text)) return result("atif");
     if (any(k1, "post", "patch") && any(deep, "dotted_order", "run_type")) return result("langsmith");
     if (has(k1, "run_type", "id") && any(k1, "dotted_order", "child_runs", "trace_id")) return result("langsmith");
+    // OpenAI Agents SDK RunState ({$schemaVersion, modelResponses, generatedItems…}) or a RunResult {state: RunState}
+    if (has(k1, "modelResponses", "currentTurn") || (k1.has("state") && has(keys[2] ?? new Set(), "modelResponses", "currentTurn")))
+      return result("openai-agents");
   }
   if (root === "array") {
     if (any(k1, "resourceSpans", "resource_spans", "batches")) return result("otlp-json-array");

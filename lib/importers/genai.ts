@@ -7,7 +7,7 @@
  */
 import { setOwn } from "../journal/own-keys";
 import { decodeJsonString, firstStr, isRecord, str, toNumber } from "./json-utils";
-import { contentText, normalizeMessage, normalizeMessages, type JournalMessage } from "./messages";
+import { contentText, normalizeArgs, normalizeMessage, normalizeMessages, type JournalMessage } from "./messages";
 import type { ErrorInfo, ModelCallInfo, RetrievalInfo, StepNode, ToolCallInfo, ToolCallRequest } from "./nodes";
 import { latencyMs, requestSignature } from "./nodes";
 import type { Attributes, AttrValue, NormalizedSpan } from "./span";
@@ -141,7 +141,7 @@ function toolCallsFromIndexed(
   return indexed(sub, prefix).items.map((tc, j) => ({
     id: firstStr(...idKeys.map((k) => tc[k])) ?? `${idBase}-${j}`,
     name: firstStr(...nameKeys.map((k) => tc[k])) ?? "unknown",
-    args: decodeJsonString(argKeys.map((k) => tc[k]).find((v) => v !== undefined) ?? {}),
+    args: normalizeArgs(argKeys.map((k) => tc[k]).find((v) => v !== undefined)),
   }));
 }
 
@@ -211,7 +211,7 @@ function adkContentToMessage(c: unknown, idBase: string): Message | undefined {
       toolCalls.push({
         id: str(p.function_call.id) ?? `${idBase}-${j}`,
         name: str(p.function_call.name) ?? "unknown",
-        args: p.function_call.args ?? {},
+        args: normalizeArgs(p.function_call.args),
       });
     }
     if (isRecord(p.function_response)) results.push(p.function_response);
@@ -241,7 +241,7 @@ function normalizePartsMessage(m: unknown, idBase: string): unknown[] {
       const t = firstStr(p.content, p.text);
       if (t !== undefined) texts.push(t);
     } else if (p.type === "tool_call") {
-      toolCalls.push({ id: str(p.id) ?? `${idBase}-${j}`, name: str(p.name) ?? "unknown", args: decodeJsonString(p.arguments ?? {}) });
+      toolCalls.push({ id: str(p.id) ?? `${idBase}-${j}`, name: str(p.name) ?? "unknown", args: normalizeArgs(p.arguments) });
     } else if (p.type === "tool_call_response") {
       results.push({ role: "tool", content: contentText(p.response ?? p.result ?? null), toolCallId: str(p.id) ?? `${idBase}-${j}` });
     }
@@ -431,7 +431,7 @@ function genaiOutputMessages(v: unknown, idBase: string): Output["output"] & { f
         toolCalls.push({
           id: str(p.id) ?? `${idBase}-${i}-${j}`,
           name: str(p.name) ?? "unknown",
-          args: decodeJsonString(p.arguments ?? {}),
+          args: normalizeArgs(p.arguments),
         });
     });
     if (typeof m.content === "string") texts.push(m.content);
@@ -462,7 +462,7 @@ function outputFrom(span: NormalizedSpan): Output {
     const toolCalls = (Array.isArray(calls) ? calls : []).filter(isRecord).map((c, j) => ({
       id: firstStr(c.toolCallId, c.id) ?? `${id}-${j}`,
       name: firstStr(c.toolName, c.name) ?? "unknown",
-      args: decodeJsonString(c.args ?? c.input ?? {}),
+      args: normalizeArgs(c.args ?? c.input),
     }));
     const text = str(at["ai.response.text"]);
     return { output: finishOutput(text, toolCalls), keys: ["ai.response.text", "ai.response.toolCalls"] };
@@ -475,7 +475,7 @@ function outputFrom(span: NormalizedSpan): Output {
       const toolCalls = (v as Rec[]).map((x, j) => ({
         id: `${id}-${j}`,
         name: str(x["tool.name"]) ?? "unknown",
-        args: decodeJsonString(x["tool.args"] ?? {}),
+        args: normalizeArgs(x["tool.args"]),
       }));
       return { output: { toolCalls }, keys: ["gen_ai.output"] };
     }
@@ -514,7 +514,7 @@ function outputFrom(span: NormalizedSpan): Output {
           toolCalls.push({
             id: str(c.id) ?? `${id}-${i}-${j}`,
             name: firstStr(c.name, fn.name) ?? "unknown",
-            args: decodeJsonString(c.args ?? c.arguments ?? fn.arguments ?? {}),
+            args: normalizeArgs(c.args ?? c.arguments ?? fn.arguments),
           });
         });
       });
@@ -755,7 +755,7 @@ function toolCallOf(span: NormalizedSpan, start: bigint, end: bigint): { tool: T
   const tool: ToolCallInfo = {
     call: firstStr(at["gen_ai.tool.call.id"], at["ai.toolCall.id"], at["tool_call.id"], lcResult?.callId) ?? span.spanId,
     tool: name,
-    args: args ? (args.key === "input.value" ? toolInputValue(args.value) : decodeJsonString(args.value)) : {},
+    args: args ? normalizeArgs(args.key === "input.value" ? toolInputValue(args.value) : args.value) : {},
     status: failed ? "error" : "ok",
     result: lcResult ? lcResult.content : decodedResult,
     error: failed ? (span.status.message ?? "span status ERROR") : undefined,

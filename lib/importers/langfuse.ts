@@ -7,6 +7,7 @@ import { setOwn } from "../journal/own-keys";
 import { JournalBuilder } from "./builder";
 import {
   asArray,
+  compact,
   contentId,
   decodeJsonString,
   firstStr,
@@ -17,6 +18,7 @@ import {
   toNumber,
   type UnknownRecord,
 } from "./json-utils";
+import { normalizeMessages, type JournalMessage } from "./messages";
 import { addNodes, latencyMs, modelVersions, type ErrorInfo, type ModelCallInfo, type StepNode, type ToolCallInfo } from "./nodes";
 import type { ImportOptions, ImportResult } from "./types";
 
@@ -54,6 +56,11 @@ function usageOf(o: UnknownRecord): Record<string, number> | undefined {
 function messagesOf(input: unknown): unknown[] | undefined {
   if (Array.isArray(input)) return input;
   if (isRecord(input)) {
+    // an OpenAI Responses request: {instructions, input: items or text}
+    if (input.input !== undefined && (Array.isArray(input.input) || typeof input.input === "string")) {
+      const items = Array.isArray(input.input) ? input.input : [{ role: "user", content: input.input }];
+      return typeof input.instructions === "string" ? [{ role: "system", content: input.instructions }, ...items] : items;
+    }
     if (Array.isArray(input.messages))
       return input.system !== undefined ? [{ role: "system", content: input.system }, ...input.messages] : input.messages;
     const msgs: unknown[] = [];
@@ -65,9 +72,32 @@ function messagesOf(input: unknown): unknown[] | undefined {
   return undefined;
 }
 
+/** OpenAI Responses output items (or chat messages) → one answer: text, reasoning and tool calls as objects. */
+function itemsOutput(items: unknown[], id: string): NonNullable<ModelCallInfo["output"]> {
+  const msgs = normalizeMessages(items, `${id}-`).filter((m) => m.role === "assistant");
+  const text = msgs
+    .map((m) => m.content)
+    .filter((t) => t !== "")
+    .join("\n");
+  const reasoning = msgs.flatMap((m) => (m.reasoning ? [m.reasoning] : [])).join("\n");
+  const toolCalls = msgs.flatMap((m) => m.toolCalls ?? []);
+  return compact({ text: text || undefined, reasoning: reasoning || undefined, toolCalls: toolCalls.length > 0 ? toolCalls : undefined });
+}
+
+/** The request's messages in the one message shape (Responses items, chat, Anthropic, LangChain). */
+function requestMessages(input: unknown, id: string): JournalMessage[] | undefined {
+  const list = messagesOf(input);
+  return list === undefined ? undefined : normalizeMessages(list, `${id}-`);
+}
+
 function outputOf(output: unknown, id: string): ModelCallInfo["output"] {
   if (output === undefined || output === null) return undefined;
   if (typeof output === "string") return { text: output };
+  // a Responses object ({object: "response", output: [items]}) or a list of items / messages
+  if (isRecord(output) && Array.isArray(output.output)) return itemsOutput(output.output, id);
+  if (Array.isArray(output) && output.some((o) => isRecord(o) && (typeof o.type === "string" || typeof o.role === "string")))
+    return itemsOutput(output, id);
+  if (isRecord(output) && typeof output.role === "string" && output.tool_calls !== undefined) return itemsOutput([output], id);
   if (isRecord(output)) {
     const text = firstStr(output.text, output.content);
     const calls = asArray(output.toolCalls ?? output.tool_calls).filter(isRecord);
@@ -154,7 +184,7 @@ function observationToNode(o: UnknownRecord, traceStart: bigint): StepNode | und
     const m: ModelCallInfo = {
       call: id,
       model: str(o.model) ?? "unknown",
-      messages: messagesOf(input),
+      messages: requestMessages(input, id),
       params: params(o),
       tools: toolNames(meta),
       output: outputOf(output, id),

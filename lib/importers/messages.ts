@@ -181,7 +181,7 @@ export function normalizeMessage(raw: unknown, idPrefix = ""): JournalMessage[] 
         content: "",
         toolCalls: [
           {
-            id: firstStr(m.call_id, m.id) ?? `${idPrefix}call`,
+            id: firstStr(m.call_id, m.callId, m.id) ?? `${idPrefix}call`,
             name: firstStr(m.name) ?? "unknown",
             args: normalizeArgs(m.arguments ?? m.input),
           },
@@ -189,13 +189,24 @@ export function normalizeMessage(raw: unknown, idPrefix = ""): JournalMessage[] 
       },
     ];
   }
-  if (itemType === "function_call_output" || itemType === "custom_tool_call_output") {
-    return [{ role: "tool", content: contentText(decodeOutput(m.output)), toolCallId: firstStr(m.call_id) ?? `${idPrefix}result` }];
+  // `function_call_result`: the OpenAI Agents SDK's own name for it (`callId`, output `{type: "text", text}`)
+  if (itemType === "function_call_output" || itemType === "custom_tool_call_output" || itemType === "function_call_result") {
+    return [
+      compactMessage({
+        role: "tool",
+        content: contentText(decodeOutput(m.output)),
+        toolCallId: firstStr(m.call_id, m.callId) ?? `${idPrefix}result`,
+        name: itemType === "function_call_result" ? str(m.name) : undefined,
+      }),
+    ];
   }
   if (itemType === "reasoning") {
-    const summary = asArray(m.summary)
-      .map((s) => (isRecord(s) ? str(s.text) : str(s)))
-      .filter((s): s is string => !!s);
+    // the summary shown to users, else the reasoning text itself (OpenAI Agents SDK items: `content`, `rawContent`)
+    const texts = (v: unknown) =>
+      asArray(v)
+        .map((s) => (isRecord(s) ? str(s.text) : str(s)))
+        .filter((s): s is string => !!s);
+    const summary = [texts(m.summary), texts(m.content), texts(m.rawContent)].find((t) => t.length > 0) ?? [];
     return summary.length > 0 ? [{ role: "assistant", content: "", reasoning: summary.join("\n") }] : [];
   }
   const role = roleOf(m.role ?? (itemType && ROLE[itemType] ? itemType : undefined));

@@ -27,7 +27,7 @@ export interface ModelCallInfo {
   messages?: unknown[];
   params?: Record<string, unknown>;
   tools?: string[];
-  output?: { text?: string; toolCalls?: ToolCallRequest[] };
+  output?: { text?: string; reasoning?: string; toolCalls?: ToolCallRequest[] };
   finishReason?: string;
   usage?: Record<string, number>;
   latencyMs?: number;

@@ -393,11 +393,29 @@ const OPEN_TOOL_CALLS = 32;
  * open by the spans of earlier requests (they ended before these). Returns the calls still
  * open after these spans, for the next request.
  */
+/**
+ * LangChain.js (OpenInference) writes a one-argument tool's input as the bare value
+ * (`"Oslo"`, read as `{input: "Oslo"}`) where the model asked for `{city: "Oslo"}`: the
+ * span's arguments are the request's when they are that one value.
+ */
+function bareArgument(requested: unknown, spanArgs: unknown): boolean {
+  if (!isRecord(requested) || !isRecord(spanArgs)) return false;
+  const [rk, ...rRest] = Object.keys(requested);
+  const [sk, ...sRest] = Object.keys(spanArgs);
+  if (rk === undefined || rRest.length > 0 || sk !== "input" || sRest.length > 0 || rk === "input") return false;
+  const v = requested[rk];
+  return (
+    typeof spanArgs.input === "string" &&
+    (typeof v === "string" || typeof v === "number" || typeof v === "boolean") &&
+    String(v) === spanArgs.input
+  );
+}
+
 function linkToolCallsToRequests(nodes: StepNode[], earlier: readonly OpenToolCall[] = []): OpenToolCall[] {
   const SLACK = 1_000_000n; // span starts are stamped in whole milliseconds
   const claimed = new Set(nodes.flatMap((n) => (n.tool && n.tool.call !== n.id ? [n.tool.call] : [])));
   // every requested call in order of its response's end, the earlier requests' first
-  const requested: Array<{ id: string; name: string; end: bigint; args: () => string }> = earlier.map((c) => ({
+  const requested: Array<{ id: string; name: string; end: bigint; args: () => string; value?: unknown }> = earlier.map((c) => ({
     id: c.id,
     name: c.name,
     end: BigInt(c.end),
@@ -410,7 +428,7 @@ function linkToolCallsToRequests(nodes: StepNode[], earlier: readonly OpenToolCa
     for (const c of r.model!.output!.toolCalls!) {
       let hash: string | undefined;
       // each requested call's arguments hashed once, and only when a tool span looks
-      requested.push({ id: c.id, name: c.name, end: r.end, args: () => (hash ??= sha256Hex(canonicalJson(c.args ?? {}))) });
+      requested.push({ id: c.id, name: c.name, end: r.end, args: () => (hash ??= sha256Hex(canonicalJson(c.args ?? {}))), value: c.args });
     }
   }
   if (requested.length === 0) return [];
@@ -423,14 +441,23 @@ function linkToolCallsToRequests(nodes: StepNode[], earlier: readonly OpenToolCa
     let args: string | undefined;
     for (const c of requested) {
       if (c.end > node.start + SLACK) break;
-      if (claimed.has(c.id) || c.name !== tool.tool || c.args() !== (args ??= sha256Hex(canonicalJson(tool.args ?? {})))) continue;
+      if (claimed.has(c.id) || c.name !== tool.tool) continue;
+      const bare = bareArgument(c.value, tool.args);
+      if (!bare && c.args() !== (args ??= sha256Hex(canonicalJson(tool.args ?? {})))) continue;
+      if (bare) tool.args = c.value;
       tool.call = c.id;
       claimed.add(c.id);
       break;
     }
   }
-  // a tool span naming a call id answers it too
-  for (const n of nodes) if (n.tool) claimed.add(n.tool.call);
+  // a tool span naming a call id answers it too (and takes its named arguments, see bareArgument)
+  const byId = new Map(requested.map((c) => [c.id, c]));
+  for (const n of nodes) {
+    if (!n.tool) continue;
+    claimed.add(n.tool.call);
+    const c = byId.get(n.tool.call);
+    if (c && bareArgument(c.value, n.tool.args)) n.tool.args = c.value;
+  }
   return requested
     .filter((c) => !claimed.has(c.id))
     .slice(-OPEN_TOOL_CALLS)

@@ -33,6 +33,8 @@ export const SOURCE_FORMATS = [
   "aider",
   "copilot-cli",
   "session-folder",
+  "openai-agents",
+  "specstory",
   "unknown",
 ] as const;
 export type SourceFormat = (typeof SOURCE_FORMATS)[number];
@@ -66,6 +68,8 @@ export const FORMAT_LABELS: Record<SourceFormat, string> = {
   aider: "Aider history (.aider.chat.history.md, .aider.llm.history)",
   "copilot-cli": "GitHub Copilot CLI session (events.jsonl or legacy session JSON)",
   "session-folder": "Folder of session files (zip)",
+  "openai-agents": "OpenAI Agents SDK saved RunState (JSON)",
+  specstory: "Cursor chat exported by SpecStory (Markdown)",
   unknown: "Unknown format",
 };
 
