@@ -72,6 +72,9 @@ test("a gateway replay is listed under the run it replays, matched or diverged, 
   for (const [i, id] of replays.entries()) {
     const ev = example("00-refund-clean.jsonl", id);
     ev[0].data = { ...ev[0].data, replayOf: { run: original, head: "h" }, mode: "recorded" };
+    // the diverged one ran under `retrace replay --isolate`
+    if (i === 1)
+      ev[0].data.isolation = { tool: "bubblewrap", network: "gateway-only", cwd: "/tmp/retrace-isolate-x/work", copiedFrom: "/tmp/w" };
     const end = ev[ev.length - 1];
     if (i === 1) end.data = { status: "failed", output: { match: false } };
     await postJournal(request, BASE, ndjson(ev));
@@ -88,6 +91,10 @@ test("a gateway replay is listed under the run it replays, matched or diverged, 
   await expect(rows.filter({ hasText: replays[1] }).getByTestId("branch-of")).toHaveText(`↳ replay of ${original} · diverged`);
   await page.goto(`/runs/${encodeURIComponent(replays[1])}`);
   await expect(page.getByTestId("replay-of")).toHaveText(`replay of ${original} (diverged)`);
+  await expect(page.getByTestId("isolation")).toHaveText("isolated by bubblewrap (network: gateway-only; cwd /tmp/retrace-isolate-x/work)");
+  await page.goto(`/runs/${encodeURIComponent(replays[0])}`);
+  await expect(page.getByTestId("replay-of")).toBeVisible();
+  await expect(page.getByTestId("isolation")).toHaveCount(0);
   await page.goto(`/runs/${encodeURIComponent(original)}`);
   await expect(page.getByTestId("gateway-command")).toHaveText("command node agent.mjs --fast");
 });

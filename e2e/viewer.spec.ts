@@ -138,6 +138,10 @@ test.describe("run page", () => {
     await page.keyboard.press("k");
     await rp.shows(17);
     await expect(rp.panel()).toContainText("The approver's state hash matches the run state at the decision.");
+    // and the fold's verdict on the call the approval gates, as the rules read it
+    await expect(rp.panel().getByTestId("approval-verdict")).toHaveText(
+      "✓ Call #18 issue_refund was approved before it was made (the policy requires it).",
+    );
     await expect(rp.panel()).toContainText("reviewer@example.com");
     await page.keyboard.press("j");
     await page.keyboard.press("ArrowDown");
@@ -197,6 +201,28 @@ test.describe("run page", () => {
     await expect(rp.inspector.getByRole("note")).toContainText("approval.stale-state");
     await expect(rp.panel()).toContainText("the approver looked at a stale state");
     await expect(rp.node(new RegExp(`^#${finding.seq} approval\\.decision.*\\(1 finding\\)`))).toBeVisible();
+  });
+
+  test("a refund made without the required approval: the approval pane shows the rule's verdict on the call", async ({
+    page,
+    request,
+    guard,
+    runPage: rp,
+  }) => {
+    const runId = uniqueId("e2e-unapproved");
+    guard.allowNavigation(BASE);
+    await postJournal(request, BASE, example("09-refund-approval.missing.jsonl", runId));
+    await rp.open(BASE, runId);
+    const finding = (await request.get(`${BASE}/api/runs/${runId}`).then((r) => r.json())).findings.find(
+      (f: { rule: string }) => f.rule === "approval.missing",
+    ) as { seq: number };
+    await rp.option(`#${finding.seq} tool.call issue_refund`).click();
+    await rp.shows(finding.seq);
+    await rp.tab("Approval").click();
+    await expect(rp.panel().getByTestId("approval-verdict")).toHaveText(
+      `✗ approval.missing: the policy requires approval for issue_refund, and call #${finding.seq} issue_refund was never submitted for approval.`,
+    );
+    await expect(page.getByTestId("approval-verdict")).toHaveClass(/bad/);
   });
 
   test("the graph's ELK layout comes from the layout worker and moves the nodes", async ({ page, request, guard, runPage: rp }) => {

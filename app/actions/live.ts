@@ -1,10 +1,13 @@
 "use server";
 /**
  * Live actions: the only way Retrace acts on the world (no route handler, CLI verb or query
- * parameter does). Each decides on the server, step by step (lib/server/live: reexecute.ts, reconcile.ts, continue.ts, resume.ts):
- * the run visible, the executor the project's, the operator role for the executor's
- * environment, a reason, a fresh confirmation, the preview unchanged, no unreconciled
- * unknown outcome. A refusal names the step it stopped at, and nothing reaches an executor.
+ * parameter does). The edge's one run check lets the run through (`run:`, runs.read: a run
+ * the caller cannot see is 404 like a missing one); then each decides on the server, step by
+ * step, inside lib/server/live's one wrapper (audited.ts; reexecute.ts, reconcile.ts,
+ * continue.ts, resume.ts): the operator role, a run that can be acted on, the executor the
+ * project's, the operator's environment, a reason, a fresh confirmation, the preview
+ * unchanged, no unreconciled unknown outcome. A refusal names the step it stopped at, and
+ * nothing reaches an executor.
  */
 import { z } from "zod";
 import { RUN_ID_PATTERN } from "@/lib/journal/schema";
@@ -27,26 +30,28 @@ const confirmation = {
 };
 
 /** The executors this caller may use for the call at seq (none: the inspector offers nothing). */
-export const liveExecutors = action({ need: "signed-in" }, z.object(target), async (ctx, input) =>
-  executorsForCall(ctx.db, ctx.principal, input.run, input.seq),
+const onRun = { need: "runs.read", run: (input: { run: string }) => input.run } as const;
+
+export const liveExecutors = action(onRun, z.object(target), async (ctx, input) =>
+  executorsForCall(ctx.db, ctx.principal, ctx.run, input.seq),
 );
 
-export const previewReexecute = action({ need: "signed-in" }, z.object({ ...target, executor }), async (ctx, input) =>
-  reexecutePreview(ctx.db, ctx.principal, input),
+export const previewReexecute = action(onRun, z.object({ ...target, executor }), async (ctx, input) =>
+  reexecutePreview(ctx.db, ctx.principal, ctx.run, input),
 );
 
 export const reexecuteCall = action(
-  { need: "signed-in" },
+  onRun,
   z.object({ ...target, executor, digest: z.string().regex(/^[0-9a-f]{64}$/, "preview the call first"), ...confirmation }),
-  async (ctx, input) => reexecute(ctx.db, ctx.principal, input),
+  async (ctx, input) => reexecute(ctx.db, ctx.principal, ctx.run, input),
 );
 
-export const previewReconcile = action({ need: "signed-in" }, z.object({ ...target, executor }), async (ctx, input) =>
-  reconcilePreview(ctx.db, ctx.principal, input),
+export const previewReconcile = action(onRun, z.object({ ...target, executor }), async (ctx, input) =>
+  reconcilePreview(ctx.db, ctx.principal, ctx.run, input),
 );
 
 export const reconcileCall = action(
-  { need: "signed-in" },
+  onRun,
   z.object({
     ...target,
     executor,
@@ -56,7 +61,7 @@ export const reconcileCall = action(
     externalId: z.string().max(200).optional(),
     ...confirmation,
   }),
-  async (ctx, input) => reconcile(ctx.db, ctx.principal, input),
+  async (ctx, input) => reconcile(ctx.db, ctx.principal, ctx.run, input),
 );
 
 /**
@@ -74,32 +79,30 @@ const continuation = {
 };
 
 /** The model executors this caller may continue the run with (none: the fork panel offers nothing). */
-export const liveModelExecutors = action({ need: "signed-in" }, z.object({ run: target.run }), async (ctx, input) =>
-  continueExecutors(ctx.db, ctx.principal, input.run),
+export const liveModelExecutors = action(onRun, z.object({ run: target.run }), async (ctx) =>
+  continueExecutors(ctx.db, ctx.principal, ctx.run),
 );
 
-export const previewContinue = action({ need: "signed-in" }, z.object(continuation), async (ctx, input) =>
-  continuePreview(ctx.db, ctx.principal, input),
+export const previewContinue = action(onRun, z.object(continuation), async (ctx, input) =>
+  continuePreview(ctx.db, ctx.principal, ctx.run, input),
 );
 
 export const continueLive = action(
-  { need: "signed-in" },
+  onRun,
   z.object({ ...continuation, digest: z.string().regex(/^[0-9a-f]{64}$/, "preview the continuation first"), ...confirmation }),
-  async (ctx, input) => continueFork(ctx.db, ctx.principal, input),
+  async (ctx, input) => continueFork(ctx.db, ctx.principal, ctx.run, input),
 );
 
 const checkpointId = z.string().min(1, "choose a checkpoint").max(200);
 
 /** The resume plan of a run (anyone who may read it); `checkpoint` omitted: the last durable one. */
-export const resumePlanOf = action(
-  { need: "signed-in" },
-  z.object({ run: target.run, checkpoint: checkpointId.optional() }),
-  async (ctx, input) => resumeView(ctx.db, ctx.principal, input),
+export const resumePlanOf = action(onRun, z.object({ run: target.run, checkpoint: checkpointId.optional() }), async (ctx, input) =>
+  resumeView(ctx.db, ctx.principal, ctx.run, input),
 );
 
 /** Resume a failed or cancelled run from a durable checkpoint as a branch run (resumeOf). */
 export const resumeRun = action(
-  { need: "signed-in" },
+  onRun,
   z.object({
     run: target.run,
     checkpoint: checkpointId,
@@ -107,5 +110,5 @@ export const resumeRun = action(
     digest: z.string().regex(/^[0-9a-f]{64}$/, "look at the resume plan first"),
     ...confirmation,
   }),
-  async (ctx, input) => resume(ctx.db, ctx.principal, input),
+  async (ctx, input) => resume(ctx.db, ctx.principal, ctx.run, input),
 );

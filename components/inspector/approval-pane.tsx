@@ -1,11 +1,13 @@
 "use client";
 import type { InspectAnswer, StoredEvent } from "@/lib/view/api-types";
+import { ApprovalVerdictLine } from "./approval-verdict";
 import { asObj, asStr, dataOf, Fields, findType, Jump, Value } from "./bits";
 
 /**
  * An approval: what was asked and what was decided, with each state hash as recorded. Whether
- * the approver saw the run's state is the fold's verdict (`approval.stale-state`), sent with
- * the inspect answer for the decision; the pane compares nothing itself.
+ * the approver saw the run's state (`approval.stale-state`) and whether the call was approved
+ * (`approval.missing`, `.undecided`, `.denied`, `.reused`) are the fold's verdicts, sent with
+ * the inspect answer; the pane compares nothing itself.
  */
 export function ApprovalPane({ answer, all }: { answer: InspectAnswer; all: StoredEvent[] }) {
   const self = answer.event;
@@ -19,7 +21,14 @@ export function ApprovalPane({ answer, all }: { answer: InspectAnswer; all: Stor
   const id = approvalId ?? asStr(dataOf(request).approval);
   const decisions = all.filter((e) => e.event.type === "approval.decision" && dataOf(e).approval === id);
   const gated = findType(all, "tool.call", (d) => d.call === (asStr(dataOf(request).call) ?? call));
-  if (!request && decisions.length === 0) return <div className="empty-pane">No approval was requested for this call.</div>;
+  const callVerdict = answer.verdicts.approval;
+  if (!request && decisions.length === 0)
+    return (
+      <div className="pane">
+        <p className="muted">No approval was requested for this call.</p>
+        {callVerdict ? <ApprovalVerdictLine verdict={callVerdict} /> : null}
+      </div>
+    );
   const rq = dataOf(request);
   const policy = asObj(rq.policy);
   const requestHash = asStr(rq.stateHash);
@@ -51,6 +60,7 @@ export function ApprovalPane({ answer, all }: { answer: InspectAnswer; all: Stor
           ],
         ]}
       />
+      <ApprovalVerdictLine verdict={callVerdict} />
       {decisions.length === 0 ? <p className="warnc">No decision recorded for this request.</p> : null}
       {decisions.map((dEv) => {
         const d = dataOf(dEv);

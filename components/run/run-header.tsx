@@ -77,6 +77,7 @@ export function RunHeader({
   const forkOf = obj(detail.header.forkOf);
   const replayOf = obj(detail.header.replayOf);
   const gateway = obj(detail.header.gateway);
+  const isolation = obj(detail.header.isolation);
   const versionsRef = usePopoverDetails();
   return (
     <header className="run-header">
@@ -183,6 +184,15 @@ export function RunHeader({
             title="The command the gateway ran; retrace replay JOURNAL -- COMMAND runs it again against this recording"
           >
             command <b className="mono">{vt(gateway.command.map(String).join(" "))}</b>
+          </span>
+        ) : null}
+        {isolation ? (
+          <span
+            data-testid="isolation"
+            title={`The agent ran isolated (retrace replay --isolate): in ${String(isolation.cwd ?? "?")}, a scratch copy of ${String(isolation.copiedFrom ?? "?")}`}
+          >
+            isolated by <b>{vt(String(isolation.tool ?? "?"))}</b> (network: {vt(String(isolation.network ?? "?"))}; cwd{" "}
+            <span className="mono">{vt(String(isolation.cwd ?? "?"))}</span>)
           </span>
         ) : null}
         {detail.tags.length > 0 ? <span>tags {vt(detail.tags.join(", "))}</span> : null}

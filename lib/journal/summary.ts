@@ -132,7 +132,7 @@ export function timesRecordedIn(header: Record<string, unknown>): boolean {
 
 export interface RunHeader extends RunIdentity {
   tags: string[];
-  /** versions, policy, initiator, resumeOf, forkOf, and a gateway run's replayOf, mode, components and command: shown on the run page. */
+  /** versions, policy, initiator, resumeOf, forkOf, and a gateway run's replayOf, mode, components, command and isolation: shown on the run page. */
   header: JsonObject;
 }
 
@@ -153,6 +153,7 @@ export function runHeaderFromStart(event: JournalEvent): RunHeader {
     "mode",
     "components",
     "gateway",
+    "isolation",
     "source",
     "workflow",
     "agent",

@@ -47,7 +47,7 @@ export { groupByRun, orderEvents } from "./order";
 export { PMap } from "./pmap";
 export { retrievalVerdict, type RetrievalDocument, type RetrievalVerdict } from "./retrieval";
 export { epochNanos, secondsToNanos } from "./time";
-export { eventVerdicts, type CallVerdict, type DecisionVerdict, type EventVerdicts } from "./verdicts";
+export { eventVerdicts, type ApprovalVerdict, type CallVerdict, type DecisionVerdict, type EventVerdicts } from "./verdicts";
 export { readPolicy } from "./policy";
 export {
   chainLink,

@@ -1,7 +1,8 @@
 /**
  * The verdicts that concern one event, as the inspect answer carries them (GET
  * /api/runs/{run}/inspect, `verdicts`): the retrieval's document ages against the policy,
- * an approval decision against the hash in force, a tool call's approval and outcome. Each
+ * an approval decision against the hash in force, a tool call's outcome, and the approval
+ * verdict on a tool call or on the call an approval gates. Each
  * is the fold's or the ledger's own verdict, the one the findings are reported from, so a
  * pane shows what a finding says and never decides it again.
  */
@@ -11,7 +12,7 @@ import type { ApprovalStatus } from "./approvals";
 import { writeCallAt } from "./effects";
 import { callLedger, effectOf, isConfirmed, isOpen, type BranchReconcile } from "./ledger";
 import { retrievalVerdict, type RetrievalVerdict } from "./retrieval";
-import { INITIAL_RUN, stepRun, type RunFold } from "./run";
+import { INITIAL_RUN, stepRun, type RunFold, type Verdict } from "./run";
 import { UNKNOWN_HASH } from "./state";
 
 /** An approval.decision against the run state (`approval.stale-state`). */
@@ -39,22 +40,66 @@ export interface CallVerdict {
   reconciled: { outcome: string; where: string; seq: number | null } | null;
   /** the earlier write this call retries after an unknown outcome (`effect.retry-after-unknown`), null when none */
   retryOf: number | null;
-  /** the approval verdict at the call (`approval.missing`, … ; "ok" when none applies) */
-  approval: ApprovalStatus;
+}
+
+/**
+ * The fold's approval verdict on a tool.call, the one `approval.missing`, `.undecided`,
+ * `.denied` and `.reused` are reported from (lib/semantics/approvals.ts `callApproval`).
+ */
+export interface ApprovalVerdict {
+  /** seq of the tool.call judged */
+  seq: number;
+  call: string;
+  tool: string;
+  /** policy.requireApproval names the tool */
+  required: boolean;
+  /** "ok" when no approval rule applies; else the rule's last word (`approval.<status>`) */
+  status: ApprovalStatus;
+  /** an approval.request before the call names it */
+  requested: boolean;
+  /** a decision of such a request before the call is `approved` */
+  approved: boolean;
+  /** requested, every request decided, none approved */
+  denied: boolean;
+  /** for `reused`: seq of the call that used the decision first, else null */
+  usedBy: number | null;
 }
 
 export interface EventVerdicts {
   retrieval: RetrievalVerdict | null;
   decision: DecisionVerdict | null;
   call: CallVerdict | null;
+  /**
+   * A tool.call (or its tool.result or reconcile): its approval verdict. An approval.request
+   * or approval.decision: the verdict on the call the request gates (the first tool.call
+   * naming the request's call after the request), null while no such call was made.
+   */
+  approval: ApprovalVerdict | null;
+}
+
+const TOOL_EVENTS: ReadonlySet<string> = new Set(["tool.call", "tool.result", "reconcile"]);
+
+/** The call id an event is about, and from which seq on its tool.call is looked for. */
+function gatedCall(events: readonly JournalEvent[], target: JournalEvent): { id: string; after: number } | null {
+  if (target.type === "approval.request") {
+    const id = str(target.data.call);
+    return id === undefined ? null : { id, after: target.seq };
+  }
+  if (target.type === "approval.decision") {
+    const approval = str(target.data.approval);
+    const request = events.find((e) => e.type === "approval.request" && e.seq < target.seq && str(e.data.approval) === approval);
+    const id = request && str(request.data.call);
+    return request && id !== undefined ? { id, after: request.seq } : null;
+  }
+  return null;
 }
 
 /**
  * The verdicts for the event at `seq`. `events`, in seq order: the run's `run.start`, and
- * what the verdict reads: for a retrieval nothing else; for an approval.decision the
- * state and checkpoint events before it (from a checkpoint on is enough); for a tool.call,
- * tool.result or reconcile every tool.call, tool.result, reconcile and approval event of
- * the run. `redacted`: seqs stored with a secret replaced (their state is not the recorder's).
+ * what the verdict reads: for a retrieval nothing else; for a tool.call, tool.result,
+ * reconcile or approval.request every tool.call, tool.result, reconcile and approval event
+ * of the run; for an approval.decision those and the state and checkpoint events before it
+ * (from a checkpoint on is enough). `redacted`: seqs stored with a secret replaced (their state is not the recorder's).
  */
 export function eventVerdicts(
   events: readonly JournalEvent[],
@@ -62,12 +107,23 @@ export function eventVerdicts(
   opts: { branchReconciles?: readonly BranchReconcile[]; redacted?: ReadonlySet<number> } = {},
 ): EventVerdicts {
   const target = events.find((e) => e.seq === seq);
-  const out: EventVerdicts = { retrieval: null, decision: null, call: null };
+  const out: EventVerdicts = { retrieval: null, decision: null, call: null, approval: null };
   if (!target) return out;
   let fold: RunFold = INITIAL_RUN;
-  let approval: ApprovalStatus = "ok";
   let callSeq: number | null = null;
   const id = str(target.data.call);
+  const gated = gatedCall(events, target);
+  const judge = (at: number, v: Extract<Verdict, { kind: "tool.call" }>): ApprovalVerdict => ({
+    seq: at,
+    call: v.call,
+    tool: v.tool,
+    required: v.required,
+    status: v.approval.status,
+    requested: v.approval.requested,
+    approved: v.approval.approved,
+    denied: v.approval.denied,
+    usedBy: v.approval.usedBy,
+  });
   for (const e of events) {
     const { next, verdict } = stepRun(fold, e, null, opts.redacted?.has(e.seq) === true);
     if (e.seq === seq) {
@@ -79,13 +135,15 @@ export function eventVerdicts(
         };
       else if (e.type === "retrieval") out.retrieval = retrievalVerdict(e, fold.policy?.retrievalMaxAgeSeconds);
     }
-    if (e.type === "tool.call" && e.seq <= seq && str(e.data.call) === id) {
+    if (e.type === "tool.call" && e.seq <= seq && str(e.data.call) === id && TOOL_EVENTS.has(target.type)) {
       callSeq = e.seq;
-      if (verdict.kind === "tool.call") approval = verdict.approval.status;
+      out.approval = verdict.kind === "tool.call" ? judge(e.seq, verdict) : null;
     }
+    if (gated && out.approval === null && verdict.kind === "tool.call" && e.seq > gated.after && verdict.call === gated.id)
+      out.approval = judge(e.seq, verdict);
     fold = next;
   }
-  if (callSeq === null || (target.type !== "tool.call" && target.type !== "tool.result" && target.type !== "reconcile")) return out;
+  if (callSeq === null || !TOOL_EVENTS.has(target.type)) return out;
   const rec = callLedger(events, opts.branchReconciles).find((c) => c.seq === callSeq);
   if (!rec) return out;
   out.call = {
@@ -97,7 +155,6 @@ export function eventVerdicts(
     confirmed: isConfirmed(rec),
     reconciled: rec.reconciled && { outcome: rec.reconciled.outcome, where: rec.reconciled.where, seq: rec.reconciled.seq },
     retryOf: writeCallAt(fold.effects, rec.seq)?.retryOf ?? null,
-    approval,
   };
   return out;
 }

@@ -31,7 +31,7 @@ import { authenticate, type AccessMode, type Authenticated, accessMode } from ".
 import { SESSION_COOKIE } from "./access/sessions";
 import { getDb, type Db } from "./db";
 import { BadQuery } from "./queries";
-import { runAccess } from "./run-access";
+import { authorizedRun, runAccess, type AuthorizedRun } from "./run-access";
 
 /** Login rate limiting's address (lib/server/access/client-address.ts), for the session actions. */
 export { clientAddress, trustProxy };
@@ -310,6 +310,11 @@ export interface ActionCtx {
   readable: "all" | string[];
 }
 
+/** The context of an action on one run (`spec.run`): the run the one run check let through. */
+export interface RunActionCtx extends ActionCtx {
+  run: AuthorizedRun;
+}
+
 /**
  * Wraps a server action in the edge: Next refuses cross-origin action posts itself; this
  * authenticates, parses the input (a plain object or the FormData of a form) with zod,
@@ -320,6 +325,17 @@ export function action<S extends z.ZodType, R>(
   spec: { need: Permission | "signed-in" | "anyone"; projectOf?: (input: z.infer<S>) => string },
   schema: S,
   fn: (ctx: ActionCtx, input: z.infer<S>) => Promise<R>,
+): (...args: unknown[]) => Promise<ActionResult<R>>;
+/** An action on one run: `need` decided in the run's project by the one run check, the run handed on. */
+export function action<S extends z.ZodType, R>(
+  spec: { need: Permission; run: (input: z.infer<S>) => string },
+  schema: S,
+  fn: (ctx: RunActionCtx, input: z.infer<S>) => Promise<R>,
+): (...args: unknown[]) => Promise<ActionResult<R>>;
+export function action<S extends z.ZodType, R>(
+  spec: { need: Permission | "signed-in" | "anyone"; projectOf?: (input: z.infer<S>) => string; run?: (input: z.infer<S>) => string },
+  schema: S,
+  fn: (ctx: RunActionCtx, input: z.infer<S>) => Promise<R>,
 ): (...args: unknown[]) => Promise<ActionResult<R>> {
   return async (...args) => {
     try {
@@ -336,13 +352,16 @@ export function action<S extends z.ZodType, R>(
       const raw = args.length > 0 ? args[args.length - 1] : {};
       const input = schema.safeParse(raw instanceof FormData ? formObject(raw) : raw);
       if (!input.success) return { ok: false, status: 400, error: formatIssues(input.error.issues) };
-      if (spec.need !== "anyone") {
-        if (spec.need !== "signed-in") {
-          const d = decide(auth.principal, spec.need, spec.projectOf ? spec.projectOf(input.data) : "");
-          if (!d.ok) return { ok: false, status: d.status, error: d.message };
-        }
+      let run: AuthorizedRun | undefined;
+      if (spec.run && spec.need !== "anyone" && spec.need !== "signed-in")
+        run = await authorizedRun(db, auth.principal, spec.run(input.data), spec.need);
+      else if (spec.need !== "anyone" && spec.need !== "signed-in") {
+        const d = decide(auth.principal, spec.need, spec.projectOf ? spec.projectOf(input.data) : "");
+        if (!d.ok) return { ok: false, status: d.status, error: d.message };
       }
-      const value = await fn({ db, principal: auth.principal, mode, headers: h, readable: readableProjects(auth.principal) }, input.data);
+      const ctx = { db, principal: auth.principal, mode, headers: h, readable: readableProjects(auth.principal) };
+      // an action without `spec.run` is typed with ActionCtx (the overloads): it never reads `run`
+      const value = await fn({ ...ctx, run: run as AuthorizedRun }, input.data);
       return { ok: true, value };
     } catch (e) {
       if (e instanceof AccessError) return { ok: false, status: e.status, error: e.message };
@@ -360,10 +379,7 @@ export function action<S extends z.ZodType, R>(
  * missing one), 403 for a role too weak. Returns the project.
  */
 export async function authorizeRun(ctx: ActionCtx, run: string, need: Permission): Promise<string> {
-  const { owner, decision: d } = await runAccess(ctx.db, ctx.principal, run, need);
-  if (!d.ok || owner === null)
-    throw new AccessError(!d.ok && d.status === 403 ? d.message : `run "${run}" not found`, !d.ok && d.status === 403 ? 403 : 404);
-  return owner;
+  return (await authorizedRun(ctx.db, ctx.principal, run, need)).project;
 }
 
 /** May the principal do `need` on this run's project (for what a page shows: buttons, forms)? */

@@ -17,20 +17,23 @@ const TOOL_TYPES = `'tool.call', 'tool.result', 'reconcile', 'approval.request',
 export async function inspectVerdicts(db: Db, runId: string, seq: number, type: string): Promise<EventVerdicts> {
   let where: string | null = null;
   const params: Array<string | number> = [runId];
-  if (type === "retrieval") where = `"seq" = ?`;
-  else if (type === "approval.decision") {
-    // the state from the last checkpoint before the decision on: what the hash in force reads
-    where = `("seq" = ? OR ("type" IN ('state', 'checkpoint') AND "seq" < ? AND "seq" >= COALESCE((SELECT MAX("seq") FROM "Event" WHERE "runId" = ? AND "type" = 'checkpoint' AND "seq" < ?), -1)))`;
-    params.push(seq, seq, runId, seq);
-  } else if (type === "tool.call" || type === "tool.result" || type === "reconcile") where = `"type" IN (${TOOL_TYPES})`;
-  if (where === null) return { retrieval: null, decision: null, call: null };
-  if (where === `"seq" = ?`) params.push(seq);
+  const tools = `"type" IN (${TOOL_TYPES})`;
+  if (type === "retrieval") {
+    where = `"seq" = ?`;
+    params.push(seq);
+  } else if (type === "approval.decision") {
+    // the state from the last checkpoint before the decision on (what the hash in force
+    // reads), and the calls and approvals (the verdict on the call the request gates)
+    where = `(${tools} OR ("type" IN ('state', 'checkpoint') AND "seq" < ? AND "seq" >= COALESCE((SELECT MAX("seq") FROM "Event" WHERE "runId" = ? AND "type" = 'checkpoint' AND "seq" < ?), -1)))`;
+    params.push(seq, runId, seq);
+  } else if (type === "tool.call" || type === "tool.result" || type === "reconcile" || type === "approval.request") where = tools;
+  if (where === null) return { retrieval: null, decision: null, call: null, approval: null };
   const rows = await db.sql.all<{ seq: number; body: string; redactions: number }>(
     `SELECT "seq", "body", "redactions" FROM "Event" WHERE "runId" = ? AND ("type" = 'run.start' OR ${where}) ORDER BY "seq"`,
     params,
   );
   const events = rows.map((r) => parseJsonExact(r.body) as JournalEvent);
   const redacted = new Set(rows.filter((r) => Number(r.redactions) > 0).map((r) => Number(r.seq)));
-  const reconciles = type === "retrieval" || type === "approval.decision" ? [] : await branchReconciles(db, runId);
+  const reconciles = type === "tool.call" || type === "tool.result" || type === "reconcile" ? await branchReconciles(db, runId) : [];
   return eventVerdicts(events, seq, { branchReconciles: reconciles, redacted });
 }

@@ -179,7 +179,24 @@ export const eventVerdictsSchema = z.strictObject({
       confirmed: z.boolean(),
       reconciled: z.strictObject({ outcome: z.string(), where: z.string(), seq: seq.nullable() }).nullable(),
       retryOf: seq.nullable(),
-      approval: z.enum(["ok", "missing", "undecided", "denied", "reused"]),
+    })
+    .nullable(),
+  /**
+   * a tool.call (its tool.result, reconcile): the fold's approval verdict on it (approval.missing,
+   * .undecided, .denied, .reused; "ok" when none applies); an approval.request or decision: the
+   * verdict on the call it gates, null while none was made
+   */
+  approval: z
+    .strictObject({
+      seq,
+      call: z.string(),
+      tool: z.string(),
+      required: z.boolean(),
+      status: z.enum(["ok", "missing", "undecided", "denied", "reused"]),
+      requested: z.boolean(),
+      approved: z.boolean(),
+      denied: z.boolean(),
+      usedBy: seq.nullable(),
     })
     .nullable(),
 });

@@ -14,7 +14,7 @@ import { fromContext } from "@/lib/live/chat-wire";
 import { pairRecordedCalls } from "@/lib/live/context";
 import type { Db } from "@/lib/server/db";
 import { runEvents } from "@/lib/server/live/branches";
-import { continueFork, continuePreview } from "@/lib/server/live/continue";
+import { continueFork, continuePreview } from "./through-edge";
 import { addExecutor } from "@/lib/server/live/executors";
 import { ingestBytes } from "@/lib/server/service";
 import { addUser } from "@/lib/server/access/accounts";

@@ -30,7 +30,7 @@ import { modelPricesOf, setModelPrices } from "@/lib/server/prices";
 import { answerOtlp } from "@/lib/server/otlp-receiver";
 import { addExecutor, listExecutors } from "@/lib/server/live/executors";
 import { branchInfo, runEvents } from "@/lib/server/live/branches";
-import { reconcile } from "@/lib/server/live/reconcile";
+import { reconcile } from "../live/through-edge";
 import { findingsOf, getRun, listEventBodies, listRuns, runListQuery } from "@/lib/server/queries";
 import { ingestBytes } from "@/lib/server/service";
 import { answerUpload } from "@/lib/server/upload";

@@ -5,8 +5,10 @@
  * the same thing, case by case. The table holds the disagreements issue 28 found (an open
  * write with no result then retried; a call with no `effect` and an unknown result then
  * retried; a document 60.4 s old against a 60 s limit; an approval decided on another
- * state than the run's) and every kind of call of tests/live/outcomes.test.ts, each
- * followed by a retry of the same operation.
+ * state than the run's), every kind of call of tests/live/outcomes.test.ts, each
+ * followed by a retry of the same operation, and every approval verdict on a call (missing,
+ * undecided, denied, reused, ok), which the approval pane shows at the call and at the
+ * request and decision that gate it.
  */
 import { describe, expect, it } from "vitest";
 import { analyzeEvents } from "@/lib/analyze";
@@ -40,9 +42,17 @@ const WORD: Record<string, string> = {
   "approval.stale-state": "stale-approval",
   "retry-after-unknown": "retry",
   "approval-state": "stale-approval",
+  "approval.missing": "approval-missing",
+  "approval.undecided": "approval-undecided",
+  "approval.denied": "approval-denied",
+  "approval.reused": "approval-reused",
+  // the replay's one kind for a call it would not have allowed, whichever rule
+  approval: "unapproved",
 };
 /** The words the replay has a counterpart for (a retrieval's age is not a replay question). */
-const REPLAY_SPEAKS = new Set(["retry", "stale-approval"]);
+const REPLAY_SPEAKS = new Set(["retry", "stale-approval", "unapproved"]);
+/** A word as the replay says it: every approval verdict on a call is its one `approval` divergence. */
+const asReplayWord = (w: string) => (w.startsWith("approval-") ? `unapproved@${w.split("@")[1]}` : w);
 
 function analysis(events: JournalEvent[]): string[] {
   return analyzeEvents(events)
@@ -64,6 +74,7 @@ function verdicts(events: JournalEvent[], branch: BranchReconcile[]): string[] {
     if (e.type === "tool.call" && v.call?.retryOf != null) out.push(`retry@${e.seq}`);
     if (v.retrieval?.stale) out.push(`stale-document@${e.seq}`);
     if (v.decision?.stale) out.push(`stale-approval@${e.seq}`);
+    if (e.type === "tool.call" && v.approval && v.approval.status !== "ok") out.push(`approval-${v.approval.status}@${v.approval.seq}`);
   }
   return out.sort();
 }
@@ -72,7 +83,12 @@ function verdicts(events: JournalEvent[], branch: BranchReconcile[]): string[] {
 function expectAgreement(events: JournalEvent[], expected: string[], branch: BranchReconcile[] = []) {
   const want = [...expected].sort();
   expect(analysis(events), "analyzer findings").toEqual(want);
-  expect(replay(events), "replay divergences").toEqual(want.filter((w) => REPLAY_SPEAKS.has(w.split("@")[0])));
+  expect(replay(events), "replay divergences").toEqual(
+    want
+      .map(asReplayWord)
+      .filter((w) => REPLAY_SPEAKS.has(w.split("@")[0]))
+      .sort(),
+  );
   expect(verdicts(events, branch), "inspect verdicts").toEqual(want);
 }
 
@@ -251,5 +267,80 @@ describe("every kind of call, then a retry of the same operation with another ke
     const openAtRetry = c.open || c.branch !== undefined;
     expectAgreement(events, openAtRetry && c.effect !== "read" ? [`retry@${retry}`] : [], branch);
     expectLiveAgrees(events, 2, c.open, branch);
+  });
+});
+
+describe("the approval verdict on a call: the rule, the replay, and the approval pane at the call, its request and its decision", () => {
+  const pay = (call: string, effect = "write"): [string, Data] => [
+    "tool.call",
+    { call, tool: "pay", args: ARGS, effect, idempotencyKey: `k-${call}` },
+  ];
+  const ok = (call: string): [string, Data] => ["tool.result", { call, status: "ok" }];
+  const request = (call: string, approval = "ap1"): [string, Data] => ["approval.request", { approval, call }];
+  const decide = (decision: string, approval = "ap1"): [string, Data] => ["approval.decision", { approval, decision, by: "rev" }];
+  const REQUIRED = { requireApproval: ["pay"] };
+
+  /** The verdict the pane shows at the call, and the same one at each approval event that gates it. */
+  function expectPaneAgrees(events: JournalEvent[], callSeq: number, expected: Record<string, unknown>) {
+    const atCall = eventVerdicts(events, callSeq).approval;
+    expect(atCall, "verdict at the call").toMatchObject({ seq: callSeq, call: "c1", tool: "pay", ...expected });
+    expect(eventVerdicts(events, callSeq + 1).approval, "verdict at its tool.result").toEqual(atCall);
+    for (const e of events.filter((x) => x.type.startsWith("approval.") && x.seq < callSeq))
+      expect(eventVerdicts(events, e.seq).approval, `verdict at ${e.type} #${e.seq}`).toEqual(atCall);
+  }
+
+  it("required and never requested: approval.missing everywhere", () => {
+    const events = journal([start(REQUIRED), pay("c1"), ok("c1"), end]);
+    expectAgreement(events, ["approval-missing@1"]);
+    expectPaneAgrees(events, 1, { status: "missing", required: true, requested: false, approved: false, denied: false, usedBy: null });
+  });
+
+  it("required, requested and denied: approval.missing (denied), not approval.denied", () => {
+    const events = journal([start(REQUIRED), request("c1"), decide("denied"), pay("c1"), ok("c1"), end]);
+    expectAgreement(events, ["approval-missing@3"]);
+    expectPaneAgrees(events, 3, { status: "missing", required: true, requested: true, approved: false, denied: true });
+  });
+
+  it("requested, never decided, not required: approval.undecided", () => {
+    const events = journal([start(), request("c1"), pay("c1"), ok("c1"), end]);
+    expectAgreement(events, ["approval-undecided@2"]);
+    expectPaneAgrees(events, 2, { status: "undecided", required: false, requested: true, approved: false, denied: false });
+  });
+
+  it("requested and denied, not required: approval.denied", () => {
+    const events = journal([start(), request("c1"), decide("denied"), pay("c1"), ok("c1"), end]);
+    expectAgreement(events, ["approval-denied@3"]);
+    expectPaneAgrees(events, 3, { status: "denied", required: false, requested: true, approved: false, denied: true });
+  });
+
+  it("approved, then the same call made twice on the one decision: the second is approval.reused", () => {
+    const events = journal([
+      start(REQUIRED),
+      request("c1"),
+      decide("approved"),
+      pay("c1", "read"),
+      ok("c1"),
+      pay("c1", "read"),
+      ok("c1"),
+      end,
+    ]);
+    expectAgreement(events, ["approval-reused@5"]);
+    expectPaneAgrees(events, 3, { status: "ok", required: true, requested: true, approved: true, usedBy: null });
+    // at the second call the pane names the first, as the finding does
+    expect(eventVerdicts(events, 5).approval).toMatchObject({ seq: 5, status: "reused", usedBy: 3 });
+    expect(analyzeEvents(events).find((f) => f.rule === "approval.reused")?.message).toContain("seq 3");
+  });
+
+  it("required and approved before the call: no rule, no divergence, the pane says approved", () => {
+    const events = journal([start(REQUIRED), request("c1"), decide("approved"), pay("c1"), ok("c1"), end]);
+    expectAgreement(events, []);
+    expectPaneAgrees(events, 3, { status: "ok", required: true, requested: true, approved: true, denied: false });
+  });
+
+  it("a request whose call was never made: no verdict at the request or its decision", () => {
+    const events = journal([start(REQUIRED), request("c1"), decide("approved"), end]);
+    expectAgreement(events, []);
+    expect(eventVerdicts(events, 1).approval).toBeNull();
+    expect(eventVerdicts(events, 2).approval).toBeNull();
   });
 });

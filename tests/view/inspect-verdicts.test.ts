@@ -2,7 +2,9 @@
  * The inspect answer's verdicts, built on the server (lib/server/inspect-verdicts.ts) from
  * the rows a verdict needs, equal the verdicts lib/semantics gives over the whole run, and
  * say what the stored findings say at the same seq: the retry of a write whose result
- * never came, a document 60.4 s old against a 60 s limit, a decision on a stale state.
+ * never came, a document 60.4 s old against a 60 s limit, a decision on a stale state, a
+ * call the policy wanted approved and nobody did (at the call, and at the request and
+ * decision of the call they gate).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashOf } from "@/lib/canonical";
@@ -21,7 +23,7 @@ const A = { step: 1 };
 const B = { step: 2 };
 const ARGS = { order: "A-1", amount: 5 };
 const items: Array<[string, Record<string, unknown>, number]> = [
-  ["run.start", { workflow: { name: "w" }, policy: { retrievalMaxAgeSeconds: 60 } }, 0],
+  ["run.start", { workflow: { name: "w" }, policy: { retrievalMaxAgeSeconds: 60, requireApproval: ["pay"] } }, 0],
   ["checkpoint", { id: "c0", state: A, hash: hashOf(A), durable: true }, 1],
   ["retrieval", { query: "q", documents: [{ id: "kb", indexedAt: new Date(T0).toISOString() }] }, 60_400],
   ["approval.request", { approval: "ap1", call: "c1", stateHash: hashOf(A) }, 60_500],
@@ -62,5 +64,18 @@ describe.each(DIALECTS)("inspect verdicts on %s", (dialect) => {
     expect(await rules(7)).toContain("effect.retry-after-unknown");
     // the first call never got a result: open, and the Reconcile button offers it
     expect((await answerAt(6)).verdicts.call).toMatchObject({ seq: 6, open: true, status: null, effect: "write" });
+    // approvals: the retry was never submitted for one; the first call's request and decision show its verdict
+    expect((await answerAt(7)).verdicts.approval).toMatchObject({
+      seq: 7,
+      call: "c2",
+      status: "missing",
+      required: true,
+      requested: false,
+    });
+    expect(await rules(7)).toContain("approval.missing");
+    const gated = { seq: 6, call: "c1", tool: "pay", status: "ok", required: true, requested: true, approved: true };
+    expect((await answerAt(3)).verdicts.approval).toMatchObject(gated);
+    expect((await answerAt(5)).verdicts.approval).toMatchObject(gated);
+    expect(await rules(6)).not.toContain("approval.missing");
   });
 });

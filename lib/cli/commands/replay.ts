@@ -18,7 +18,7 @@ export const summary = "Replay a run hermetically (reconstruct, or a what-if for
 export const usage = `Usage: npm run -s retrace -- replay [--json] FILE [--run RUN] [--fork SEQ --override JSON]
        npm run -s retrace -- replay JOURNAL [--run RUN] [--port PORT]
          [--on-divergence stop|recorded|live] [--upstream API=ORIGIN …] [--out FILE | --url URL]
-         [--ignore POINTER …] [--mask REGEX …] [--json] -- CMD [ARGS…]
+         [--ignore POINTER …] [--mask REGEX …] [--isolate [--cwd DIR]] [--json] -- CMD [ARGS…]
 
 Replays one run of a journal without calling any tool or model: rebuilds the state at
 every event, verifies state hashes and the hash chain, re-evaluates the deterministic
@@ -62,10 +62,18 @@ agent's own tools run for real, here: replay a coding agent in a scratch copy.
   --out FILE | --url URL    where the replay's own journal (the branch) goes
   --ignore POINTER          leave this JSON Pointer of every request out of matching
   --mask REGEX              mask text matching REGEX in every request before matching
-  --port PORT               the gateway's port (default: a free one)
+  --isolate                 run CMD under bubblewrap (Debian package bubblewrap): no network
+                            but the gateway (127.0.0.1:PORT inside, default 4100), in a
+                            scratch copy of the recorded working directory (or of --cwd DIR),
+                            HOME an empty scratch folder, the rest of the file system
+                            read-only; the branch's run.start records {isolation}
+  --cwd DIR                 with --isolate: the directory to copy (default: the recorded one)
+  --port PORT               the gateway's port (default: a free one; with --isolate, the port
+                            the agent sees inside the sandbox)
   --json                    one object on stdout (the command's stdout goes to stderr):
                             {run, mode, match, requests {recorded, replayed},
-                             divergence null | {seq, kind, path, recorded, replayed}, branch}
+                             divergence null | {seq, kind, path, recorded, replayed}, branch,
+                             isolation null | {tool, network, cwd, copiedFrom}}
 Exit status: 0 every request matched and none is missing, 1 a divergence, 2 bad usage.`;
 
 export const options = {
@@ -82,9 +90,11 @@ export const options = {
   url: { type: "string" },
   ignore: { type: "string", multiple: true },
   mask: { type: "string", multiple: true },
+  isolate: { type: "boolean" },
+  cwd: { type: "string" },
 } as const;
 
-const GATEWAY_ONLY = ["port", "on-divergence", "upstream", "out", "url", "ignore", "mask"] as const;
+const GATEWAY_ONLY = ["port", "on-divergence", "upstream", "out", "url", "ignore", "mask", "isolate", "cwd"] as const;
 
 interface Args {
   json: boolean;
@@ -169,6 +179,7 @@ async function runAgent({ values, positionals }: CommandArgs<typeof options>): P
   if (values.out !== undefined && values.url !== undefined) return fail("give --out or --url, not both");
   const port = parsePort(values.port);
   if (typeof port === "string") return fail(port);
+  if (values.cwd !== undefined && !values.isolate) return fail("--cwd goes with --isolate (without it the agent runs here)");
   const { runGatewayReplay, UsageError } = await import("../gateway/replay-command");
   try {
     return await runGatewayReplay({
@@ -183,6 +194,8 @@ async function runAgent({ values, positionals }: CommandArgs<typeof options>): P
       json: values.json ?? false,
       ignore: values.ignore ?? [],
       mask: values.mask ?? [],
+      isolate: values.isolate ?? false,
+      cwd: values.cwd,
     });
   } catch (e) {
     if (e instanceof UsageError) return fail(e.message);

@@ -27,8 +27,15 @@ export interface GatewayServer {
 
 const MAX_BODY = 64 * 1024 * 1024;
 
-/** Starts the gateway on 127.0.0.1 (`port` 0: a free one). */
-export async function startGatewayServer(port: number, handle: CallHandler, onError: (e: Error) => void): Promise<GatewayServer> {
+/**
+ * Starts the gateway on 127.0.0.1 (`port` 0: a free one), or on a unix socket (`{socket}`:
+ * `--isolate` bridges to it from inside the sandbox; `port` is then 0 and `url` the socket's).
+ */
+export async function startGatewayServer(
+  port: number | { socket: string },
+  handle: CallHandler,
+  onError: (e: Error) => void,
+): Promise<GatewayServer> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -56,12 +63,13 @@ export async function startGatewayServer(port: number, handle: CallHandler, onEr
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => resolve());
+    if (typeof port === "number") server.listen(port, "127.0.0.1", () => resolve());
+    else server.listen(port.socket, () => resolve());
   });
-  const actual = (server.address() as AddressInfo).port;
+  const actual = typeof port === "number" ? (server.address() as AddressInfo).port : 0;
   return {
     port: actual,
-    url: `http://127.0.0.1:${actual}`,
+    url: typeof port === "number" ? `http://127.0.0.1:${actual}` : `unix:${port.socket}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 
 /** Environment variables naming an agent's config folder, which holds per-run paths. */
-const PLACE_VARS = ["CODEX_HOME", "CLAUDE_CONFIG_DIR"] as const;
+export const PLACE_VARS = ["CODEX_HOME", "CLAUDE_CONFIG_DIR"] as const;
 
 /** The places of an agent started in `cwd` (default: here) with this process's environment. */
 export function currentPlaces(cwd?: string): Record<string, string> {

@@ -10,7 +10,8 @@ import { redactMessage } from "../../redact";
 import { groupByRun } from "../../semantics";
 import { readJournalFile } from "../commands/analyze";
 import { startGatewayServer } from "./http-edge";
-import { currentPlaces } from "./places";
+import { DEFAULT_INSIDE_PORT, IsolationError, prepareIsolation, type Isolation } from "./isolate";
+import { currentPlaces, PLACE_VARS } from "./places";
 import { journalTarget, newRunId } from "./journal-target";
 import { replaySession, type OnDivergence } from "./replay-session";
 import { gatewayEnv, runCommand } from "./run-command";
@@ -19,8 +20,10 @@ export interface GatewayReplayArgs {
   file: string;
   /** The command to run; empty: the one the recording ran. */
   command: string[];
-  /** Where to run it (default: here). */
+  /** Where to run it (default: here); with `isolate`, the directory copied (default: the recorded one). */
   cwd?: string;
+  /** Run the command under bubblewrap: gateway-only network, a scratch copy of the directory (isolate.ts). */
+  isolate?: boolean;
   run?: string;
   port: number;
   onDivergence: OnDivergence;
@@ -68,6 +71,8 @@ export interface ReplayResult {
   exitCode: number;
   /** Requests sent upstream after a divergence (`--on-divergence live`). */
   live: number;
+  /** How the command was isolated (`--isolate`), else null. */
+  isolation: Isolation["record"] | null;
 }
 
 /** One replay of a recorded run with a command; throws UsageError on bad input. */
@@ -85,8 +90,23 @@ export async function replayAgainst(args: GatewayReplayArgs): Promise<ReplayResu
   const command = args.command.length > 0 ? args.command : (recording.command ?? []);
   if (command.length === 0) throw new UsageError(`${args.file}: the recording names no command; give one after --`);
 
-  const here = currentPlaces(args.cwd);
   const there = recording.places;
+  let isolation: Isolation | null = null;
+  if (args.isolate) {
+    const configDirs = PLACE_VARS.map((v) => process.env[v]).filter((v): v is string => typeof v === "string" && v !== "");
+    try {
+      isolation = prepareIsolation({
+        source: args.cwd ?? there.cwd ?? process.cwd(),
+        recordedCwd: there.cwd ?? args.cwd ?? process.cwd(),
+        insidePort: args.port || DEFAULT_INSIDE_PORT,
+        configDirs,
+      });
+    } catch (e) {
+      if (e instanceof IsolationError) throw new UsageError(e.message);
+      throw e;
+    }
+  }
+  const here = isolation ? { ...currentPlaces(isolation.cwd), home: isolation.home } : currentPlaces(args.cwd);
   const matcher = new RequestMatcher(recording, { places: placeMap(here, there), ignore: args.ignore, masks });
   const runId = newRunId(`${recording.run.slice(0, 80)}.replay`);
   const target = journalTarget(runId, args.out, args.url);
@@ -101,7 +121,9 @@ export async function replayAgainst(args: GatewayReplayArgs): Promise<ReplayResu
     origins,
     toReplay: placeMap(there, here),
   });
-  const server = await startGatewayServer(args.port, session.handle, (e) => console.error(`retrace gateway: ${redactMessage(e.message)}`));
+  const server = await startGatewayServer(isolation ? { socket: isolation.socket } : args.port, session.handle, (e) =>
+    console.error(`retrace gateway: ${redactMessage(e.message)}`),
+  );
   const start = events.find((e) => e.type === "run.start")?.data ?? {};
   const mode = args.onDivergence === "live" ? "recorded-then-live" : "recorded";
   journal.append("run.start", {
@@ -113,13 +135,19 @@ export async function replayAgainst(args: GatewayReplayArgs): Promise<ReplayResu
     replayOf: { run: recording.run, head: recording.head },
     mode,
     components: { model: mode, tools: "agent" },
-    gateway: { command, cwd: here.cwd, home: here.home, places: here, url: server.url },
+    gateway: { command, cwd: here.cwd, home: here.home, places: here, url: isolation?.url ?? server.url },
+    ...(isolation ? { isolation: isolation.record } : {}),
   });
+  const where = isolation
+    ? `isolated by bubblewrap in ${here.cwd} (a copy of ${isolation.record.copiedFrom}), no network but the gateway`
+    : `for real in ${here.cwd} (replay a coding agent in a scratch copy, or with --isolate)`;
   console.error(
-    `retrace replay: run ${recording.run} (${recording.exchanges.length} model calls) on ${server.url}; the model is the recording` +
-      `${args.onDivergence === "live" ? " until a divergence, then live" : ""}; the agent's own tools run for real in ${here.cwd} (replay a coding agent in a scratch copy)`,
+    `retrace replay: run ${recording.run} (${recording.exchanges.length} model calls) on ${isolation?.url ?? server.url}; the model is the recording` +
+      `${args.onDivergence === "live" ? " until a divergence, then live" : ""}; the agent's own tools run ${where}`,
   );
-  const exitCode = await runCommand(command, gatewayEnv(server.url), { stdoutToStderr: args.json, cwd: here.cwd });
+  const exitCode = isolation
+    ? await runCommand(isolation.argv(command), gatewayEnv(isolation.url), { stdoutToStderr: args.json, cwd: here.cwd })
+    : await runCommand(command, gatewayEnv(server.url), { stdoutToStderr: args.json, cwd: here.cwd });
   await server.close();
   const divergence: RequestDivergence | null = session.divergence ?? matcher.missing();
   const match = divergence === null;
@@ -137,6 +165,7 @@ export async function replayAgainst(args: GatewayReplayArgs): Promise<ReplayResu
     branch: target.name,
     exitCode,
     live: session.liveRequests,
+    isolation: isolation?.record ?? null,
   };
 }
 

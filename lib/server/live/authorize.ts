@@ -1,47 +1,52 @@
 import "server-only";
 /**
  * Who may act live on what (docs/live-actions.md): the run through the edge's one run
- * check (lib/server/run-access.ts), then what only a live action asks: not evidence, its
- * payloads kept, the operator role, the executor's environment, the executor the
- * project's. A refusal names its step, decided from the principal, never from a message.
+ * check (an AuthorizedRun, lib/server/run-access.ts), then what only a live action asks:
+ * the operator role, not evidence, its payloads kept, the executor the project's, the
+ * executor's environment. A refusal names its step (LiveRefusal.step), decided from the
+ * principal, never from a message.
  */
 import { decide, roleHolds, type Principal } from "../../access/roles";
 import type { ExecutorChoice, ExecutorInfo } from "../../live/types";
 import { bundleOf } from "../bundle-runs";
 import type { Db } from "../db";
 import { payloadsDroppedOf } from "../retention";
-import { runAccess } from "../run-access";
+import type { AuthorizedRun } from "../run-access";
 import { getExecutor } from "./executors";
 import { LiveRefusal } from "./refusal";
 
 export const choice = (e: ExecutorInfo): ExecutorChoice => ({ id: e.id, environment: e.environment, name: e.name, url: e.url });
 
 /**
- * The run's project, or 404 exactly like a missing run for one the principal cannot see;
- * then 403 naming the role for a member who is not an operator there (before anything
- * else is looked up, so a viewer learns nothing about executors).
+ * What a live action asks of a run the edge's run check let through (`at`): the operator
+ * role in its project (403 naming the role; before anything else is looked up, so a viewer
+ * learns nothing about executors), then a run that can be acted on: not evidence from a
+ * bundle, its payloads kept (409, step "run").
  */
-export async function visibleRun(db: Db, principal: Principal, run: string, checkRole = true): Promise<string> {
-  const { owner, decision } = await runAccess(db, principal, run, "runs.read");
-  if (owner === null || !decision.ok) throw new LiveRefusal("run", `run "${run}" not found`, 404);
-  if (checkRole) operatorRole(principal, owner);
+export async function admitLive(db: Db, principal: Principal, at: AuthorizedRun): Promise<void> {
+  operatorRole(principal, at.project);
   // evidence is not a run to act on, and a dropped payload leaves no request to send
-  if ((await bundleOf(db, run)) !== null)
-    throw new LiveRefusal("run", `run "${run}" was opened from an audit bundle: it is read-only evidence`, 409);
-  const dropped = await payloadsDroppedOf(db, run);
+  if ((await bundleOf(db, at.run)) !== null)
+    throw new LiveRefusal("run", `run "${at.run}" was opened from an audit bundle: it is read-only evidence`, 409);
+  const dropped = await payloadsDroppedOf(db, at.run);
   if (dropped !== null)
     throw new LiveRefusal(
       "run",
-      `run "${run}" had its payloads dropped by retention on ${dropped}: no recorded request is left to act on`,
+      `run "${at.run}" had its payloads dropped by retention on ${dropped}: no recorded request is left to act on`,
       409,
     );
-  return owner;
 }
 
-export function operatorRole(principal: Principal, owner: string): void {
+function operatorRole(principal: Principal, owner: string): void {
   if (principal.kind === "user" && !roleHolds(principal.memberships[owner].role, "live.act"))
     throw new LiveRefusal("role", `this needs the operator role in project "${owner}"; you are ${principal.memberships[owner].role}`, 403);
   if (principal.kind === "key") throw new LiveRefusal("role", "live actions need a signed-in user", 403);
+}
+
+/** The live decision for `environment`, thrown as the refusal at its step. */
+export function mayActOn(principal: Principal, project: string, environment: string): void {
+  const d = liveDecision(principal, project, environment);
+  if (!d.ok) throw new LiveRefusal(d.step, d.message, 403);
 }
 
 /** May `principal` act live on `environment` of `project`? Open mode (the quick start, loopback only) acts on sandbox only. */

@@ -37,8 +37,9 @@ import { parseForkOverride, ReplayError } from "../../replay";
 import type { ForkOverride } from "../../replay";
 import type { Db } from "../db";
 import { runProjectOf } from "../queries";
-import { audited, type LiveDone } from "./audited";
-import { choice, liveDecision, liveEnvironments, operatorRole, visibleRun } from "./authorize";
+import type { AuthorizedRun } from "../run-access";
+import { audited, livePreview, type LiveDone } from "./audited";
+import { choice, liveDecision, liveEnvironments, mayActOn } from "./authorize";
 import { runEvents } from "./branches";
 import { storeBranch } from "./store-branch";
 import { confirm, type Confirmation } from "./confirm";
@@ -110,8 +111,7 @@ async function prepare(db: Db, principal: Principal, project: string, events: Jo
   const override = overrideOf(input.override);
   const start = planned(() => continuationStart(events, { seq: input.seq, override }));
   const ex = await modelExecutor(db, project, input.executor);
-  const d = liveDecision(principal, project, ex.environment);
-  if (!d.ok) throw new LiveRefusal(d.step, d.message, 403);
+  mayActOn(principal, project, ex.environment);
   const reads = await readExecutorsOn(db, project, ex.environment);
   const policy: ContinuePolicy = {
     ...DEFAULT_POLICY,
@@ -148,10 +148,11 @@ async function prepare(db: Db, principal: Principal, project: string, events: Jo
   return { start, ex, reads, policy, preview };
 }
 
-export async function continuePreview(db: Db, principal: Principal, input: ContinueInput): Promise<ContinuePreview> {
-  const project = await visibleRun(db, principal, input.run);
-  const events = await runEvents(db, input.run);
-  return (await prepare(db, principal, project, events, input)).preview;
+export async function continuePreview(db: Db, principal: Principal, at: AuthorizedRun, input: ContinueInput): Promise<ContinuePreview> {
+  return livePreview(db, principal, at, async () => {
+    const events = await runEvents(db, at.run);
+    return (await prepare(db, principal, at.project, events, { ...input, run: at.run })).preview;
+  });
 }
 
 function toolStatus(v: unknown): ToolAnswer["status"] {
@@ -253,13 +254,13 @@ export interface ContinueResult {
 export async function continueFork(
   db: Db,
   principal: Principal,
-  input: ContinueInput & Confirmation & { digest: string },
+  at: AuthorizedRun,
+  asked: ContinueInput & Confirmation & { digest: string },
 ): Promise<ContinueResult> {
-  const project = await visibleRun(db, principal, input.run, false);
-  const events = await runEvents(db, input.run);
+  const input = { ...asked, run: at.run };
+  const project = at.project;
   const entry = {
     action: "live.continue",
-    project,
     target: `${input.run}#${input.seq}`,
     reason: input.reason,
     detail: { run: input.run, seq: input.seq, executor: input.executor, override: (input.override ?? null) as JsonValue } as Record<
@@ -267,15 +268,15 @@ export async function continueFork(
       unknown
     >,
   };
-  return audited(db, principal, entry, async (): Promise<LiveDone<ContinueResult>> => {
-    operatorRole(principal, project);
+  return audited(db, principal, at, entry, async (): Promise<LiveDone<ContinueResult>> => {
+    const events = await runEvents(db, input.run);
     const { start, ex, reads, policy, preview } = await prepare(db, principal, project, events, input);
     entry.detail = { ...entry.detail, environment: ex.environment, maxTurns: policy.maxTurns, writes: policy.writes };
     await confirm(db, principal, input, CONTINUE_OPERATION, preview.needsOperationName);
     if (input.digest !== preview.digest)
       throw new LiveRefusal("preview", "what would be sent changed since the preview; look at the preview again", 409);
 
-    const at = new Date().toISOString();
+    const when = new Date().toISOString();
     const branch = branchRunId(input.run, "continue", randomBytes(4).toString("hex"));
     const mark: ContinueMark = {
       action: "continue",
@@ -283,7 +284,7 @@ export async function continueFork(
       environment: ex.environment,
       actor: actorOf(principal),
       reason: input.reason,
-      at,
+      at: when,
     };
     const { outcome, findings } = await executeContinuation(db, {
       project,
@@ -339,11 +340,13 @@ export async function continueFork(
 }
 
 /** The model executors this caller may continue with in the run's project (none: the fork panel offers nothing). */
-export async function continueExecutors(db: Db, principal: Principal, run: string): Promise<ExecutorChoice[]> {
-  const project = await visibleRun(db, principal, run);
-  return (await listExecutors(db, [project]))
-    .filter((e) => e.kind === "model" && liveDecision(principal, project, e.environment).ok)
-    .map(choice);
+export async function continueExecutors(db: Db, principal: Principal, at: AuthorizedRun): Promise<ExecutorChoice[]> {
+  const project = at.project;
+  return livePreview(db, principal, at, async () =>
+    (await listExecutors(db, [project]))
+      .filter((e) => e.kind === "model" && liveDecision(principal, project, e.environment).ok)
+      .map(choice),
+  );
 }
 
 const SIDE_ROWS = 300;

@@ -10,37 +10,35 @@ import type { JsonObject } from "../../journal/types";
 import { branchJournal, branchRunId, previewReconcile, type LiveMark } from "../../live/plan";
 import type { ReconcilePreview } from "../../live/types";
 import type { Db } from "../db";
-import { audited, type LiveDone } from "./audited";
-import { choice, executorFor, liveDecision, operatorRole, visibleRun } from "./authorize";
-import { branchReconciles, runEvents } from "./branches";
+import type { AuthorizedRun } from "../run-access";
+import { auditedToolCall, previewToolCall, type LiveDone } from "./audited";
+import { choice } from "./authorize";
+import { branchReconciles } from "./branches";
 import { storeBranch } from "./store-branch";
 import { confirm, type Confirmation } from "./confirm";
 import { post } from "./executor-http";
 import { executorCredential } from "./executors";
 import { LiveRefusal, planned } from "./refusal";
-import { previewToolOf, type LiveOutcome } from "./reexecute";
+import type { LiveOutcome } from "./reexecute";
 import { redactorFor } from "../redactors";
 
 export async function reconcilePreview(
   db: Db,
   principal: Principal,
-  input: { run: string; seq: number; executor: string },
+  at: AuthorizedRun,
+  input: { seq: number; executor: string },
 ): Promise<ReconcilePreview> {
-  const project = await visibleRun(db, principal, input.run);
-  const events = await runEvents(db, input.run);
-  const tool = planned(() => previewToolOf(events, input.seq));
-  const ex = await executorFor(db, project, input.executor, tool.tool);
-  const d = liveDecision(principal, project, ex.environment);
-  if (!d.ok) throw new LiveRefusal(d.step, d.message, 403);
-  const reconciles = await branchReconciles(db, input.run);
-  return planned(() => previewReconcile({ run: input.run, seq: input.seq, events, branchReconciles: reconciles, executor: choice(ex) }));
+  return previewToolCall(db, principal, at, input, async ({ events, ex }) => {
+    const reconciles = await branchReconciles(db, at.run);
+    return planned(() => previewReconcile({ run: at.run, seq: input.seq, events, branchReconciles: reconciles, executor: choice(ex) }));
+  });
 }
 
 export async function reconcile(
   db: Db,
   principal: Principal,
+  at: AuthorizedRun,
   input: {
-    run: string;
     seq: number;
     executor: string;
     mode: "mark" | "ask";
@@ -49,26 +47,16 @@ export async function reconcile(
     externalId?: string;
   } & Confirmation,
 ): Promise<LiveOutcome> {
-  const project = await visibleRun(db, principal, input.run, false);
-  const events = await runEvents(db, input.run);
   const entry = {
     action: "live.reconcile",
-    project,
-    target: `${input.run}#${input.seq}`,
+    target: `${at.run}#${input.seq}`,
     reason: input.reason,
-    detail: { run: input.run, seq: input.seq, executor: input.executor, mode: input.mode } as Record<string, unknown>,
+    detail: { run: at.run, seq: input.seq, executor: input.executor, mode: input.mode } as Record<string, unknown>,
   };
-  return audited(db, principal, entry, async (): Promise<LiveDone<LiveOutcome>> => {
-    operatorRole(principal, project);
-    const tool = planned(() => previewToolOf(events, input.seq));
-    const ex = await executorFor(db, project, input.executor, tool.tool);
-    entry.detail = { ...entry.detail, tool: tool.tool, environment: ex.environment };
-    const d = liveDecision(principal, project, ex.environment);
-    if (!d.ok) throw new LiveRefusal(d.step, d.message, 403);
-    const reconciles = await branchReconciles(db, input.run);
-    const p = planned(() =>
-      previewReconcile({ run: input.run, seq: input.seq, events, branchReconciles: reconciles, executor: choice(ex) }),
-    );
+  return auditedToolCall(db, principal, at, input, entry, async ({ events, ex }): Promise<LiveDone<LiveOutcome>> => {
+    const project = at.project;
+    const reconciles = await branchReconciles(db, at.run);
+    const p = planned(() => previewReconcile({ run: at.run, seq: input.seq, events, branchReconciles: reconciles, executor: choice(ex) }));
     await confirm(db, principal, input, p.tool, ex.environment === "production");
     if (p.refusal) throw new LiveRefusal("outcome", p.refusal, 409);
     if (input.mode === "mark" && !input.outcome) throw new LiveRefusal("outcome", "say whether the call succeeded or failed", 400);
@@ -100,20 +88,20 @@ export async function reconcile(
       if (p.key) evidence.idempotencyKey = p.key;
     }
     if (externalId) evidence.externalId = externalId;
-    const at = new Date().toISOString();
-    const branch = branchRunId(input.run, "reconcile", randomBytes(4).toString("hex"));
+    const when = new Date().toISOString();
+    const branch = branchRunId(at.run, "reconcile", randomBytes(4).toString("hex"));
     const mark: LiveMark = {
       action: "reconcile",
       executor: ex.id,
       environment: ex.environment,
       actor: actorOf(principal),
       reason: input.reason,
-      at,
+      at: when,
     };
     const callEv = events.find((e) => e.type === "tool.call" && e.data.call === p.call && e.seq <= p.resultSeq);
     const journal = branchJournal({
       branchRun: branch,
-      original: input.run,
+      original: at.run,
       forkSeq: p.resultSeq,
       events,
       upTo: p.resultSeq,
@@ -131,16 +119,16 @@ export async function reconcile(
           ...(callEv?.step ? { step: callEv.step } : {}),
         },
       ],
-      ts: at,
+      ts: when,
     });
     const { findings } = await storeBranch(db, project, journal);
     return {
       result: "ok",
-      target: `${input.run}#${p.resultSeq}`,
+      target: `${at.run}#${p.resultSeq}`,
       detail: { branch, call: p.call, outcome, externalId, evidence },
       branch: {
         runId: branch,
-        originalRun: input.run,
+        originalRun: at.run,
         forkSeq: p.resultSeq,
         kind: "reconcile",
         call: p.call,
@@ -148,7 +136,7 @@ export async function reconcile(
         externalId,
         environment: ex.environment,
       },
-      answer: (auditSeq) => ({ branch, forkOf: { run: input.run, seq: p.resultSeq }, status: outcome, externalId, findings, auditSeq }),
+      answer: (auditSeq) => ({ branch, forkOf: { run: at.run, seq: p.resultSeq }, status: outcome, externalId, findings, auditSeq }),
     };
   });
 }

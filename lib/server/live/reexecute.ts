@@ -10,8 +10,9 @@ import type { JournalEvent, JsonObject } from "../../journal/types";
 import { branchJournal, branchRunId, previewReexecute, type LiveMark } from "../../live/plan";
 import type { ExecutorChoice, ExecutorInfo, ReexecutePreview } from "../../live/types";
 import type { Db } from "../db";
-import { audited, type LiveDone } from "./audited";
-import { choice, executorFor, liveDecision, operatorRole, visibleRun } from "./authorize";
+import type { AuthorizedRun } from "../run-access";
+import { auditedToolCall, livePreview, previewToolCall, type LiveDone } from "./audited";
+import { choice, liveDecision } from "./authorize";
 import { branchReconciles, runEvents } from "./branches";
 import { storeBranch } from "./store-branch";
 import { confirm, type Confirmation } from "./confirm";
@@ -30,18 +31,20 @@ export interface LiveOutcome {
 }
 
 /** The executors that may carry out the call at `seq`, for the inspector to offer. */
-export async function executorsForCall(db: Db, principal: Principal, run: string, seq: number) {
-  const project = await visibleRun(db, principal, run);
-  const events = await runEvents(db, run);
-  const ev = events.find((e) => e.seq === seq);
-  const call = ev?.data.call;
-  const callEv = ev?.type === "tool.call" ? ev : events.find((e) => e.type === "tool.call" && e.data.call === call && e.seq <= seq);
-  if (!callEv) return { project, tool: null, executors: [] as ExecutorChoice[] };
-  const tool = String(callEv.data.tool ?? "");
-  const executors = (await toolExecutorsFor(db, project, tool))
-    .filter((e) => liveDecision(principal, project, e.environment).ok)
-    .map(choice);
-  return { project, tool, executors };
+export async function executorsForCall(db: Db, principal: Principal, at: AuthorizedRun, seq: number) {
+  const project = at.project;
+  return livePreview(db, principal, at, async () => {
+    const events = await runEvents(db, at.run);
+    const ev = events.find((e) => e.seq === seq);
+    const call = ev?.data.call;
+    const callEv = ev?.type === "tool.call" ? ev : events.find((e) => e.type === "tool.call" && e.data.call === call && e.seq <= seq);
+    if (!callEv) return { project, tool: null, executors: [] as ExecutorChoice[] };
+    const tool = String(callEv.data.tool ?? "");
+    const executors = (await toolExecutorsFor(db, project, tool))
+      .filter((e) => liveDecision(principal, project, e.environment).ok)
+      .map(choice);
+    return { project, tool, executors };
+  });
 }
 
 async function executionsOf(db: Db, run: string, call: string): Promise<number> {
@@ -50,18 +53,6 @@ async function executionsOf(db: Db, run: string, call: string): Promise<number> 
     [run, call],
   );
   return Number(rows[0]?.n ?? 0);
-}
-
-export function previewToolOf(events: readonly JournalEvent[], seq: number): { tool: string; call: string } {
-  const p = previewReexecute({
-    run: "",
-    seq,
-    events,
-    branchReconciles: [],
-    executor: { id: "", environment: "", name: "", url: "" },
-    earlierExecutions: 0,
-  });
-  return { tool: p.tool, call: p.call };
 }
 
 async function fullPreview(
@@ -79,39 +70,27 @@ async function fullPreview(
 export async function reexecutePreview(
   db: Db,
   principal: Principal,
-  input: { run: string; seq: number; executor: string },
+  at: AuthorizedRun,
+  input: { seq: number; executor: string },
 ): Promise<ReexecutePreview> {
-  const project = await visibleRun(db, principal, input.run);
-  const events = await runEvents(db, input.run);
-  const tool = planned(() => previewToolOf(events, input.seq));
-  const ex = await executorFor(db, project, input.executor, tool.tool);
-  const d = liveDecision(principal, project, ex.environment);
-  if (!d.ok) throw new LiveRefusal(d.step, d.message, 403);
-  return fullPreview(db, input.run, input.seq, events, ex, tool.call);
+  return previewToolCall(db, principal, at, input, ({ events, ex, tool }) => fullPreview(db, at.run, input.seq, events, ex, tool.call));
 }
 
 export async function reexecute(
   db: Db,
   principal: Principal,
-  input: { run: string; seq: number; executor: string; digest: string } & Confirmation,
+  at: AuthorizedRun,
+  input: { seq: number; executor: string; digest: string } & Confirmation,
 ): Promise<LiveOutcome> {
-  const project = await visibleRun(db, principal, input.run, false);
-  const events = await runEvents(db, input.run);
   const entry = {
     action: "live.reexecute",
-    project,
-    target: `${input.run}#${input.seq}`,
+    target: `${at.run}#${input.seq}`,
     reason: input.reason,
-    detail: { run: input.run, seq: input.seq, executor: input.executor } as Record<string, unknown>,
+    detail: { run: at.run, seq: input.seq, executor: input.executor } as Record<string, unknown>,
   };
-  return audited(db, principal, entry, async (): Promise<LiveDone<LiveOutcome>> => {
-    operatorRole(principal, project);
-    const tool = planned(() => previewToolOf(events, input.seq));
-    const ex = await executorFor(db, project, input.executor, tool.tool);
-    entry.detail = { ...entry.detail, tool: tool.tool, environment: ex.environment };
-    const d = liveDecision(principal, project, ex.environment);
-    if (!d.ok) throw new LiveRefusal(d.step, d.message, 403);
-    const preview = await fullPreview(db, input.run, input.seq, events, ex, tool.call);
+  return auditedToolCall(db, principal, at, input, entry, async ({ events, ex, tool }): Promise<LiveDone<LiveOutcome>> => {
+    const project = at.project;
+    const preview = await fullPreview(db, at.run, input.seq, events, ex, tool.call);
     await confirm(db, principal, input, preview.tool, preview.needsOperationName);
     if (input.digest !== preview.digest)
       throw new LiveRefusal("preview", "what would be sent changed since the preview; look at the preview again", 409);
@@ -124,15 +103,15 @@ export async function reexecute(
       sent.ok && typeof r.status === "string" && ["ok", "error", "timeout", "unknown"].includes(r.status) ? r.status : "unknown";
     // as stored everywhere (branch run, LiveBranch, log, answer): redacted
     const externalId = typeof r.externalId === "string" ? (await redactorFor(db)).redactString(r.externalId) : null;
-    const at = new Date().toISOString();
-    const branch = branchRunId(input.run, "re-execute", randomBytes(4).toString("hex"));
+    const when = new Date().toISOString();
+    const branch = branchRunId(at.run, "re-execute", randomBytes(4).toString("hex"));
     const mark: LiveMark = {
       action: "re-execute",
       executor: ex.id,
       environment: ex.environment,
       actor: actorOf(principal),
       reason: input.reason,
-      at,
+      at: when,
     };
     const callEv = events.find((e) => e.seq === preview.seq)!;
     const callData: JsonObject = {
@@ -151,7 +130,7 @@ export async function reexecute(
     };
     const journal = branchJournal({
       branchRun: branch,
-      original: input.run,
+      original: at.run,
       forkSeq: preview.seq,
       events,
       upTo: preview.seq - 1,
@@ -159,12 +138,12 @@ export async function reexecute(
         { type: "tool.call", data: callData, step: callEv.step, ...(callEv.parent !== undefined ? { parent: callEv.parent } : {}) },
         { type: "tool.result", data: resultData, step: callEv.step, parent: preview.seq },
       ],
-      ts: at,
+      ts: when,
     });
     const { findings } = await storeBranch(db, project, journal);
     return {
       result: status === "ok" ? "ok" : "failed",
-      target: `${input.run}#${preview.seq}`,
+      target: `${at.run}#${preview.seq}`,
       detail: {
         branch,
         request: { url: preview.request.url, headers: preview.request.headers, body: preview.request.body },
@@ -174,7 +153,7 @@ export async function reexecute(
       },
       branch: {
         runId: branch,
-        originalRun: input.run,
+        originalRun: at.run,
         forkSeq: preview.seq,
         kind: "re-execute",
         call: preview.call,
@@ -182,7 +161,7 @@ export async function reexecute(
         externalId,
         environment: ex.environment,
       },
-      answer: (auditSeq) => ({ branch, forkOf: { run: input.run, seq: preview.seq }, status, externalId, findings, auditSeq }),
+      answer: (auditSeq) => ({ branch, forkOf: { run: at.run, seq: preview.seq }, status, externalId, findings, auditSeq }),
     };
   });
 }

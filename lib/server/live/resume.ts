@@ -14,17 +14,17 @@ import "server-only";
  * privileged-action log entry.
  */
 import { randomBytes } from "node:crypto";
-import { actorOf, decide, type Principal } from "../../access/roles";
+import { actorOf, type Principal } from "../../access/roles";
 import { continuationStart } from "../../live/context";
 import { clampTurns, type ContinueMark, type ContinueOutcome, type ContinuePolicy } from "../../live/continue-contract";
 import { resumePlan, resumeRecording, resumeRunId, type ResumePlan } from "../../live/resume-plan";
 import type { ExecutorChoice, ExecutorInfo } from "../../live/types";
 import type { Db } from "../db";
 import { bundleOf } from "../bundle-runs";
-import { runProjectOf } from "../queries";
 import { payloadsDroppedOf } from "../retention";
+import type { AuthorizedRun } from "../run-access";
 import { audited, type LiveDone } from "./audited";
-import { liveDecision, operatorRole, visibleRun } from "./authorize";
+import { liveDecision, mayActOn } from "./authorize";
 import { branchReconciles, runEvents } from "./branches";
 import { confirm, type Confirmation } from "./confirm";
 import { LiveRefusal, planned } from "./refusal";
@@ -62,13 +62,17 @@ async function planOf(db: Db, run: string, checkpoint: string | null | undefined
   return resumePlan({ run, events, branchReconciles: reconciles, checkpoint });
 }
 
-/** The resume plan, for anyone who may read the run (a run they cannot see is 404, as a missing one). */
-export async function resumeView(db: Db, principal: Principal, input: { run: string; checkpoint?: string | null }): Promise<ResumeView> {
-  const owner = await runProjectOf(db, input.run);
-  if (owner === null || !decide(principal, "runs.read", owner).ok) throw new LiveRefusal("run", `run "${input.run}" not found`, 404);
-  const plan = await planOf(db, input.run, input.checkpoint);
-  const bundle = await bundleOf(db, input.run);
-  const dropped = bundle ? null : await payloadsDroppedOf(db, input.run);
+/** The resume plan, for anyone who may read the run (`at`: the edge's run check, runs.read). */
+export async function resumeView(
+  db: Db,
+  principal: Principal,
+  at: AuthorizedRun,
+  input: { checkpoint?: string | null },
+): Promise<ResumeView> {
+  const owner = at.project;
+  const plan = await planOf(db, at.run, input.checkpoint);
+  const bundle = await bundleOf(db, at.run);
+  const dropped = bundle ? null : await payloadsDroppedOf(db, at.run);
   const readOnly = bundle
     ? "opened from an audit bundle: read-only evidence"
     : dropped
@@ -105,23 +109,22 @@ export interface ResumeOutcome extends ReturnType<typeof continuationDetail> {
 export async function resume(
   db: Db,
   principal: Principal,
-  input: { run: string; checkpoint: string; executor: string; digest: string } & Confirmation,
+  at: AuthorizedRun,
+  asked: { checkpoint: string; executor: string; digest: string } & Confirmation,
 ): Promise<ResumeOutcome> {
-  const project = await visibleRun(db, principal, input.run, false);
+  const input = { ...asked, run: at.run };
+  const project = at.project;
   const entry = {
     action: "live.resume",
-    project,
     target: `${input.run}@${input.checkpoint}`,
     reason: input.reason,
     detail: { run: input.run, checkpoint: input.checkpoint, executor: input.executor } as Record<string, unknown>,
   };
-  return audited(db, principal, entry, async (): Promise<LiveDone<ResumeOutcome>> => {
-    operatorRole(principal, project);
+  return audited(db, principal, at, entry, async (): Promise<LiveDone<ResumeOutcome>> => {
     const ex = await getExecutor(db, project, input.executor);
     if (!ex || ex.kind !== "model") throw new LiveRefusal("executor", `no model executor "${input.executor}" in project "${project}"`, 404);
     entry.detail = { ...entry.detail, model: ex.name, environment: ex.environment };
-    const d = liveDecision(principal, project, ex.environment);
-    if (!d.ok) throw new LiveRefusal(d.step, d.message, 403);
+    mayActOn(principal, project, ex.environment);
     const events = await runEvents(db, input.run);
     const reconciles = await branchReconciles(db, input.run);
     const plan = resumePlan({ run: input.run, events, branchReconciles: reconciles, checkpoint: input.checkpoint });
@@ -133,7 +136,7 @@ export async function resume(
     if (plan.refusal) throw new LiveRefusal("unreconciled", plan.refusal, 409);
 
     const start = planned(() => continuationStart(events, { seq: plan.checkpoint!.seq }));
-    const at = new Date().toISOString();
+    const when = new Date().toISOString();
     const branch = resumeRunId(input.run, randomBytes(4).toString("hex"));
     const mark: ContinueMark = {
       action: "resume",
@@ -141,7 +144,7 @@ export async function resume(
       environment: ex.environment,
       actor: actorOf(principal),
       reason: input.reason,
-      at,
+      at: when,
       checkpoint: plan.checkpoint.id,
     };
     // the run's own bound on steps, or 8 model turns (the engine caps it at 20)
