@@ -8,7 +8,7 @@ import type { BundleProvenance } from "@/lib/evidence/opened";
 import { BundleBanner } from "@/components/evidence/bundle-banner";
 import { PayloadsDroppedBanner, PayloadsDroppedContext, usePayloadsDropped } from "./payloads-dropped";
 import type { RunDetail } from "@/lib/view/api-types";
-import { findingSeqs, openingSeq } from "@/lib/view/findings";
+import { findingSeqs, markSeqs, openingSeq } from "@/lib/view/findings";
 import { relationsOf } from "@/lib/view/relations";
 import { ShortcutsDialog } from "@/components/ui/shortcuts-dialog";
 import { EventList } from "./event-list";
@@ -132,10 +132,12 @@ function RunViewBody({
   const bottomTab = useRunStore((s) => s.bottomTab);
 
   const seqsWithFindings = useMemo(() => findingSeqs(detail.findings), [detail.findings]);
+  // `n` / `N` step through failures and findings alike
+  const stepMarks = useMemo(() => (index ? markSeqs(seqsWithFindings, index) : seqsWithFindings), [index, seqsWithFindings]);
   useInitialSelection(index, detail.findings);
   useFollowTail(index);
   useUrlSync();
-  useRunKeyboard(index, seqsWithFindings);
+  useRunKeyboard(index, stepMarks);
   useSearchMatches(runId, index);
 
   const findingsBySeq = useMemo(() => {
