@@ -18,6 +18,7 @@ import { confirm, type Confirmation } from "./confirm";
 import { post } from "./executor-http";
 import { executorCredential } from "./executors";
 import { LiveRefusal, planned } from "./refusal";
+import { callToServe } from "../../live/executor-match";
 import { previewToolOf, type LiveOutcome } from "./reexecute";
 import { redactorFor } from "../redactors";
 
@@ -29,7 +30,7 @@ export async function reconcilePreview(
   const project = await visibleRun(db, principal, input.run);
   const events = await runEvents(db, input.run);
   const tool = planned(() => previewToolOf(events, input.seq));
-  const ex = await executorFor(db, project, input.executor, tool.tool);
+  const ex = await executorFor(db, project, input.executor, callToServe(events, tool.tool));
   const d = liveDecision(principal, project, ex.environment);
   if (!d.ok) throw new LiveRefusal(d.step, d.message, 403);
   const reconciles = await branchReconciles(db, input.run);
@@ -61,7 +62,7 @@ export async function reconcile(
   return audited(db, principal, entry, async (): Promise<LiveDone<LiveOutcome>> => {
     operatorRole(principal, project);
     const tool = planned(() => previewToolOf(events, input.seq));
-    const ex = await executorFor(db, project, input.executor, tool.tool);
+    const ex = await executorFor(db, project, input.executor, callToServe(events, tool.tool));
     entry.detail = { ...entry.detail, tool: tool.tool, environment: ex.environment };
     const d = liveDecision(principal, project, ex.environment);
     if (!d.ok) throw new LiveRefusal(d.step, d.message, 403);

@@ -18,6 +18,7 @@ import { confirm, type Confirmation } from "./confirm";
 import { post } from "./executor-http";
 import { executorCredential, toolExecutorsFor } from "./executors";
 import { LiveRefusal, planned } from "./refusal";
+import { callToServe, servingExecutors } from "../../live/executor-match";
 import { redactorFor } from "../redactors";
 
 export interface LiveOutcome {
@@ -29,19 +30,26 @@ export interface LiveOutcome {
   auditSeq: number;
 }
 
-/** The executors that may carry out the call at `seq`, for the inspector to offer. */
+/**
+ * The executors that may carry out the call at `seq`, for the inspector to offer, or why
+ * none (lib/live/executor-match.ts: the verdict the live actions refuse by, too).
+ */
 export async function executorsForCall(db: Db, principal: Principal, run: string, seq: number) {
   const project = await visibleRun(db, principal, run);
   const events = await runEvents(db, run);
   const ev = events.find((e) => e.seq === seq);
   const call = ev?.data.call;
   const callEv = ev?.type === "tool.call" ? ev : events.find((e) => e.type === "tool.call" && e.data.call === call && e.seq <= seq);
-  if (!callEv) return { project, tool: null, executors: [] as ExecutorChoice[] };
+  if (!callEv) return { project, tool: null, executors: [] as ExecutorChoice[], reason: null };
   const tool = String(callEv.data.tool ?? "");
-  const executors = (await toolExecutorsFor(db, project, tool))
-    .filter((e) => liveDecision(principal, project, e.environment).ok)
-    .map(choice);
-  return { project, tool, executors };
+  const serving = servingExecutors(await toolExecutorsFor(db, project, tool), callToServe(events, tool));
+  const mine = serving.executors.filter((e) => liveDecision(principal, project, e.environment).ok);
+  const reason =
+    serving.reason ??
+    (mine.length === 0
+      ? `You may not act on the environment of the executors that carry out ${tool} (${[...new Set(serving.executors.map((e) => e.environment))].join(", ")}).`
+      : null);
+  return { project, tool, executors: mine.map(choice), reason };
 }
 
 async function executionsOf(db: Db, run: string, call: string): Promise<number> {
@@ -84,7 +92,7 @@ export async function reexecutePreview(
   const project = await visibleRun(db, principal, input.run);
   const events = await runEvents(db, input.run);
   const tool = planned(() => previewToolOf(events, input.seq));
-  const ex = await executorFor(db, project, input.executor, tool.tool);
+  const ex = await executorFor(db, project, input.executor, callToServe(events, tool.tool));
   const d = liveDecision(principal, project, ex.environment);
   if (!d.ok) throw new LiveRefusal(d.step, d.message, 403);
   return fullPreview(db, input.run, input.seq, events, ex, tool.call);
@@ -107,7 +115,7 @@ export async function reexecute(
   return audited(db, principal, entry, async (): Promise<LiveDone<LiveOutcome>> => {
     operatorRole(principal, project);
     const tool = planned(() => previewToolOf(events, input.seq));
-    const ex = await executorFor(db, project, input.executor, tool.tool);
+    const ex = await executorFor(db, project, input.executor, callToServe(events, tool.tool));
     entry.detail = { ...entry.detail, tool: tool.tool, environment: ex.environment };
     const d = liveDecision(principal, project, ex.environment);
     if (!d.ok) throw new LiveRefusal(d.step, d.message, 403);
