@@ -139,7 +139,9 @@ test("n / N step through the failures and findings, ? lists the keys, the Findin
   await rp.open(BASE, RETRY_RUN);
   await rp.shows(29);
   // the findings are at 17, 26 and 29 (retrace analyze on the demo journal); the gateway's
-  // timeout at 27 is a failed event, stepped through as well
+  // timeout result at 27 and the agent's error event at 28 are failed events, stepped through as well
+  await page.keyboard.press("N");
+  await rp.shows(28);
   await page.keyboard.press("N");
   await rp.shows(27);
   await page.keyboard.press("N");
