@@ -83,7 +83,11 @@ test("a verified bundle opens as a read-only run marked from bundle", async ({ p
   await expect(banner).toContainText("verified, signed by key");
   await expect(banner).toContainText("(this deployment's)");
   await expect(banner).toContainText("profile reviewer");
-  await expect(banner).toContainText("journal chain held on opening (last hash");
+  // one verdict: the banner and the header's chain chip say the same (the copy has no recorder hashes)
+  await expect(banner.getByTestId("bundle-chain")).toContainText("chain verified in the bundle (last hash");
+  const chip = page.locator(".run-header [data-chain]");
+  await expect(chip).toHaveText("chain verified in the bundle");
+  await expect(chip).toHaveAttribute("data-chain", "verified");
   await expect(banner).toContainText(`run ${run} of project default`);
   // no export, no note form: the notes are the bundle's
   await expect(page.getByRole("button", { name: "Export bundle" })).toHaveCount(0);

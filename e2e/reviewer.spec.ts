@@ -133,12 +133,17 @@ test("a click anywhere on a runs-list row opens its run; a click on a control do
   await expect(page).toHaveURL(new RegExp(`/runs/${RETRY_RUN}`));
 });
 
-test("n / N step through the findings, ? lists the keys, the Findings tab groups by rule", async ({ page, guard }) => {
+test("n / N step through the failures and findings, ? lists the keys, the Findings tab groups by rule", async ({ page, guard }) => {
   guard.allowNavigation(BASE);
   const rp = new RunPage(page);
   await rp.open(BASE, RETRY_RUN);
   await rp.shows(29);
-  // the findings are at 17, 26 and 29 (retrace analyze on the demo journal)
+  // the findings are at 17, 26 and 29 (retrace analyze on the demo journal); the gateway's
+  // timeout result at 27 and the agent's error event at 28 are failed events, stepped through as well
+  await page.keyboard.press("N");
+  await rp.shows(28);
+  await page.keyboard.press("N");
+  await rp.shows(27);
   await page.keyboard.press("N");
   await rp.shows(26);
   await page.keyboard.press("N");
@@ -152,8 +157,8 @@ test("n / N step through the findings, ? lists the keys, the Findings tab groups
   await page.keyboard.press("?");
   const dialog = page.getByRole("dialog", { name: "Keyboard shortcuts" });
   await expect(dialog).toBeVisible();
-  await expect(dialog.getByRole("row", { name: /^n next finding$/ })).toBeVisible();
-  await expect(dialog.getByRole("row", { name: /previous finding/ })).toBeVisible();
+  await expect(dialog.getByRole("row", { name: /^n next failure or finding$/ })).toBeVisible();
+  await expect(dialog.getByRole("row", { name: /previous failure or finding/ })).toBeVisible();
   await page.keyboard.press("Escape");
   await expect(dialog).toBeHidden();
 

@@ -1,10 +1,12 @@
+import type { ChainVerdict } from "@/lib/evidence/chain-verdict";
 import type { BundleProvenance } from "@/lib/evidence/opened";
 
 /**
  * Shown on every frame of a run opened from an audit bundle: where the evidence came from,
- * and that it is read-only (the server refuses notes, exports and appends on it).
+ * and that it is read-only (the server refuses notes, exports and appends on it). Its chain
+ * words are the header chip's verdict (lib/evidence/chain-verdict.ts), sent by the page.
  */
-export function BundleBanner({ bundle }: { bundle: BundleProvenance }) {
+export function BundleBanner({ bundle, chain }: { bundle: BundleProvenance; chain: ChainVerdict }) {
   return (
     <div className="bundle-banner" role="note" aria-label="From bundle" data-testid="bundle-banner">
       <b>From bundle</b>
@@ -18,8 +20,8 @@ export function BundleBanner({ bundle }: { bundle: BundleProvenance }) {
       <span>
         run <span className="mono">{bundle.run}</span> of project {bundle.project}
       </span>
-      <span title="the chain chip of the header is this server's copy, which has no recorder hashes: the bundle's own chain was checked when it was opened">
-        journal chain held on opening
+      <span title={chain.title} data-testid="bundle-chain">
+        chain {chain.text}
         {bundle.lastHash ? (
           <>
             {" "}

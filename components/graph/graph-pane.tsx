@@ -168,6 +168,37 @@ function GraphPaneInner({
     }
   }, [layout, selectedSeq, selectedStep, graph, flow]);
 
+  // the pane changed size (the resume plan opened above it, a splitter moved, the window
+  // resized): fit the view again to the selection, or to the whole graph without one, so a
+  // node stays in view. The latest layout is read through a ref: the observer stays put.
+  const canvas = useRef<HTMLDivElement>(null);
+  const fitTarget = useRef<string | null>(null);
+  useEffect(() => {
+    fitTarget.current = selectedNodeId(graph.nodes, selectedSeq, selectedStep);
+  }, [graph, selectedSeq, selectedStep]);
+  const hasLayout = !!layout;
+  useEffect(() => {
+    const el = canvas.current;
+    if (!el || !hasLayout || typeof ResizeObserver === "undefined") return;
+    let last = { w: el.clientWidth, h: el.clientHeight };
+    let frame = 0;
+    const observer = new ResizeObserver(() => {
+      const now = { w: el.clientWidth, h: el.clientHeight };
+      if (now.w === last.w && now.h === last.h) return;
+      last = now;
+      cancelAnimationFrame(frame);
+      frame = requestAnimationFrame(() => {
+        const id = fitTarget.current;
+        void flow.fitView({ ...(id ? { nodes: [{ id }] } : {}), padding: 0.2, maxZoom: 0.85, minZoom: 0.05 });
+      });
+    });
+    observer.observe(el);
+    return () => {
+      cancelAnimationFrame(frame);
+      observer.disconnect();
+    };
+  }, [flow, hasLayout]);
+
   // the selected step's box (an open step's group, or the collapsed node), in flow coordinates
   const stepNode = selectedStep === null ? undefined : graph.nodes.find((n) => n.kind === "step" && n.stepId === selectedStep);
   const stepBox = stepNode && layout ? layout.boxes[stepNode.id] : undefined;
@@ -218,7 +249,7 @@ function GraphPaneInner({
         </button>
         {error ? <span className="bad">layout failed: {error}</span> : null}
       </div>
-      <div className="graph-canvas">
+      <div className="graph-canvas" ref={canvas}>
         <ReactFlow
           nodes={nodes}
           edges={edges}
@@ -338,3 +369,10 @@ const KIND_COLOURS: Record<(typeof EVENT_KINDS)[number], string> = {
   note: "#74808c",
   extension: "#5c7cfa",
 };
+
+/** The id of the node the selection is drawn as: its event, else its step (a collapsed one). */
+function selectedNodeId(nodes: readonly GraphNodeData[], seq: number | null, step: string | null): string | null {
+  if (seq === null) return null;
+  const node = nodes.find((n) => n.kind === "event" && n.seq === seq) ?? nodes.find((n) => n.kind === "step" && n.stepId === step);
+  return node?.id ?? null;
+}

@@ -48,6 +48,8 @@ export function LiveActions({ seq, unknownOutcome }: { seq: number; unknownOutco
   const powers = useLivePowers();
   const runId = powers.runId;
   const [executors, setExecutors] = useState<ExecutorChoice[] | null>(null);
+  // why no executor carries the call out (lib/live/executor-match.ts), shown instead of the actions
+  const [noExecutor, setNoExecutor] = useState<string | null>(null);
   const [executor, setExecutor] = useState("");
   const [mode, setMode] = useState<"none" | "reexecute" | "reconcile">("none");
   const [preview, setPreview] = useState<ReexecutePreview | null>(null);
@@ -70,6 +72,7 @@ export function LiveActions({ seq, unknownOutcome }: { seq: number; unknownOutco
         if (!live || !r.ok) return;
         setExecutors(r.value.executors);
         setExecutor(r.value.executors[0]?.id ?? "");
+        setNoExecutor(r.value.reason);
       },
       () => undefined,
     );
@@ -78,7 +81,16 @@ export function LiveActions({ seq, unknownOutcome }: { seq: number; unknownOutco
     };
   }, [powers.offer, runId, seq]);
 
-  if (!powers.offer || !executors || executors.length === 0) return null;
+  if (!powers.offer || !executors) return null;
+  if (executors.length === 0)
+    return noExecutor ? (
+      <section className="live-actions" aria-label="Live actions" data-testid="live-actions">
+        <h3>Live actions</h3>
+        <p className="muted" data-testid="no-reexecute">
+          <SafeText value={noExecutor} />
+        </p>
+      </section>
+    ) : null;
   const chosen = executors.find((e) => e.id === executor);
 
   return (

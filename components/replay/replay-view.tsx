@@ -9,6 +9,7 @@ import type { ForkSpec } from "@/lib/replay";
 import type { BundleProvenance } from "@/lib/evidence/opened";
 import type { RunDetail } from "@/lib/view/api-types";
 import { BundleBanner } from "@/components/evidence/bundle-banner";
+import { chainVerdict } from "@/lib/evidence/chain-verdict";
 import { PayloadsDroppedBanner } from "@/components/run/payloads-dropped";
 import { useRunDetail } from "@/components/data/use-run-detail";
 import { FrameGrid } from "./frame-grid";
@@ -157,7 +158,7 @@ function ReplayBody({
           <CompareLink runId={runId} />
         </nav>
       </header>
-      {bundle ? <BundleBanner bundle={bundle} /> : null}
+      {bundle ? <BundleBanner bundle={bundle} chain={chainVerdict(detail, bundle)} /> : null}
       {dropped ? <PayloadsDroppedBanner at={dropped} /> : null}
       <ShortcutsDialog page="replay" />
       <ReplayBanner fork={fork} urlError={urlError} fidelity={detail.fidelity} events={detail.eventCount} />

@@ -7,6 +7,7 @@ import type { RunDetail } from "@/lib/view/api-types";
 import { formatCount, formatDuration, formatTimestamp } from "@/lib/view/format";
 import { visibleText as vt } from "@/lib/view/text";
 import { ChainBadge, StatusBadge } from "@/components/runs/runs-table";
+import type { ChainVerdict } from "@/lib/evidence/chain-verdict";
 import { healthOf } from "@/lib/view/health";
 import { plural } from "@/lib/semantics";
 import { ShortcutsButton } from "@/components/ui/shortcuts-dialog";
@@ -65,11 +66,14 @@ export function RunHeader({
   index,
   liveMode,
   actions,
+  chain,
 }: {
   detail: RunDetail;
   index: RunIndex | undefined;
   liveMode: string;
   actions?: React.ReactNode;
+  /** the chain verdict (lib/evidence/chain-verdict.ts), the one a bundle's banner shows too */
+  chain: ChainVerdict;
 }) {
   const versions = obj(detail.header.versions);
   const policy = obj(detail.header.policy);
@@ -95,7 +99,7 @@ export function RunHeader({
             live
           </span>
         ) : null}
-        <ChainBadge status={detail.chainStatus} brokenAt={detail.chainBrokenAt} prefix="chain " />
+        <ChainBadge verdict={chain} prefix="chain " />
         <span
           className={`badge ${detail.fidelity === "replayable" ? "good" : "warn"}`}
           title="replayable: versions and state recorded; trace: imported, best-effort"

@@ -5,10 +5,11 @@ import { useStore } from "zustand";
 import type { RunIndex } from "@/lib/graph";
 import type { NoteItem } from "@/lib/evidence/notes";
 import type { BundleProvenance } from "@/lib/evidence/opened";
+import { chainVerdict } from "@/lib/evidence/chain-verdict";
 import { BundleBanner } from "@/components/evidence/bundle-banner";
 import { PayloadsDroppedBanner, PayloadsDroppedContext, usePayloadsDropped } from "./payloads-dropped";
 import type { RunDetail } from "@/lib/view/api-types";
-import { findingSeqs, openingSeq } from "@/lib/view/findings";
+import { findingSeqs, markSeqs, openingSeq } from "@/lib/view/findings";
 import { relationsOf } from "@/lib/view/relations";
 import { ShortcutsDialog } from "@/components/ui/shortcuts-dialog";
 import { EventList } from "./event-list";
@@ -132,10 +133,12 @@ function RunViewBody({
   const bottomTab = useRunStore((s) => s.bottomTab);
 
   const seqsWithFindings = useMemo(() => findingSeqs(detail.findings), [detail.findings]);
+  // `n` / `N` step through failures and findings alike
+  const stepMarks = useMemo(() => (index ? markSeqs(seqsWithFindings, index) : seqsWithFindings), [index, seqsWithFindings]);
   useInitialSelection(index, detail.findings);
   useFollowTail(index);
   useUrlSync();
-  useRunKeyboard(index, seqsWithFindings);
+  useRunKeyboard(index, stepMarks);
   useSearchMatches(runId, index);
 
   const findingsBySeq = useMemo(() => {
@@ -145,6 +148,8 @@ function RunViewBody({
   }, [detail.findings]);
 
   const relations = useMemo(() => relationsOf(detail.findings), [detail.findings]);
+  // one verdict for the header's chain chip and a bundle's banner
+  const chain = chainVerdict(detail, bundle);
   const panes = usePanes();
   // a collapsed timeline draws nothing, so it has nothing to wait for
   const ready = !!index && graphReady && (timelineReady || panes.collapsed.bottom);
@@ -158,12 +163,13 @@ function RunViewBody({
         data-live={liveMode}
         data-source={bundle ? "bundle" : undefined}
       >
-        {bundle ? <BundleBanner bundle={bundle} /> : null}
+        {bundle ? <BundleBanner bundle={bundle} chain={chain} /> : null}
         {dropped ? <PayloadsDroppedBanner at={dropped} /> : null}
         <RunHeader
           detail={detail}
           index={index}
           liveMode={liveMode}
+          chain={chain}
           actions={
             <>
               <LegalHold runId={runId} initiallyHeld={hold.held} canSet={hold.canSet} />

@@ -6,10 +6,10 @@ import { useRunStoreApi } from "./run-store";
 
 /**
  * The run page's keys (lib/view/keymap.ts, listed by `?`): j / ↓ next event, k / ↑
- * previous, n / N next / previous finding, ] / [ steps, Home / End, / search. Keys typed
- * into a field are left alone.
+ * previous, n / N (or p) next / previous failure or finding (`marks`: lib/view/findings
+ * `markSeqs`), ] / [ steps, Home / End, / search. Keys typed into a field are left alone.
  */
-export function useRunKeyboard(index: RunIndex | undefined, findingSeqs: readonly number[]) {
+export function useRunKeyboard(index: RunIndex | undefined, marks: readonly number[]) {
   const api = useRunStoreApi();
   useEffect(() => {
     if (!index) return;
@@ -44,7 +44,7 @@ export function useRunKeyboard(index: RunIndex | undefined, findingSeqs: readonl
         case "previous-mark": {
           e.preventDefault();
           const at = s.selectedSeq ?? -1;
-          const seq = adjacentMark(findingSeqs, at, action === "next-mark" ? 1 : -1);
+          const seq = adjacentMark(marks, at, action === "next-mark" ? 1 : -1);
           if (seq !== null && index.rowOfSeq(seq) >= 0) s.select(seq);
           return;
         }
@@ -60,5 +60,5 @@ export function useRunKeyboard(index: RunIndex | undefined, findingSeqs: readonl
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [index, api, findingSeqs]);
+  }, [index, api, marks]);
 }

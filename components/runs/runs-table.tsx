@@ -3,10 +3,11 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import type { RunListItem } from "@/lib/view/api-types";
 import { useMemo, useSyncExternalStore } from "react";
-import { describeChain, formatCount, formatDuration, formatRelative, formatTimestamp } from "@/lib/view/format";
+import { formatCount, formatDuration, formatRelative, formatTimestamp } from "@/lib/view/format";
 import { visibleText as vt } from "@/lib/view/text";
 import { plural, runHealth, severityTone, type HealthTone } from "@/lib/semantics";
 import { healthOf, type HealthOf } from "@/lib/view/health";
+import { chainVerdict, type ChainVerdict } from "@/lib/evidence/chain-verdict";
 
 const TONE_CLASS: Record<HealthTone, string> = { good: "good", bad: "bad", warn: "warn", live: "", neutral: "" };
 
@@ -40,15 +41,12 @@ function FindingsBadge({ findingCount, errorFindings }: { findingCount: number; 
   );
 }
 
-export function ChainBadge({ status, brokenAt, prefix = "" }: { status: string; brokenAt: number | null; prefix?: string }) {
-  const cls = status === "verified" ? "good" : status === "broken" ? "bad" : "";
+export function ChainBadge({ verdict, prefix = "" }: { verdict: ChainVerdict; prefix?: string }) {
+  const cls = verdict.status === "verified" ? "good" : verdict.status === "broken" ? "bad" : "";
   return (
-    <span
-      className={`badge ${cls}`}
-      title="The recorder's hash chain: verified, unverified (no hashes), or broken at the first failing seq"
-    >
+    <span className={`badge ${cls}`} title={verdict.title} data-chain={verdict.status}>
       {prefix}
-      {describeChain(status, brokenAt)}
+      {verdict.text}
     </span>
   );
 }
@@ -216,7 +214,7 @@ export function RunsTable({
               </td>
               <td className="col-fidelity">{r.fidelity}</td>
               <td className="col-chain">
-                <ChainBadge status={r.chainStatus} brokenAt={r.chainBrokenAt} />
+                <ChainBadge verdict={chainVerdict(r)} />
               </td>
             </tr>
           ))}

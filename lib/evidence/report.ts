@@ -7,6 +7,7 @@
 import { createHash } from "node:crypto";
 import { bigintAsDigits } from "../journal/exact-json";
 import type { JournalEvent } from "../journal/types";
+import { ruleText } from "../analyze";
 import { errorEvents } from "../semantics";
 import type { NoteItem } from "./notes";
 import type { AuditLogRow, FindingRow, ManifestRun } from "./bundle";
@@ -34,7 +35,7 @@ main{padding:0 24px 48px}section.run{border-top:2px solid #cbd5e1;margin-top:24p
 h2{font-size:18px;margin:16px 0 8px}h3{font-size:15px;margin:18px 0 6px}
 table{border-collapse:collapse;width:100%;font-size:13px}th,td{border-bottom:1px solid #e2e8f0;padding:3px 6px;text-align:left;vertical-align:top}
 th{background:#f1f5f9;font-weight:600}pre{white-space:pre-wrap;word-break:break-all;background:#f8fafc;border:1px solid #e2e8f0;padding:6px;margin:4px 0;max-height:24em;overflow:auto;font-size:12px}
-.sev-error{color:#b91c1c;font-weight:600}.sev-warning{color:#b45309;font-weight:600}.sev-info{color:#1d4ed8}
+.rule-id{color:#6b7280;font-size:11px}.sev-error{color:#b91c1c;font-weight:600}.sev-warning{color:#b45309;font-weight:600}.sev-info{color:#1d4ed8}
 .fp{text-decoration:line-through;opacity:.6}.label{display:inline-block;border:1px solid #94a3b8;border-radius:8px;padding:0 6px;font-size:12px;background:#f8fafc}
 .label.fp-label{background:#fee2e2;border-color:#fca5a5;text-decoration:none;opacity:1}
 .bar{height:8px;background:#3b82f6;border-radius:2px;min-width:2px}.bar.err{background:#dc2626}.track{width:240px;background:#f1f5f9}
@@ -103,7 +104,8 @@ function runSection(r: ReportInput["runs"][number], index: number): string {
       const ev = bySeq.get(f.seq);
       out.push(
         `<tr class="finding${fp ? " fp-row" : ""}"><td class="sev-${escapeHtml(f.severity)}${fp ? " fp" : ""}">${escapeHtml(f.severity)}</td>` +
-          `<td${fp ? ' class="fp"' : ""}>${escapeHtml(f.rule)}</td><td><a href="#${anchor(index, f.seq)}">${f.seq}</a></td>` +
+          // the run page's title for the rule, its id beside it (what the CLI and the API name)
+          `<td${fp ? ' class="fp"' : ""}>${escapeHtml(ruleText(f.rule).title)} <code class="rule-id">${escapeHtml(f.rule)}</code></td><td><a href="#${anchor(index, f.seq)}">${f.seq}</a></td>` +
           `<td${fp ? ' class="fp"' : ""}>${escapeHtml(f.message)}</td>` +
           `<td>${label ? `<span class="label${fp ? " fp-label" : ""}">${escapeHtml(label.label)}</span>` : ""}</td>` +
           `<td>${ev ? `<details><summary>${escapeHtml(str(ev.type))} ${escapeHtml(nameOf(ev))}</summary><pre>${escapeHtml(json(dataOf(ev)))}</pre></details>` : ""}</td></tr>`,
@@ -122,7 +124,7 @@ function runSection(r: ReportInput["runs"][number], index: number): string {
           ? "the run"
           : n.target === "event"
             ? `<a href="#${anchor(index, n.seq)}">event ${n.seq}</a>`
-            : `finding ${escapeHtml(str(n.rule))} at <a href="#${anchor(index, n.seq)}">${n.seq}</a>`;
+            : `finding “${escapeHtml(ruleText(str(n.rule)).title)}” at <a href="#${anchor(index, n.seq)}">${n.seq}</a>`;
       out.push(
         `<tr><td>${on}</td><td><span class="label">${escapeHtml(n.label)}</span></td><td><pre>${escapeHtml(n.text)}</pre></td><td>${escapeHtml(n.author)}</td><td>${escapeHtml(n.createdAt)}</td></tr>`,
       );

@@ -175,16 +175,27 @@ async function gatherRun(db: Db, runId: string): Promise<BundleRunInput | null> 
   };
 }
 
-/** The privileged-action log entries about these runs (their id is the entry's target, or one of a list). */
+/**
+ * The privileged-action log entries about these runs, up to now (the export's own entry is
+ * appended after): an entry whose target is the run (`run`), one of its events or
+ * checkpoints (`run#seq`, `run@checkpoint`: live actions), or a list naming it (`a,b`:
+ * opening, purges); and the entry of the live action that made a branch run
+ * (LiveBranch.auditSeq), whose target is the original run.
+ */
 async function auditEntriesFor(db: Db, runIds: readonly string[]): Promise<AuditLogRow[]> {
   if (runIds.length === 0) return [];
   const cond: string[] = [];
   const params: string[] = [];
   const like = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+  // run ids hold none of , # @ (RUN_ID_PATTERN), so each form names exactly one run
   for (const id of runIds) {
-    cond.push(`"target" = ? OR "target" LIKE ? ESCAPE '\\' OR "target" LIKE ? ESCAPE '\\' OR "target" LIKE ? ESCAPE '\\'`);
-    params.push(id, `${like(id)},%`, `%,${like(id)}`, `%,${like(id)},%`);
+    const forms = [`${like(id)},%`, `%,${like(id)}`, `%,${like(id)},%`, `${like(id)}#%`, `${like(id)}@%`];
+    cond.push(`"target" = ? OR ${forms.map(() => `"target" LIKE ? ESCAPE '\\'`).join(" OR ")}`);
+    params.push(id, ...forms);
   }
+  const marks = runIds.map(() => "?").join(", ");
+  cond.push(`"seq" IN (SELECT "auditSeq" FROM "LiveBranch" WHERE "runId" IN (${marks}))`);
+  params.push(...runIds);
   const rows = await db.sql.all<AuditLogRow>(`SELECT * FROM "AuditEntry" WHERE ${cond.join(" OR ")} ORDER BY "seq"`, params);
   return rows.map((r) => ({ ...r, seq: Number(r.seq) }));
 }

@@ -2,6 +2,7 @@
  * Findings as a reviewer walks them: where a run opens (its first failure or most severe finding),
  * the seqs `n` / `N` step through, and findings grouped by rule with counts.
  */
+import type { RunIndex } from "@/lib/graph";
 import type { FindingItem } from "./api-types";
 
 const RANK: Record<FindingItem["severity"], number> = { error: 2, warning: 1 };
@@ -32,6 +33,27 @@ export function findingSeqs(findings: readonly FindingItem[], severity: FindingI
   const seqs = new Set<number>();
   for (const f of findings) if (!severity || f.severity === severity) seqs.add(f.seq);
   return [...seqs].sort((a, b) => a - b);
+}
+
+/**
+ * What `n` / `N` step through on the run page: every event that has a finding and every
+ * failed event (the index's `failed`, counted by lib/semantics' failure test as the
+ * timeline and the runs list count them), ascending, each once. One pass over the rows.
+ */
+export function markSeqs(findingSeqs: readonly number[], index: Pick<RunIndex, "n" | "failed" | "summary">): number[] {
+  const out: number[] = [];
+  let f = 0;
+  const push = (seq: number) => {
+    if (out.length === 0 || out[out.length - 1] !== seq) out.push(seq);
+  };
+  for (let row = 0; row < index.n; row++) {
+    if (index.failed[row] !== 1) continue;
+    const seq = index.summary.seq[row];
+    while (f < findingSeqs.length && findingSeqs[f] < seq) push(findingSeqs[f++]);
+    push(seq);
+  }
+  while (f < findingSeqs.length) push(findingSeqs[f++]);
+  return out;
 }
 
 interface FindingGroup {

@@ -51,12 +51,6 @@ export function formatUsd(n: number): string {
   return `$${n.toFixed(2)}`;
 }
 
-/** "verified", "unverified", or "broken at seq N". */
-export function describeChain(status: string, brokenAt: number | null): string {
-  if (status === "broken") return brokenAt !== null ? `broken at seq ${brokenAt}` : "broken";
-  return status;
-}
-
 /**
  * A privileged-action log entry's detail (canonical JSON of a flat object) for a table
  * cell: `{"environments":[],"role":"viewer"}` → `environments: none · role: viewer`.

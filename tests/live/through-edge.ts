@@ -28,3 +28,5 @@ export const resume = throughEdge(resumeLive.resume);
 export const resumeView = throughEdge(resumeLive.resumeView);
 export const continueExecutors = async (db: Db, principal: Principal, run: string) =>
   continueLive.continueExecutors(db, principal, await authorizedRun(db, principal, run, "runs.read"));
+export const executorsForCall = async (db: Db, principal: Principal, run: string, seq: number) =>
+  reexecuteLive.executorsForCall(db, principal, await authorizedRun(db, principal, run, "runs.read"), seq);

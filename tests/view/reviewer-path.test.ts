@@ -6,7 +6,7 @@ import { retrievalVerdict } from "@/lib/semantics";
 import { describe, expect, it } from "vitest";
 import { RULE_IDS } from "@/lib/journal/types";
 import { humanSeconds, messageParts, ruleText, rulesMatching, seqsNamed } from "@/lib/analyze";
-import { findingSeqs, firstMostSevere, groupFindings, openingSeq, orderAtEvent } from "@/lib/view/findings";
+import { findingSeqs, firstMostSevere, groupFindings, markSeqs, openingSeq, orderAtEvent } from "@/lib/view/findings";
 import { actionFor, adjacentMark, bindingsFor, KEYMAP } from "@/lib/view/keymap";
 import type { FindingItem, InspectAnswer } from "@/lib/view/api-types";
 import { evidenceFor } from "@/lib/view/evidence";
@@ -56,6 +56,20 @@ describe("where a run opens and what n / N visit", () => {
     expect(adjacentMark(seqs, 0, 1)).toBe(17);
     expect(adjacentMark(seqs, 20, 1)).toBe(26);
     expect(adjacentMark(seqs, 17, -1)).toBeNull();
+  });
+
+  it("n / N step through failed events and findings alike, each seq once, on rows whose seqs skip", () => {
+    // rows 0..6 hold seqs 0, 2, 5, 17, 26, 27, 29; rows 1, 3 and 5 failed (seqs 2, 17, 27)
+    const seq = [0, 2, 5, 17, 26, 27, 29];
+    const failed = Uint8Array.from([0, 1, 0, 1, 0, 1, 0]);
+    const marks = markSeqs(findingSeqs(demo), { n: seq.length, failed, summary: { seq } as never });
+    // 17 is a failure and a finding: once
+    expect(marks).toEqual([2, 17, 26, 27, 29]);
+    expect(adjacentMark(marks, 0, 1)).toBe(2);
+    expect(adjacentMark(marks, 29, -1)).toBe(27);
+    // no failures: the findings; no findings: the failures
+    expect(markSeqs(findingSeqs(demo), { n: 3, failed: new Uint8Array(3), summary: { seq: [1, 2, 3] } as never })).toEqual([17, 26, 29]);
+    expect(markSeqs([], { n: seq.length, failed, summary: { seq } as never })).toEqual([2, 17, 27]);
   });
 });
 
@@ -113,7 +127,7 @@ describe("one keymap", () => {
       const listed = bindingsFor(page).map((b) => b.action);
       for (const b of KEYMAP) for (const key of b.keys) expect(actionFor(page, { key }) !== null).toBe(listed.includes(b.action));
     }
-    expect(bindingsFor("run").find((b) => b.action === "next-mark")?.does).toBe("next finding");
+    expect(bindingsFor("run").find((b) => b.action === "next-mark")?.does).toBe("next failure or finding");
   });
 });
 

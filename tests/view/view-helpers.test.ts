@@ -6,7 +6,7 @@ import { childPage, preview } from "@/lib/view/json-tree";
 import { apiQuery, filtersFromParams, paramsFromFilters } from "@/lib/view/run-filters";
 import { matchRows, mergeRows, nextMatch } from "@/lib/view/search";
 import { clampViewport, lowerBound, revealTime, ticks, zoomViewport } from "@/lib/view/timeline";
-import { describeChain, formatDuration, formatOffset } from "@/lib/view/format";
+import { formatDuration, formatOffset } from "@/lib/view/format";
 import { readExample } from "../graph/helpers";
 
 const index = buildRunIndex(decodeSummary(encodeSummary("r", summaryRowsFromEvents(readExample("00-refund-clean.jsonl")))));
@@ -109,6 +109,5 @@ describe("charts and panes", () => {
     // an approval that waited ten hours reads as hours, not as 600 minutes
     expect(formatOffset(10 * 3_600_000 + 18_300)).toBe("+10:00:18.3");
     expect(formatOffset(-(3_600_000 + 61_000))).toBe("−1:01:01.0");
-    expect(describeChain("broken", 7)).toBe("broken at seq 7");
   });
 });

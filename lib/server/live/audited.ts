@@ -11,6 +11,7 @@ import "server-only";
  */
 import { actorOf, type Principal } from "../../access/roles";
 import type { JournalEvent } from "../../journal/types";
+import { callToServe } from "../../live/executor-match";
 import type { ExecutorInfo } from "../../live/types";
 import { appendAudit } from "../access/audit-log";
 import type { Db } from "../db";
@@ -97,7 +98,7 @@ async function toolCallScope(
 ): Promise<ToolCallScope> {
   const events = await runEvents(db, at.run);
   const tool = planned(() => previewToolOf(events, input.seq));
-  const ex = await executorFor(db, at.project, input.executor, tool.tool);
+  const ex = await executorFor(db, at.project, input.executor, callToServe(events, tool.tool));
   if (entry) entry.detail = { ...entry.detail, tool: tool.tool, environment: ex.environment };
   mayActOn(principal, at.project, ex.environment);
   return { events, tool, ex };

@@ -7,6 +7,7 @@ import "server-only";
  * principal, never from a message.
  */
 import { decide, roleHolds, type Principal } from "../../access/roles";
+import { executorServes, type CallToServe } from "../../live/executor-match";
 import type { ExecutorChoice, ExecutorInfo } from "../../live/types";
 import { bundleOf } from "../bundle-runs";
 import type { Db } from "../db";
@@ -94,9 +95,11 @@ export async function offersLive(db: Db, principal: Principal, project: string):
   return rows.some((r) => envs.includes(r.environment));
 }
 
-export async function executorFor(db: Db, project: string, executorId: string, tool: string): Promise<ExecutorInfo> {
+export async function executorFor(db: Db, project: string, executorId: string, call: CallToServe): Promise<ExecutorInfo> {
   const ex = await getExecutor(db, project, executorId);
   if (!ex || ex.kind !== "tool") throw new LiveRefusal("executor", `no tool executor "${executorId}" in project "${project}"`, 404);
-  if (ex.name !== "*" && ex.name !== tool) throw new LiveRefusal("executor", `executor ${ex.id} carries out ${ex.name}, not ${tool}`, 400);
+  // lib/live/executor-match.ts: the inspector's offer reads the same verdict
+  const serves = executorServes(ex, call);
+  if (!serves.ok) throw new LiveRefusal("executor", serves.reason, 400);
   return ex;
 }

@@ -19,6 +19,7 @@ import { confirm, type Confirmation } from "./confirm";
 import { post } from "./executor-http";
 import { executorCredential, toolExecutorsFor } from "./executors";
 import { LiveRefusal, planned } from "./refusal";
+import { callToServe, servingExecutors } from "../../live/executor-match";
 import { redactorFor } from "../redactors";
 
 export interface LiveOutcome {
@@ -30,7 +31,10 @@ export interface LiveOutcome {
   auditSeq: number;
 }
 
-/** The executors that may carry out the call at `seq`, for the inspector to offer. */
+/**
+ * The executors that may carry out the call at `seq`, for the inspector to offer, or why
+ * none (lib/live/executor-match.ts: the verdict the live actions refuse by, too).
+ */
 export async function executorsForCall(db: Db, principal: Principal, at: AuthorizedRun, seq: number) {
   const project = at.project;
   return livePreview(db, principal, at, async () => {
@@ -38,12 +42,16 @@ export async function executorsForCall(db: Db, principal: Principal, at: Authori
     const ev = events.find((e) => e.seq === seq);
     const call = ev?.data.call;
     const callEv = ev?.type === "tool.call" ? ev : events.find((e) => e.type === "tool.call" && e.data.call === call && e.seq <= seq);
-    if (!callEv) return { project, tool: null, executors: [] as ExecutorChoice[] };
+    if (!callEv) return { project, tool: null, executors: [] as ExecutorChoice[], reason: null };
     const tool = String(callEv.data.tool ?? "");
-    const executors = (await toolExecutorsFor(db, project, tool))
-      .filter((e) => liveDecision(principal, project, e.environment).ok)
-      .map(choice);
-    return { project, tool, executors };
+    const serving = servingExecutors(await toolExecutorsFor(db, project, tool), callToServe(events, tool));
+    const mine = serving.executors.filter((e) => liveDecision(principal, project, e.environment).ok);
+    const reason =
+      serving.reason ??
+      (mine.length === 0
+        ? `You may not act on the environment of the executors that carry out ${tool} (${[...new Set(serving.executors.map((e) => e.environment))].join(", ")}).`
+        : null);
+    return { project, tool, executors: mine.map(choice), reason };
   });
 }
 
