@@ -75,7 +75,11 @@ export function safePath(path: string): string {
 export function invariantText(inv: Invariant, v: PolicyVerdict): string {
   switch (inv.kind) {
     case "requires-before":
-      return `no earlier call to ${quote(inv.after)} succeeded${inv.sameArg ? ` with an equal ${quote(inv.sameArg.afterArg)}` : ""}`;
+      return `no earlier call to ${(typeof inv.after === "string" ? [inv.after] : inv.after).map((t) => quote(t)).join(" or ")} succeeded${
+        inv.sameArg
+          ? ` with an equal ${"afterArg" in inv.sameArg ? quote(inv.sameArg.afterArg) : `result at ${quote(inv.sameArg.afterResult)}`}`
+          : ""
+      }`;
     case "state-precondition":
       return `the object ${quote(inv.arg)} names was last read with ${quote(inv.source.path)} outside the ${inv.in.length} allowed value${inv.in.length === 1 ? "" : "s"}`;
     case "once-per":

@@ -48,8 +48,8 @@ export const invariantSchema = z.discriminatedUnion("kind", [
     id: invId,
     kind: z.literal("requires-before"),
     tools: toolNames,
-    after: str,
-    sameArg: z.object({ arg: argPath, afterArg: argPath }).optional(),
+    after: z.union([str, z.array(str).min(1)]),
+    sameArg: z.union([z.object({ arg: argPath, afterArg: argPath }), z.object({ arg: argPath, afterResult: argPath })]).optional(),
   }),
   z.object({
     id: invId,

@@ -84,7 +84,15 @@ export interface ToolContract {
 export type ArgPath = string;
 
 export type Invariant =
-  | { id: string; kind: "requires-before"; tools: string[]; after: string; sameArg?: { arg: ArgPath; afterArg: ArgPath } }
+  | {
+      id: string;
+      kind: "requires-before";
+      tools: string[];
+      /** The tool (or any of the tools) that must have succeeded first. */
+      after: string | string[];
+      /** The value to match: the earlier call's args at `afterArg`, or its result at `afterResult`. */
+      sameArg?: { arg: ArgPath; afterArg: ArgPath } | { arg: ArgPath; afterResult: ArgPath };
+    }
   | {
       id: string;
       kind: "state-precondition";

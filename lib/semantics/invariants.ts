@@ -110,8 +110,10 @@ function indexOf(invariants: readonly Invariant[]): Index {
   for (const inv of invariants) {
     for (const t of new Set(inv.tools)) push(ix.byTool, t, inv);
     if (inv.kind === "requires-before") {
-      ix.watched.add(inv.after);
-      push(ix.afterOf, inv.after, inv);
+      for (const t of new Set(typeof inv.after === "string" ? [inv.after] : inv.after)) {
+        ix.watched.add(t);
+        push(ix.afterOf, t, inv);
+      }
     } else if (inv.kind === "state-precondition") {
       ix.watched.add(inv.source.tool);
       push(ix.sourceOf, inv.source.tool, inv);
@@ -314,7 +316,7 @@ export function policyResult(pf: PolicyFold, policy: RunPolicy | null, event: Jo
   for (const inv of ix.afterOf.get(rec.tool) ?? NONE) {
     let key = `${inv.id}\u0000`;
     if (inv.sameArg) {
-      const v = readPath(rec.args, inv.sameArg.afterArg);
+      const v = "afterArg" in inv.sameArg ? readPath(rec.args, inv.sameArg.afterArg) : readPath(data.result, inv.sameArg.afterResult);
       if (v.length === 0) continue;
       key += canon(v[0]);
     }

@@ -31,12 +31,16 @@ export function readInvariant(v: JsonValue): Invariant | null {
   if (!o || id === undefined || !tools || tools.length === 0) return null;
   switch (o.kind) {
     case "requires-before": {
-      const after = str(o.after);
-      if (after === undefined) return null;
+      const after = str(o.after) ?? stringList(o.after);
+      if (after === undefined || after.length === 0) return null;
       const same = obj(o.sameArg);
       if (o.sameArg === undefined) return { id, kind: "requires-before", tools, after };
-      if (!same || !isArgPath(same.arg) || !isArgPath(same.afterArg)) return null;
-      return { id, kind: "requires-before", tools, after, sameArg: { arg: same.arg, afterArg: same.afterArg } };
+      if (!same || !isArgPath(same.arg)) return null;
+      if (isArgPath(same.afterArg))
+        return { id, kind: "requires-before", tools, after, sameArg: { arg: same.arg, afterArg: same.afterArg } };
+      if (isArgPath(same.afterResult))
+        return { id, kind: "requires-before", tools, after, sameArg: { arg: same.arg, afterResult: same.afterResult } };
+      return null;
     }
     case "state-precondition": {
       const src = obj(o.source);

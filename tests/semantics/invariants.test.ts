@@ -70,6 +70,27 @@ describe("requires-before", () => {
     ]);
     expect(policyFindings(events)).toEqual([]);
   });
+  it("matches on an earlier result with afterResult, and accepts any tool of an after list", () => {
+    const p = {
+      invariants: [
+        {
+          id: "known",
+          kind: "requires-before",
+          tools: ["cancel"],
+          after: ["get_res", "book"],
+          sameArg: { arg: "/id", afterResult: "/reservation_id" },
+        },
+      ],
+    };
+    const events = journal([
+      start(p),
+      call("b", "book", { flights: [] }),
+      result("b", "ok", { reservation_id: "NEW1" }),
+      call("c", "cancel", { id: "NEW1" }), // known from the booking's result
+      call("d", "cancel", { id: "OLD9" }), // seq 4: never read nor booked
+    ]);
+    expect(at(policyFindings(events))).toEqual(["policy.requires-before@4"]);
+  });
   it("counts only a result that came before the call", () => {
     const events = journal([
       start(policy),

@@ -4,13 +4,13 @@
 // Do not edit: lib/journal/fast-validate.test.ts fails when this file is not current.
 "use strict";
 export const type0 = validate0;
-const schema0 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"run":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,128}$"},"seq":{"type":"integer","minimum":0,"maximum":9007199254740991},"ts":{"type":"string","pattern":"^(?:\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d{1,9})?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)$"},"type":{"type":"string","const":"run.start"},"step":{"type":"string"},"parent":{"type":"integer","minimum":0,"maximum":9007199254740991},"data":{"type":"object","properties":{"workflow":{"type":"object","properties":{"name":{"type":"string"},"version":{"type":"string"}},"required":["name"]},"agent":{"type":"object","properties":{"name":{"type":"string"},"version":{"type":"string"}},"required":["name"]},"versions":{"type":"object","properties":{"prompts":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"string"}},"policies":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"string"}},"tools":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"string"}},"models":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"string"}}},"additionalProperties":{}},"environment":{"type":"string"},"initiator":{"type":"object","properties":{"kind":{"type":"string"},"id":{"type":"string"}},"required":["kind"]},"input":{},"policy":{"type":"object","properties":{"requireApproval":{"type":"array","items":{"type":"string"}},"maxSteps":{"type":"integer","minimum":0,"maximum":9007199254740991},"retrievalMaxAgeSeconds":{"type":"number","minimum":0},"requiredInstructions":{"type":"array","items":{"type":"string"}},"tools":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"object","properties":{"effect":{"type":"string","enum":["read","write"]},"idempotency":{"type":"string","enum":["required","not-applicable"]},"args":{"anyOf":[{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{}},{"type":"boolean"}]}}}},"invariants":{"maxItems":500,"type":"array","items":{"oneOf":[{"type":"object","properties":{"id":{"type":"string","pattern":"\\S"},"kind":{"type":"string","const":"requires-before"},"tools":{"minItems":1,"type":"array","items":{"type":"string"}},"after":{"type":"string"},"sameArg":{"type":"object","properties":{"arg":{"type":"string","pattern":"^(\\/.*)?$"},"afterArg":{"type":"string","pattern":"^(\\/.*)?$"}},"required":["arg","afterArg"]}},"required":["id","kind","tools","after"]},{"type":"object","properties":{"id":{"type":"string","pattern":"\\S"},"kind":{"type":"string","const":"state-precondition"},"tools":{"minItems":1,"type":"array","items":{"type":"string"}},"arg":{"type":"string","pattern":"^(\\/.*)?$"},"source":{"type":"object","properties":{"tool":{"type":"string"},"arg":{"type":"string","pattern":"^(\\/.*)?$"},"path":{"type":"string","pattern":"^(\\/.*)?$"}},"required":["tool","arg","path"]},"in":{"minItems":1,"type":"array","items":{"type":["string","number","boolean","null"]}}},"required":["id","kind","tools","arg","source","in"]},{"type":"object","properties":{"id":{"type":"string","pattern":"\\S"},"kind":{"type":"string","const":"once-per"},"tools":{"minItems":1,"type":"array","items":{"type":"string"}},"arg":{"type":"string","pattern":"^(\\/.*)?$"}},"required":["id","kind","tools","arg"]},{"type":"object","properties":{"id":{"type":"string","pattern":"\\S"},"kind":{"type":"string","const":"confirmed-by-input"},"tools":{"minItems":1,"type":"array","items":{"type":"string"}},"words":{"minItems":1,"type":"array","items":{"type":"string","pattern":"[\\p{L}\\p{N}]"}}},"required":["id","kind","tools","words"]},{"type":"object","properties":{"id":{"type":"string","pattern":"\\S"},"kind":{"type":"string","const":"arg-from-input"},"tools":{"minItems":1,"type":"array","items":{"type":"string"}},"arg":{"type":"string","pattern":"^(\\/.*)?$"},"from":{"minItems":1,"type":"array","items":{"anyOf":[{"type":"string","const":"user"},{"type":"object","properties":{"tool":{"type":"string"}},"required":["tool"]}]}}},"required":["id","kind","tools","arg","from"]}]}}}},"resumeOf":{"type":"object","properties":{"run":{"type":"string"},"checkpoint":{"type":"string"}},"required":["run"]},"forkOf":{"type":"object","properties":{"run":{"type":"string"},"seq":{"type":"integer","minimum":0,"maximum":9007199254740991}},"required":["run","seq"]},"tags":{"type":"array","items":{"type":"string"}}}},"hash":{"type":"string","pattern":"^sha256:[0-9a-f]{64}$"}},"required":["run","seq","ts","type","data"],"$id":"type0"};
+const schema0 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"run":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,128}$"},"seq":{"type":"integer","minimum":0,"maximum":9007199254740991},"ts":{"type":"string","pattern":"^(?:\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d{1,9})?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)$"},"type":{"type":"string","const":"run.start"},"step":{"type":"string"},"parent":{"type":"integer","minimum":0,"maximum":9007199254740991},"data":{"type":"object","properties":{"workflow":{"type":"object","properties":{"name":{"type":"string"},"version":{"type":"string"}},"required":["name"]},"agent":{"type":"object","properties":{"name":{"type":"string"},"version":{"type":"string"}},"required":["name"]},"versions":{"type":"object","properties":{"prompts":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"string"}},"policies":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"string"}},"tools":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"string"}},"models":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"string"}}},"additionalProperties":{}},"environment":{"type":"string"},"initiator":{"type":"object","properties":{"kind":{"type":"string"},"id":{"type":"string"}},"required":["kind"]},"input":{},"policy":{"type":"object","properties":{"requireApproval":{"type":"array","items":{"type":"string"}},"maxSteps":{"type":"integer","minimum":0,"maximum":9007199254740991},"retrievalMaxAgeSeconds":{"type":"number","minimum":0},"requiredInstructions":{"type":"array","items":{"type":"string"}},"tools":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"object","properties":{"effect":{"type":"string","enum":["read","write"]},"idempotency":{"type":"string","enum":["required","not-applicable"]},"args":{"anyOf":[{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{}},{"type":"boolean"}]}}}},"invariants":{"maxItems":500,"type":"array","items":{"oneOf":[{"type":"object","properties":{"id":{"type":"string","pattern":"\\S"},"kind":{"type":"string","const":"requires-before"},"tools":{"minItems":1,"type":"array","items":{"type":"string"}},"after":{"anyOf":[{"type":"string"},{"minItems":1,"type":"array","items":{"type":"string"}}]},"sameArg":{"anyOf":[{"type":"object","properties":{"arg":{"type":"string","pattern":"^(\\/.*)?$"},"afterArg":{"type":"string","pattern":"^(\\/.*)?$"}},"required":["arg","afterArg"]},{"type":"object","properties":{"arg":{"type":"string","pattern":"^(\\/.*)?$"},"afterResult":{"type":"string","pattern":"^(\\/.*)?$"}},"required":["arg","afterResult"]}]}},"required":["id","kind","tools","after"]},{"type":"object","properties":{"id":{"type":"string","pattern":"\\S"},"kind":{"type":"string","const":"state-precondition"},"tools":{"minItems":1,"type":"array","items":{"type":"string"}},"arg":{"type":"string","pattern":"^(\\/.*)?$"},"source":{"type":"object","properties":{"tool":{"type":"string"},"arg":{"type":"string","pattern":"^(\\/.*)?$"},"path":{"type":"string","pattern":"^(\\/.*)?$"}},"required":["tool","arg","path"]},"in":{"minItems":1,"type":"array","items":{"type":["string","number","boolean","null"]}}},"required":["id","kind","tools","arg","source","in"]},{"type":"object","properties":{"id":{"type":"string","pattern":"\\S"},"kind":{"type":"string","const":"once-per"},"tools":{"minItems":1,"type":"array","items":{"type":"string"}},"arg":{"type":"string","pattern":"^(\\/.*)?$"}},"required":["id","kind","tools","arg"]},{"type":"object","properties":{"id":{"type":"string","pattern":"\\S"},"kind":{"type":"string","const":"confirmed-by-input"},"tools":{"minItems":1,"type":"array","items":{"type":"string"}},"words":{"minItems":1,"type":"array","items":{"type":"string","pattern":"[\\p{L}\\p{N}]"}}},"required":["id","kind","tools","words"]},{"type":"object","properties":{"id":{"type":"string","pattern":"\\S"},"kind":{"type":"string","const":"arg-from-input"},"tools":{"minItems":1,"type":"array","items":{"type":"string"}},"arg":{"type":"string","pattern":"^(\\/.*)?$"},"from":{"minItems":1,"type":"array","items":{"anyOf":[{"type":"string","const":"user"},{"type":"object","properties":{"tool":{"type":"string"}},"required":["tool"]}]}}},"required":["id","kind","tools","arg","from"]}]}}}},"resumeOf":{"type":"object","properties":{"run":{"type":"string"},"checkpoint":{"type":"string"}},"required":["run"]},"forkOf":{"type":"object","properties":{"run":{"type":"string"},"seq":{"type":"integer","minimum":0,"maximum":9007199254740991}},"required":["run","seq"]},"tags":{"type":"array","items":{"type":"string"}}}},"hash":{"type":"string","pattern":"^sha256:[0-9a-f]{64}$"}},"required":["run","seq","ts","type","data"],"$id":"type0"};
 const pattern0 = new RegExp("^[A-Za-z0-9._:-]{1,128}$", "");
 const pattern1 = new RegExp("^(?:\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d{1,9})?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)$", "");
 const pattern2 = new RegExp("\\S", "");
 const pattern3 = new RegExp("^(\\/.*)?$", "");
-const pattern12 = new RegExp("[\\p{L}\\p{N}]", "");
-const pattern15 = new RegExp("^sha256:[0-9a-f]{64}$", "");
+const pattern14 = new RegExp("[\\p{L}\\p{N}]", "");
+const pattern17 = new RegExp("^sha256:[0-9a-f]{64}$", "");
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="type0" */;
@@ -1013,9 +1013,13 @@ var valid24 = true;
 }
 if(valid24){
 if(data39.after !== undefined){
+let data44 = data39.after;
 const _errs114 = errors;
-if(typeof data39.after !== "string"){
-const err23 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/after",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/after/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const _errs115 = errors;
+let valid26 = false;
+const _errs116 = errors;
+if(typeof data44 !== "string"){
+const err23 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/after",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/after/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1024,20 +1028,13 @@ vErrors.push(err23);
 }
 errors++;
 }
-var valid24 = _errs114 === errors;
-}
-else {
-var valid24 = true;
-}
-if(valid24){
-if(data39.sameArg !== undefined){
-let data45 = data39.sameArg;
-const _errs116 = errors;
-if(errors === _errs116){
-if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
-let missing5;
-if(((data45.arg === undefined) && (missing5 = "arg")) || ((data45.afterArg === undefined) && (missing5 = "afterArg"))){
-const err24 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"};
+var _valid2 = _errs116 === errors;
+valid26 = valid26 || _valid2;
+const _errs118 = errors;
+if(errors === _errs118){
+if(Array.isArray(data44)){
+if(data44.length < 1){
+const err24 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/after",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/after/anyOf/1/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1047,13 +1044,12 @@ vErrors.push(err24);
 errors++;
 }
 else {
-if(data45.arg !== undefined){
-let data46 = data45.arg;
-const _errs118 = errors;
-if(errors === _errs118){
-if(typeof data46 === "string"){
-if(!pattern3.test(data46)){
-const err25 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/properties/arg/pattern",keyword:"pattern",params:{pattern: "^(\\/.*)?$"},message:"must match pattern \""+"^(\\/.*)?$"+"\""};
+var valid27 = true;
+const len4 = data44.length;
+for(let i4=0; i4<len4; i4++){
+const _errs120 = errors;
+if(typeof data44[i4] !== "string"){
+const err25 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/after/" + i4,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/after/anyOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1062,9 +1058,15 @@ vErrors.push(err25);
 }
 errors++;
 }
+var valid27 = _errs120 === errors;
+if(!valid27){
+break;
+}
+}
+}
 }
 else {
-const err26 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/properties/arg/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err26 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/after",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/after/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -1074,19 +1076,10 @@ vErrors.push(err26);
 errors++;
 }
 }
-var valid26 = _errs118 === errors;
-}
-else {
-var valid26 = true;
-}
-if(valid26){
-if(data45.afterArg !== undefined){
-let data47 = data45.afterArg;
-const _errs120 = errors;
-if(errors === _errs120){
-if(typeof data47 === "string"){
-if(!pattern3.test(data47)){
-const err27 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg/afterArg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/properties/afterArg/pattern",keyword:"pattern",params:{pattern: "^(\\/.*)?$"},message:"must match pattern \""+"^(\\/.*)?$"+"\""};
+var _valid2 = _errs118 === errors;
+valid26 = valid26 || _valid2;
+if(!valid26){
+const err27 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/after",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/after/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1095,9 +1088,34 @@ vErrors.push(err27);
 }
 errors++;
 }
+else {
+errors = _errs115;
+if(vErrors !== null){
+if(_errs115){
+vErrors.length = _errs115;
 }
 else {
-const err28 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg/afterArg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/properties/afterArg/type",keyword:"type",params:{type: "string"},message:"must be string"};
+vErrors = null;
+}
+}
+}
+var valid24 = _errs114 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data39.sameArg !== undefined){
+let data46 = data39.sameArg;
+const _errs122 = errors;
+const _errs123 = errors;
+let valid28 = false;
+const _errs124 = errors;
+if(errors === _errs124){
+if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
+let missing5;
+if(((data46.arg === undefined) && (missing5 = "arg")) || ((data46.afterArg === undefined) && (missing5 = "afterArg"))){
+const err28 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/anyOf/0/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1106,17 +1124,14 @@ vErrors.push(err28);
 }
 errors++;
 }
-}
-var valid26 = _errs120 === errors;
-}
 else {
-var valid26 = true;
-}
-}
-}
-}
-else {
-const err29 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data46.arg !== undefined){
+let data47 = data46.arg;
+const _errs126 = errors;
+if(errors === _errs126){
+if(typeof data47 === "string"){
+if(!pattern3.test(data47)){
+const err29 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/anyOf/0/properties/arg/pattern",keyword:"pattern",params:{pattern: "^(\\/.*)?$"},message:"must match pattern \""+"^(\\/.*)?$"+"\""};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -1126,7 +1141,201 @@ vErrors.push(err29);
 errors++;
 }
 }
-var valid24 = _errs116 === errors;
+else {
+const err30 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/anyOf/0/properties/arg/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+var valid29 = _errs126 === errors;
+}
+else {
+var valid29 = true;
+}
+if(valid29){
+if(data46.afterArg !== undefined){
+let data48 = data46.afterArg;
+const _errs128 = errors;
+if(errors === _errs128){
+if(typeof data48 === "string"){
+if(!pattern3.test(data48)){
+const err31 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg/afterArg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/anyOf/0/properties/afterArg/pattern",keyword:"pattern",params:{pattern: "^(\\/.*)?$"},message:"must match pattern \""+"^(\\/.*)?$"+"\""};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg/afterArg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/anyOf/0/properties/afterArg/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+var valid29 = _errs128 === errors;
+}
+else {
+var valid29 = true;
+}
+}
+}
+}
+else {
+const err33 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+var _valid3 = _errs124 === errors;
+valid28 = valid28 || _valid3;
+if(_valid3){
+var props1 = {};
+props1.arg = true;
+props1.afterArg = true;
+}
+const _errs130 = errors;
+if(errors === _errs130){
+if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
+let missing6;
+if(((data46.arg === undefined) && (missing6 = "arg")) || ((data46.afterResult === undefined) && (missing6 = "afterResult"))){
+const err34 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/anyOf/1/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+else {
+if(data46.arg !== undefined){
+let data49 = data46.arg;
+const _errs132 = errors;
+if(errors === _errs132){
+if(typeof data49 === "string"){
+if(!pattern3.test(data49)){
+const err35 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/anyOf/1/properties/arg/pattern",keyword:"pattern",params:{pattern: "^(\\/.*)?$"},message:"must match pattern \""+"^(\\/.*)?$"+"\""};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/anyOf/1/properties/arg/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+var valid30 = _errs132 === errors;
+}
+else {
+var valid30 = true;
+}
+if(valid30){
+if(data46.afterResult !== undefined){
+let data50 = data46.afterResult;
+const _errs134 = errors;
+if(errors === _errs134){
+if(typeof data50 === "string"){
+if(!pattern3.test(data50)){
+const err37 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg/afterResult",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/anyOf/1/properties/afterResult/pattern",keyword:"pattern",params:{pattern: "^(\\/.*)?$"},message:"must match pattern \""+"^(\\/.*)?$"+"\""};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg/afterResult",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/anyOf/1/properties/afterResult/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+var valid30 = _errs134 === errors;
+}
+else {
+var valid30 = true;
+}
+}
+}
+}
+else {
+const err39 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+var _valid3 = _errs130 === errors;
+valid28 = valid28 || _valid3;
+if(_valid3){
+if(props1 !== true){
+props1 = props1 || {};
+props1.arg = true;
+props1.afterResult = true;
+}
+}
+if(!valid28){
+const err40 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+else {
+errors = _errs123;
+if(vErrors !== null){
+if(_errs123){
+vErrors.length = _errs123;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid24 = _errs122 === errors;
 }
 else {
 var valid24 = true;
@@ -1138,199 +1347,7 @@ var valid24 = true;
 }
 }
 else {
-const err30 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-var _valid1 = _errs104 === errors;
-if(_valid1){
-valid23 = true;
-passing0 = 0;
-var props1 = {};
-props1.id = true;
-props1.kind = true;
-props1.tools = true;
-props1.after = true;
-props1.sameArg = true;
-}
-const _errs122 = errors;
-if(errors === _errs122){
-if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
-let missing6;
-if(((((((data39.id === undefined) && (missing6 = "id")) || ((data39.kind === undefined) && (missing6 = "kind"))) || ((data39.tools === undefined) && (missing6 = "tools"))) || ((data39.arg === undefined) && (missing6 = "arg"))) || ((data39.source === undefined) && (missing6 = "source"))) || ((data39.in === undefined) && (missing6 = "in"))){
-const err31 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-else {
-if(data39.id !== undefined){
-let data48 = data39.id;
-const _errs124 = errors;
-if(errors === _errs124){
-if(typeof data48 === "string"){
-if(!pattern2.test(data48)){
-const err32 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/id",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/id/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-else {
-const err33 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/id",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-var valid27 = _errs124 === errors;
-}
-else {
-var valid27 = true;
-}
-if(valid27){
-if(data39.kind !== undefined){
-let data49 = data39.kind;
-const _errs126 = errors;
-if(typeof data49 !== "string"){
-const err34 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/kind",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-if("state-precondition" !== data49){
-const err35 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/kind",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/kind/const",keyword:"const",params:{allowedValue: "state-precondition"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-var valid27 = _errs126 === errors;
-}
-else {
-var valid27 = true;
-}
-if(valid27){
-if(data39.tools !== undefined){
-let data50 = data39.tools;
-const _errs128 = errors;
-if(errors === _errs128){
-if(Array.isArray(data50)){
-if(data50.length < 1){
-const err36 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/tools/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-else {
-var valid28 = true;
-const len4 = data50.length;
-for(let i4=0; i4<len4; i4++){
-const _errs130 = errors;
-if(typeof data50[i4] !== "string"){
-const err37 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools/" + i4,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/tools/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-var valid28 = _errs130 === errors;
-if(!valid28){
-break;
-}
-}
-}
-}
-else {
-const err38 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-}
-var valid27 = _errs128 === errors;
-}
-else {
-var valid27 = true;
-}
-if(valid27){
-if(data39.arg !== undefined){
-let data52 = data39.arg;
-const _errs132 = errors;
-if(errors === _errs132){
-if(typeof data52 === "string"){
-if(!pattern3.test(data52)){
-const err39 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/arg/pattern",keyword:"pattern",params:{pattern: "^(\\/.*)?$"},message:"must match pattern \""+"^(\\/.*)?$"+"\""};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-}
-else {
-const err40 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/arg/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-}
-var valid27 = _errs132 === errors;
-}
-else {
-var valid27 = true;
-}
-if(valid27){
-if(data39.source !== undefined){
-let data53 = data39.source;
-const _errs134 = errors;
-if(errors === _errs134){
-if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
-let missing7;
-if((((data53.tool === undefined) && (missing7 = "tool")) || ((data53.arg === undefined) && (missing7 = "arg"))) || ((data53.path === undefined) && (missing7 = "path"))){
-const err41 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/source",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/source/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"};
+const err41 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1339,11 +1356,24 @@ vErrors.push(err41);
 }
 errors++;
 }
-else {
-if(data53.tool !== undefined){
+}
+var _valid1 = _errs104 === errors;
+if(_valid1){
+valid23 = true;
+passing0 = 0;
+var props2 = {};
+props2.id = true;
+props2.kind = true;
+props2.tools = true;
+props2.after = true;
+props2.sameArg = true;
+}
 const _errs136 = errors;
-if(typeof data53.tool !== "string"){
-const err42 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/source/tool",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/source/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(errors === _errs136){
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+let missing7;
+if(((((((data39.id === undefined) && (missing7 = "id")) || ((data39.kind === undefined) && (missing7 = "kind"))) || ((data39.tools === undefined) && (missing7 = "tools"))) || ((data39.arg === undefined) && (missing7 = "arg"))) || ((data39.source === undefined) && (missing7 = "source"))) || ((data39.in === undefined) && (missing7 = "in"))){
+const err42 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1352,19 +1382,14 @@ vErrors.push(err42);
 }
 errors++;
 }
-var valid29 = _errs136 === errors;
-}
 else {
-var valid29 = true;
-}
-if(valid29){
-if(data53.arg !== undefined){
-let data55 = data53.arg;
+if(data39.id !== undefined){
+let data51 = data39.id;
 const _errs138 = errors;
 if(errors === _errs138){
-if(typeof data55 === "string"){
-if(!pattern3.test(data55)){
-const err43 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/source/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/source/properties/arg/pattern",keyword:"pattern",params:{pattern: "^(\\/.*)?$"},message:"must match pattern \""+"^(\\/.*)?$"+"\""};
+if(typeof data51 === "string"){
+if(!pattern2.test(data51)){
+const err43 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/id",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/id/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1375,7 +1400,7 @@ errors++;
 }
 }
 else {
-const err44 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/source/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/source/properties/arg/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err44 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/id",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1385,19 +1410,17 @@ vErrors.push(err44);
 errors++;
 }
 }
-var valid29 = _errs138 === errors;
+var valid31 = _errs138 === errors;
 }
 else {
-var valid29 = true;
+var valid31 = true;
 }
-if(valid29){
-if(data53.path !== undefined){
-let data56 = data53.path;
+if(valid31){
+if(data39.kind !== undefined){
+let data52 = data39.kind;
 const _errs140 = errors;
-if(errors === _errs140){
-if(typeof data56 === "string"){
-if(!pattern3.test(data56)){
-const err45 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/source/path",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/source/properties/path/pattern",keyword:"pattern",params:{pattern: "^(\\/.*)?$"},message:"must match pattern \""+"^(\\/.*)?$"+"\""};
+if(typeof data52 !== "string"){
+const err45 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/kind",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -1406,9 +1429,8 @@ vErrors.push(err45);
 }
 errors++;
 }
-}
-else {
-const err46 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/source/path",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/source/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if("state-precondition" !== data52){
+const err46 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/kind",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/kind/const",keyword:"const",params:{allowedValue: "state-precondition"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1417,18 +1439,19 @@ vErrors.push(err46);
 }
 errors++;
 }
-}
-var valid29 = _errs140 === errors;
-}
-else {
-var valid29 = true;
-}
-}
-}
-}
+var valid31 = _errs140 === errors;
 }
 else {
-const err47 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/source",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/source/type",keyword:"type",params:{type: "object"},message:"must be object"};
+var valid31 = true;
+}
+if(valid31){
+if(data39.tools !== undefined){
+let data53 = data39.tools;
+const _errs142 = errors;
+if(errors === _errs142){
+if(Array.isArray(data53)){
+if(data53.length < 1){
+const err47 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/tools/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1437,20 +1460,13 @@ vErrors.push(err47);
 }
 errors++;
 }
-}
-var valid27 = _errs134 === errors;
-}
 else {
-var valid27 = true;
-}
-if(valid27){
-if(data39.in !== undefined){
-let data57 = data39.in;
-const _errs142 = errors;
-if(errors === _errs142){
-if(Array.isArray(data57)){
-if(data57.length < 1){
-const err48 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/in",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/in/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+var valid32 = true;
+const len5 = data53.length;
+for(let i5=0; i5<len5; i5++){
+const _errs144 = errors;
+if(typeof data53[i5] !== "string"){
+const err48 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools/" + i5,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/tools/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1459,14 +1475,15 @@ vErrors.push(err48);
 }
 errors++;
 }
+var valid32 = _errs144 === errors;
+if(!valid32){
+break;
+}
+}
+}
+}
 else {
-var valid30 = true;
-const len5 = data57.length;
-for(let i5=0; i5<len5; i5++){
-let data58 = data57[i5];
-const _errs144 = errors;
-if((((typeof data58 !== "string") && (!(typeof data58 == "number"))) && (typeof data58 !== "boolean")) && (data58 !== null)){
-const err49 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/in/" + i5,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/in/items/type",keyword:"type",params:{type: schema0.properties.data.properties.policy.properties.invariants.items.oneOf[1].properties.in.items.type},message:"must be string,number,boolean,null"};
+const err49 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1475,15 +1492,20 @@ vErrors.push(err49);
 }
 errors++;
 }
-var valid30 = _errs144 === errors;
-if(!valid30){
-break;
 }
-}
-}
+var valid31 = _errs142 === errors;
 }
 else {
-const err50 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/in",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/in/type",keyword:"type",params:{type: "array"},message:"must be array"};
+var valid31 = true;
+}
+if(valid31){
+if(data39.arg !== undefined){
+let data55 = data39.arg;
+const _errs146 = errors;
+if(errors === _errs146){
+if(typeof data55 === "string"){
+if(!pattern3.test(data55)){
+const err50 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/arg/pattern",keyword:"pattern",params:{pattern: "^(\\/.*)?$"},message:"must match pattern \""+"^(\\/.*)?$"+"\""};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1493,20 +1515,8 @@ vErrors.push(err50);
 errors++;
 }
 }
-var valid27 = _errs142 === errors;
-}
 else {
-var valid27 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-const err51 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err51 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/arg/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1516,31 +1526,20 @@ vErrors.push(err51);
 errors++;
 }
 }
-var _valid1 = _errs122 === errors;
-if(_valid1 && valid23){
-valid23 = false;
-passing0 = [passing0, 1];
+var valid31 = _errs146 === errors;
 }
 else {
-if(_valid1){
-valid23 = true;
-passing0 = 1;
-if(props1 !== true){
-props1 = props1 || {};
-props1.id = true;
-props1.kind = true;
-props1.tools = true;
-props1.arg = true;
-props1.source = true;
-props1.in = true;
+var valid31 = true;
 }
-}
-const _errs146 = errors;
-if(errors === _errs146){
-if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+if(valid31){
+if(data39.source !== undefined){
+let data56 = data39.source;
+const _errs148 = errors;
+if(errors === _errs148){
+if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
 let missing8;
-if(((((data39.id === undefined) && (missing8 = "id")) || ((data39.kind === undefined) && (missing8 = "kind"))) || ((data39.tools === undefined) && (missing8 = "tools"))) || ((data39.arg === undefined) && (missing8 = "arg"))){
-const err52 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'"};
+if((((data56.tool === undefined) && (missing8 = "tool")) || ((data56.arg === undefined) && (missing8 = "arg"))) || ((data56.path === undefined) && (missing8 = "path"))){
+const err52 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/source",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/source/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1550,13 +1549,10 @@ vErrors.push(err52);
 errors++;
 }
 else {
-if(data39.id !== undefined){
-let data59 = data39.id;
-const _errs148 = errors;
-if(errors === _errs148){
-if(typeof data59 === "string"){
-if(!pattern2.test(data59)){
-const err53 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/id",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/properties/id/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+if(data56.tool !== undefined){
+const _errs150 = errors;
+if(typeof data56.tool !== "string"){
+const err53 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/source/tool",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/source/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -1565,14 +1561,88 @@ vErrors.push(err53);
 }
 errors++;
 }
+var valid33 = _errs150 === errors;
 }
 else {
-const err54 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/id",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var valid33 = true;
+}
+if(valid33){
+if(data56.arg !== undefined){
+let data58 = data56.arg;
+const _errs152 = errors;
+if(errors === _errs152){
+if(typeof data58 === "string"){
+if(!pattern3.test(data58)){
+const err54 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/source/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/source/properties/arg/pattern",keyword:"pattern",params:{pattern: "^(\\/.*)?$"},message:"must match pattern \""+"^(\\/.*)?$"+"\""};
 if(vErrors === null){
 vErrors = [err54];
 }
 else {
 vErrors.push(err54);
+}
+errors++;
+}
+}
+else {
+const err55 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/source/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/source/properties/arg/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+var valid33 = _errs152 === errors;
+}
+else {
+var valid33 = true;
+}
+if(valid33){
+if(data56.path !== undefined){
+let data59 = data56.path;
+const _errs154 = errors;
+if(errors === _errs154){
+if(typeof data59 === "string"){
+if(!pattern3.test(data59)){
+const err56 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/source/path",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/source/properties/path/pattern",keyword:"pattern",params:{pattern: "^(\\/.*)?$"},message:"must match pattern \""+"^(\\/.*)?$"+"\""};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+}
+else {
+const err57 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/source/path",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/source/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+}
+var valid33 = _errs154 === errors;
+}
+else {
+var valid33 = true;
+}
+}
+}
+}
+}
+else {
+const err58 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/source",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/source/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
 }
 errors++;
 }
@@ -1583,74 +1653,13 @@ else {
 var valid31 = true;
 }
 if(valid31){
-if(data39.kind !== undefined){
-let data60 = data39.kind;
-const _errs150 = errors;
-if(typeof data60 !== "string"){
-const err55 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/kind",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err55];
-}
-else {
-vErrors.push(err55);
-}
-errors++;
-}
-if("once-per" !== data60){
-const err56 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/kind",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/properties/kind/const",keyword:"const",params:{allowedValue: "once-per"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err56];
-}
-else {
-vErrors.push(err56);
-}
-errors++;
-}
-var valid31 = _errs150 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data39.tools !== undefined){
-let data61 = data39.tools;
-const _errs152 = errors;
-if(errors === _errs152){
-if(Array.isArray(data61)){
-if(data61.length < 1){
-const err57 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/properties/tools/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
-if(vErrors === null){
-vErrors = [err57];
-}
-else {
-vErrors.push(err57);
-}
-errors++;
-}
-else {
-var valid32 = true;
-const len6 = data61.length;
-for(let i6=0; i6<len6; i6++){
-const _errs154 = errors;
-if(typeof data61[i6] !== "string"){
-const err58 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools/" + i6,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/properties/tools/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err58];
-}
-else {
-vErrors.push(err58);
-}
-errors++;
-}
-var valid32 = _errs154 === errors;
-if(!valid32){
-break;
-}
-}
-}
-}
-else {
-const err59 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data39.in !== undefined){
+let data60 = data39.in;
+const _errs156 = errors;
+if(errors === _errs156){
+if(Array.isArray(data60)){
+if(data60.length < 1){
+const err59 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/in",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/in/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -1659,20 +1668,14 @@ vErrors.push(err59);
 }
 errors++;
 }
-}
-var valid31 = _errs152 === errors;
-}
 else {
-var valid31 = true;
-}
-if(valid31){
-if(data39.arg !== undefined){
-let data63 = data39.arg;
-const _errs156 = errors;
-if(errors === _errs156){
-if(typeof data63 === "string"){
-if(!pattern3.test(data63)){
-const err60 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/properties/arg/pattern",keyword:"pattern",params:{pattern: "^(\\/.*)?$"},message:"must match pattern \""+"^(\\/.*)?$"+"\""};
+var valid34 = true;
+const len6 = data60.length;
+for(let i6=0; i6<len6; i6++){
+let data61 = data60[i6];
+const _errs158 = errors;
+if((((typeof data61 !== "string") && (!(typeof data61 == "number"))) && (typeof data61 !== "boolean")) && (data61 !== null)){
+const err60 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/in/" + i6,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/in/items/type",keyword:"type",params:{type: schema0.properties.data.properties.policy.properties.invariants.items.oneOf[1].properties.in.items.type},message:"must be string,number,boolean,null"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -1681,9 +1684,15 @@ vErrors.push(err60);
 }
 errors++;
 }
+var valid34 = _errs158 === errors;
+if(!valid34){
+break;
+}
+}
+}
 }
 else {
-const err61 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/properties/arg/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err61 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/in",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/in/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -1703,8 +1712,10 @@ var valid31 = true;
 }
 }
 }
+}
+}
 else {
-const err62 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err62 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -1714,29 +1725,31 @@ vErrors.push(err62);
 errors++;
 }
 }
-var _valid1 = _errs146 === errors;
+var _valid1 = _errs136 === errors;
 if(_valid1 && valid23){
 valid23 = false;
-passing0 = [passing0, 2];
+passing0 = [passing0, 1];
 }
 else {
 if(_valid1){
 valid23 = true;
-passing0 = 2;
-if(props1 !== true){
-props1 = props1 || {};
-props1.id = true;
-props1.kind = true;
-props1.tools = true;
-props1.arg = true;
+passing0 = 1;
+if(props2 !== true){
+props2 = props2 || {};
+props2.id = true;
+props2.kind = true;
+props2.tools = true;
+props2.arg = true;
+props2.source = true;
+props2.in = true;
 }
 }
-const _errs158 = errors;
-if(errors === _errs158){
+const _errs160 = errors;
+if(errors === _errs160){
 if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
 let missing9;
-if(((((data39.id === undefined) && (missing9 = "id")) || ((data39.kind === undefined) && (missing9 = "kind"))) || ((data39.tools === undefined) && (missing9 = "tools"))) || ((data39.words === undefined) && (missing9 = "words"))){
-const err63 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'"};
+if(((((data39.id === undefined) && (missing9 = "id")) || ((data39.kind === undefined) && (missing9 = "kind"))) || ((data39.tools === undefined) && (missing9 = "tools"))) || ((data39.arg === undefined) && (missing9 = "arg"))){
+const err63 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -1747,12 +1760,12 @@ errors++;
 }
 else {
 if(data39.id !== undefined){
-let data64 = data39.id;
-const _errs160 = errors;
-if(errors === _errs160){
-if(typeof data64 === "string"){
-if(!pattern2.test(data64)){
-const err64 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/id",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/id/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+let data62 = data39.id;
+const _errs162 = errors;
+if(errors === _errs162){
+if(typeof data62 === "string"){
+if(!pattern2.test(data62)){
+const err64 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/id",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/properties/id/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -1763,7 +1776,7 @@ errors++;
 }
 }
 else {
-const err65 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/id",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err65 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/id",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -1773,17 +1786,17 @@ vErrors.push(err65);
 errors++;
 }
 }
-var valid33 = _errs160 === errors;
+var valid35 = _errs162 === errors;
 }
 else {
-var valid33 = true;
+var valid35 = true;
 }
-if(valid33){
+if(valid35){
 if(data39.kind !== undefined){
-let data65 = data39.kind;
-const _errs162 = errors;
-if(typeof data65 !== "string"){
-const err66 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/kind",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data63 = data39.kind;
+const _errs164 = errors;
+if(typeof data63 !== "string"){
+const err66 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/kind",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -1792,8 +1805,8 @@ vErrors.push(err66);
 }
 errors++;
 }
-if("confirmed-by-input" !== data65){
-const err67 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/kind",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/kind/const",keyword:"const",params:{allowedValue: "confirmed-by-input"},message:"must be equal to constant"};
+if("once-per" !== data63){
+const err67 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/kind",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/properties/kind/const",keyword:"const",params:{allowedValue: "once-per"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -1802,19 +1815,19 @@ vErrors.push(err67);
 }
 errors++;
 }
-var valid33 = _errs162 === errors;
+var valid35 = _errs164 === errors;
 }
 else {
-var valid33 = true;
+var valid35 = true;
 }
-if(valid33){
+if(valid35){
 if(data39.tools !== undefined){
-let data66 = data39.tools;
-const _errs164 = errors;
-if(errors === _errs164){
-if(Array.isArray(data66)){
-if(data66.length < 1){
-const err68 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/tools/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+let data64 = data39.tools;
+const _errs166 = errors;
+if(errors === _errs166){
+if(Array.isArray(data64)){
+if(data64.length < 1){
+const err68 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/properties/tools/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -1824,12 +1837,12 @@ vErrors.push(err68);
 errors++;
 }
 else {
-var valid34 = true;
-const len7 = data66.length;
+var valid36 = true;
+const len7 = data64.length;
 for(let i7=0; i7<len7; i7++){
-const _errs166 = errors;
-if(typeof data66[i7] !== "string"){
-const err69 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools/" + i7,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/tools/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const _errs168 = errors;
+if(typeof data64[i7] !== "string"){
+const err69 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools/" + i7,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/properties/tools/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -1838,15 +1851,15 @@ vErrors.push(err69);
 }
 errors++;
 }
-var valid34 = _errs166 === errors;
-if(!valid34){
+var valid36 = _errs168 === errors;
+if(!valid36){
 break;
 }
 }
 }
 }
 else {
-const err70 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err70 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -1856,19 +1869,19 @@ vErrors.push(err70);
 errors++;
 }
 }
-var valid33 = _errs164 === errors;
+var valid35 = _errs166 === errors;
 }
 else {
-var valid33 = true;
+var valid35 = true;
 }
-if(valid33){
-if(data39.words !== undefined){
-let data68 = data39.words;
-const _errs168 = errors;
-if(errors === _errs168){
-if(Array.isArray(data68)){
-if(data68.length < 1){
-const err71 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/words",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/words/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(valid35){
+if(data39.arg !== undefined){
+let data66 = data39.arg;
+const _errs170 = errors;
+if(errors === _errs170){
+if(typeof data66 === "string"){
+if(!pattern3.test(data66)){
+const err71 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/properties/arg/pattern",keyword:"pattern",params:{pattern: "^(\\/.*)?$"},message:"must match pattern \""+"^(\\/.*)?$"+"\""};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -1877,16 +1890,9 @@ vErrors.push(err71);
 }
 errors++;
 }
+}
 else {
-var valid35 = true;
-const len8 = data68.length;
-for(let i8=0; i8<len8; i8++){
-let data69 = data68[i8];
-const _errs170 = errors;
-if(errors === _errs170){
-if(typeof data69 === "string"){
-if(!pattern12.test(data69)){
-const err72 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/words/" + i8,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/words/items/pattern",keyword:"pattern",params:{pattern: "[\\p{L}\\p{N}]"},message:"must match pattern \""+"[\\p{L}\\p{N}]"+"\""};
+const err72 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/properties/arg/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -1896,8 +1902,18 @@ vErrors.push(err72);
 errors++;
 }
 }
+var valid35 = _errs170 === errors;
+}
 else {
-const err73 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/words/" + i8,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/words/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var valid35 = true;
+}
+}
+}
+}
+}
+}
+else {
+const err73 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -1907,15 +1923,29 @@ vErrors.push(err73);
 errors++;
 }
 }
-var valid35 = _errs170 === errors;
-if(!valid35){
-break;
-}
-}
-}
+var _valid1 = _errs160 === errors;
+if(_valid1 && valid23){
+valid23 = false;
+passing0 = [passing0, 2];
 }
 else {
-const err74 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/words",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/words/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(_valid1){
+valid23 = true;
+passing0 = 2;
+if(props2 !== true){
+props2 = props2 || {};
+props2.id = true;
+props2.kind = true;
+props2.tools = true;
+props2.arg = true;
+}
+}
+const _errs172 = errors;
+if(errors === _errs172){
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+let missing10;
+if(((((data39.id === undefined) && (missing10 = "id")) || ((data39.kind === undefined) && (missing10 = "kind"))) || ((data39.tools === undefined) && (missing10 = "tools"))) || ((data39.words === undefined) && (missing10 = "words"))){
+const err74 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -1924,19 +1954,14 @@ vErrors.push(err74);
 }
 errors++;
 }
-}
-var valid33 = _errs168 === errors;
-}
 else {
-var valid33 = true;
-}
-}
-}
-}
-}
-}
-else {
-const err75 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data39.id !== undefined){
+let data67 = data39.id;
+const _errs174 = errors;
+if(errors === _errs174){
+if(typeof data67 === "string"){
+if(!pattern2.test(data67)){
+const err75 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/id",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/id/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -1946,29 +1971,8 @@ vErrors.push(err75);
 errors++;
 }
 }
-var _valid1 = _errs158 === errors;
-if(_valid1 && valid23){
-valid23 = false;
-passing0 = [passing0, 3];
-}
 else {
-if(_valid1){
-valid23 = true;
-passing0 = 3;
-if(props1 !== true){
-props1 = props1 || {};
-props1.id = true;
-props1.kind = true;
-props1.tools = true;
-props1.words = true;
-}
-}
-const _errs172 = errors;
-if(errors === _errs172){
-if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
-let missing10;
-if((((((data39.id === undefined) && (missing10 = "id")) || ((data39.kind === undefined) && (missing10 = "kind"))) || ((data39.tools === undefined) && (missing10 = "tools"))) || ((data39.arg === undefined) && (missing10 = "arg"))) || ((data39.from === undefined) && (missing10 = "from"))){
-const err76 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'"};
+const err76 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/id",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -1977,14 +1981,18 @@ vErrors.push(err76);
 }
 errors++;
 }
+}
+var valid37 = _errs174 === errors;
+}
 else {
-if(data39.id !== undefined){
-let data70 = data39.id;
-const _errs174 = errors;
-if(errors === _errs174){
-if(typeof data70 === "string"){
-if(!pattern2.test(data70)){
-const err77 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/id",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/id/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+var valid37 = true;
+}
+if(valid37){
+if(data39.kind !== undefined){
+let data68 = data39.kind;
+const _errs176 = errors;
+if(typeof data68 !== "string"){
+const err77 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/kind",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1993,9 +2001,8 @@ vErrors.push(err77);
 }
 errors++;
 }
-}
-else {
-const err78 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/id",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if("confirmed-by-input" !== data68){
+const err78 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/kind",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/kind/const",keyword:"const",params:{allowedValue: "confirmed-by-input"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -2004,18 +2011,19 @@ vErrors.push(err78);
 }
 errors++;
 }
-}
-var valid36 = _errs174 === errors;
+var valid37 = _errs176 === errors;
 }
 else {
-var valid36 = true;
+var valid37 = true;
 }
-if(valid36){
-if(data39.kind !== undefined){
-let data71 = data39.kind;
-const _errs176 = errors;
-if(typeof data71 !== "string"){
-const err79 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/kind",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(valid37){
+if(data39.tools !== undefined){
+let data69 = data39.tools;
+const _errs178 = errors;
+if(errors === _errs178){
+if(Array.isArray(data69)){
+if(data69.length < 1){
+const err79 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/tools/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -2024,8 +2032,13 @@ vErrors.push(err79);
 }
 errors++;
 }
-if("arg-from-input" !== data71){
-const err80 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/kind",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/kind/const",keyword:"const",params:{allowedValue: "arg-from-input"},message:"must be equal to constant"};
+else {
+var valid38 = true;
+const len8 = data69.length;
+for(let i8=0; i8<len8; i8++){
+const _errs180 = errors;
+if(typeof data69[i8] !== "string"){
+const err80 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools/" + i8,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/tools/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -2034,19 +2047,15 @@ vErrors.push(err80);
 }
 errors++;
 }
-var valid36 = _errs176 === errors;
+var valid38 = _errs180 === errors;
+if(!valid38){
+break;
+}
+}
+}
 }
 else {
-var valid36 = true;
-}
-if(valid36){
-if(data39.tools !== undefined){
-let data72 = data39.tools;
-const _errs178 = errors;
-if(errors === _errs178){
-if(Array.isArray(data72)){
-if(data72.length < 1){
-const err81 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/tools/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+const err81 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -2055,13 +2064,20 @@ vErrors.push(err81);
 }
 errors++;
 }
+}
+var valid37 = _errs178 === errors;
+}
 else {
 var valid37 = true;
-const len9 = data72.length;
-for(let i9=0; i9<len9; i9++){
-const _errs180 = errors;
-if(typeof data72[i9] !== "string"){
-const err82 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools/" + i9,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/tools/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(valid37){
+if(data39.words !== undefined){
+let data71 = data39.words;
+const _errs182 = errors;
+if(errors === _errs182){
+if(Array.isArray(data71)){
+if(data71.length < 1){
+const err82 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/words",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/words/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -2070,15 +2086,16 @@ vErrors.push(err82);
 }
 errors++;
 }
-var valid37 = _errs180 === errors;
-if(!valid37){
-break;
-}
-}
-}
-}
 else {
-const err83 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"};
+var valid39 = true;
+const len9 = data71.length;
+for(let i9=0; i9<len9; i9++){
+let data72 = data71[i9];
+const _errs184 = errors;
+if(errors === _errs184){
+if(typeof data72 === "string"){
+if(!pattern14.test(data72)){
+const err83 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/words/" + i9,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/words/items/pattern",keyword:"pattern",params:{pattern: "[\\p{L}\\p{N}]"},message:"must match pattern \""+"[\\p{L}\\p{N}]"+"\""};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -2088,19 +2105,8 @@ vErrors.push(err83);
 errors++;
 }
 }
-var valid36 = _errs178 === errors;
-}
 else {
-var valid36 = true;
-}
-if(valid36){
-if(data39.arg !== undefined){
-let data74 = data39.arg;
-const _errs182 = errors;
-if(errors === _errs182){
-if(typeof data74 === "string"){
-if(!pattern3.test(data74)){
-const err84 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/arg/pattern",keyword:"pattern",params:{pattern: "^(\\/.*)?$"},message:"must match pattern \""+"^(\\/.*)?$"+"\""};
+const err84 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/words/" + i9,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/words/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -2110,8 +2116,15 @@ vErrors.push(err84);
 errors++;
 }
 }
+var valid39 = _errs184 === errors;
+if(!valid39){
+break;
+}
+}
+}
+}
 else {
-const err85 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/arg/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err85 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/words",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/words/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -2121,19 +2134,18 @@ vErrors.push(err85);
 errors++;
 }
 }
-var valid36 = _errs182 === errors;
+var valid37 = _errs182 === errors;
 }
 else {
-var valid36 = true;
+var valid37 = true;
 }
-if(valid36){
-if(data39.from !== undefined){
-let data75 = data39.from;
-const _errs184 = errors;
-if(errors === _errs184){
-if(Array.isArray(data75)){
-if(data75.length < 1){
-const err86 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/from",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/from/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+}
+}
+}
+}
+}
+else {
+const err86 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -2142,17 +2154,30 @@ vErrors.push(err86);
 }
 errors++;
 }
+}
+var _valid1 = _errs172 === errors;
+if(_valid1 && valid23){
+valid23 = false;
+passing0 = [passing0, 3];
+}
 else {
-var valid38 = true;
-const len10 = data75.length;
-for(let i10=0; i10<len10; i10++){
-let data76 = data75[i10];
+if(_valid1){
+valid23 = true;
+passing0 = 3;
+if(props2 !== true){
+props2 = props2 || {};
+props2.id = true;
+props2.kind = true;
+props2.tools = true;
+props2.words = true;
+}
+}
 const _errs186 = errors;
-const _errs187 = errors;
-let valid39 = false;
-const _errs188 = errors;
-if(typeof data76 !== "string"){
-const err87 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/from/" + i10,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/from/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(errors === _errs186){
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+let missing11;
+if((((((data39.id === undefined) && (missing11 = "id")) || ((data39.kind === undefined) && (missing11 = "kind"))) || ((data39.tools === undefined) && (missing11 = "tools"))) || ((data39.arg === undefined) && (missing11 = "arg"))) || ((data39.from === undefined) && (missing11 = "from"))){
+const err87 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -2161,8 +2186,14 @@ vErrors.push(err87);
 }
 errors++;
 }
-if("user" !== data76){
-const err88 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/from/" + i10,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/from/items/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant"};
+else {
+if(data39.id !== undefined){
+let data73 = data39.id;
+const _errs188 = errors;
+if(errors === _errs188){
+if(typeof data73 === "string"){
+if(!pattern2.test(data73)){
+const err88 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/id",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/id/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -2171,14 +2202,9 @@ vErrors.push(err88);
 }
 errors++;
 }
-var _valid2 = _errs188 === errors;
-valid39 = valid39 || _valid2;
-const _errs190 = errors;
-if(errors === _errs190){
-if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
-let missing11;
-if((data76.tool === undefined) && (missing11 = "tool")){
-const err89 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/from/" + i10,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/from/items/anyOf/1/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'"};
+}
+else {
+const err89 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/id",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -2187,10 +2213,18 @@ vErrors.push(err89);
 }
 errors++;
 }
+}
+var valid40 = _errs188 === errors;
+}
 else {
-if(data76.tool !== undefined){
-if(typeof data76.tool !== "string"){
-const err90 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/from/" + i10+"/tool",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/from/items/anyOf/1/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var valid40 = true;
+}
+if(valid40){
+if(data39.kind !== undefined){
+let data74 = data39.kind;
+const _errs190 = errors;
+if(typeof data74 !== "string"){
+const err90 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/kind",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -2199,11 +2233,8 @@ vErrors.push(err90);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err91 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/from/" + i10,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/from/items/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if("arg-from-input" !== data74){
+const err91 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/kind",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/kind/const",keyword:"const",params:{allowedValue: "arg-from-input"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -2212,15 +2243,19 @@ vErrors.push(err91);
 }
 errors++;
 }
+var valid40 = _errs190 === errors;
 }
-var _valid2 = _errs190 === errors;
-valid39 = valid39 || _valid2;
-if(_valid2){
-var props2 = {};
-props2.tool = true;
+else {
+var valid40 = true;
 }
-if(!valid39){
-const err92 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/from/" + i10,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/from/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(valid40){
+if(data39.tools !== undefined){
+let data75 = data39.tools;
+const _errs192 = errors;
+if(errors === _errs192){
+if(Array.isArray(data75)){
+if(data75.length < 1){
+const err92 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/tools/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -2230,25 +2265,12 @@ vErrors.push(err92);
 errors++;
 }
 else {
-errors = _errs187;
-if(vErrors !== null){
-if(_errs187){
-vErrors.length = _errs187;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid38 = _errs186 === errors;
-if(!valid38){
-break;
-}
-}
-}
-}
-else {
-const err93 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/from",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/from/type",keyword:"type",params:{type: "array"},message:"must be array"};
+var valid41 = true;
+const len10 = data75.length;
+for(let i10=0; i10<len10; i10++){
+const _errs194 = errors;
+if(typeof data75[i10] !== "string"){
+const err93 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools/" + i10,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/tools/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -2257,20 +2279,15 @@ vErrors.push(err93);
 }
 errors++;
 }
-}
-var valid36 = _errs184 === errors;
-}
-else {
-var valid36 = true;
-}
-}
-}
+var valid41 = _errs194 === errors;
+if(!valid41){
+break;
 }
 }
 }
 }
 else {
-const err94 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err94 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -2280,7 +2297,199 @@ vErrors.push(err94);
 errors++;
 }
 }
-var _valid1 = _errs172 === errors;
+var valid40 = _errs192 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data39.arg !== undefined){
+let data77 = data39.arg;
+const _errs196 = errors;
+if(errors === _errs196){
+if(typeof data77 === "string"){
+if(!pattern3.test(data77)){
+const err95 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/arg/pattern",keyword:"pattern",params:{pattern: "^(\\/.*)?$"},message:"must match pattern \""+"^(\\/.*)?$"+"\""};
+if(vErrors === null){
+vErrors = [err95];
+}
+else {
+vErrors.push(err95);
+}
+errors++;
+}
+}
+else {
+const err96 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/arg/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err96];
+}
+else {
+vErrors.push(err96);
+}
+errors++;
+}
+}
+var valid40 = _errs196 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data39.from !== undefined){
+let data78 = data39.from;
+const _errs198 = errors;
+if(errors === _errs198){
+if(Array.isArray(data78)){
+if(data78.length < 1){
+const err97 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/from",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/from/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err97];
+}
+else {
+vErrors.push(err97);
+}
+errors++;
+}
+else {
+var valid42 = true;
+const len11 = data78.length;
+for(let i11=0; i11<len11; i11++){
+let data79 = data78[i11];
+const _errs200 = errors;
+const _errs201 = errors;
+let valid43 = false;
+const _errs202 = errors;
+if(typeof data79 !== "string"){
+const err98 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/from/" + i11,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/from/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err98];
+}
+else {
+vErrors.push(err98);
+}
+errors++;
+}
+if("user" !== data79){
+const err99 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/from/" + i11,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/from/items/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err99];
+}
+else {
+vErrors.push(err99);
+}
+errors++;
+}
+var _valid4 = _errs202 === errors;
+valid43 = valid43 || _valid4;
+const _errs204 = errors;
+if(errors === _errs204){
+if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
+let missing12;
+if((data79.tool === undefined) && (missing12 = "tool")){
+const err100 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/from/" + i11,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/from/items/anyOf/1/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'"};
+if(vErrors === null){
+vErrors = [err100];
+}
+else {
+vErrors.push(err100);
+}
+errors++;
+}
+else {
+if(data79.tool !== undefined){
+if(typeof data79.tool !== "string"){
+const err101 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/from/" + i11+"/tool",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/from/items/anyOf/1/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err101];
+}
+else {
+vErrors.push(err101);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err102 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/from/" + i11,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/from/items/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err102];
+}
+else {
+vErrors.push(err102);
+}
+errors++;
+}
+}
+var _valid4 = _errs204 === errors;
+valid43 = valid43 || _valid4;
+if(_valid4){
+var props3 = {};
+props3.tool = true;
+}
+if(!valid43){
+const err103 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/from/" + i11,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/from/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err103];
+}
+else {
+vErrors.push(err103);
+}
+errors++;
+}
+else {
+errors = _errs201;
+if(vErrors !== null){
+if(_errs201){
+vErrors.length = _errs201;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid42 = _errs200 === errors;
+if(!valid42){
+break;
+}
+}
+}
+}
+else {
+const err104 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/from",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/from/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err104];
+}
+else {
+vErrors.push(err104);
+}
+errors++;
+}
+}
+var valid40 = _errs198 === errors;
+}
+else {
+var valid40 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+const err105 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err105];
+}
+else {
+vErrors.push(err105);
+}
+errors++;
+}
+}
+var _valid1 = _errs186 === errors;
 if(_valid1 && valid23){
 valid23 = false;
 passing0 = [passing0, 4];
@@ -2289,13 +2498,13 @@ else {
 if(_valid1){
 valid23 = true;
 passing0 = 4;
-if(props1 !== true){
-props1 = props1 || {};
-props1.id = true;
-props1.kind = true;
-props1.tools = true;
-props1.arg = true;
-props1.from = true;
+if(props2 !== true){
+props2 = props2 || {};
+props2.id = true;
+props2.kind = true;
+props2.tools = true;
+props2.arg = true;
+props2.from = true;
 }
 }
 }
@@ -2303,12 +2512,12 @@ props1.from = true;
 }
 }
 if(!valid23){
-const err95 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const err106 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err95];
+vErrors = [err106];
 }
 else {
-vErrors.push(err95);
+vErrors.push(err106);
 }
 errors++;
 validate0.errors = vErrors;
@@ -2360,38 +2569,38 @@ var valid1 = true;
 }
 if(valid1){
 if(data6.resumeOf !== undefined){
-let data78 = data6.resumeOf;
-const _errs194 = errors;
-if(errors === _errs194){
-if(data78 && typeof data78 == "object" && !Array.isArray(data78)){
-let missing12;
-if((data78.run === undefined) && (missing12 = "run")){
-validate0.errors = [{instancePath:instancePath+"/data/resumeOf",schemaPath:"#/properties/data/properties/resumeOf/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'"}];
+let data81 = data6.resumeOf;
+const _errs208 = errors;
+if(errors === _errs208){
+if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
+let missing13;
+if((data81.run === undefined) && (missing13 = "run")){
+validate0.errors = [{instancePath:instancePath+"/data/resumeOf",schemaPath:"#/properties/data/properties/resumeOf/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'"}];
 return false;
 }
 else {
-if(data78.run !== undefined){
-const _errs196 = errors;
-if(typeof data78.run !== "string"){
+if(data81.run !== undefined){
+const _errs210 = errors;
+if(typeof data81.run !== "string"){
 validate0.errors = [{instancePath:instancePath+"/data/resumeOf/run",schemaPath:"#/properties/data/properties/resumeOf/properties/run/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid41 = _errs196 === errors;
+var valid45 = _errs210 === errors;
 }
 else {
-var valid41 = true;
+var valid45 = true;
 }
-if(valid41){
-if(data78.checkpoint !== undefined){
-const _errs198 = errors;
-if(typeof data78.checkpoint !== "string"){
+if(valid45){
+if(data81.checkpoint !== undefined){
+const _errs212 = errors;
+if(typeof data81.checkpoint !== "string"){
 validate0.errors = [{instancePath:instancePath+"/data/resumeOf/checkpoint",schemaPath:"#/properties/data/properties/resumeOf/properties/checkpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid41 = _errs198 === errors;
+var valid45 = _errs212 === errors;
 }
 else {
-var valid41 = true;
+var valid45 = true;
 }
 }
 }
@@ -2401,60 +2610,60 @@ validate0.errors = [{instancePath:instancePath+"/data/resumeOf",schemaPath:"#/pr
 return false;
 }
 }
-var valid1 = _errs194 === errors;
+var valid1 = _errs208 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data6.forkOf !== undefined){
-let data81 = data6.forkOf;
-const _errs200 = errors;
-if(errors === _errs200){
-if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
-let missing13;
-if(((data81.run === undefined) && (missing13 = "run")) || ((data81.seq === undefined) && (missing13 = "seq"))){
-validate0.errors = [{instancePath:instancePath+"/data/forkOf",schemaPath:"#/properties/data/properties/forkOf/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'"}];
+let data84 = data6.forkOf;
+const _errs214 = errors;
+if(errors === _errs214){
+if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
+let missing14;
+if(((data84.run === undefined) && (missing14 = "run")) || ((data84.seq === undefined) && (missing14 = "seq"))){
+validate0.errors = [{instancePath:instancePath+"/data/forkOf",schemaPath:"#/properties/data/properties/forkOf/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'"}];
 return false;
 }
 else {
-if(data81.run !== undefined){
-const _errs202 = errors;
-if(typeof data81.run !== "string"){
+if(data84.run !== undefined){
+const _errs216 = errors;
+if(typeof data84.run !== "string"){
 validate0.errors = [{instancePath:instancePath+"/data/forkOf/run",schemaPath:"#/properties/data/properties/forkOf/properties/run/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid42 = _errs202 === errors;
+var valid46 = _errs216 === errors;
 }
 else {
-var valid42 = true;
+var valid46 = true;
 }
-if(valid42){
-if(data81.seq !== undefined){
-let data83 = data81.seq;
-const _errs204 = errors;
-if(!((typeof data83 == "number") && (!(data83 % 1) && !isNaN(data83)))){
+if(valid46){
+if(data84.seq !== undefined){
+let data86 = data84.seq;
+const _errs218 = errors;
+if(!((typeof data86 == "number") && (!(data86 % 1) && !isNaN(data86)))){
 validate0.errors = [{instancePath:instancePath+"/data/forkOf/seq",schemaPath:"#/properties/data/properties/forkOf/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs204){
-if(typeof data83 == "number"){
-if(data83 > 9007199254740991 || isNaN(data83)){
+if(errors === _errs218){
+if(typeof data86 == "number"){
+if(data86 > 9007199254740991 || isNaN(data86)){
 validate0.errors = [{instancePath:instancePath+"/data/forkOf/seq",schemaPath:"#/properties/data/properties/forkOf/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
-if(data83 < 0 || isNaN(data83)){
+if(data86 < 0 || isNaN(data86)){
 validate0.errors = [{instancePath:instancePath+"/data/forkOf/seq",schemaPath:"#/properties/data/properties/forkOf/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid42 = _errs204 === errors;
+var valid46 = _errs218 === errors;
 }
 else {
-var valid42 = true;
+var valid46 = true;
 }
 }
 }
@@ -2464,27 +2673,27 @@ validate0.errors = [{instancePath:instancePath+"/data/forkOf",schemaPath:"#/prop
 return false;
 }
 }
-var valid1 = _errs200 === errors;
+var valid1 = _errs214 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data6.tags !== undefined){
-let data84 = data6.tags;
-const _errs206 = errors;
-if(errors === _errs206){
-if(Array.isArray(data84)){
-var valid43 = true;
-const len11 = data84.length;
-for(let i11=0; i11<len11; i11++){
-const _errs208 = errors;
-if(typeof data84[i11] !== "string"){
-validate0.errors = [{instancePath:instancePath+"/data/tags/" + i11,schemaPath:"#/properties/data/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+let data87 = data6.tags;
+const _errs220 = errors;
+if(errors === _errs220){
+if(Array.isArray(data87)){
+var valid47 = true;
+const len12 = data87.length;
+for(let i12=0; i12<len12; i12++){
+const _errs222 = errors;
+if(typeof data87[i12] !== "string"){
+validate0.errors = [{instancePath:instancePath+"/data/tags/" + i12,schemaPath:"#/properties/data/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid43 = _errs208 === errors;
-if(!valid43){
+var valid47 = _errs222 === errors;
+if(!valid47){
 break;
 }
 }
@@ -2494,7 +2703,7 @@ validate0.errors = [{instancePath:instancePath+"/data/tags",schemaPath:"#/proper
 return false;
 }
 }
-var valid1 = _errs206 === errors;
+var valid1 = _errs220 === errors;
 }
 else {
 var valid1 = true;
@@ -2520,11 +2729,11 @@ var valid0 = true;
 }
 if(valid0){
 if(data.hash !== undefined){
-let data86 = data.hash;
-const _errs210 = errors;
-if(errors === _errs210){
-if(typeof data86 === "string"){
-if(!pattern15.test(data86)){
+let data89 = data.hash;
+const _errs224 = errors;
+if(errors === _errs224){
+if(typeof data89 === "string"){
+if(!pattern17.test(data89)){
 validate0.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -2534,7 +2743,7 @@ validate0.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/
 return false;
 }
 }
-var valid0 = _errs210 === errors;
+var valid0 = _errs224 === errors;
 }
 else {
 var valid0 = true;
@@ -2745,7 +2954,7 @@ let data8 = data.hash;
 const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data8 === "string"){
-if(!pattern15.test(data8)){
+if(!pattern17.test(data8)){
 validate1.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -2979,7 +3188,7 @@ let data9 = data.hash;
 const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data9 === "string"){
-if(!pattern15.test(data9)){
+if(!pattern17.test(data9)){
 validate2.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -3200,7 +3409,7 @@ let data8 = data.hash;
 const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data8 === "string"){
-if(!pattern15.test(data8)){
+if(!pattern17.test(data8)){
 validate3.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -3421,7 +3630,7 @@ let data8 = data.hash;
 const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data8 === "string"){
-if(!pattern15.test(data8)){
+if(!pattern17.test(data8)){
 validate4.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -3727,7 +3936,7 @@ let data13 = data.hash;
 const _errs27 = errors;
 if(errors === _errs27){
 if(typeof data13 === "string"){
-if(!pattern15.test(data13)){
+if(!pattern17.test(data13)){
 validate5.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -4095,7 +4304,7 @@ let data17 = data.hash;
 const _errs35 = errors;
 if(errors === _errs35){
 if(typeof data17 === "string"){
-if(!pattern15.test(data17)){
+if(!pattern17.test(data17)){
 validate6.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -4448,7 +4657,7 @@ let data14 = data.hash;
 const _errs32 = errors;
 if(errors === _errs32){
 if(typeof data14 === "string"){
-if(!pattern15.test(data14)){
+if(!pattern17.test(data14)){
 validate7.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -4842,7 +5051,7 @@ let data19 = data.hash;
 const _errs40 = errors;
 if(errors === _errs40){
 if(typeof data19 === "string"){
-if(!pattern15.test(data19)){
+if(!pattern17.test(data19)){
 validate8.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -5133,7 +5342,7 @@ let data13 = data.hash;
 const _errs27 = errors;
 if(errors === _errs27){
 if(typeof data13 === "string"){
-if(!pattern15.test(data13)){
+if(!pattern17.test(data13)){
 validate9.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -5420,7 +5629,7 @@ let data12 = data.hash;
 const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data12 === "string"){
-if(!pattern15.test(data12)){
+if(!pattern17.test(data12)){
 validate10.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -5716,7 +5925,7 @@ let data13 = data.hash;
 const _errs27 = errors;
 if(errors === _errs27){
 if(typeof data13 === "string"){
-if(!pattern15.test(data13)){
+if(!pattern17.test(data13)){
 validate11.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -5981,7 +6190,7 @@ let data11 = data.hash;
 const _errs23 = errors;
 if(errors === _errs23){
 if(typeof data11 === "string"){
-if(!pattern15.test(data11)){
+if(!pattern17.test(data11)){
 validate12.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -6262,7 +6471,7 @@ let data12 = data.hash;
 const _errs26 = errors;
 if(errors === _errs26){
 if(typeof data12 === "string"){
-if(!pattern15.test(data12)){
+if(!pattern17.test(data12)){
 validate13.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -6509,7 +6718,7 @@ let data10 = data.hash;
 const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data10 === "string"){
-if(!pattern15.test(data10)){
+if(!pattern17.test(data10)){
 validate14.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -6772,7 +6981,7 @@ let data11 = data.hash;
 const _errs23 = errors;
 if(errors === _errs23){
 if(typeof data11 === "string"){
-if(!pattern15.test(data11)){
+if(!pattern17.test(data11)){
 validate15.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -7020,7 +7229,7 @@ let data10 = data.hash;
 const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data10 === "string"){
-if(!pattern15.test(data10)){
+if(!pattern17.test(data10)){
 validate16.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -7259,7 +7468,7 @@ let data9 = data.hash;
 const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data9 === "string"){
-if(!pattern15.test(data9)){
+if(!pattern17.test(data9)){
 validate17.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -7475,7 +7684,7 @@ let data8 = data.hash;
 const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data8 === "string"){
-if(!pattern15.test(data8)){
+if(!pattern17.test(data8)){
 validate18.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -7511,7 +7720,7 @@ validate18.evaluated = {"props":{"run":true,"seq":true,"ts":true,"type":true,"st
 
 export const extension = validate19;
 const schema19 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"run":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,128}$"},"seq":{"type":"integer","minimum":0,"maximum":9007199254740991},"ts":{"type":"string","pattern":"^(?:\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d{1,9})?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)$"},"type":{"anyOf":[{"type":"string","enum":["run.start","run.end","step.start","step.end","input","retrieval","context","model.request","model.response","tool.call","tool.result","approval.request","approval.decision","state","checkpoint","decision","error","reconcile","note"]},{"type":"string","pattern":"^x-[A-Za-z0-9._:-]+$"}]},"step":{"type":"string"},"parent":{"type":"integer","minimum":0,"maximum":9007199254740991},"data":{"type":"object","properties":{}},"hash":{"type":"string","pattern":"^sha256:[0-9a-f]{64}$"}},"required":["run","seq","ts","type","data"],"$id":"extension"};
-const pattern73 = new RegExp("^x-[A-Za-z0-9._:-]+$", "");
+const pattern75 = new RegExp("^x-[A-Za-z0-9._:-]+$", "");
 
 function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="extension" */;
@@ -7632,7 +7841,7 @@ valid1 = valid1 || _valid0;
 const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data3 === "string"){
-if(!pattern73.test(data3)){
+if(!pattern75.test(data3)){
 const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^x-[A-Za-z0-9._:-]+$"},message:"must match pattern \""+"^x-[A-Za-z0-9._:-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -7744,7 +7953,7 @@ let data7 = data.hash;
 const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data7 === "string"){
-if(!pattern15.test(data7)){
+if(!pattern17.test(data7)){
 validate19.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
