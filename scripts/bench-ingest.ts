@@ -26,7 +26,7 @@ import { Readable } from "node:stream";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
-import { generateJournal } from "./bench-journal";
+import { benchPolicy, generateJournal } from "./bench-journal";
 import { writeBenchSection } from "./bench-report";
 import { cpuSeconds, postFile as postFileTo, postgresPids, processTree, startServer as startOn } from "./bench-server";
 
@@ -38,6 +38,8 @@ const journal = path.join(dir, `journal-${N}.jsonl`);
 const warmJournal = path.join(dir, "journal-warm-2000.jsonl");
 // the same journal under other run ids, so that each upload to one server stores a new run
 const journalAs = (i: number) => (i === 0 ? journal : path.join(dir, `journal-${N}-run${i + 1}.jsonl`));
+// the same journal with a policy of 20 invariants in its run.start (scripts/bench-journal.ts benchPolicy)
+const policyJournal = path.join(dir, `journal-${N}-policy20.jsonl`);
 
 function fmt(n: number) {
   return Math.round(n).toLocaleString("en-US");
@@ -234,7 +236,7 @@ async function best(label: string, once: () => Promise<number>): Promise<number>
 /** The database of the last CLI import of each dialect (the journal, as ingest stored it). */
 const cliUrl = new Map<string, string>();
 
-async function viaCli(dialect: "sqlite" | "postgres"): Promise<number> {
+async function viaCli(dialect: "sqlite" | "postgres", file = journal): Promise<number> {
   const url = freshUrl(dialect, `cli_${dialect}`);
   cliUrl.set(dialect, url);
   run(process.execPath, [cli, "migrate"], { DATABASE_URL: url });
@@ -242,7 +244,7 @@ async function viaCli(dialect: "sqlite" | "postgres"): Promise<number> {
   // the CLI's CPU reaches this process's children's times once spawnSync has waited for it
   const out = await withCpu(
     () => cpuSeconds(["self"], "waited"),
-    async () => run(process.execPath, [cli, "import", "--json", journal], { DATABASE_URL: url }),
+    async () => run(process.execPath, [cli, "import", "--json", file], { DATABASE_URL: url }),
   );
   const ms = performance.now() - t0;
   const result = JSON.parse(out.trim().split("\n").pop()!) as { runs: Array<{ accepted: number }> };
@@ -304,7 +306,48 @@ async function viaHttp(dialect: "sqlite" | "postgres", port: number): Promise<nu
   }
 }
 
+/**
+ * The cost of a declared policy at ingest: the CLI import (SQLite) of the journal with a
+ * policy of 20 invariants in its run.start, against the same journal without, alternated
+ * so both see the same machine, best of REPEATS each. Section "ingest-policy".
+ */
+async function policyCost(): Promise<void> {
+  if (!fs.existsSync(policyJournal)) fs.writeFileSync(policyJournal, generateJournal(N, "bench-run-1", benchPolicy()));
+  const plain: number[] = [];
+  const withPolicy: number[] = [];
+  for (let i = 0; i < REPEATS; i++) {
+    plain.push(await viaCli("sqlite"));
+    withPolicy.push(await viaCli("sqlite", policyJournal));
+  }
+  const base = Math.max(...plain);
+  const eps = Math.max(...withPolicy);
+  const ms = (all: number[]) => all.map((e) => `${((N / e) * 1000).toFixed(0)} ms`).join(", ");
+  console.log(`SQLite CLI import, no policy:        ${fmt(base)} events/s (runs: ${ms(plain)})`);
+  console.log(`SQLite CLI import, 20 invariants:    ${fmt(eps)} events/s (runs: ${ms(withPolicy)})   ratio ${(eps / base).toFixed(2)}`);
+  writeBenchSection("ingest-policy", {
+    title: `Ingest with a declared policy of 20 invariants, ${fmt(N)} events (CLI import, SQLite)`,
+    command: "npm run bench:ingest (BENCH_ONLY=policy for this section alone)",
+    figures: [
+      { label: "SQLite CLI import, no invariants", value: base, unit: "events/s" },
+      {
+        label: "SQLite CLI import, 20 invariants (4 of each kind)",
+        value: eps,
+        unit: "events/s",
+        baseline: { label: "no invariants", value: base },
+      },
+    ],
+    notes: [
+      "The same generated journal, its run.start with and without scripts/bench-journal.ts benchPolicy(): every lookup call is judged by 12 invariants and every lookup result feeds 12 (keys kept per call, every scalar of each result collected); alternated, best of 3 each.",
+    ],
+  });
+}
+
 async function main() {
+  if (process.env.BENCH_ONLY === "policy") {
+    if (!fs.existsSync(journal)) fs.writeFileSync(journal, generateJournal(N));
+    await policyCost();
+    return;
+  }
   if (!fs.existsSync(journal)) fs.writeFileSync(journal, generateJournal(N));
   for (let i = 1; i < REPEATS; i++)
     if (!fs.existsSync(journalAs(i))) fs.writeFileSync(journalAs(i), generateJournal(N, `bench-run-${i + 1}`));
@@ -322,6 +365,7 @@ async function main() {
   rows.push(["Postgres POST /api/journals", await viaHttp("postgres", PORT + 1), pgBase]);
   rows.push(["Postgres CLI import (process start included)", await best("Postgres CLI", () => viaCli("postgres")), pgBase]);
   const table = await best("Postgres table", () => eventTablePostgres(cliUrl.get("postgres")!));
+  await policyCost();
   rows.push(["Postgres JSON.parse + COPY of the stored rows into Event", table, pgBase]);
   console.log("");
   for (const [name, eps, base] of rows)

@@ -7,7 +7,7 @@ import { hashOf } from "../lib/canonical";
 import { computeEventHash } from "../lib/journal/chain";
 import type { JournalEvent } from "../lib/journal/types";
 
-export function generateJournal(n: number, runId = "bench-run-1"): string {
+export function generateJournal(n: number, runId = "bench-run-1", extraPolicy: Record<string, unknown> = {}): string {
   const lines: string[] = [];
   let prev = "";
   let state: Record<string, unknown> = {};
@@ -34,7 +34,7 @@ export function generateJournal(n: number, runId = "bench-run-1"): string {
         environment: "bench",
         initiator: { kind: "user", id: "u1" },
         input: { message: text(seq, 120) },
-        policy: { requireApproval: ["pay"], maxSteps: 1_000_000 },
+        policy: { requireApproval: ["pay"], maxSteps: 1_000_000, ...extraPolicy },
       };
     } else if (k === 0) {
       type = "step.start";
@@ -102,4 +102,30 @@ export function generateJournal(n: number, runId = "bench-run-1"): string {
     lines.push(JSON.stringify({ ...event, hash }));
   }
   return lines.join("\n") + "\n";
+}
+
+/**
+ * A policy of 20 invariants, 4 of each kind, every one judged at or fed by each `lookup`
+ * call or result of the bench journal (docs/journal-format.md, "Invariants"): once-per
+ * and state-precondition keep a key per call, arg-from-input collects every scalar of each
+ * lookup result, requires-before is met after the first result (4 findings at the first
+ * call), confirmed-by-input and arg-from-input judge a tool the journal never calls.
+ */
+export function benchPolicy(): Record<string, unknown> {
+  const invariants: unknown[] = [];
+  for (let i = 0; i < 4; i++) {
+    invariants.push({ id: `rb${i}`, kind: "requires-before", tools: ["lookup"], after: "lookup" });
+    invariants.push({
+      id: `sp${i}`,
+      kind: "state-precondition",
+      tools: ["lookup"],
+      arg: "/orderId",
+      source: { tool: "lookup", arg: "/orderId", path: "/order/total" },
+      in: [120.5],
+    });
+    invariants.push({ id: `op${i}`, kind: "once-per", tools: ["lookup"], arg: "/orderId" });
+    invariants.push({ id: `cb${i}`, kind: "confirmed-by-input", tools: ["pay"], words: ["yes"] });
+    invariants.push({ id: `af${i}`, kind: "arg-from-input", tools: ["pay"], arg: "/orderId", from: ["user", { tool: "lookup" }] });
+  }
+  return { invariants };
 }

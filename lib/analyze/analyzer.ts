@@ -34,8 +34,13 @@ import {
   type ToolStatus,
   type UseRecord,
   type WriteCall,
+  type ArgsVerdict,
+  type PolicyVerdict,
+  type PolicyFoldSnapshot,
+  policyFoldFromJson,
+  policyFoldToJson,
 } from "../semantics";
-import { quote, RULE_SEVERITY, safePath, secretName } from "./describe";
+import { invariantText, quote, RULE_SEVERITY, safePath, secretName } from "./describe";
 
 export interface PushHints {
   /** The chain verdict for this event when the caller has already computed it. */
@@ -130,6 +135,8 @@ export interface AnalyzerSnapshot {
   callIds: Array<[string, number]>;
   /** Results that arrived before any tool.call with their call id. */
   earlyResults: Array<[string, EarlyResult]>;
+  /** What the policy's invariants read of the past (absent: nothing yet, or an older snapshot). */
+  invariants?: PolicyFoldSnapshot;
   findings: Finding[];
 }
 
@@ -224,6 +231,8 @@ class RunAnalyzer implements Analyzer {
             );
           this.duplicates(fx.duplicates);
         }
+        if (v.args !== null) this.argsInvalid(seq, v.tool, v.args);
+        if (v.policy.length > 0) this.invariantsBroken(seq, v.tool, v.policy);
         break;
       }
       case "tool.result":
@@ -290,6 +299,7 @@ class RunAnalyzer implements Analyzer {
       decisionSeqs,
       used: [...f.book.used.entries()].map(([k, v]) => [k, { ...v }]),
       ...effectsToSnapshot(f.effects),
+      ...(f.invariants === INITIAL_RUN.invariants ? {} : { invariants: policyFoldToJson(f.invariants) }),
       findings: this.findings().map((f) => ({ ...f })),
     };
   }
@@ -329,6 +339,7 @@ class RunAnalyzer implements Analyzer {
       pastStop: s.pastStopReported,
       book: { requests, decisions, used },
       effects: effectsFromSnapshot(s),
+      invariants: policyFoldFromJson(s.invariants),
     };
     for (const f of s.findings) this.found.set(`${f.seq}\u0000${f.rule}`, { ...f });
   }
@@ -389,6 +400,29 @@ class RunAnalyzer implements Analyzer {
       event.seq,
       `document${stale.length === 1 ? "" : "s"} ${stale.join(", ")} indexed more than ${maxAge} s (policy.retrievalMaxAgeSeconds) before the retrieval`,
     );
+  }
+
+  private argsInvalid(seq: number, tool: string, v: ArgsVerdict): void {
+    this.report(
+      "tool.args-invalid",
+      seq,
+      v.kind === "invalid"
+        ? `the args of this call to ${quote(tool)} break its contract: keyword ${v.error.keyword} at ${quote(v.error.path === "" ? "/" : v.error.path)} (${v.error.message})`
+        : `the contract's args schema for ${quote(tool)} is refused, so no call to it can be checked: ${v.error.slice(0, 200)}`,
+    );
+  }
+
+  /** One finding per kind at a call; it names every invariant of that kind the call breaks. */
+  private invariantsBroken(seq: number, tool: string, verdicts: readonly PolicyVerdict[]): void {
+    const byKind = new Map<string, string[]>();
+    for (const p of verdicts) {
+      const inv = this.policy?.invariants?.find((i) => i.id === p.id);
+      if (!inv) continue;
+      const parts = byKind.get(p.kind) ?? [];
+      parts.push(`invariant ${quote(p.id)}: ${invariantText(inv, p)}${p.evidence === null ? "" : ` (evidence seq ${p.evidence})`}`);
+      byKind.set(p.kind, parts);
+    }
+    for (const [kind, parts] of byKind) this.report(`policy.${kind}` as RuleId, seq, `call to ${quote(tool)} breaks ${parts.join("; ")}`);
   }
 
   private duplicates(found: readonly Duplicate[]): void {

@@ -2,7 +2,8 @@
  * Text for findings and divergences. Messages are shown, logged and exported, so any
  * value quoted from an event goes through `quote`, which never lets a secret through.
  */
-import type { RuleId, Severity } from "../journal/types";
+import type { Invariant, RuleId, Severity } from "../journal/types";
+import type { PolicyVerdict } from "../semantics";
 import { stringHasSecret, type SecretKind } from "../redact/patterns";
 
 export const RULE_SEVERITY: Readonly<Record<RuleId, Severity>> = {
@@ -24,6 +25,12 @@ export const RULE_SEVERITY: Readonly<Record<RuleId, Severity>> = {
   "effect.duplicate": "error",
   "state.hash-mismatch": "error",
   "secret.exposed": "error",
+  "tool.args-invalid": "error",
+  "policy.requires-before": "error",
+  "policy.state-precondition": "error",
+  "policy.once-per": "error",
+  "policy.confirmed-by-input": "error",
+  "policy.arg-from-input": "error",
 };
 
 const SECRET_NAMES: Readonly<Record<SecretKind, string>> = {
@@ -62,4 +69,24 @@ export function quote(value: unknown, max = 60): string {
 /** A field path for a message; a path whose keys themselves look secret is withheld. */
 export function safePath(path: string): string {
   return stringHasSecret(path) ? "a field whose name looks like a secret" : path || "the event";
+}
+
+/** What a broken invariant means at its call, without quoting a value of the run. */
+export function invariantText(inv: Invariant, v: PolicyVerdict): string {
+  switch (inv.kind) {
+    case "requires-before":
+      return `no earlier call to ${(typeof inv.after === "string" ? [inv.after] : inv.after).map((t) => quote(t)).join(" or ")} succeeded${
+        inv.sameArg
+          ? ` with an equal ${"afterArg" in inv.sameArg ? quote(inv.sameArg.afterArg) : `result at ${quote(inv.sameArg.afterResult)}`}`
+          : ""
+      }`;
+    case "state-precondition":
+      return `the object ${quote(inv.arg)} names was last read with ${quote(inv.source.path)} outside the ${inv.in.length} allowed value${inv.in.length === 1 ? "" : "s"}`;
+    case "once-per":
+      return `an earlier call with an equal ${quote(inv.arg)} did not fail`;
+    case "confirmed-by-input":
+      return v.evidence === null ? "no user input came before it" : "the last user input before it holds none of the confirmation words";
+    case "arg-from-input":
+      return `a value at ${quote(inv.arg)} appears in no earlier ${inv.from.map((f) => (f === "user" ? "user input" : `result of ${quote(f.tool)}`)).join(" or ")}`;
+  }
 }

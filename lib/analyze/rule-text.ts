@@ -105,6 +105,36 @@ export const RULE_TEXT: Readonly<Record<RuleId, RuleText>> = {
     why: "A credential reached the journal; it was redacted on storage, but the source still leaks it.",
     check: "Which field held it, and rotate that credential.",
   },
+  "tool.args-invalid": {
+    title: "A tool was called with arguments its contract refuses",
+    why: "The call did not meet the argument schema the policy declares for the tool, so the tool may have acted on malformed input.",
+    check: "The failing keyword and path in the message, against the tool's declared schema.",
+  },
+  "policy.requires-before": {
+    title: "The agent acted before a required earlier step",
+    why: "The policy lets this tool run only after another tool succeeded, and it had not.",
+    check: "The invariant named in the message, and whether the required call was made at all or for another argument.",
+  },
+  "policy.state-precondition": {
+    title: "The agent acted on an object whose state forbids it",
+    why: "The object's state, as the agent last read it, is not one the policy allows this action in.",
+    check: "The read at the evidence seq, and the field the invariant names.",
+  },
+  "policy.once-per": {
+    title: "An action the policy allows once was done again",
+    why: "A second write for the same object, after one that did not fail, breaks the policy's at-most-once rule.",
+    check: "The earlier call at the evidence seq, and whether both took effect.",
+  },
+  "policy.confirmed-by-input": {
+    title: "A write was made without the user's confirmation",
+    why: "The last thing the user said before this write was not the confirmation the policy requires.",
+    check: "The user's last input at the evidence seq, and what the agent asked just before.",
+  },
+  "policy.arg-from-input": {
+    title: "An argument came from nowhere the user or a tool gave it",
+    why: "The value was not in any earlier user input or tool result the policy allows it from, so the agent made it up or took it from elsewhere.",
+    check: "The argument path in the message, against the user's messages and the tool results before the call.",
+  },
 };
 
 /** The plain text of a rule id; an id the table does not know keeps its id as title. */

@@ -32,11 +32,56 @@ const str = z.string();
 const versionMap = z.record(z.string(), z.string());
 const anyJson = z.unknown();
 
+/** A JSON Pointer into args or a result (docs/journal-format.md, "Invariants"); `*` matches every element. */
+const argPath = z.string().regex(/^(\/.*)?$/, 'expected a JSON Pointer ("" or starting with "/")');
+const toolNames = z.array(str).min(1);
+const invId = z.string().regex(/\S/, "expected a non-empty id");
+
+export const toolContractSchema = z.object({
+  effect: z.enum(["read", "write"]).optional(),
+  idempotency: z.enum(["required", "not-applicable"]).optional(),
+  args: z.union([z.record(z.string(), anyJson), z.boolean()]).optional(),
+});
+
+export const invariantSchema = z.discriminatedUnion("kind", [
+  z.object({
+    id: invId,
+    kind: z.literal("requires-before"),
+    tools: toolNames,
+    after: z.union([str, z.array(str).min(1)]),
+    sameArg: z.union([z.object({ arg: argPath, afterArg: argPath }), z.object({ arg: argPath, afterResult: argPath })]).optional(),
+  }),
+  z.object({
+    id: invId,
+    kind: z.literal("state-precondition"),
+    tools: toolNames,
+    arg: argPath,
+    source: z.object({ tool: str, arg: argPath, path: argPath }),
+    in: z.array(z.union([str, z.number(), z.boolean(), z.null()])).min(1),
+  }),
+  z.object({ id: invId, kind: z.literal("once-per"), tools: toolNames, arg: argPath }),
+  z.object({
+    id: invId,
+    kind: z.literal("confirmed-by-input"),
+    tools: toolNames,
+    words: z.array(z.string().regex(/[\p{L}\p{N}]/u, "expected a word")).min(1),
+  }),
+  z.object({
+    id: invId,
+    kind: z.literal("arg-from-input"),
+    tools: toolNames,
+    arg: argPath,
+    from: z.array(z.union([z.literal("user"), z.object({ tool: str })])).min(1),
+  }),
+]);
+
 export const policySchema = z.object({
   requireApproval: z.array(str).optional(),
   maxSteps: z.number().int().min(0).optional(),
   retrievalMaxAgeSeconds: z.number().min(0).optional(),
   requiredInstructions: z.array(str).optional(),
+  tools: z.record(z.string(), toolContractSchema).optional(),
+  invariants: z.array(invariantSchema).max(500).optional(),
 });
 
 const nameVersion = z.object({ name: str, version: str.optional() });

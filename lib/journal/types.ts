@@ -64,7 +64,50 @@ export interface RunPolicy {
   maxSteps?: number;
   retrievalMaxAgeSeconds?: number;
   requiredInstructions?: string[];
+  /** Tool contracts by tool name (docs/journal-format.md, "Tool contracts"). */
+  tools?: Record<string, ToolContract>;
+  /** Invariants over the run's past (docs/journal-format.md, "Invariants"). */
+  invariants?: Invariant[];
 }
+
+/** What a policy declares of one tool. */
+export interface ToolContract {
+  /** Overrides an effect an importer inferred (`effectInferred`). */
+  effect?: "read" | "write";
+  /** `not-applicable`: a write to this tool needs no idempotency key (no effect.no-idempotency). */
+  idempotency?: "required" | "not-applicable";
+  /** JSON Schema (a bounded subset, docs/journal-format.md) the call's `args` must satisfy. */
+  args?: unknown;
+}
+
+/** A JSON Pointer (RFC 6901) into a call's args or a result; a `*` segment means every array element or object member. */
+export type ArgPath = string;
+
+export type Invariant =
+  | {
+      id: string;
+      kind: "requires-before";
+      tools: string[];
+      /** The tool (or any of the tools) that must have succeeded first. */
+      after: string | string[];
+      /** The value to match: the earlier call's args at `afterArg`, or its result at `afterResult`. */
+      sameArg?: { arg: ArgPath; afterArg: ArgPath } | { arg: ArgPath; afterResult: ArgPath };
+    }
+  | {
+      id: string;
+      kind: "state-precondition";
+      tools: string[];
+      arg: ArgPath;
+      source: { tool: string; arg: ArgPath; path: ArgPath };
+      /** Allowed values of the field (scalars). */
+      in: Array<string | number | boolean | null>;
+    }
+  | { id: string; kind: "once-per"; tools: string[]; arg: ArgPath }
+  | { id: string; kind: "confirmed-by-input"; tools: string[]; words: string[] }
+  | { id: string; kind: "arg-from-input"; tools: string[]; arg: ArgPath; from: Array<"user" | { tool: string }> };
+
+export type InvariantKind = Invariant["kind"];
+export const INVARIANT_KINDS = ["requires-before", "state-precondition", "once-per", "confirmed-by-input", "arg-from-input"] as const;
 
 export type Fidelity = "replayable" | "trace" | "partial";
 
@@ -89,6 +132,12 @@ export const RULE_IDS = [
   "effect.duplicate",
   "state.hash-mismatch",
   "secret.exposed",
+  "tool.args-invalid",
+  "policy.requires-before",
+  "policy.state-precondition",
+  "policy.once-per",
+  "policy.confirmed-by-input",
+  "policy.arg-from-input",
 ] as const;
 export type RuleId = (typeof RULE_IDS)[number];
 

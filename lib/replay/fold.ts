@@ -9,7 +9,7 @@
  * evaluates the what-if (its disagreements with `base` are changes).
  */
 import type { ChainVerdict } from "../journal/chain";
-import { effectOf, stepOrder } from "../semantics";
+import { effectOf, policyFoldToJson, stepOrder } from "../semantics";
 import { quote } from "../analyze";
 import type { JournalEvent, JsonValue, RunPolicy, Seq } from "../journal/types";
 import { applyPatch, type RunState } from "../state";
@@ -184,6 +184,28 @@ function baseDivergences(event: JournalEvent, v: Verdict, before: EvalState, gap
             `the run retried write call ${quote(retried.call)} (seq ${retried.seq}, outcome ${retried.status ?? "never reported"}) before anyone reconciled it`,
             `reconcile #${retried.seq} first`,
             "retried",
+          ),
+        );
+      if (v.args !== null)
+        out.push(
+          divergence(
+            seq,
+            "args-invalid",
+            v.args.kind === "invalid"
+              ? `the args of call ${quote(v.call)} break the contract of ${quote(v.tool)}: keyword ${v.args.error.keyword} at ${quote(v.args.error.path || "/")}`
+              : `the contract of ${quote(v.tool)} has a schema that is refused`,
+            "args the contract accepts",
+            "called",
+          ),
+        );
+      for (const p of v.policy)
+        out.push(
+          divergence(
+            seq,
+            "invariant",
+            `the run made call ${quote(v.call)} although it breaks invariant ${quote(p.id)} (policy.${p.kind}${p.evidence === null ? "" : `, evidence seq ${p.evidence}`})`,
+            "not allowed",
+            "called",
           ),
         );
       if (v.firstPastStop) out.push(divergence(seq, "past-stop", "the run kept acting after a decision to stop", "stopped", event.type));
@@ -623,7 +645,8 @@ export function foldEvents(
 
 function evalToJson(ev: EvalState): JsonValue {
   return {
-    policy: ev.policy === null ? null : { ...ev.policy },
+    policy: ev.policy === null ? null : (structuredClone(ev.policy) as JsonValue),
+    invariants: policyFoldToJson(ev.invariants) as unknown as JsonValue,
     state: ev.state,
     stateHash: ev.stateHash,
     mismatchAt: ev.mismatchAt,

@@ -52,7 +52,11 @@ export type DivergenceKind =
   | "past-stop"
   | "stop-condition"
   /** a write retried while the call ledger held an earlier one open (effect.retry-after-unknown) */
-  | "retry-after-unknown";
+  | "retry-after-unknown"
+  /** the call's args break its tool contract (tool.args-invalid) */
+  | "args-invalid"
+  /** the call breaks one of the policy's invariants (policy.<kind>); the reason names it */
+  | "invariant";
 
 /** A point where what the run recorded disagrees with what the replay derives. */
 export interface Divergence {

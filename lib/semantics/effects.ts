@@ -6,9 +6,10 @@
  * the fold: a step returns a new fold and shares every map it did not touch.
  */
 import { canonicalJson, sha256Hex } from "../canonical";
-import type { JournalEvent, JsonValue } from "../journal/types";
+import type { JournalEvent, JsonValue, ToolContract } from "../journal/types";
 import { str } from "../journal/values";
-import { effectOf, isUnsent, outcomeUnknown } from "./ledger";
+import { contractEffect, needsIdempotencyKey } from "./contracts";
+import { isUnsent, outcomeUnknown } from "./ledger";
 import { PMap } from "./pmap";
 
 export type ToolStatus = "ok" | "error" | "timeout" | "unknown";
@@ -156,12 +157,12 @@ function applyResult(
 }
 
 /** A tool.call: records the call id, and for a write call its group, key and retry. */
-export function effectCall(fx: EffectFold, event: JournalEvent): { fx: EffectFold; effect: CallEffect | null } {
+export function effectCall(fx: EffectFold, event: JournalEvent, contract?: ToolContract): { fx: EffectFold; effect: CallEffect | null } {
   const data = event.data;
   const seq = event.seq;
   const call = str(data.call) ?? "";
   const callIds = fx.callIds.get(call) === seq ? fx.callIds : fx.callIds.set(call, seq);
-  if (effectOf(data.effect) !== "write") return { fx: callIds === fx.callIds ? fx : { ...fx, callIds }, effect: null };
+  if (contractEffect(data, contract) !== "write") return { fx: callIds === fx.callIds ? fx : { ...fx, callIds }, effect: null };
   const tool = str(data.tool) ?? "";
   const key = str(data.idempotencyKey) ?? "";
   const group = groupOf(tool, data.args);
@@ -201,7 +202,7 @@ export function effectCall(fx: EffectFold, event: JournalEvent): { fx: EffectFol
     next = { ...next, early: next.early.delete(call) };
     ({ fx: next, duplicates } = applyResult(next, rec, early.status, early.externalId));
   }
-  return { fx: next, effect: { noIdempotencyKey: key === "", retryOf, duplicates } };
+  return { fx: next, effect: { noIdempotencyKey: key === "" && needsIdempotencyKey(contract), retryOf, duplicates } };
 }
 
 /** A tool.result: the latest outcome of its call, or an early result kept for the call to come. */

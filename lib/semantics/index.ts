@@ -48,7 +48,23 @@ export { PMap } from "./pmap";
 export { retrievalVerdict, type RetrievalDocument, type RetrievalVerdict } from "./retrieval";
 export { epochNanos, secondsToNanos } from "./time";
 export { eventVerdicts, type ApprovalVerdict, type CallVerdict, type DecisionVerdict, type EventVerdicts } from "./verdicts";
-export { readPolicy } from "./policy";
+export { contractOf, readInvariant, readPolicy } from "./policy";
+export { argsVerdict, contractEffect, needsIdempotencyKey, type ArgsVerdict } from "./contracts";
+export { compileSchema, validateSchema, SCHEMA_MAX_DEPTH, SCHEMA_MAX_NODES, type CompiledSchema, type SchemaError } from "./json-schema";
+export { firstAt, isArgPath, readPath } from "./arg-path";
+export {
+  EMPTY_POLICY_FOLD,
+  inputText,
+  policyCall,
+  policyFoldFromJson,
+  policyFoldToJson,
+  policyInput,
+  policyResult,
+  wordsOf,
+  type PolicyFold,
+  type PolicyFoldSnapshot,
+  type PolicyVerdict,
+} from "./invariants";
 export {
   chainLink,
   effectivePolicy,

@@ -13,8 +13,9 @@ import { obj, str } from "../journal/values";
 import { callApproval, decideApproval, EMPTY_BOOK, requestApproval, type ApprovalBook, type CallApproval } from "./approvals";
 import { evaluateCondition } from "./condition";
 import { EMPTY_EFFECTS, effectCall, effectReconcile, effectResult, type CallEffect, type EffectFold, type ResultEffect } from "./effects";
-import { effectOf } from "./ledger";
-import { readPolicy } from "./policy";
+import { argsVerdict, contractEffect, type ArgsVerdict } from "./contracts";
+import { EMPTY_POLICY_FOLD, policyCall, policyInput, policyResult, type PolicyFold, type PolicyVerdict } from "./invariants";
+import { contractOf, readPolicy } from "./policy";
 import { INITIAL_STATE_FOLD, stepState, UNKNOWN_HASH, type StateFold, type StateVerdict } from "./state";
 
 /** Where the run's seqs are: what makes an event a duplicate, late, or after a gap. */
@@ -81,6 +82,8 @@ export interface RunFold extends StateFold {
   readonly book: ApprovalBook;
   /** Write calls, their outcomes and the call ids seen (effects.ts). */
   readonly effects: EffectFold;
+  /** What the policy's invariants read of the past (invariants.ts). */
+  readonly invariants: PolicyFold;
 }
 
 export const INITIAL_RUN: RunFold = Object.freeze({
@@ -91,6 +94,7 @@ export const INITIAL_RUN: RunFold = Object.freeze({
   pastStop: false,
   book: EMPTY_BOOK,
   effects: EMPTY_EFFECTS,
+  invariants: EMPTY_POLICY_FOLD,
 });
 
 export type Verdict =
@@ -108,6 +112,10 @@ export type Verdict =
       firstPastStop: boolean;
       /** For a `write` call: effect.no-idempotency, the call it retries, duplicates found here. */
       effect: CallEffect | null;
+      /** The args against the tool's contract (`tool.args-invalid`), null when they conform or none is declared. */
+      args: ArgsVerdict | null;
+      /** The policy's invariants this call breaks (`policy.<kind>`), decided by the events before it. */
+      policy: readonly PolicyVerdict[];
     }
   | { kind: "tool.result"; call: string; effect: ResultEffect }
   | { kind: "reconcile"; call: string; /** seq of the write call whose outcome it clears (null: none). */ of: number | null }
@@ -163,6 +171,7 @@ function withRun(
     pastStop?: boolean;
     book?: ApprovalBook;
     effects?: EffectFold;
+    invariants?: PolicyFold;
   },
 ): RunFold {
   const s = c.stateFold ?? f;
@@ -178,6 +187,7 @@ function withRun(
     pastStop: c.pastStop ?? f.pastStop,
     book: c.book ?? f.book,
     effects: c.effects ?? f.effects,
+    invariants: c.invariants ?? f.invariants,
   };
 }
 
@@ -206,33 +216,39 @@ export function stepRun(f: RunFold, event: JournalEvent, override: RunPolicy | n
     case "tool.call": {
       const tool = str(data.tool) ?? "";
       const call = str(data.call) ?? "";
-      const required = effectivePolicy(f.policy, override)?.requireApproval?.includes(tool) ?? false;
+      const policy = effectivePolicy(f.policy, override);
+      const required = policy?.requireApproval?.includes(tool) ?? false;
+      const contract = contractOf(policy, tool);
       const { book, verdict: approval } = callApproval(f.book, call, required, event.seq);
       const firstPastStop = f.stopped && !f.pastStop;
-      const { fx: effects, effect } = effectCall(f.effects, event);
+      const { fx: effects, effect } = effectCall(f.effects, event, contract);
+      const { pf: invariants, verdicts } = policyCall(f.invariants, policy, event);
       const next =
-        book === f.book && !firstPastStop && effects === f.effects
+        book === f.book && !firstPastStop && effects === f.effects && invariants === f.invariants
           ? f
-          : withRun(f, { book, effects, pastStop: f.pastStop || firstPastStop });
+          : withRun(f, { book, effects, invariants, pastStop: f.pastStop || firstPastStop });
       return {
         next,
         verdict: {
           kind: "tool.call",
           tool,
           call,
-          write: effectOf(data.effect) === "write",
+          write: contractEffect(data, contract) === "write",
           required,
           approval,
           allowed: approval.status === "ok",
           firstPastStop,
           effect,
+          args: argsVerdict(contract, data.args),
+          policy: verdicts,
         },
       };
     }
     case "tool.result": {
       const { fx: effects, effect } = effectResult(f.effects, event);
+      const invariants = policyResult(f.invariants, effectivePolicy(f.policy, override), event);
       return {
-        next: effects === f.effects ? f : withRun(f, { effects }),
+        next: effects === f.effects && invariants === f.invariants ? f : withRun(f, { effects, invariants }),
         verdict: { kind: "tool.result", call: str(data.call) ?? "", effect },
       };
     }
@@ -293,6 +309,10 @@ export function stepRun(f: RunFold, event: JournalEvent, override: RunPolicy | n
     case "checkpoint": {
       const { next, verdict } = stepState(f, event, redacted);
       return { next: withRun(f, { stateFold: next }), verdict };
+    }
+    case "input": {
+      const invariants = policyInput(f.invariants, effectivePolicy(f.policy, override), event);
+      return { next: invariants === f.invariants ? f : withRun(f, { invariants }), verdict: OTHER };
     }
     default:
       return { next: f, verdict: OTHER };

@@ -4,10 +4,13 @@
 // Do not edit: lib/journal/fast-validate.test.ts fails when this file is not current.
 "use strict";
 export const type0 = validate0;
-const schema0 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"run":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,128}$"},"seq":{"type":"integer","minimum":0,"maximum":9007199254740991},"ts":{"type":"string","pattern":"^(?:\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d{1,9})?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)$"},"type":{"type":"string","const":"run.start"},"step":{"type":"string"},"parent":{"type":"integer","minimum":0,"maximum":9007199254740991},"data":{"type":"object","properties":{"workflow":{"type":"object","properties":{"name":{"type":"string"},"version":{"type":"string"}},"required":["name"]},"agent":{"type":"object","properties":{"name":{"type":"string"},"version":{"type":"string"}},"required":["name"]},"versions":{"type":"object","properties":{"prompts":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"string"}},"policies":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"string"}},"tools":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"string"}},"models":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"string"}}},"additionalProperties":{}},"environment":{"type":"string"},"initiator":{"type":"object","properties":{"kind":{"type":"string"},"id":{"type":"string"}},"required":["kind"]},"input":{},"policy":{"type":"object","properties":{"requireApproval":{"type":"array","items":{"type":"string"}},"maxSteps":{"type":"integer","minimum":0,"maximum":9007199254740991},"retrievalMaxAgeSeconds":{"type":"number","minimum":0},"requiredInstructions":{"type":"array","items":{"type":"string"}}}},"resumeOf":{"type":"object","properties":{"run":{"type":"string"},"checkpoint":{"type":"string"}},"required":["run"]},"forkOf":{"type":"object","properties":{"run":{"type":"string"},"seq":{"type":"integer","minimum":0,"maximum":9007199254740991}},"required":["run","seq"]},"tags":{"type":"array","items":{"type":"string"}}}},"hash":{"type":"string","pattern":"^sha256:[0-9a-f]{64}$"}},"required":["run","seq","ts","type","data"],"$id":"type0"};
+const schema0 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"run":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,128}$"},"seq":{"type":"integer","minimum":0,"maximum":9007199254740991},"ts":{"type":"string","pattern":"^(?:\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d{1,9})?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)$"},"type":{"type":"string","const":"run.start"},"step":{"type":"string"},"parent":{"type":"integer","minimum":0,"maximum":9007199254740991},"data":{"type":"object","properties":{"workflow":{"type":"object","properties":{"name":{"type":"string"},"version":{"type":"string"}},"required":["name"]},"agent":{"type":"object","properties":{"name":{"type":"string"},"version":{"type":"string"}},"required":["name"]},"versions":{"type":"object","properties":{"prompts":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"string"}},"policies":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"string"}},"tools":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"string"}},"models":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"string"}}},"additionalProperties":{}},"environment":{"type":"string"},"initiator":{"type":"object","properties":{"kind":{"type":"string"},"id":{"type":"string"}},"required":["kind"]},"input":{},"policy":{"type":"object","properties":{"requireApproval":{"type":"array","items":{"type":"string"}},"maxSteps":{"type":"integer","minimum":0,"maximum":9007199254740991},"retrievalMaxAgeSeconds":{"type":"number","minimum":0},"requiredInstructions":{"type":"array","items":{"type":"string"}},"tools":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"object","properties":{"effect":{"type":"string","enum":["read","write"]},"idempotency":{"type":"string","enum":["required","not-applicable"]},"args":{"anyOf":[{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{}},{"type":"boolean"}]}}}},"invariants":{"maxItems":500,"type":"array","items":{"oneOf":[{"type":"object","properties":{"id":{"type":"string","pattern":"\\S"},"kind":{"type":"string","const":"requires-before"},"tools":{"minItems":1,"type":"array","items":{"type":"string"}},"after":{"anyOf":[{"type":"string"},{"minItems":1,"type":"array","items":{"type":"string"}}]},"sameArg":{"anyOf":[{"type":"object","properties":{"arg":{"type":"string","pattern":"^(\\/.*)?$"},"afterArg":{"type":"string","pattern":"^(\\/.*)?$"}},"required":["arg","afterArg"]},{"type":"object","properties":{"arg":{"type":"string","pattern":"^(\\/.*)?$"},"afterResult":{"type":"string","pattern":"^(\\/.*)?$"}},"required":["arg","afterResult"]}]}},"required":["id","kind","tools","after"]},{"type":"object","properties":{"id":{"type":"string","pattern":"\\S"},"kind":{"type":"string","const":"state-precondition"},"tools":{"minItems":1,"type":"array","items":{"type":"string"}},"arg":{"type":"string","pattern":"^(\\/.*)?$"},"source":{"type":"object","properties":{"tool":{"type":"string"},"arg":{"type":"string","pattern":"^(\\/.*)?$"},"path":{"type":"string","pattern":"^(\\/.*)?$"}},"required":["tool","arg","path"]},"in":{"minItems":1,"type":"array","items":{"type":["string","number","boolean","null"]}}},"required":["id","kind","tools","arg","source","in"]},{"type":"object","properties":{"id":{"type":"string","pattern":"\\S"},"kind":{"type":"string","const":"once-per"},"tools":{"minItems":1,"type":"array","items":{"type":"string"}},"arg":{"type":"string","pattern":"^(\\/.*)?$"}},"required":["id","kind","tools","arg"]},{"type":"object","properties":{"id":{"type":"string","pattern":"\\S"},"kind":{"type":"string","const":"confirmed-by-input"},"tools":{"minItems":1,"type":"array","items":{"type":"string"}},"words":{"minItems":1,"type":"array","items":{"type":"string","pattern":"[\\p{L}\\p{N}]"}}},"required":["id","kind","tools","words"]},{"type":"object","properties":{"id":{"type":"string","pattern":"\\S"},"kind":{"type":"string","const":"arg-from-input"},"tools":{"minItems":1,"type":"array","items":{"type":"string"}},"arg":{"type":"string","pattern":"^(\\/.*)?$"},"from":{"minItems":1,"type":"array","items":{"anyOf":[{"type":"string","const":"user"},{"type":"object","properties":{"tool":{"type":"string"}},"required":["tool"]}]}}},"required":["id","kind","tools","arg","from"]}]}}}},"resumeOf":{"type":"object","properties":{"run":{"type":"string"},"checkpoint":{"type":"string"}},"required":["run"]},"forkOf":{"type":"object","properties":{"run":{"type":"string"},"seq":{"type":"integer","minimum":0,"maximum":9007199254740991}},"required":["run","seq"]},"tags":{"type":"array","items":{"type":"string"}}}},"hash":{"type":"string","pattern":"^sha256:[0-9a-f]{64}$"}},"required":["run","seq","ts","type","data"],"$id":"type0"};
 const pattern0 = new RegExp("^[A-Za-z0-9._:-]{1,128}$", "");
 const pattern1 = new RegExp("^(?:\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d{1,9})?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)$", "");
-const pattern2 = new RegExp("^sha256:[0-9a-f]{64}$", "");
+const pattern2 = new RegExp("\\S", "");
+const pattern3 = new RegExp("^(\\/.*)?$", "");
+const pattern14 = new RegExp("[\\p{L}\\p{N}]", "");
+const pattern17 = new RegExp("^sha256:[0-9a-f]{64}$", "");
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="type0" */;
@@ -673,6 +676,1883 @@ var valid14 = _errs76 === errors;
 else {
 var valid14 = true;
 }
+if(valid14){
+if(data26.tools !== undefined){
+let data33 = data26.tools;
+const _errs80 = errors;
+if(errors === _errs80){
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+for(const key8 in data33){
+const _errs82 = errors;
+if(typeof key8 !== "string"){
+const err8 = {instancePath:instancePath+"/data/policy/tools",schemaPath:"#/properties/data/properties/policy/properties/tools/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",propertyName:key8};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+var valid17 = _errs82 === errors;
+if(!valid17){
+const err9 = {instancePath:instancePath+"/data/policy/tools",schemaPath:"#/properties/data/properties/policy/properties/tools/propertyNames",keyword:"propertyNames",params:{propertyName: key8},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+validate0.errors = vErrors;
+return false;
+break;
+}
+}
+if(valid17){
+for(const key9 in data33){
+let data34 = data33[key9];
+const _errs85 = errors;
+if(errors === _errs85){
+if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
+if(data34.effect !== undefined){
+let data35 = data34.effect;
+const _errs87 = errors;
+if(typeof data35 !== "string"){
+validate0.errors = [{instancePath:instancePath+"/data/policy/tools/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/effect",schemaPath:"#/properties/data/properties/policy/properties/tools/additionalProperties/properties/effect/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data35 === "read") || (data35 === "write"))){
+validate0.errors = [{instancePath:instancePath+"/data/policy/tools/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/effect",schemaPath:"#/properties/data/properties/policy/properties/tools/additionalProperties/properties/effect/enum",keyword:"enum",params:{allowedValues: schema0.properties.data.properties.policy.properties.tools.additionalProperties.properties.effect.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid19 = _errs87 === errors;
+}
+else {
+var valid19 = true;
+}
+if(valid19){
+if(data34.idempotency !== undefined){
+let data36 = data34.idempotency;
+const _errs89 = errors;
+if(typeof data36 !== "string"){
+validate0.errors = [{instancePath:instancePath+"/data/policy/tools/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/idempotency",schemaPath:"#/properties/data/properties/policy/properties/tools/additionalProperties/properties/idempotency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data36 === "required") || (data36 === "not-applicable"))){
+validate0.errors = [{instancePath:instancePath+"/data/policy/tools/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/idempotency",schemaPath:"#/properties/data/properties/policy/properties/tools/additionalProperties/properties/idempotency/enum",keyword:"enum",params:{allowedValues: schema0.properties.data.properties.policy.properties.tools.additionalProperties.properties.idempotency.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid19 = _errs89 === errors;
+}
+else {
+var valid19 = true;
+}
+if(valid19){
+if(data34.args !== undefined){
+let data37 = data34.args;
+const _errs91 = errors;
+const _errs92 = errors;
+let valid20 = false;
+const _errs93 = errors;
+if(errors === _errs93){
+if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
+for(const key10 in data37){
+const _errs95 = errors;
+if(typeof key10 !== "string"){
+const err10 = {instancePath:instancePath+"/data/policy/tools/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/args",schemaPath:"#/properties/data/properties/policy/properties/tools/additionalProperties/properties/args/anyOf/0/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",propertyName:key10};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+var valid21 = _errs95 === errors;
+if(!valid21){
+const err11 = {instancePath:instancePath+"/data/policy/tools/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/args",schemaPath:"#/properties/data/properties/policy/properties/tools/additionalProperties/properties/args/anyOf/0/propertyNames",keyword:"propertyNames",params:{propertyName: key10},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+break;
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/data/policy/tools/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/args",schemaPath:"#/properties/data/properties/policy/properties/tools/additionalProperties/properties/args/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+var _valid0 = _errs93 === errors;
+valid20 = valid20 || _valid0;
+const _errs98 = errors;
+if(typeof data37 !== "boolean"){
+const err13 = {instancePath:instancePath+"/data/policy/tools/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/args",schemaPath:"#/properties/data/properties/policy/properties/tools/additionalProperties/properties/args/anyOf/1/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+var _valid0 = _errs98 === errors;
+valid20 = valid20 || _valid0;
+if(!valid20){
+const err14 = {instancePath:instancePath+"/data/policy/tools/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/args",schemaPath:"#/properties/data/properties/policy/properties/tools/additionalProperties/properties/args/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+validate0.errors = vErrors;
+return false;
+}
+else {
+errors = _errs92;
+if(vErrors !== null){
+if(_errs92){
+vErrors.length = _errs92;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid19 = _errs91 === errors;
+}
+else {
+var valid19 = true;
+}
+}
+}
+}
+else {
+validate0.errors = [{instancePath:instancePath+"/data/policy/tools/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/data/properties/policy/properties/tools/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid18 = _errs85 === errors;
+if(!valid18){
+break;
+}
+}
+}
+}
+else {
+validate0.errors = [{instancePath:instancePath+"/data/policy/tools",schemaPath:"#/properties/data/properties/policy/properties/tools/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid14 = _errs80 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data26.invariants !== undefined){
+let data38 = data26.invariants;
+const _errs100 = errors;
+if(errors === _errs100){
+if(Array.isArray(data38)){
+if(data38.length > 500){
+validate0.errors = [{instancePath:instancePath+"/data/policy/invariants",schemaPath:"#/properties/data/properties/policy/properties/invariants/maxItems",keyword:"maxItems",params:{limit: 500},message:"must NOT have more than 500 items"}];
+return false;
+}
+else {
+var valid22 = true;
+const len2 = data38.length;
+for(let i2=0; i2<len2; i2++){
+let data39 = data38[i2];
+const _errs102 = errors;
+const _errs103 = errors;
+let valid23 = false;
+let passing0 = null;
+const _errs104 = errors;
+if(errors === _errs104){
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+let missing4;
+if(((((data39.id === undefined) && (missing4 = "id")) || ((data39.kind === undefined) && (missing4 = "kind"))) || ((data39.tools === undefined) && (missing4 = "tools"))) || ((data39.after === undefined) && (missing4 = "after"))){
+const err15 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+else {
+if(data39.id !== undefined){
+let data40 = data39.id;
+const _errs106 = errors;
+if(errors === _errs106){
+if(typeof data40 === "string"){
+if(!pattern2.test(data40)){
+const err16 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/id",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/id/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/id",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+var valid24 = _errs106 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data39.kind !== undefined){
+let data41 = data39.kind;
+const _errs108 = errors;
+if(typeof data41 !== "string"){
+const err18 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/kind",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if("requires-before" !== data41){
+const err19 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/kind",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/kind/const",keyword:"const",params:{allowedValue: "requires-before"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+var valid24 = _errs108 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data39.tools !== undefined){
+let data42 = data39.tools;
+const _errs110 = errors;
+if(errors === _errs110){
+if(Array.isArray(data42)){
+if(data42.length < 1){
+const err20 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/tools/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+else {
+var valid25 = true;
+const len3 = data42.length;
+for(let i3=0; i3<len3; i3++){
+const _errs112 = errors;
+if(typeof data42[i3] !== "string"){
+const err21 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools/" + i3,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/tools/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+var valid25 = _errs112 === errors;
+if(!valid25){
+break;
+}
+}
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+var valid24 = _errs110 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data39.after !== undefined){
+let data44 = data39.after;
+const _errs114 = errors;
+const _errs115 = errors;
+let valid26 = false;
+const _errs116 = errors;
+if(typeof data44 !== "string"){
+const err23 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/after",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/after/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+var _valid2 = _errs116 === errors;
+valid26 = valid26 || _valid2;
+const _errs118 = errors;
+if(errors === _errs118){
+if(Array.isArray(data44)){
+if(data44.length < 1){
+const err24 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/after",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/after/anyOf/1/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+else {
+var valid27 = true;
+const len4 = data44.length;
+for(let i4=0; i4<len4; i4++){
+const _errs120 = errors;
+if(typeof data44[i4] !== "string"){
+const err25 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/after/" + i4,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/after/anyOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+var valid27 = _errs120 === errors;
+if(!valid27){
+break;
+}
+}
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/after",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/after/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+var _valid2 = _errs118 === errors;
+valid26 = valid26 || _valid2;
+if(!valid26){
+const err27 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/after",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/after/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+else {
+errors = _errs115;
+if(vErrors !== null){
+if(_errs115){
+vErrors.length = _errs115;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid24 = _errs114 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data39.sameArg !== undefined){
+let data46 = data39.sameArg;
+const _errs122 = errors;
+const _errs123 = errors;
+let valid28 = false;
+const _errs124 = errors;
+if(errors === _errs124){
+if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
+let missing5;
+if(((data46.arg === undefined) && (missing5 = "arg")) || ((data46.afterArg === undefined) && (missing5 = "afterArg"))){
+const err28 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/anyOf/0/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+else {
+if(data46.arg !== undefined){
+let data47 = data46.arg;
+const _errs126 = errors;
+if(errors === _errs126){
+if(typeof data47 === "string"){
+if(!pattern3.test(data47)){
+const err29 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/anyOf/0/properties/arg/pattern",keyword:"pattern",params:{pattern: "^(\\/.*)?$"},message:"must match pattern \""+"^(\\/.*)?$"+"\""};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/anyOf/0/properties/arg/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+var valid29 = _errs126 === errors;
+}
+else {
+var valid29 = true;
+}
+if(valid29){
+if(data46.afterArg !== undefined){
+let data48 = data46.afterArg;
+const _errs128 = errors;
+if(errors === _errs128){
+if(typeof data48 === "string"){
+if(!pattern3.test(data48)){
+const err31 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg/afterArg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/anyOf/0/properties/afterArg/pattern",keyword:"pattern",params:{pattern: "^(\\/.*)?$"},message:"must match pattern \""+"^(\\/.*)?$"+"\""};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg/afterArg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/anyOf/0/properties/afterArg/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+var valid29 = _errs128 === errors;
+}
+else {
+var valid29 = true;
+}
+}
+}
+}
+else {
+const err33 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+var _valid3 = _errs124 === errors;
+valid28 = valid28 || _valid3;
+if(_valid3){
+var props1 = {};
+props1.arg = true;
+props1.afterArg = true;
+}
+const _errs130 = errors;
+if(errors === _errs130){
+if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
+let missing6;
+if(((data46.arg === undefined) && (missing6 = "arg")) || ((data46.afterResult === undefined) && (missing6 = "afterResult"))){
+const err34 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/anyOf/1/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+else {
+if(data46.arg !== undefined){
+let data49 = data46.arg;
+const _errs132 = errors;
+if(errors === _errs132){
+if(typeof data49 === "string"){
+if(!pattern3.test(data49)){
+const err35 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/anyOf/1/properties/arg/pattern",keyword:"pattern",params:{pattern: "^(\\/.*)?$"},message:"must match pattern \""+"^(\\/.*)?$"+"\""};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/anyOf/1/properties/arg/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+var valid30 = _errs132 === errors;
+}
+else {
+var valid30 = true;
+}
+if(valid30){
+if(data46.afterResult !== undefined){
+let data50 = data46.afterResult;
+const _errs134 = errors;
+if(errors === _errs134){
+if(typeof data50 === "string"){
+if(!pattern3.test(data50)){
+const err37 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg/afterResult",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/anyOf/1/properties/afterResult/pattern",keyword:"pattern",params:{pattern: "^(\\/.*)?$"},message:"must match pattern \""+"^(\\/.*)?$"+"\""};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg/afterResult",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/anyOf/1/properties/afterResult/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+var valid30 = _errs134 === errors;
+}
+else {
+var valid30 = true;
+}
+}
+}
+}
+else {
+const err39 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+var _valid3 = _errs130 === errors;
+valid28 = valid28 || _valid3;
+if(_valid3){
+if(props1 !== true){
+props1 = props1 || {};
+props1.arg = true;
+props1.afterResult = true;
+}
+}
+if(!valid28){
+const err40 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/sameArg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/properties/sameArg/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+else {
+errors = _errs123;
+if(vErrors !== null){
+if(_errs123){
+vErrors.length = _errs123;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid24 = _errs122 === errors;
+}
+else {
+var valid24 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+const err41 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+var _valid1 = _errs104 === errors;
+if(_valid1){
+valid23 = true;
+passing0 = 0;
+var props2 = {};
+props2.id = true;
+props2.kind = true;
+props2.tools = true;
+props2.after = true;
+props2.sameArg = true;
+}
+const _errs136 = errors;
+if(errors === _errs136){
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+let missing7;
+if(((((((data39.id === undefined) && (missing7 = "id")) || ((data39.kind === undefined) && (missing7 = "kind"))) || ((data39.tools === undefined) && (missing7 = "tools"))) || ((data39.arg === undefined) && (missing7 = "arg"))) || ((data39.source === undefined) && (missing7 = "source"))) || ((data39.in === undefined) && (missing7 = "in"))){
+const err42 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+else {
+if(data39.id !== undefined){
+let data51 = data39.id;
+const _errs138 = errors;
+if(errors === _errs138){
+if(typeof data51 === "string"){
+if(!pattern2.test(data51)){
+const err43 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/id",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/id/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/id",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+var valid31 = _errs138 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data39.kind !== undefined){
+let data52 = data39.kind;
+const _errs140 = errors;
+if(typeof data52 !== "string"){
+const err45 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/kind",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+if("state-precondition" !== data52){
+const err46 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/kind",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/kind/const",keyword:"const",params:{allowedValue: "state-precondition"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+var valid31 = _errs140 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data39.tools !== undefined){
+let data53 = data39.tools;
+const _errs142 = errors;
+if(errors === _errs142){
+if(Array.isArray(data53)){
+if(data53.length < 1){
+const err47 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/tools/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+else {
+var valid32 = true;
+const len5 = data53.length;
+for(let i5=0; i5<len5; i5++){
+const _errs144 = errors;
+if(typeof data53[i5] !== "string"){
+const err48 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools/" + i5,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/tools/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+var valid32 = _errs144 === errors;
+if(!valid32){
+break;
+}
+}
+}
+}
+else {
+const err49 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+var valid31 = _errs142 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data39.arg !== undefined){
+let data55 = data39.arg;
+const _errs146 = errors;
+if(errors === _errs146){
+if(typeof data55 === "string"){
+if(!pattern3.test(data55)){
+const err50 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/arg/pattern",keyword:"pattern",params:{pattern: "^(\\/.*)?$"},message:"must match pattern \""+"^(\\/.*)?$"+"\""};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+}
+else {
+const err51 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/arg/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+var valid31 = _errs146 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data39.source !== undefined){
+let data56 = data39.source;
+const _errs148 = errors;
+if(errors === _errs148){
+if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
+let missing8;
+if((((data56.tool === undefined) && (missing8 = "tool")) || ((data56.arg === undefined) && (missing8 = "arg"))) || ((data56.path === undefined) && (missing8 = "path"))){
+const err52 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/source",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/source/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+else {
+if(data56.tool !== undefined){
+const _errs150 = errors;
+if(typeof data56.tool !== "string"){
+const err53 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/source/tool",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/source/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+var valid33 = _errs150 === errors;
+}
+else {
+var valid33 = true;
+}
+if(valid33){
+if(data56.arg !== undefined){
+let data58 = data56.arg;
+const _errs152 = errors;
+if(errors === _errs152){
+if(typeof data58 === "string"){
+if(!pattern3.test(data58)){
+const err54 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/source/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/source/properties/arg/pattern",keyword:"pattern",params:{pattern: "^(\\/.*)?$"},message:"must match pattern \""+"^(\\/.*)?$"+"\""};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+}
+else {
+const err55 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/source/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/source/properties/arg/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+var valid33 = _errs152 === errors;
+}
+else {
+var valid33 = true;
+}
+if(valid33){
+if(data56.path !== undefined){
+let data59 = data56.path;
+const _errs154 = errors;
+if(errors === _errs154){
+if(typeof data59 === "string"){
+if(!pattern3.test(data59)){
+const err56 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/source/path",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/source/properties/path/pattern",keyword:"pattern",params:{pattern: "^(\\/.*)?$"},message:"must match pattern \""+"^(\\/.*)?$"+"\""};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+}
+else {
+const err57 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/source/path",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/source/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+}
+var valid33 = _errs154 === errors;
+}
+else {
+var valid33 = true;
+}
+}
+}
+}
+}
+else {
+const err58 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/source",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/source/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+var valid31 = _errs148 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data39.in !== undefined){
+let data60 = data39.in;
+const _errs156 = errors;
+if(errors === _errs156){
+if(Array.isArray(data60)){
+if(data60.length < 1){
+const err59 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/in",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/in/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+else {
+var valid34 = true;
+const len6 = data60.length;
+for(let i6=0; i6<len6; i6++){
+let data61 = data60[i6];
+const _errs158 = errors;
+if((((typeof data61 !== "string") && (!(typeof data61 == "number"))) && (typeof data61 !== "boolean")) && (data61 !== null)){
+const err60 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/in/" + i6,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/in/items/type",keyword:"type",params:{type: schema0.properties.data.properties.policy.properties.invariants.items.oneOf[1].properties.in.items.type},message:"must be string,number,boolean,null"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+var valid34 = _errs158 === errors;
+if(!valid34){
+break;
+}
+}
+}
+}
+else {
+const err61 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/in",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/properties/in/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+}
+var valid31 = _errs156 === errors;
+}
+else {
+var valid31 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+const err62 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+var _valid1 = _errs136 === errors;
+if(_valid1 && valid23){
+valid23 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid1){
+valid23 = true;
+passing0 = 1;
+if(props2 !== true){
+props2 = props2 || {};
+props2.id = true;
+props2.kind = true;
+props2.tools = true;
+props2.arg = true;
+props2.source = true;
+props2.in = true;
+}
+}
+const _errs160 = errors;
+if(errors === _errs160){
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+let missing9;
+if(((((data39.id === undefined) && (missing9 = "id")) || ((data39.kind === undefined) && (missing9 = "kind"))) || ((data39.tools === undefined) && (missing9 = "tools"))) || ((data39.arg === undefined) && (missing9 = "arg"))){
+const err63 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'"};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+else {
+if(data39.id !== undefined){
+let data62 = data39.id;
+const _errs162 = errors;
+if(errors === _errs162){
+if(typeof data62 === "string"){
+if(!pattern2.test(data62)){
+const err64 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/id",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/properties/id/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+}
+else {
+const err65 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/id",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+}
+var valid35 = _errs162 === errors;
+}
+else {
+var valid35 = true;
+}
+if(valid35){
+if(data39.kind !== undefined){
+let data63 = data39.kind;
+const _errs164 = errors;
+if(typeof data63 !== "string"){
+const err66 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/kind",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+if("once-per" !== data63){
+const err67 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/kind",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/properties/kind/const",keyword:"const",params:{allowedValue: "once-per"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+var valid35 = _errs164 === errors;
+}
+else {
+var valid35 = true;
+}
+if(valid35){
+if(data39.tools !== undefined){
+let data64 = data39.tools;
+const _errs166 = errors;
+if(errors === _errs166){
+if(Array.isArray(data64)){
+if(data64.length < 1){
+const err68 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/properties/tools/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+else {
+var valid36 = true;
+const len7 = data64.length;
+for(let i7=0; i7<len7; i7++){
+const _errs168 = errors;
+if(typeof data64[i7] !== "string"){
+const err69 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools/" + i7,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/properties/tools/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+var valid36 = _errs168 === errors;
+if(!valid36){
+break;
+}
+}
+}
+}
+else {
+const err70 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+}
+var valid35 = _errs166 === errors;
+}
+else {
+var valid35 = true;
+}
+if(valid35){
+if(data39.arg !== undefined){
+let data66 = data39.arg;
+const _errs170 = errors;
+if(errors === _errs170){
+if(typeof data66 === "string"){
+if(!pattern3.test(data66)){
+const err71 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/properties/arg/pattern",keyword:"pattern",params:{pattern: "^(\\/.*)?$"},message:"must match pattern \""+"^(\\/.*)?$"+"\""};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+}
+else {
+const err72 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/properties/arg/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+}
+var valid35 = _errs170 === errors;
+}
+else {
+var valid35 = true;
+}
+}
+}
+}
+}
+}
+else {
+const err73 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+}
+var _valid1 = _errs160 === errors;
+if(_valid1 && valid23){
+valid23 = false;
+passing0 = [passing0, 2];
+}
+else {
+if(_valid1){
+valid23 = true;
+passing0 = 2;
+if(props2 !== true){
+props2 = props2 || {};
+props2.id = true;
+props2.kind = true;
+props2.tools = true;
+props2.arg = true;
+}
+}
+const _errs172 = errors;
+if(errors === _errs172){
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+let missing10;
+if(((((data39.id === undefined) && (missing10 = "id")) || ((data39.kind === undefined) && (missing10 = "kind"))) || ((data39.tools === undefined) && (missing10 = "tools"))) || ((data39.words === undefined) && (missing10 = "words"))){
+const err74 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'"};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+else {
+if(data39.id !== undefined){
+let data67 = data39.id;
+const _errs174 = errors;
+if(errors === _errs174){
+if(typeof data67 === "string"){
+if(!pattern2.test(data67)){
+const err75 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/id",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/id/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+}
+else {
+const err76 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/id",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+}
+var valid37 = _errs174 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data39.kind !== undefined){
+let data68 = data39.kind;
+const _errs176 = errors;
+if(typeof data68 !== "string"){
+const err77 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/kind",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err77];
+}
+else {
+vErrors.push(err77);
+}
+errors++;
+}
+if("confirmed-by-input" !== data68){
+const err78 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/kind",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/kind/const",keyword:"const",params:{allowedValue: "confirmed-by-input"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err78];
+}
+else {
+vErrors.push(err78);
+}
+errors++;
+}
+var valid37 = _errs176 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data39.tools !== undefined){
+let data69 = data39.tools;
+const _errs178 = errors;
+if(errors === _errs178){
+if(Array.isArray(data69)){
+if(data69.length < 1){
+const err79 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/tools/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err79];
+}
+else {
+vErrors.push(err79);
+}
+errors++;
+}
+else {
+var valid38 = true;
+const len8 = data69.length;
+for(let i8=0; i8<len8; i8++){
+const _errs180 = errors;
+if(typeof data69[i8] !== "string"){
+const err80 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools/" + i8,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/tools/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err80];
+}
+else {
+vErrors.push(err80);
+}
+errors++;
+}
+var valid38 = _errs180 === errors;
+if(!valid38){
+break;
+}
+}
+}
+}
+else {
+const err81 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err81];
+}
+else {
+vErrors.push(err81);
+}
+errors++;
+}
+}
+var valid37 = _errs178 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data39.words !== undefined){
+let data71 = data39.words;
+const _errs182 = errors;
+if(errors === _errs182){
+if(Array.isArray(data71)){
+if(data71.length < 1){
+const err82 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/words",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/words/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err82];
+}
+else {
+vErrors.push(err82);
+}
+errors++;
+}
+else {
+var valid39 = true;
+const len9 = data71.length;
+for(let i9=0; i9<len9; i9++){
+let data72 = data71[i9];
+const _errs184 = errors;
+if(errors === _errs184){
+if(typeof data72 === "string"){
+if(!pattern14.test(data72)){
+const err83 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/words/" + i9,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/words/items/pattern",keyword:"pattern",params:{pattern: "[\\p{L}\\p{N}]"},message:"must match pattern \""+"[\\p{L}\\p{N}]"+"\""};
+if(vErrors === null){
+vErrors = [err83];
+}
+else {
+vErrors.push(err83);
+}
+errors++;
+}
+}
+else {
+const err84 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/words/" + i9,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/words/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err84];
+}
+else {
+vErrors.push(err84);
+}
+errors++;
+}
+}
+var valid39 = _errs184 === errors;
+if(!valid39){
+break;
+}
+}
+}
+}
+else {
+const err85 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/words",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/properties/words/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err85];
+}
+else {
+vErrors.push(err85);
+}
+errors++;
+}
+}
+var valid37 = _errs182 === errors;
+}
+else {
+var valid37 = true;
+}
+}
+}
+}
+}
+}
+else {
+const err86 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err86];
+}
+else {
+vErrors.push(err86);
+}
+errors++;
+}
+}
+var _valid1 = _errs172 === errors;
+if(_valid1 && valid23){
+valid23 = false;
+passing0 = [passing0, 3];
+}
+else {
+if(_valid1){
+valid23 = true;
+passing0 = 3;
+if(props2 !== true){
+props2 = props2 || {};
+props2.id = true;
+props2.kind = true;
+props2.tools = true;
+props2.words = true;
+}
+}
+const _errs186 = errors;
+if(errors === _errs186){
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+let missing11;
+if((((((data39.id === undefined) && (missing11 = "id")) || ((data39.kind === undefined) && (missing11 = "kind"))) || ((data39.tools === undefined) && (missing11 = "tools"))) || ((data39.arg === undefined) && (missing11 = "arg"))) || ((data39.from === undefined) && (missing11 = "from"))){
+const err87 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'"};
+if(vErrors === null){
+vErrors = [err87];
+}
+else {
+vErrors.push(err87);
+}
+errors++;
+}
+else {
+if(data39.id !== undefined){
+let data73 = data39.id;
+const _errs188 = errors;
+if(errors === _errs188){
+if(typeof data73 === "string"){
+if(!pattern2.test(data73)){
+const err88 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/id",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/id/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+if(vErrors === null){
+vErrors = [err88];
+}
+else {
+vErrors.push(err88);
+}
+errors++;
+}
+}
+else {
+const err89 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/id",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err89];
+}
+else {
+vErrors.push(err89);
+}
+errors++;
+}
+}
+var valid40 = _errs188 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data39.kind !== undefined){
+let data74 = data39.kind;
+const _errs190 = errors;
+if(typeof data74 !== "string"){
+const err90 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/kind",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err90];
+}
+else {
+vErrors.push(err90);
+}
+errors++;
+}
+if("arg-from-input" !== data74){
+const err91 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/kind",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/kind/const",keyword:"const",params:{allowedValue: "arg-from-input"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err91];
+}
+else {
+vErrors.push(err91);
+}
+errors++;
+}
+var valid40 = _errs190 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data39.tools !== undefined){
+let data75 = data39.tools;
+const _errs192 = errors;
+if(errors === _errs192){
+if(Array.isArray(data75)){
+if(data75.length < 1){
+const err92 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/tools/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err92];
+}
+else {
+vErrors.push(err92);
+}
+errors++;
+}
+else {
+var valid41 = true;
+const len10 = data75.length;
+for(let i10=0; i10<len10; i10++){
+const _errs194 = errors;
+if(typeof data75[i10] !== "string"){
+const err93 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools/" + i10,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/tools/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err93];
+}
+else {
+vErrors.push(err93);
+}
+errors++;
+}
+var valid41 = _errs194 === errors;
+if(!valid41){
+break;
+}
+}
+}
+}
+else {
+const err94 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/tools",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err94];
+}
+else {
+vErrors.push(err94);
+}
+errors++;
+}
+}
+var valid40 = _errs192 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data39.arg !== undefined){
+let data77 = data39.arg;
+const _errs196 = errors;
+if(errors === _errs196){
+if(typeof data77 === "string"){
+if(!pattern3.test(data77)){
+const err95 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/arg/pattern",keyword:"pattern",params:{pattern: "^(\\/.*)?$"},message:"must match pattern \""+"^(\\/.*)?$"+"\""};
+if(vErrors === null){
+vErrors = [err95];
+}
+else {
+vErrors.push(err95);
+}
+errors++;
+}
+}
+else {
+const err96 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/arg",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/arg/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err96];
+}
+else {
+vErrors.push(err96);
+}
+errors++;
+}
+}
+var valid40 = _errs196 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data39.from !== undefined){
+let data78 = data39.from;
+const _errs198 = errors;
+if(errors === _errs198){
+if(Array.isArray(data78)){
+if(data78.length < 1){
+const err97 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/from",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/from/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err97];
+}
+else {
+vErrors.push(err97);
+}
+errors++;
+}
+else {
+var valid42 = true;
+const len11 = data78.length;
+for(let i11=0; i11<len11; i11++){
+let data79 = data78[i11];
+const _errs200 = errors;
+const _errs201 = errors;
+let valid43 = false;
+const _errs202 = errors;
+if(typeof data79 !== "string"){
+const err98 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/from/" + i11,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/from/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err98];
+}
+else {
+vErrors.push(err98);
+}
+errors++;
+}
+if("user" !== data79){
+const err99 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/from/" + i11,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/from/items/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err99];
+}
+else {
+vErrors.push(err99);
+}
+errors++;
+}
+var _valid4 = _errs202 === errors;
+valid43 = valid43 || _valid4;
+const _errs204 = errors;
+if(errors === _errs204){
+if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
+let missing12;
+if((data79.tool === undefined) && (missing12 = "tool")){
+const err100 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/from/" + i11,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/from/items/anyOf/1/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'"};
+if(vErrors === null){
+vErrors = [err100];
+}
+else {
+vErrors.push(err100);
+}
+errors++;
+}
+else {
+if(data79.tool !== undefined){
+if(typeof data79.tool !== "string"){
+const err101 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/from/" + i11+"/tool",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/from/items/anyOf/1/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err101];
+}
+else {
+vErrors.push(err101);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err102 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/from/" + i11,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/from/items/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err102];
+}
+else {
+vErrors.push(err102);
+}
+errors++;
+}
+}
+var _valid4 = _errs204 === errors;
+valid43 = valid43 || _valid4;
+if(_valid4){
+var props3 = {};
+props3.tool = true;
+}
+if(!valid43){
+const err103 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/from/" + i11,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/from/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err103];
+}
+else {
+vErrors.push(err103);
+}
+errors++;
+}
+else {
+errors = _errs201;
+if(vErrors !== null){
+if(_errs201){
+vErrors.length = _errs201;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid42 = _errs200 === errors;
+if(!valid42){
+break;
+}
+}
+}
+}
+else {
+const err104 = {instancePath:instancePath+"/data/policy/invariants/" + i2+"/from",schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/properties/from/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err104];
+}
+else {
+vErrors.push(err104);
+}
+errors++;
+}
+}
+var valid40 = _errs198 === errors;
+}
+else {
+var valid40 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+const err105 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err105];
+}
+else {
+vErrors.push(err105);
+}
+errors++;
+}
+}
+var _valid1 = _errs186 === errors;
+if(_valid1 && valid23){
+valid23 = false;
+passing0 = [passing0, 4];
+}
+else {
+if(_valid1){
+valid23 = true;
+passing0 = 4;
+if(props2 !== true){
+props2 = props2 || {};
+props2.id = true;
+props2.kind = true;
+props2.tools = true;
+props2.arg = true;
+props2.from = true;
+}
+}
+}
+}
+}
+}
+if(!valid23){
+const err106 = {instancePath:instancePath+"/data/policy/invariants/" + i2,schemaPath:"#/properties/data/properties/policy/properties/invariants/items/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err106];
+}
+else {
+vErrors.push(err106);
+}
+errors++;
+validate0.errors = vErrors;
+return false;
+}
+else {
+errors = _errs103;
+if(vErrors !== null){
+if(_errs103){
+vErrors.length = _errs103;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid22 = _errs102 === errors;
+if(!valid22){
+break;
+}
+}
+}
+}
+else {
+validate0.errors = [{instancePath:instancePath+"/data/policy/invariants",schemaPath:"#/properties/data/properties/policy/properties/invariants/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid14 = _errs100 === errors;
+}
+else {
+var valid14 = true;
+}
+}
+}
 }
 }
 }
@@ -689,38 +2569,38 @@ var valid1 = true;
 }
 if(valid1){
 if(data6.resumeOf !== undefined){
-let data33 = data6.resumeOf;
-const _errs80 = errors;
-if(errors === _errs80){
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
-let missing4;
-if((data33.run === undefined) && (missing4 = "run")){
-validate0.errors = [{instancePath:instancePath+"/data/resumeOf",schemaPath:"#/properties/data/properties/resumeOf/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+let data81 = data6.resumeOf;
+const _errs208 = errors;
+if(errors === _errs208){
+if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
+let missing13;
+if((data81.run === undefined) && (missing13 = "run")){
+validate0.errors = [{instancePath:instancePath+"/data/resumeOf",schemaPath:"#/properties/data/properties/resumeOf/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'"}];
 return false;
 }
 else {
-if(data33.run !== undefined){
-const _errs82 = errors;
-if(typeof data33.run !== "string"){
+if(data81.run !== undefined){
+const _errs210 = errors;
+if(typeof data81.run !== "string"){
 validate0.errors = [{instancePath:instancePath+"/data/resumeOf/run",schemaPath:"#/properties/data/properties/resumeOf/properties/run/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid17 = _errs82 === errors;
+var valid45 = _errs210 === errors;
 }
 else {
-var valid17 = true;
+var valid45 = true;
 }
-if(valid17){
-if(data33.checkpoint !== undefined){
-const _errs84 = errors;
-if(typeof data33.checkpoint !== "string"){
+if(valid45){
+if(data81.checkpoint !== undefined){
+const _errs212 = errors;
+if(typeof data81.checkpoint !== "string"){
 validate0.errors = [{instancePath:instancePath+"/data/resumeOf/checkpoint",schemaPath:"#/properties/data/properties/resumeOf/properties/checkpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid17 = _errs84 === errors;
+var valid45 = _errs212 === errors;
 }
 else {
-var valid17 = true;
+var valid45 = true;
 }
 }
 }
@@ -730,60 +2610,60 @@ validate0.errors = [{instancePath:instancePath+"/data/resumeOf",schemaPath:"#/pr
 return false;
 }
 }
-var valid1 = _errs80 === errors;
+var valid1 = _errs208 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data6.forkOf !== undefined){
-let data36 = data6.forkOf;
-const _errs86 = errors;
-if(errors === _errs86){
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-let missing5;
-if(((data36.run === undefined) && (missing5 = "run")) || ((data36.seq === undefined) && (missing5 = "seq"))){
-validate0.errors = [{instancePath:instancePath+"/data/forkOf",schemaPath:"#/properties/data/properties/forkOf/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+let data84 = data6.forkOf;
+const _errs214 = errors;
+if(errors === _errs214){
+if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
+let missing14;
+if(((data84.run === undefined) && (missing14 = "run")) || ((data84.seq === undefined) && (missing14 = "seq"))){
+validate0.errors = [{instancePath:instancePath+"/data/forkOf",schemaPath:"#/properties/data/properties/forkOf/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'"}];
 return false;
 }
 else {
-if(data36.run !== undefined){
-const _errs88 = errors;
-if(typeof data36.run !== "string"){
+if(data84.run !== undefined){
+const _errs216 = errors;
+if(typeof data84.run !== "string"){
 validate0.errors = [{instancePath:instancePath+"/data/forkOf/run",schemaPath:"#/properties/data/properties/forkOf/properties/run/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid18 = _errs88 === errors;
+var valid46 = _errs216 === errors;
 }
 else {
-var valid18 = true;
+var valid46 = true;
 }
-if(valid18){
-if(data36.seq !== undefined){
-let data38 = data36.seq;
-const _errs90 = errors;
-if(!((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38)))){
+if(valid46){
+if(data84.seq !== undefined){
+let data86 = data84.seq;
+const _errs218 = errors;
+if(!((typeof data86 == "number") && (!(data86 % 1) && !isNaN(data86)))){
 validate0.errors = [{instancePath:instancePath+"/data/forkOf/seq",schemaPath:"#/properties/data/properties/forkOf/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs90){
-if(typeof data38 == "number"){
-if(data38 > 9007199254740991 || isNaN(data38)){
+if(errors === _errs218){
+if(typeof data86 == "number"){
+if(data86 > 9007199254740991 || isNaN(data86)){
 validate0.errors = [{instancePath:instancePath+"/data/forkOf/seq",schemaPath:"#/properties/data/properties/forkOf/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
-if(data38 < 0 || isNaN(data38)){
+if(data86 < 0 || isNaN(data86)){
 validate0.errors = [{instancePath:instancePath+"/data/forkOf/seq",schemaPath:"#/properties/data/properties/forkOf/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid18 = _errs90 === errors;
+var valid46 = _errs218 === errors;
 }
 else {
-var valid18 = true;
+var valid46 = true;
 }
 }
 }
@@ -793,27 +2673,27 @@ validate0.errors = [{instancePath:instancePath+"/data/forkOf",schemaPath:"#/prop
 return false;
 }
 }
-var valid1 = _errs86 === errors;
+var valid1 = _errs214 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data6.tags !== undefined){
-let data39 = data6.tags;
-const _errs92 = errors;
-if(errors === _errs92){
-if(Array.isArray(data39)){
-var valid19 = true;
-const len2 = data39.length;
-for(let i2=0; i2<len2; i2++){
-const _errs94 = errors;
-if(typeof data39[i2] !== "string"){
-validate0.errors = [{instancePath:instancePath+"/data/tags/" + i2,schemaPath:"#/properties/data/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+let data87 = data6.tags;
+const _errs220 = errors;
+if(errors === _errs220){
+if(Array.isArray(data87)){
+var valid47 = true;
+const len12 = data87.length;
+for(let i12=0; i12<len12; i12++){
+const _errs222 = errors;
+if(typeof data87[i12] !== "string"){
+validate0.errors = [{instancePath:instancePath+"/data/tags/" + i12,schemaPath:"#/properties/data/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid19 = _errs94 === errors;
-if(!valid19){
+var valid47 = _errs222 === errors;
+if(!valid47){
 break;
 }
 }
@@ -823,7 +2703,7 @@ validate0.errors = [{instancePath:instancePath+"/data/tags",schemaPath:"#/proper
 return false;
 }
 }
-var valid1 = _errs92 === errors;
+var valid1 = _errs220 === errors;
 }
 else {
 var valid1 = true;
@@ -849,11 +2729,11 @@ var valid0 = true;
 }
 if(valid0){
 if(data.hash !== undefined){
-let data41 = data.hash;
-const _errs96 = errors;
-if(errors === _errs96){
-if(typeof data41 === "string"){
-if(!pattern2.test(data41)){
+let data89 = data.hash;
+const _errs224 = errors;
+if(errors === _errs224){
+if(typeof data89 === "string"){
+if(!pattern17.test(data89)){
 validate0.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -863,7 +2743,7 @@ validate0.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/
 return false;
 }
 }
-var valid0 = _errs96 === errors;
+var valid0 = _errs224 === errors;
 }
 else {
 var valid0 = true;
@@ -1074,7 +2954,7 @@ let data8 = data.hash;
 const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data8 === "string"){
-if(!pattern2.test(data8)){
+if(!pattern17.test(data8)){
 validate1.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -1308,7 +3188,7 @@ let data9 = data.hash;
 const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data9 === "string"){
-if(!pattern2.test(data9)){
+if(!pattern17.test(data9)){
 validate2.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -1529,7 +3409,7 @@ let data8 = data.hash;
 const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data8 === "string"){
-if(!pattern2.test(data8)){
+if(!pattern17.test(data8)){
 validate3.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -1750,7 +3630,7 @@ let data8 = data.hash;
 const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data8 === "string"){
-if(!pattern2.test(data8)){
+if(!pattern17.test(data8)){
 validate4.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -2056,7 +3936,7 @@ let data13 = data.hash;
 const _errs27 = errors;
 if(errors === _errs27){
 if(typeof data13 === "string"){
-if(!pattern2.test(data13)){
+if(!pattern17.test(data13)){
 validate5.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -2424,7 +4304,7 @@ let data17 = data.hash;
 const _errs35 = errors;
 if(errors === _errs35){
 if(typeof data17 === "string"){
-if(!pattern2.test(data17)){
+if(!pattern17.test(data17)){
 validate6.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -2777,7 +4657,7 @@ let data14 = data.hash;
 const _errs32 = errors;
 if(errors === _errs32){
 if(typeof data14 === "string"){
-if(!pattern2.test(data14)){
+if(!pattern17.test(data14)){
 validate7.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -3171,7 +5051,7 @@ let data19 = data.hash;
 const _errs40 = errors;
 if(errors === _errs40){
 if(typeof data19 === "string"){
-if(!pattern2.test(data19)){
+if(!pattern17.test(data19)){
 validate8.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -3462,7 +5342,7 @@ let data13 = data.hash;
 const _errs27 = errors;
 if(errors === _errs27){
 if(typeof data13 === "string"){
-if(!pattern2.test(data13)){
+if(!pattern17.test(data13)){
 validate9.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -3749,7 +5629,7 @@ let data12 = data.hash;
 const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data12 === "string"){
-if(!pattern2.test(data12)){
+if(!pattern17.test(data12)){
 validate10.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -4045,7 +5925,7 @@ let data13 = data.hash;
 const _errs27 = errors;
 if(errors === _errs27){
 if(typeof data13 === "string"){
-if(!pattern2.test(data13)){
+if(!pattern17.test(data13)){
 validate11.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -4310,7 +6190,7 @@ let data11 = data.hash;
 const _errs23 = errors;
 if(errors === _errs23){
 if(typeof data11 === "string"){
-if(!pattern2.test(data11)){
+if(!pattern17.test(data11)){
 validate12.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -4591,7 +6471,7 @@ let data12 = data.hash;
 const _errs26 = errors;
 if(errors === _errs26){
 if(typeof data12 === "string"){
-if(!pattern2.test(data12)){
+if(!pattern17.test(data12)){
 validate13.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -4838,7 +6718,7 @@ let data10 = data.hash;
 const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data10 === "string"){
-if(!pattern2.test(data10)){
+if(!pattern17.test(data10)){
 validate14.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -5101,7 +6981,7 @@ let data11 = data.hash;
 const _errs23 = errors;
 if(errors === _errs23){
 if(typeof data11 === "string"){
-if(!pattern2.test(data11)){
+if(!pattern17.test(data11)){
 validate15.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -5349,7 +7229,7 @@ let data10 = data.hash;
 const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data10 === "string"){
-if(!pattern2.test(data10)){
+if(!pattern17.test(data10)){
 validate16.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -5588,7 +7468,7 @@ let data9 = data.hash;
 const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data9 === "string"){
-if(!pattern2.test(data9)){
+if(!pattern17.test(data9)){
 validate17.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -5804,7 +7684,7 @@ let data8 = data.hash;
 const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data8 === "string"){
-if(!pattern2.test(data8)){
+if(!pattern17.test(data8)){
 validate18.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
@@ -5840,7 +7720,7 @@ validate18.evaluated = {"props":{"run":true,"seq":true,"ts":true,"type":true,"st
 
 export const extension = validate19;
 const schema19 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"run":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,128}$"},"seq":{"type":"integer","minimum":0,"maximum":9007199254740991},"ts":{"type":"string","pattern":"^(?:\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d{1,9})?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)$"},"type":{"anyOf":[{"type":"string","enum":["run.start","run.end","step.start","step.end","input","retrieval","context","model.request","model.response","tool.call","tool.result","approval.request","approval.decision","state","checkpoint","decision","error","reconcile","note"]},{"type":"string","pattern":"^x-[A-Za-z0-9._:-]+$"}]},"step":{"type":"string"},"parent":{"type":"integer","minimum":0,"maximum":9007199254740991},"data":{"type":"object","properties":{}},"hash":{"type":"string","pattern":"^sha256:[0-9a-f]{64}$"}},"required":["run","seq","ts","type","data"],"$id":"extension"};
-const pattern60 = new RegExp("^x-[A-Za-z0-9._:-]+$", "");
+const pattern75 = new RegExp("^x-[A-Za-z0-9._:-]+$", "");
 
 function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="extension" */;
@@ -5961,7 +7841,7 @@ valid1 = valid1 || _valid0;
 const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data3 === "string"){
-if(!pattern60.test(data3)){
+if(!pattern75.test(data3)){
 const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^x-[A-Za-z0-9._:-]+$"},message:"must match pattern \""+"^x-[A-Za-z0-9._:-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -6073,7 +7953,7 @@ let data7 = data.hash;
 const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data7 === "string"){
-if(!pattern2.test(data7)){
+if(!pattern17.test(data7)){
 validate19.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
 return false;
 }
