@@ -18,7 +18,8 @@ import { normaliseRequestBody, type NormaliseOptions } from "./normalise";
 import { mapPlacesDeep, type PlaceMap } from "./paths";
 import { firstSeqOf, type RecordedExchange, type GatewayRecording } from "./gateway-recording";
 
-export type RequestDivergenceKind = RequestPart | "extra-request" | "missing-request";
+/** `tool-call`: an MCP tools/call the recording does not hold, or one it holds that never came (lib/mcp). */
+export type RequestDivergenceKind = RequestPart | "extra-request" | "missing-request" | "tool-call";
 
 export interface RequestDivergence {
   /** seq in the recorded journal of the first event that differs. */

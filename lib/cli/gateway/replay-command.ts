@@ -3,8 +3,10 @@
  * gateway in replay mode (replay-session.ts); the result as a line or one JSON object.
  */
 import os from "node:os";
+import { randomBytes } from "node:crypto";
 import { ExchangeRecorder, parseUpstreams } from "../../gateway";
 import type { JournalEvent } from "../../journal/types";
+import { mcpServers, McpReplayer, readMcpRecording } from "../../mcp";
 import { placeMap, readGatewayRecording, RequestMatcher, type RequestDivergence } from "../../playback";
 import { redactMessage } from "../../redact";
 import { groupByRun } from "../../semantics";
@@ -68,6 +70,8 @@ export interface ReplayResult {
   exitCode: number;
   /** Requests sent upstream after a divergence (`--on-divergence live`). */
   live: number;
+  /** MCP tool calls through `retrace mcp-proxy`: recorded, replayed, sent live, answered with a recorded unknown or timeout */
+  tools: { recorded: number; replayed: number; live: number; flagged: number };
 }
 
 /** One replay of a recorded run with a command; throws UsageError on bad input. */
@@ -92,7 +96,21 @@ export async function replayAgainst(args: GatewayReplayArgs): Promise<ReplayResu
   const target = journalTarget(runId, args.out, args.url);
   const journal = target.writer;
   const recorder = new ExchangeRecorder(journal);
+  const token = randomBytes(16).toString("hex");
+  const replayers = new Map<string, McpReplayer>();
+  const append = (type: Parameters<typeof journal.append>[0], data: Record<string, unknown>, parent?: number) =>
+    Promise.resolve(journal.append(type, data, parent));
+  const replayerFor = (server: string, liveReads: boolean): McpReplayer | null => {
+    const known = replayers.get(server);
+    if (known) return known;
+    const rec = readMcpRecording(events, server);
+    if (!rec) return null;
+    const r = new McpReplayer(rec, { liveReads, append });
+    replayers.set(server, r);
+    return r;
+  };
   const session = replaySession({
+    mcp: { token, replayerFor },
     recording,
     matcher,
     journal,
@@ -112,16 +130,25 @@ export async function replayAgainst(args: GatewayReplayArgs): Promise<ReplayResu
     initiator: { kind: "user", id: os.userInfo().username },
     replayOf: { run: recording.run, head: recording.head },
     mode,
-    components: { model: mode, tools: "agent" },
+    components: { model: mode, tools: "agent", mcp: "recorded" },
     gateway: { command, cwd: here.cwd, home: here.home, places: here, url: server.url },
   });
   console.error(
     `retrace replay: run ${recording.run} (${recording.exchanges.length} model calls) on ${server.url}; the model is the recording` +
       `${args.onDivergence === "live" ? " until a divergence, then live" : ""}; the agent's own tools run for real in ${here.cwd} (replay a coding agent in a scratch copy)`,
   );
-  const exitCode = await runCommand(command, gatewayEnv(server.url), { stdoutToStderr: args.json, cwd: here.cwd });
+  const exitCode = await runCommand(command, gatewayEnv(server.url, { mode: "replay", token }), {
+    stdoutToStderr: args.json,
+    cwd: here.cwd,
+  });
   await server.close();
-  const divergence: RequestDivergence | null = session.divergence ?? matcher.missing();
+  for (const r of replayers.values()) await r.settle();
+  // a recorded MCP server the replay never started still owes its calls
+  for (const name of mcpServers(events)) replayerFor(name, false);
+  const missingCall = [...replayers.values()].map((r) => r.missing()).find((d) => d !== null) ?? null;
+  const divergence: RequestDivergence | null = session.divergence ?? matcher.missing() ?? missingCall;
+  const tools = { recorded: 0, replayed: 0, live: 0, flagged: 0 };
+  for (const r of replayers.values()) for (const k of Object.keys(tools) as Array<keyof typeof tools>) tools[k] += r.counts[k];
   const match = divergence === null;
   journal.append(
     "run.end",
@@ -137,6 +164,7 @@ export async function replayAgainst(args: GatewayReplayArgs): Promise<ReplayResu
     branch: target.name,
     exitCode,
     live: session.liveRequests,
+    tools,
   };
 }
 

@@ -1,0 +1,228 @@
+/**
+ * Answering an MCP client from a recording, with no server (the replay's half of the proxy):
+ *
+ * - `initialize`, `tools/list` (by cursor) and other requests: as recorded; `ping`: `{}`;
+ * - `tools/call`: matched by tool and canonical arguments, in order, through lib/playback
+ *   (`playToolCall` with `inOrder` and `asRecorded`): each recorded call answers once, with
+ *   its recorded outcome. A recorded error stays an error; a recorded `unknown` or
+ *   `timeout` is answered with the request-timeout error (-32001) and flagged, never turned
+ *   into a success or a failure. Nothing here can reach a server: a write is never sent;
+ * - a call the recording does not hold: a JSON-RPC error naming the difference, and the
+ *   replay's divergence at the recorded seq it departs from (kind `tool-call`, the shape of
+ *   `retrace replay --json`); with `liveReads`, a call the server's own annotations declare
+ *   read-only (`readOnlyHint: true`) is handed back to the caller to send to the server.
+ */
+import { canonicallyEqual } from "../canonical";
+import type { JsonValue } from "../journal/types";
+import { differences, playToolCall, type RequestDivergence, type RecordedTool, type DivergenceKind } from "../playback";
+import { RPC, type JsonRpcError } from "./jsonrpc";
+import type { McpServerRecording } from "./recording";
+import type { AppendEvent } from "./recorder";
+
+/** A tools/call divergence: the gateway replay's shape, with the playback reason. */
+export interface McpDivergence extends RequestDivergence {
+  kind: "tool-call";
+  server: string;
+  reason: DivergenceKind | "missing-call";
+}
+
+export type McpAnswer =
+  | { kind: "result"; result: Record<string, unknown>; recordedSeq?: number }
+  | { kind: "error"; error: JsonRpcError; recordedSeq?: number; flag?: "unknown" | "timeout"; divergence?: McpDivergence }
+  /** send it to the server (`liveReads`, a declared read the recording does not hold) */
+  | { kind: "live"; tool: string; reason: string };
+
+export interface McpReplayerOptions {
+  liveReads?: boolean;
+  /** where the replay's own tools/call events go (a branch journal), marked with the recorded call */
+  append?: AppendEvent;
+}
+
+const RULES = { reuseReads: true, reuseConfirmedWrites: true, gated: new Set<string>() } as const;
+
+function segment(s: string): string {
+  return s.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+/** The MCP result a recorded call answers with: its content and the rest of the result as recorded. */
+function resultOf(r: RecordedTool): Record<string, unknown> {
+  const d = r.result ?? {};
+  const rest = d.mcp !== null && typeof d.mcp === "object" && !Array.isArray(d.mcp) ? d.mcp.rest : undefined;
+  const base = rest !== null && typeof rest === "object" && !Array.isArray(rest) ? { ...rest } : {};
+  return { ...base, content: d.result ?? [] };
+}
+
+export class McpReplayer {
+  private readonly answered = new Set<number>();
+  private readonly sidesUsed = new Set<number>();
+  private first: McpDivergence | null = null;
+  private chain: Promise<unknown> = Promise.resolve();
+  private callCount = 0;
+  private liveCount = 0;
+  private flaggedCount = 0;
+
+  constructor(
+    readonly recording: McpServerRecording,
+    private readonly opts: McpReplayerOptions = {},
+  ) {}
+
+  /** The first divergence, in the order calls came. */
+  get divergence(): McpDivergence | null {
+    return this.first;
+  }
+
+  get counts(): { recorded: number; replayed: number; live: number; flagged: number } {
+    return { recorded: this.recording.callSeqs.length, replayed: this.callCount, live: this.liveCount, flagged: this.flaggedCount };
+  }
+
+  /** The first recorded call no replayed call stood for, as a divergence (null: none). */
+  missing(): McpDivergence | null {
+    const seq = this.recording.callSeqs.find((s) => !this.answered.has(s));
+    if (seq === undefined) return null;
+    const r = [...this.recording.recording.byTool.values()].flat().find((c) => c.seq === seq);
+    return {
+      seq,
+      kind: "tool-call",
+      reason: "missing-call",
+      server: this.recording.server,
+      path: "",
+      recorded: r ? { tool: r.tool, arguments: r.args } : null,
+      replayed: null,
+    };
+  }
+
+  /** The answer to a request (null for a notification, which needs none). */
+  answer(method: string, params: Record<string, unknown> | undefined): McpAnswer {
+    const rec = this.recording;
+    if (method === "ping") return { kind: "result", result: {} };
+    if (method === "initialize") return this.asRecorded(rec.initialize, "initialize");
+    if (method === "tools/list") {
+      const cursor = params?.cursor ?? null;
+      return this.asRecorded(rec.toolLists.find((l) => canonicallyEqual(l.params, cursor)) ?? null, "tools/list");
+    }
+    if (method === "tools/call") return this.call(params ?? {});
+    const wanted = params ?? {};
+    const i = rec.sides.findIndex((s, n) => !this.sidesUsed.has(n) && s.method === method && canonicallyEqual(s.params, wanted));
+    const j = i >= 0 ? i : rec.sides.findIndex((s) => s.method === method && canonicallyEqual(s.params, wanted));
+    if (j >= 0) this.sidesUsed.add(j);
+    return this.asRecorded(j >= 0 ? rec.sides[j] : null, method);
+  }
+
+  private asRecorded(a: McpServerRecording["initialize"], method: string): McpAnswer {
+    if (!a)
+      return {
+        kind: "error",
+        error: {
+          code: RPC.methodNotFound,
+          message: `retrace replay: ${method} with these params was not recorded for server ${this.recording.server}`,
+        },
+      };
+    if (a.error) return { kind: "error", error: a.error, recordedSeq: a.seq };
+    return { kind: "result", result: a.result ?? {}, recordedSeq: a.seq };
+  }
+
+  private call(params: Record<string, unknown>): McpAnswer {
+    this.callCount++;
+    const tool = typeof params.name === "string" ? params.name : "";
+    const args = (params.arguments ?? {}) as JsonValue;
+    const play = playToolCall(
+      this.recording.recording,
+      { tool, args },
+      { ...RULES, inOrder: { answered: this.answered }, asRecorded: true },
+    );
+    if (play.kind === "recorded") {
+      const r = play.recorded;
+      this.answered.add(r.seq);
+      const status = play.answer.status;
+      let out: McpAnswer;
+      if (status === "unknown" || status === "timeout") {
+        this.flaggedCount++;
+        out = {
+          kind: "error",
+          flag: status,
+          recordedSeq: r.seq,
+          error: {
+            code: RPC.requestTimeout,
+            message: `retrace replay: the recorded call at seq ${r.seq} has an ${status} outcome; it is answered as recorded, neither success nor failure`,
+          },
+        };
+      } else if (status === "error" && r.result?.mcp && (r.result.mcp as Record<string, unknown>).rpcError === true) {
+        const e = (r.result.error ?? {}) as Record<string, unknown>;
+        out = {
+          kind: "error",
+          recordedSeq: r.seq,
+          error: { code: typeof e.code === "number" ? e.code : RPC.internalError, message: String(e.message ?? "error"), data: e.data },
+        };
+      } else out = { kind: "result", result: resultOf(r), recordedSeq: r.seq };
+      this.record(tool, args, r.seq, true, out);
+      return out;
+    }
+    const annotations = this.recording.annotations.get(tool);
+    if (this.opts.liveReads && annotations?.readOnlyHint === true) {
+      this.liveCount++;
+      return { kind: "live", tool, reason: `not in the recording (${play.divergence.kind}); the server declares ${tool} read-only` };
+    }
+    const d = play.divergence;
+    const against =
+      d.recordedSeq === null ? null : [...(this.recording.recording.byTool.get(tool) ?? [])].find((c) => c.seq === d.recordedSeq);
+    const next = this.recording.callSeqs.find((s) => !this.answered.has(s));
+    const firstDiff = against ? differences(against.args, args, 1)[0] : undefined;
+    const divergence: McpDivergence = {
+      seq: d.kind === "unrecorded-tool" ? (next ?? this.recording.endSeq) : (d.recordedSeq ?? next ?? this.recording.endSeq),
+      kind: "tool-call",
+      reason: d.kind,
+      server: this.recording.server,
+      path:
+        d.kind === "unrecorded-tool"
+          ? "/name"
+          : firstDiff && firstDiff.length > 0
+            ? `/arguments/${firstDiff.map(segment).join("/")}`
+            : "/arguments",
+      recorded: against ? { tool: against.tool, arguments: against.args } : null,
+      replayed: { tool, arguments: args },
+    };
+    this.first ??= divergence;
+    const why =
+      d.kind === "unrecorded-tool"
+        ? `the recording never called ${tool} on ${this.recording.server}`
+        : d.kind === "repeated"
+          ? `every recorded ${tool} call with these arguments was already answered`
+          : `no recorded ${tool} call has these arguments (they differ at ${divergence.path} from the call at seq ${divergence.seq})`;
+    const out: McpAnswer = {
+      kind: "error",
+      divergence,
+      error: {
+        code: RPC.notRecorded,
+        message: `retrace replay: tools/call not in the recording: ${why}; it was not sent to the server`,
+        data: { divergence },
+      },
+    };
+    this.record(tool, args, divergence.seq, false, out);
+    return out;
+  }
+
+  /** The replay's own call and answer, in its branch journal. */
+  private record(tool: string, args: JsonValue, recordedSeq: number, match: boolean, out: McpAnswer): void {
+    const append = this.opts.append;
+    if (!append) return;
+    const effect = this.recording.recording.byTool.get(tool)?.at(0)?.effect ?? "write";
+    const replay = { recordedSeq, match, ...(out.kind === "error" && out.flag ? { outcome: out.flag } : {}) };
+    const call = `mcp:${this.recording.server}:replay:${this.callCount}`;
+    const seq = this.chain.then(() => append("tool.call", { call, tool, args, effect, mcp: { server: this.recording.server }, replay }));
+    const result =
+      out.kind === "result"
+        ? { call, status: out.result.isError === true ? "error" : "ok", result: (out.result.content ?? []) as JsonValue, replay }
+        : {
+            call,
+            status: out.kind === "error" && out.flag ? out.flag : "error",
+            error: out.kind === "error" ? { ...out.error, data: undefined } : {},
+            replay,
+          };
+    this.chain = seq.then((s) => append("tool.result", result, s)).catch(() => undefined);
+  }
+
+  /** Resolves when every branch event is appended. */
+  async settle(): Promise<void> {
+    await this.chain;
+  }
+}
