@@ -8,7 +8,8 @@
  *   `tool`, `args`, the effect from the listed tool's annotations, else inferred and marked
  *   `effectInferred`; `mcp {server, idempotent?, destructive?}`), and `tool.result` when its
  *   answer comes (`status` `error` when the result says `isError` or the server answered a
- *   JSON-RPC error, `result` the content, `mcp.rest` the other fields of the result). A call
+ *   JSON-RPC error, `result` the content, `mcp.raw` the whole result as the server's JSON
+ *   text, which keeps its key order for the replay). A call
  *   the client cancels, or one still open when the session ends, gets `status` `unknown`:
  *   nobody knows whether the server acted;
  * - any other request → `x-mcp.side` (method, params, its answer), so a replay answers it.
@@ -34,8 +35,14 @@ const key = (id: JsonRpcId) => `${typeof id}:${id}`;
 /** The answer of a tools/call as journal data: content as `result`, the rest kept to answer a replay with. */
 export function toolResultData(call: string, res: JsonRpcResponse, server: string): Record<string, unknown> {
   if (res.error) return { call, status: "error", error: { ...res.error }, mcp: { server, rpcError: true } };
-  const { content, ...rest } = res.result ?? {};
-  return { call, status: rest.isError === true ? "error" : "ok", result: content ?? [], mcp: { server, rest } };
+  const result = res.result ?? {};
+  // `raw` keeps the answer byte for byte (the journal's JSON sorts keys; agents read the text)
+  return {
+    call,
+    status: result.isError === true ? "error" : "ok",
+    result: result.content ?? [],
+    mcp: { server, raw: JSON.stringify(result) },
+  };
 }
 
 export class McpRecorder {
@@ -88,7 +95,7 @@ export class McpRecorder {
     if (!p) return;
     this.pending.delete(key(res.id));
     const { req } = p;
-    const answer = res.error ? { error: res.error } : { result: res.result ?? {} };
+    const answer = res.error ? { error: res.error } : { result: res.result ?? {}, raw: JSON.stringify(res.result ?? {}) };
     if (p.call) {
       void this.add("tool.result", toolResultData(p.call.id, res, this.server), p.call.seq);
     } else if (req.method === "initialize") {

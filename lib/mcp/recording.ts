@@ -49,10 +49,20 @@ export function mcpServers(events: readonly JournalEvent[]): string[] {
   return [...out];
 }
 
+/** The answer as the server wrote it (key order kept), when the event kept its text. */
+export function parseRaw(raw: unknown): unknown {
+  if (typeof raw !== "string") return undefined;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+}
+
 function answerOf(e: JournalEvent): RecordedAnswerOf {
   const d = e.data;
   const out: RecordedAnswerOf = { seq: e.seq, params: d.params ?? d.cursor ?? null };
-  if (d.result !== undefined) out.result = rec(d.result);
+  if (d.result !== undefined) out.result = rec(parseRaw(d.raw) ?? d.result);
   if (d.error !== undefined) {
     const err = rec(d.error);
     out.error = { code: typeof err.code === "number" ? err.code : -32603, message: String(err.message ?? "error"), data: err.data };

@@ -1,5 +1,6 @@
 /**
  * Answering an MCP client from a recording, with no server (the replay's half of the proxy):
+ * every answer is the recorded JSON text of the server's result (`raw`), key order kept;
  *
  * - `initialize`, `tools/list` (by cursor) and other requests: as recorded; `ping`: `{}`;
  * - `tools/call`: matched by tool and canonical arguments, in order, through lib/playback
@@ -16,7 +17,7 @@ import { canonicallyEqual } from "../canonical";
 import type { JsonValue } from "../journal/types";
 import { differences, playToolCall, type RequestDivergence, type RecordedTool, type DivergenceKind } from "../playback";
 import { RPC, type JsonRpcError } from "./jsonrpc";
-import type { McpServerRecording } from "./recording";
+import { parseRaw, type McpServerRecording } from "./recording";
 import type { AppendEvent } from "./recorder";
 
 /** A tools/call divergence: the gateway replay's shape, with the playback reason. */
@@ -47,9 +48,9 @@ function segment(s: string): string {
 /** The MCP result a recorded call answers with: its content and the rest of the result as recorded. */
 function resultOf(r: RecordedTool): Record<string, unknown> {
   const d = r.result ?? {};
-  const rest = d.mcp !== null && typeof d.mcp === "object" && !Array.isArray(d.mcp) ? d.mcp.rest : undefined;
-  const base = rest !== null && typeof rest === "object" && !Array.isArray(rest) ? { ...rest } : {};
-  return { ...base, content: d.result ?? [] };
+  const raw = d.mcp !== null && typeof d.mcp === "object" && !Array.isArray(d.mcp) ? parseRaw(d.mcp.raw) : undefined;
+  if (raw !== null && typeof raw === "object" && !Array.isArray(raw)) return raw as Record<string, unknown>;
+  return { content: d.result ?? [], ...(d.status === "error" ? { isError: true } : {}) };
 }
 
 export class McpReplayer {
