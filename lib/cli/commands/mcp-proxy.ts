@@ -46,7 +46,9 @@ Options:
 In a replay a write is never sent to the server. A call not in the recording gets a
 JSON-RPC error (code -32010) naming the difference, and is the replay's divergence
 (kind tool-call). A recorded unknown or timed-out call is answered with -32001, as recorded.
-Exit status: 0; 1 when a standalone replay diverged; 2 on bad usage.`;
+Exit status: 0; 1 when a standalone replay diverged or the server cannot be started;
+2 on bad usage. A line from the client that is not JSON-RPC is answered with -32700 or
+-32600 (id null) and never passed on.`;
 
 export const options = {
   name: { type: "string" },
@@ -119,7 +121,7 @@ export async function run({ values, positionals }: CommandArgs<typeof options>):
     return fail("--replay answers from a recording; it records nothing (no --out or --url)");
   if (values.run !== undefined && values.replay === undefined) return fail("--run goes with --replay");
   const hasServer = command.length > 0 || upstreamUrl !== undefined;
-  const startUpstream = (onMessage: (m: JsonRpcMessage) => void, onExit: () => void = () => undefined): Upstream =>
+  const startUpstream = (onMessage: (m: JsonRpcMessage) => void, onExit: (code: number | null) => void = () => undefined): Upstream =>
     upstreamUrl !== undefined ? httpUpstream(upstreamUrl, onMessage) : stdioUpstream(command, onMessage, onExit);
   const down: Downstream = { input: process.stdin, output: process.stdout };
   const instance = randomBytes(3).toString("hex");
@@ -166,8 +168,8 @@ export async function run({ values, positionals }: CommandArgs<typeof options>):
   if (!hasServer) return fail("no server given (-- SERVER_CMD [ARGS…] or --upstream URL)");
   const server = values.name ?? serverName(command, upstreamUrl);
   if (session) {
-    await recordProxy(down, startUpstream, new McpRecorder(server, gatewayAppend(session), instance));
-    return 0;
+    const { serverExit } = await recordProxy(down, startUpstream, new McpRecorder(server, gatewayAppend(session), instance));
+    return serverExit === 127 ? 1 : 0;
   }
   if (values.out === undefined && values.url === undefined)
     return fail("outside a retrace record or replay session, give --out FILE, --url URL or --replay JOURNAL");
@@ -183,10 +185,12 @@ export async function run({ values, positionals }: CommandArgs<typeof options>):
     initiator: { kind: "user", id: os.userInfo().username },
     mcp: { server, ...(upstreamUrl ? { upstream: upstreamUrl } : { command }) },
   });
-  const calls = await recordProxy(down, startUpstream, new McpRecorder(server, append, instance));
-  journal.append("run.end", { status: "succeeded", output: { toolCalls: calls } });
+  const { calls, serverExit } = await recordProxy(down, startUpstream, new McpRecorder(server, append, instance));
+  // 127: the server could not be started
+  const failed = serverExit === 127;
+  journal.append("run.end", { status: failed ? "failed" : "succeeded", output: { toolCalls: calls, serverExit } });
   const delivered = await journal.close(5_000);
   if (!delivered) console.error("retrace mcp-proxy: not every event was delivered (see the spool)");
   console.error(`retrace mcp-proxy: ${calls} tool call${calls === 1 ? "" : "s"} recorded, run ${runId}`);
-  return 0;
+  return failed ? 1 : 0;
 }

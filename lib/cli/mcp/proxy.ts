@@ -32,15 +32,24 @@ export interface Downstream {
   output: Writable;
 }
 
-const badLine = (line: number, why: string) => console.error(`retrace mcp-proxy: client line ${line}: ${why} (skipped)`);
+/** A line that is not JSON-RPC: said on stderr and answered with JSON-RPC's own error (id null), never passed on. */
+const badLine = (out: Writable) => (line: number, why: string) => {
+  console.error(`retrace mcp-proxy: client line ${line}: ${why} (skipped)`);
+  const code = why.startsWith("not JSON") ? RPC.parseError : RPC.invalidRequest;
+  writeMessage(out, rpcError(null, { code, message: `retrace mcp-proxy: line ${line}: ${why}` }));
+};
 
-/** Relays until the client closes its side; resolves with the number of tools/call requests. */
+/**
+ * Relays until the client closes its side or the server ends; resolves with the number of
+ * tools/call requests and the server's exit status (null: still running when the client left).
+ */
 export function recordProxy(
   down: Downstream,
-  startUpstream: (onMessage: (m: JsonRpcMessage) => void, onExit: () => void) => Upstream,
+  startUpstream: (onMessage: (m: JsonRpcMessage) => void, onExit: (code: number | null) => void) => Upstream,
   recorder: McpRecorder,
-): Promise<number> {
+): Promise<{ calls: number; serverExit: number | null }> {
   return new Promise((resolve) => {
+    let serverExit: number | null = null;
     const calls = new Set<string>();
     let ended = false;
     const finish = async () => {
@@ -48,7 +57,7 @@ export function recordProxy(
       ended = true;
       await upstream.close();
       await recorder.close();
-      resolve(recorder.callCount);
+      resolve({ calls: recorder.callCount, serverExit });
     };
     const upstream = startUpstream(
       (m) => {
@@ -60,7 +69,10 @@ export function recordProxy(
         // the client sees the answer once its tool.result is in the run
         void recorder.settled().then(() => writeMessage(down.output, m));
       },
-      () => void finish(),
+      (code) => {
+        serverExit = code;
+        void finish();
+      },
     );
     readMessages(
       down.input,
@@ -75,7 +87,7 @@ export function recordProxy(
         }
         upstream.send(m);
       },
-      badLine,
+      badLine(down.output),
       () => void finish(),
     );
   });
@@ -137,7 +149,7 @@ export function replayProxy(down: Downstream, opts: ReplayProxyOptions): Promise
         // requests are answered in the order they came; notifications need no answer
         if (isRequest(m)) queue = queue.then(() => one(m));
       },
-      badLine,
+      badLine(down.output),
       () => {
         void queue.then(async () => {
           await liveRecorder?.close();

@@ -17,18 +17,22 @@ export type OnMessage = (m: JsonRpcMessage) => void;
 
 /** Starts `argv` and speaks to it on its stdin and stdout (its stderr is ours). */
 export function stdioUpstream(argv: readonly string[], onMessage: OnMessage, onExit: (code: number | null) => void): Upstream {
+  // (exit status null: ended by a signal)
   const child = spawn(argv[0], argv.slice(1), { stdio: ["pipe", "pipe", "inherit"] });
   let exited = false;
-  const done = new Promise<void>((resolve) =>
-    child.on("exit", (code) => {
-      exited = true;
-      onExit(code);
-      resolve();
-    }),
-  );
+  let ended: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => (ended = resolve));
+  const end = (code: number | null) => {
+    if (exited) return;
+    exited = true;
+    onExit(code);
+    ended();
+  };
+  child.on("exit", end);
+  // a command that cannot be started emits no exit
   child.on("error", (e) => {
     console.error(`retrace mcp-proxy: cannot start ${argv[0]}: ${e.message}`);
-    if (!exited) onExit(127);
+    end(127);
   });
   readMessages(
     child.stdout,
