@@ -39,9 +39,14 @@ describe("folder doors: outside lib/semantics, lib/replay, lib/analyze and lib/p
   });
 
   it("fails on lib/mcp/<file> from outside (the MCP proxy's edge enters through the door)", async () => {
-    const msgs = await lint("lib/cli/mcp/door-fixture.ts", `import { McpRecorder } from "../../mcp/recorder";\nexport const r = McpRecorder;\n`);
+    const msgs = await lint(
+      "lib/cli/mcp/door-fixture.ts",
+      `import { McpRecorder } from "../../mcp/recorder";\nexport const r = McpRecorder;\n`,
+    );
     expect(rules(msgs)).toEqual(["import-x/no-restricted-paths"]);
-    expect(await lint("lib/cli/mcp/door-fixture.ts", `import { McpRecorder } from "../../mcp";\nexport const r = McpRecorder;\n`)).toEqual([]);
+    expect(await lint("lib/cli/mcp/door-fixture.ts", `import { McpRecorder } from "../../mcp";\nexport const r = McpRecorder;\n`)).toEqual(
+      [],
+    );
   });
 
   it("fails on lib/replay/<file> and lib/analyze/<file> from outside, tests of another folder included", async () => {
