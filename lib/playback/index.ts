@@ -16,9 +16,11 @@ export {
   type ToolPlayback,
 } from "./play-tool";
 export { indexRecording, type Recording, type RecordedTool } from "./recording";
+export { RequestMatcher } from "./wire-matcher";
 export {
   differences,
-  RequestMatcher,
+  RecordedRequestMatcher,
+  type RequestReading,
   type RequestClassifier,
   type RequestDivergence,
   type RequestDivergenceKind,
@@ -29,6 +31,7 @@ export {
 export {
   classifyRecorderRequest,
   readRecorderRecording,
+  recorderReading,
   recorderRequestBody,
   RECORDER_FORMAT,
   type RecordedModelCall,

@@ -9,10 +9,7 @@
  * result at its `tool.result`, the system prompt and messages at the `context`, the model,
  * tools and params at the `model.request`.
  */
-import { CODECS } from "../gateway/routes";
-import { gemini } from "../gateway/apis/gemini";
 import type { PartOfRequest, RequestPart } from "../gateway/apis/codec";
-import type { WireFormat } from "../gateway/types";
 import { canonicallyEqual } from "../canonical";
 import { normaliseRequestBody, type NormaliseOptions } from "./normalise";
 import { mapPlacesDeep, type PlaceMap } from "./paths";
@@ -50,8 +47,18 @@ export interface MatcherOptions extends NormaliseOptions {
 /** What the field at `pointer` of a request body in `format` is. */
 export type RequestClassifier = (format: string, pointer: readonly string[], body: unknown) => PartOfRequest;
 
-/** The gateway's wire formats, each read by its codec. */
-const byWireCodec: RequestClassifier = (format, pointer, body) => CODECS[format as WireFormat].classify(pointer, body);
+/**
+ * How a matcher reads the bodies of one kind of recording: where a difference lies, and
+ * (optionally) what is added to a body before it is compared (Gemini's model, from the path).
+ * The gateway's wire formats are read by wire-matcher.ts, the recorder SDK's requests by
+ * recorder-recording.ts; this file imports neither, so the recorder package bundles no codec.
+ */
+export interface RequestReading {
+  classify: RequestClassifier;
+  prepare?: (format: string, path: string, body: unknown) => unknown;
+  /** The seq a request never made is reported at (default: its first tool result, else its context). */
+  firstSeq?: (x: RecordedRequest) => number;
+}
 
 /** The recorded requests a matcher walks: the gateway's recording, or the recorder SDK's. */
 export interface RequestRecording<X extends RecordedRequest> {
@@ -111,25 +118,21 @@ export function valueAt(v: unknown, path: readonly string[]): unknown {
   return cur;
 }
 
-/** The body as compared: Gemini's model (from the path) put beside its fields. */
-function comparable(format: string, path: string, body: unknown, opts: MatcherOptions): unknown {
-  const withModel =
-    format === "gemini" && body !== null && typeof body === "object" && !Array.isArray(body)
-      ? { model: gemini.parseRequest(body, path).model, ...(body as Record<string, unknown>) }
-      : body;
-  return normaliseRequestBody(withModel, opts);
-}
-
-export class RequestMatcher<X extends RecordedRequest = RecordedExchange> {
+/** The matcher over any recording of requests; the gateway's is RequestMatcher (wire-matcher.ts). */
+export class RecordedRequestMatcher<X extends RecordedRequest = RecordedExchange> {
   private readonly answered = new Set<number>();
   private replayedCount = 0;
 
   constructor(
     private readonly recording: RequestRecording<X>,
-    private readonly opts: MatcherOptions = {},
-    /** How a body's fields are classified (default: the gateway's wire codecs). */
-    private readonly classify: RequestClassifier = byWireCodec,
+    private readonly opts: MatcherOptions,
+    private readonly reading: RequestReading,
   ) {}
+
+  /** The body as compared: prepared by the reading, then normalised. */
+  private comparable(format: string, path: string, body: unknown): unknown {
+    return normaliseRequestBody(this.reading.prepare ? this.reading.prepare(format, path, body) : body, this.opts);
+  }
 
   get replayed(): number {
     return this.replayedCount;
@@ -139,7 +142,7 @@ export class RequestMatcher<X extends RecordedRequest = RecordedExchange> {
   match(format: X["format"], path: string, body: unknown): MatchResult<X> {
     this.replayedCount++;
     const mapped = this.opts.places ? mapPlacesDeep(body, this.opts.places) : body;
-    const mine = comparable(format, path, mapped, this.opts);
+    const mine = this.comparable(format, path, mapped);
     const open = this.recording.exchanges.filter((x) => x.format === format && !this.answered.has(x.index)).slice(0, this.opts.window ?? 8);
     if (open.length === 0)
       return {
@@ -148,7 +151,7 @@ export class RequestMatcher<X extends RecordedRequest = RecordedExchange> {
       };
     let best: { x: X; diffs: string[][]; theirs: unknown } | null = null;
     for (const x of open) {
-      const theirs = comparable(format, x.path, x.body, this.opts);
+      const theirs = this.comparable(format, x.path, x.body);
       const diffs = differences(theirs, mine);
       if (best === null || diffs.length < best.diffs.length) best = { x, diffs, theirs };
       if (diffs.length === 0) break;
@@ -164,7 +167,7 @@ export class RequestMatcher<X extends RecordedRequest = RecordedExchange> {
     const x = this.recording.exchanges.find((e) => !this.answered.has(e.index));
     if (!x) return null;
     return {
-      seq: firstSeqOf(x),
+      seq: this.reading.firstSeq ? this.reading.firstSeq(x) : firstSeqOf(x),
       kind: "missing-request",
       path: "",
       recorded: { method: x.method, path: x.path, model: x.model },
@@ -177,7 +180,7 @@ export class RequestMatcher<X extends RecordedRequest = RecordedExchange> {
     for (const d of diffs) {
       // classify by the recorded request where the field exists there, else by the replayed one
       const where = valueAt(theirs, d) !== undefined ? theirs : mine;
-      const part = this.classify(x.format, d, where);
+      const part = this.reading.classify(x.format, d, where);
       let seq: number;
       if (part.part === "tool-result") {
         const result =

@@ -23,7 +23,7 @@ import { canonicalJson } from "../canonical";
 import type { PartOfRequest } from "../gateway/apis/codec";
 import type { JournalEvent, JsonObject } from "../journal/types";
 import type { RecordedRequest, RecordedToolResult } from "./gateway-recording";
-import type { RequestClassifier } from "./model-request";
+import type { RequestClassifier, RequestReading } from "./model-request";
 import { indexRecording, type RecordedTool } from "./recording";
 
 /** The body format of a recorder request, as the matcher names it. */
@@ -118,6 +118,13 @@ export const classifyRecorderRequest: RequestClassifier = (_format, pointer, bod
   }
   return { part: "params" };
 };
+
+/**
+ * How the matcher reads recorder requests (RecordedRequestMatcher). A request never made is
+ * reported at its context (else its model.request): the tool results before it are the
+ * agent's own events, matched as tool calls.
+ */
+export const recorderReading: RequestReading = { classify: classifyRecorderRequest, firstSeq: (x) => x.contextSeq };
 
 /** The recorder recording of one run's events (in any order); null when the run has no events. */
 export function readRecorderRecording(events: readonly JournalEvent[]): RecorderRecording | null {

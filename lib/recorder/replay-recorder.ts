@@ -23,9 +23,9 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { EventType, JsonObject, JsonValue } from "../journal/types";
 import { toJson } from "../journal/to-json";
 import {
-  classifyRecorderRequest,
+  recorderReading,
   recorderRequestBody,
-  RequestMatcher,
+  RecordedRequestMatcher,
   ToolCallSequence,
   RECORDER_FORMAT,
   type RecordedModelCall,
@@ -154,7 +154,7 @@ export function replayRecorder(opts: ReplayRecorderOptions): ReplayRecorder {
   const clock = opts.recorder.clock ?? Date.now;
   const marks = new AsyncLocalStorage<Marks>();
   const base = annotatedRecorder(opts.recorder, (type) => (type === "run.start" ? opts.header : marks.getStore()?.[type]));
-  const matcher = new RequestMatcher(recording, {}, classifyRecorderRequest);
+  const matcher = new RecordedRequestMatcher(recording, {}, recorderReading);
   const tools = new ToolCallSequence(recording.tools, recording.endSeq);
   const contexts = new Map<number, JsonObject>();
   let first: RequestDivergence | null = null;

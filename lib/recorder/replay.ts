@@ -6,11 +6,10 @@
  * with the branch journal's events in `branch.events` (and in a file with `out`).
  */
 import { randomBytes } from "node:crypto";
-import { readFile } from "node:fs/promises";
-import { readJournalText } from "../journal/reader";
 import type { JournalEvent } from "../journal/types";
 import { readRecorderRecording, type RequestDivergence } from "../playback";
 import { fileSink } from "./file-sink";
+import { readJournalEvents } from "./journal-file";
 import { memorySink } from "./memory-sink";
 import type { Recorder, RecorderOptions } from "./recorder";
 import { replayRecorder, type LiveModel, type ReplayMode } from "./replay-recorder";
@@ -59,16 +58,6 @@ function runsOf(events: readonly JournalEvent[]): Map<string, JournalEvent[]> {
     runs.set(e.run, list);
   }
   return runs;
-}
-
-/** The events of a journal file; a line that does not parse is an error naming it. */
-export async function readJournalEvents(file: string): Promise<JournalEvent[]> {
-  const { events, errors } = await readJournalText(await readFile(file, "utf8"));
-  if (errors.length > 0) {
-    const lines = errors.slice(0, 5).map((e) => `${file}:${e.line}: ${e.message}`);
-    throw new Error(`${file} is not a readable journal (${errors.length} bad line${errors.length === 1 ? "" : "s"}):\n${lines.join("\n")}`);
-  }
-  return events;
 }
 
 function pickRun(events: readonly JournalEvent[], run: string | undefined, where: string): JournalEvent[] {
