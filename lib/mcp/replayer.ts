@@ -3,28 +3,26 @@
  * every answer is the recorded JSON text of the server's result (`raw`), key order kept;
  *
  * - `initialize`, `tools/list` (by cursor) and other requests: as recorded; `ping`: `{}`;
- * - `tools/call`: matched by tool and canonical arguments, in order, through lib/playback
- *   (`playToolCall` with `inOrder` and `asRecorded`): each recorded call answers once, with
- *   its recorded outcome. A recorded error stays an error; a recorded `unknown` or
+ * - `tools/call`: matched by tool and canonical arguments through lib/playback's one tool
+ *   matcher (`ToolCallSequence`, order `first-equal`: an MCP client may send calls
+ *   concurrently): each recorded call answers once, with its recorded outcome. A recorded error stays an error; a recorded `unknown` or
  *   `timeout` is answered with the request-timeout error (-32001) and flagged, never turned
  *   into a success or a failure. Nothing here can reach a server: a write is never sent;
  * - a call the recording does not hold: a JSON-RPC error naming the difference, and the
- *   replay's divergence at the recorded seq it departs from (kind `tool-call`, the shape of
- *   `retrace replay --json`); with `liveReads`, a call the server's own annotations declare
+ *   replay's divergence at the recorded seq it departs from (the matcher's tool-call
+ *   divergence, the shape of `retrace replay --json`, with `server`); with `liveReads`, a call the server's own annotations declare
  *   read-only (`readOnlyHint: true`) is handed back to the caller to send to the server.
  */
 import { canonicallyEqual } from "../canonical";
 import type { JsonValue } from "../journal/types";
-import { differences, playToolCall, type RequestDivergence, type RecordedTool, type DivergenceKind } from "../playback";
+import { recordedAnswer, ToolCallSequence, type RecordedTool, type ToolCallDivergence } from "../playback";
 import { RPC, type JsonRpcError } from "./jsonrpc";
 import { parseRaw, type McpServerRecording } from "./recording";
 import type { AppendEvent } from "./recorder";
 
-/** A tools/call divergence: the gateway replay's shape, with the playback reason. */
-export interface McpDivergence extends RequestDivergence {
-  kind: "tool-call";
+/** A tools/call divergence: lib/playback's tool-call divergence, with the server it concerns. */
+export interface McpDivergence extends ToolCallDivergence {
   server: string;
-  reason: DivergenceKind | "missing-call";
 }
 
 export type McpAnswer =
@@ -39,12 +37,6 @@ export interface McpReplayerOptions {
   append?: AppendEvent;
 }
 
-const RULES = { reuseReads: true, reuseConfirmedWrites: true, gated: new Set<string>() } as const;
-
-function segment(s: string): string {
-  return s.replace(/~/g, "~0").replace(/\//g, "~1");
-}
-
 /** The MCP result a recorded call answers with: its content and the rest of the result as recorded. */
 function resultOf(r: RecordedTool): Record<string, unknown> {
   const d = r.result ?? {};
@@ -54,7 +46,7 @@ function resultOf(r: RecordedTool): Record<string, unknown> {
 }
 
 export class McpReplayer {
-  private readonly answered = new Set<number>();
+  private readonly calls: ToolCallSequence;
   private readonly sidesUsed = new Set<number>();
   private first: McpDivergence | null = null;
   private chain: Promise<unknown> = Promise.resolve();
@@ -65,7 +57,11 @@ export class McpReplayer {
   constructor(
     readonly recording: McpServerRecording,
     private readonly opts: McpReplayerOptions = {},
-  ) {}
+  ) {
+    // an MCP client may send calls concurrently: each is answered by the earliest equal recorded call not yet answered
+    const calls = [...recording.recording.byTool.values()].flat();
+    this.calls = new ToolCallSequence(calls, recording.endSeq, { order: "first-equal" });
+  }
 
   /** The first divergence, in the order calls came. */
   get divergence(): McpDivergence | null {
@@ -78,18 +74,8 @@ export class McpReplayer {
 
   /** The first recorded call no replayed call stood for, as a divergence (null: none). */
   missing(): McpDivergence | null {
-    const seq = this.recording.callSeqs.find((s) => !this.answered.has(s));
-    if (seq === undefined) return null;
-    const r = [...this.recording.recording.byTool.values()].flat().find((c) => c.seq === seq);
-    return {
-      seq,
-      kind: "tool-call",
-      reason: "missing-call",
-      server: this.recording.server,
-      path: "",
-      recorded: r ? { tool: r.tool, arguments: r.args } : null,
-      replayed: null,
-    };
+    const d = this.calls.missing();
+    return d === null ? null : { ...d, server: this.recording.server };
   }
 
   /** The answer to a request (null for a notification, which needs none). */
@@ -126,15 +112,10 @@ export class McpReplayer {
     this.callCount++;
     const tool = typeof params.name === "string" ? params.name : "";
     const args = (params.arguments ?? {}) as JsonValue;
-    const play = playToolCall(
-      this.recording.recording,
-      { tool, args },
-      { ...RULES, inOrder: { answered: this.answered }, asRecorded: true },
-    );
-    if (play.kind === "recorded") {
-      const r = play.recorded;
-      this.answered.add(r.seq);
-      const status = play.answer.status;
+    const step = this.calls.ask(tool, args);
+    if (step.divergence === null && step.recorded !== null) {
+      const r = step.recorded;
+      const status = recordedAnswer(r).status;
       let out: McpAnswer;
       if (status === "unknown" || status === "timeout") {
         this.flaggedCount++;
@@ -158,37 +139,20 @@ export class McpReplayer {
       this.record(tool, args, r.seq, true, out);
       return out;
     }
+    const d = step.divergence!;
     const annotations = this.recording.annotations.get(tool);
     if (this.opts.liveReads && annotations?.readOnlyHint === true) {
       this.liveCount++;
-      return { kind: "live", tool, reason: `not in the recording (${play.divergence.kind}); the server declares ${tool} read-only` };
+      return { kind: "live", tool, reason: `not in the recording (${d.reason}); the server declares ${tool} read-only` };
     }
-    const d = play.divergence;
-    const against =
-      d.recordedSeq === null ? null : [...(this.recording.recording.byTool.get(tool) ?? [])].find((c) => c.seq === d.recordedSeq);
-    const next = this.recording.callSeqs.find((s) => !this.answered.has(s));
-    const firstDiff = against ? differences(against.args, args, 1)[0] : undefined;
-    const divergence: McpDivergence = {
-      seq: d.kind === "unrecorded-tool" ? (next ?? this.recording.endSeq) : (d.recordedSeq ?? next ?? this.recording.endSeq),
-      kind: "tool-call",
-      reason: d.kind,
-      server: this.recording.server,
-      path:
-        d.kind === "unrecorded-tool"
-          ? "/name"
-          : firstDiff && firstDiff.length > 0
-            ? `/arguments/${firstDiff.map(segment).join("/")}`
-            : "/arguments",
-      recorded: against ? { tool: against.tool, arguments: against.args } : null,
-      replayed: { tool, arguments: args },
-    };
+    const divergence: McpDivergence = { ...d, server: this.recording.server };
     this.first ??= divergence;
     const why =
-      d.kind === "unrecorded-tool"
+      d.reason === "unrecorded-tool"
         ? `the recording never called ${tool} on ${this.recording.server}`
-        : d.kind === "repeated"
+        : d.reason === "repeated"
           ? `every recorded ${tool} call with these arguments was already answered`
-          : `no recorded ${tool} call has these arguments (they differ at ${divergence.path} from the call at seq ${divergence.seq})`;
+          : `no recorded ${tool} call has these arguments (they differ at ${d.path} from the call at seq ${d.seq})`;
     const out: McpAnswer = {
       kind: "error",
       divergence,
@@ -198,7 +162,7 @@ export class McpReplayer {
         data: { divergence },
       },
     };
-    this.record(tool, args, divergence.seq, false, out);
+    this.record(tool, args, d.seq, false, out);
     return out;
   }
 

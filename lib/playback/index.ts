@@ -3,8 +3,8 @@
  * README.md). Pure TypeScript: continue-live and resume read it for tool calls; the
  * model-API gateway's replay matches model requests with it (model-request.ts,
  * normalise.ts, paths.ts, gateway-recording.ts); the recorder SDK's replay matches its model
- * requests with the same matcher (recorder-recording.ts) and its tool calls in recorded order
- * (tool-sequence.ts).
+ * requests with the same matcher (recorder-recording.ts); the recorder's replay and the MCP
+ * proxy's replay match tool calls with the one in-order tool matcher (tool-sequence.ts).
  */
 export { recordedAnswer, type ToolAnswer } from "./answer";
 export {
@@ -37,7 +37,14 @@ export {
   type RecordedModelCall,
   type RecorderRecording,
 } from "./recorder-recording";
-export { ToolCallSequence, type ToolStep } from "./tool-sequence";
+export {
+  ToolCallSequence,
+  type ToolCallDivergence,
+  type ToolCallOrder,
+  type ToolDivergenceReason,
+  type ToolSequenceOptions,
+  type ToolStep,
+} from "./tool-sequence";
 export { normaliseRequestBody, type NormaliseOptions } from "./normalise";
 export { mapPlaces, mapPlacesDeep, placeMap, type PlaceMap } from "./paths";
 export {

@@ -8,8 +8,6 @@
  *   reads are reused, a write when confirmed writes are reused (a resume); a failed or
  *   unknown read is read again, and a write is never answered otherwise (the resume plan's
  *   reuse and skip are the same rule);
- * - a replay may ask for the recorded calls in order (each answers once, `inOrder`) and for
- *   every outcome as recorded (`asRecorded`: an error, timeout or unknown stays one);
  * - anything else diverges: the recorded seq it is measured against (the equal call, else
  *   the tool's latest), a kind, and the JSON diff of the arguments (lib/compare).
  */
@@ -26,17 +24,6 @@ export interface PlaybackRules {
   reuseConfirmedWrites: boolean;
   /** tools the policy gates (requireApproval): always writes */
   gated: ReadonlySet<string>;
-  /**
-   * A replay in order: each recorded call answers once, the earliest equal one not in
-   * `answered` (the caller adds the seq it was given); without it, the latest equal call.
-   */
-  inOrder?: { answered: ReadonlySet<number> };
-  /**
-   * Answer an equal call whatever its recorded outcome (an error, a timeout or an unknown
-   * outcome as recorded, never turned into success or failure): a replay that substitutes
-   * every answer. Without it, only calls the ledger confirms are answered.
-   */
-  asRecorded?: boolean;
 }
 
 export type DivergenceKind =
@@ -47,9 +34,7 @@ export type DivergenceKind =
   /** an equal call was recorded, but the ledger does not confirm it (it failed, or nobody knows) */
   | "not-confirmed"
   /** a confirmed equal call was recorded, but this kind of call is not answered from the recording here */
-  | "reuse-off"
-  /** a replay in order: every equal recorded call was already answered (the call is made once more than recorded) */
-  | "repeated";
+  | "reuse-off";
 
 export interface PlaybackDivergence {
   kind: DivergenceKind;
@@ -75,13 +60,9 @@ export function playToolCall(rec: Recording, ask: { tool: string; args: JsonValu
   const history = rec.byTool.get(ask.tool) ?? [];
   const effect = playbackEffect(rec, ask.tool, rules.gated);
   const key = history.length === 0 ? "" : groupOf(ask.tool, ask.args);
-  const same = history.filter((h) => h.argsKey === key);
-  const answered = rules.inOrder?.answered;
-  const equal = answered ? same.filter((h) => !answered.has(h.seq)) : same;
+  const equal = history.filter((h) => h.argsKey === key);
   const diverges = (kind: DivergenceKind): ToolPlayback => {
-    // in order, a call is measured against the first of its kind not answered yet
-    const next = answered ? (equal[0] ?? history.find((h) => !answered.has(h.seq))) : equal.at(-1);
-    const against = next ?? same.at(-1) ?? history.at(-1) ?? null;
+    const against = equal.at(-1) ?? history.at(-1) ?? null;
     return {
       kind: "diverges",
       effect,
@@ -90,9 +71,8 @@ export function playToolCall(rec: Recording, ask: { tool: string; args: JsonValu
     };
   };
   if (history.length === 0) return diverges("unrecorded-tool");
-  if (equal.length === 0) return diverges(same.length > 0 ? "repeated" : "arguments-differ");
-  const candidates = rules.asRecorded ? equal : equal.filter((h) => h.confirmed);
-  const hit = answered ? candidates[0] : candidates.at(-1);
+  if (equal.length === 0) return diverges("arguments-differ");
+  const hit = equal.filter((h) => h.confirmed).at(-1);
   if (!hit) return diverges("not-confirmed");
   if (!(effect === "read" ? rules.reuseReads : rules.reuseConfirmedWrites)) return diverges("reuse-off");
   return { kind: "recorded", effect, recorded: hit, answer: recordedAnswer(hit) };

@@ -102,6 +102,7 @@ describe("replayAgainst", () => {
     expect(result.divergence).toEqual({
       seq: read.seq,
       kind: "tool-call",
+      reason: "missing-call",
       path: "",
       recorded: { tool: "status", args: { id: "p1" } },
       replayed: null,

@@ -137,8 +137,10 @@ describe("Claude Code with an MCP server through retrace mcp-proxy, under retrac
     expect(report.divergence).toMatchObject({
       seq: mcpCall.seq,
       kind: "tool-call",
-      path: "/arguments/entities/0/name",
-      replayed: { tool: "create_entities" },
+      reason: "arguments-differ",
+      path: "/args/entities/0/name",
+      recorded: "Grace",
+      replayed: "Ada",
     });
     const refused = events.find(
       (e) => e.type === "tool.result" && (e.data.replay as { match?: boolean } | undefined)?.match === false && e.data.status === "error",

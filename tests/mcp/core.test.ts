@@ -139,8 +139,8 @@ describe("answering from the recording", async () => {
     expect(a.kind).toBe("error");
     if (a.kind !== "error") return;
     expect(a.error.code).toBe(RPC.notRecorded);
-    expect(a.error.message).toContain("/arguments/path");
-    expect(a.divergence).toMatchObject({ seq: callSeqs[1], kind: "tool-call", reason: "arguments-differ", path: "/arguments/path" });
+    expect(a.error.message).toContain("/args/path");
+    expect(a.divergence).toMatchObject({ seq: callSeqs[1], kind: "tool-call", reason: "arguments-differ", path: "/args/path" });
     expect(r.divergence).toEqual(a.divergence);
   });
 
@@ -148,7 +148,7 @@ describe("answering from the recording", async () => {
     const r = fresh();
     r.answer("tools/call", { name: "read_file", arguments: { path: "/a" } });
     expect(r.answer("tools/call", { name: "delete_all", arguments: {} })).toMatchObject({
-      divergence: { seq: callSeqs[1], reason: "unrecorded-tool", path: "/name" },
+      divergence: { seq: callSeqs[1], reason: "unrecorded-tool", path: "/tool" },
     });
     r.answer("tools/call", { name: "read_file", arguments: { path: "/a" } });
     expect(r.answer("tools/call", { name: "read_file", arguments: { path: "/a" } })).toMatchObject({ divergence: { reason: "repeated" } });

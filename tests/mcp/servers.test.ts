@@ -120,9 +120,9 @@ describe("server-memory through the proxy", () => {
         return { refused, live };
       },
     );
-    expect(value.refused).toMatch(/not in the recording.*\/arguments\/entities\/0\/name/);
+    expect(value.refused).toMatch(/not in the recording.*\/args\/entities\/0\/name/);
     expect(value.live).toContain("wrote the first program");
-    expect(stderr).toMatch(/diverged at recorded seq 3: tool-call \(arguments-differ\) \/arguments\/entities\/0\/name/);
+    expect(stderr).toMatch(/diverged at recorded seq 3: tool-call \(arguments-differ\) \/args\/entities\/0\/name/);
     expect(fs.readFileSync(memory, "utf8")).toBe(before);
   });
 });

@@ -192,6 +192,7 @@ describe("a changed demo agent diverges at the recorded seq of what it changed",
     expect(result.divergence).toEqual({
       seq: call.seq,
       kind: "tool-call",
+      reason: "arguments-differ",
       path: "/args/idempotencyKey",
       recorded: (call.data.args as Record<string, unknown>).idempotencyKey,
       replayed: "A-1001",
