@@ -28,6 +28,7 @@ const PURE_CORE = [
   "lib/access/**",
   "lib/gateway/**",
   "lib/playback/**",
+  "lib/mcp/**",
 ];
 
 /** The pure core that runs on node only (files, sockets, crypto, zlib): no React, Next, Prisma or lib/server either. */
@@ -48,7 +49,7 @@ const DB_ONLY_IN_SERVER = {
 };
 
 /** Folders entered only through their index.ts from outside (their own tests under tests/<name> aside). */
-const DOORS = ["semantics", "playback", "replay", "analyze"];
+const DOORS = ["semantics", "playback", "replay", "analyze", "mcp"];
 
 /** Files exempt from the doors until their owner rewrites them. */
 // TODO(issue 28): the ordering helpers leave analyzer.ts for lib/semantics, lib/journal stops

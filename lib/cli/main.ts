@@ -13,6 +13,7 @@ const COMMANDS = [
   "analyze",
   "replay",
   "record",
+  "mcp-proxy",
   "replay-test",
   "redaction-key",
   "export",

@@ -12,12 +12,16 @@ export interface RecordedToolResult {
   tool?: string;
 }
 
-export interface RecordedExchange {
+/**
+ * One recorded model request as the matcher reads it (model-request.ts): the gateway's
+ * exchanges, and the recorder SDK's model calls (recorder-recording.ts).
+ */
+export interface RecordedRequest {
   /** Position among the run's model calls (request order). */
   index: number;
   call: string;
-  api: UpstreamApi;
-  format: WireFormat;
+  /** How the body is read: a wire format, or `recorder` (the SDK's model.request and context). */
+  format: string;
   method: string;
   path: string;
   /** The request body as recorded (redacted, credentials never in it). */
@@ -27,6 +31,11 @@ export interface RecordedExchange {
   requestSeq: number;
   responseSeq?: number;
   toolResults: RecordedToolResult[];
+}
+
+export interface RecordedExchange extends RecordedRequest {
+  api: UpstreamApi;
+  format: WireFormat;
   answer?: RawAnswer;
 }
 
@@ -126,6 +135,6 @@ export function readGatewayRecording(events: readonly JournalEvent[]): GatewayRe
 }
 
 /** The seq of the first event of an exchange (its first tool result, else its context). */
-export function firstSeqOf(x: RecordedExchange): number {
+export function firstSeqOf(x: RecordedRequest): number {
   return x.toolResults.length > 0 ? Math.min(x.contextSeq, ...x.toolResults.map((t) => t.seq)) : x.contextSeq;
 }

@@ -2,7 +2,9 @@
  * Playback: answer a model or tool call from a recorded run, or say how it diverges (see
  * README.md). Pure TypeScript: continue-live and resume read it for tool calls; the
  * model-API gateway's replay matches model requests with it (model-request.ts,
- * normalise.ts, paths.ts, gateway-recording.ts).
+ * normalise.ts, paths.ts, gateway-recording.ts); the recorder SDK's replay matches its model
+ * requests with the same matcher (recorder-recording.ts); the recorder's replay and the MCP
+ * proxy's replay match tool calls with the one in-order tool matcher (tool-sequence.ts).
  */
 export { recordedAnswer, type ToolAnswer } from "./answer";
 export {
@@ -14,14 +16,42 @@ export {
   type ToolPlayback,
 } from "./play-tool";
 export { indexRecording, type Recording, type RecordedTool } from "./recording";
+export { RequestMatcher } from "./wire-matcher";
 export {
   differences,
-  RequestMatcher,
+  RecordedRequestMatcher,
+  type RequestReading,
+  type RequestClassifier,
   type RequestDivergence,
   type RequestDivergenceKind,
+  type RequestRecording,
   type MatchResult,
   type MatcherOptions,
 } from "./model-request";
+export {
+  classifyRecorderRequest,
+  readRecorderRecording,
+  recorderReading,
+  recorderRequestBody,
+  RECORDER_FORMAT,
+  type RecordedModelCall,
+  type RecorderRecording,
+} from "./recorder-recording";
+export {
+  ToolCallSequence,
+  type ToolCallDivergence,
+  type ToolCallOrder,
+  type ToolDivergenceReason,
+  type ToolSequenceOptions,
+  type ToolStep,
+} from "./tool-sequence";
 export { normaliseRequestBody, type NormaliseOptions } from "./normalise";
 export { mapPlaces, mapPlacesDeep, placeMap, type PlaceMap } from "./paths";
-export { firstSeqOf, readGatewayRecording, type RecordedExchange, type RecordedSide, type GatewayRecording } from "./gateway-recording";
+export {
+  firstSeqOf,
+  readGatewayRecording,
+  type RecordedExchange,
+  type RecordedRequest,
+  type RecordedSide,
+  type GatewayRecording,
+} from "./gateway-recording";

@@ -9,16 +9,17 @@
  * result at its `tool.result`, the system prompt and messages at the `context`, the model,
  * tools and params at the `model.request`.
  */
-import { CODECS } from "../gateway/routes";
-import { gemini } from "../gateway/apis/gemini";
-import type { RequestPart } from "../gateway/apis/codec";
-import type { WireFormat } from "../gateway/types";
+import type { PartOfRequest, RequestPart } from "../gateway/apis/codec";
 import { canonicallyEqual } from "../canonical";
 import { normaliseRequestBody, type NormaliseOptions } from "./normalise";
 import { mapPlacesDeep, type PlaceMap } from "./paths";
-import { firstSeqOf, type RecordedExchange, type GatewayRecording } from "./gateway-recording";
+import { firstSeqOf, type RecordedExchange, type RecordedRequest } from "./gateway-recording";
 
-export type RequestDivergenceKind = RequestPart | "extra-request" | "missing-request";
+/**
+ * `tool-call`: a tool call (the recorder SDK's, or an MCP tools/call) that the recording
+ * does not answer, or a recorded one never made: ToolCallSequence (tool-sequence.ts) says it.
+ */
+export type RequestDivergenceKind = RequestPart | "extra-request" | "missing-request" | "tool-call";
 
 export interface RequestDivergence {
   /** seq in the recorded journal of the first event that differs. */
@@ -30,9 +31,9 @@ export interface RequestDivergence {
   replayed: unknown;
 }
 
-export interface MatchResult {
+export interface MatchResult<X extends RecordedRequest = RecordedExchange> {
   /** The recorded call this request stands for (null: none left of its API). */
-  exchange: RecordedExchange | null;
+  exchange: X | null;
   divergence: RequestDivergence | null;
 }
 
@@ -43,11 +44,39 @@ export interface MatcherOptions extends NormaliseOptions {
   window?: number;
 }
 
+/** What the field at `pointer` of a request body in `format` is. */
+export type RequestClassifier = (format: string, pointer: readonly string[], body: unknown) => PartOfRequest;
+
+/**
+ * How a matcher reads the bodies of one kind of recording: where a difference lies, and
+ * (optionally) what is added to a body before it is compared (Gemini's model, from the path).
+ * The gateway's wire formats are read by wire-matcher.ts, the recorder SDK's requests by
+ * recorder-recording.ts; this file imports neither, so the recorder package bundles no codec.
+ */
+export interface RequestReading {
+  classify: RequestClassifier;
+  prepare?: (format: string, path: string, body: unknown) => unknown;
+  /** The seq a request never made is reported at (default: its first tool result, else its context). */
+  firstSeq?: (x: RecordedRequest) => number;
+}
+
+/** The recorded requests a matcher walks: the gateway's recording, or the recorder SDK's. */
+export interface RequestRecording<X extends RecordedRequest> {
+  readonly exchanges: readonly X[];
+  /** seq of run.end, or one past the last event: where an extra request is reported. */
+  readonly endSeq: number;
+}
+
 const DIFF_LIMIT = 64;
 const VALUE_LIMIT = 2000;
 
 function segment(s: string): string {
   return s.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+/** The JSON Pointer of a path given as segments ("" for the whole value). */
+export function pointerOf(path: readonly string[]): string {
+  return path.length === 0 ? "" : `/${path.map(segment).join("/")}`;
 }
 
 /** Pointers (as segments) where `a` and `b` differ, in document order, at most `limit`. */
@@ -78,7 +107,8 @@ export function differences(a: unknown, b: unknown, limit = DIFF_LIMIT, at: stri
   return out;
 }
 
-function valueAt(v: unknown, path: readonly string[]): unknown {
+/** The value at `path` (segments) of `v`, a long string cut. */
+export function valueAt(v: unknown, path: readonly string[]): unknown {
   let cur = v;
   for (const p of path) {
     if (cur === null || typeof cur !== "object") return undefined;
@@ -88,42 +118,40 @@ function valueAt(v: unknown, path: readonly string[]): unknown {
   return cur;
 }
 
-/** The body as compared: Gemini's model (from the path) put beside its fields. */
-function comparable(format: WireFormat, path: string, body: unknown, opts: MatcherOptions): unknown {
-  const withModel =
-    format === "gemini" && body !== null && typeof body === "object" && !Array.isArray(body)
-      ? { model: gemini.parseRequest(body, path).model, ...(body as Record<string, unknown>) }
-      : body;
-  return normaliseRequestBody(withModel, opts);
-}
-
-export class RequestMatcher {
+/** The matcher over any recording of requests; the gateway's is RequestMatcher (wire-matcher.ts). */
+export class RecordedRequestMatcher<X extends RecordedRequest = RecordedExchange> {
   private readonly answered = new Set<number>();
   private replayedCount = 0;
 
   constructor(
-    private readonly recording: GatewayRecording,
-    private readonly opts: MatcherOptions = {},
+    private readonly recording: RequestRecording<X>,
+    private readonly opts: MatcherOptions,
+    private readonly reading: RequestReading,
   ) {}
+
+  /** The body as compared: prepared by the reading, then normalised. */
+  private comparable(format: string, path: string, body: unknown): unknown {
+    return normaliseRequestBody(this.reading.prepare ? this.reading.prepare(format, path, body) : body, this.opts);
+  }
 
   get replayed(): number {
     return this.replayedCount;
   }
 
   /** Matches one replayed request and marks its recorded counterpart answered. */
-  match(format: WireFormat, path: string, body: unknown): MatchResult {
+  match(format: X["format"], path: string, body: unknown): MatchResult<X> {
     this.replayedCount++;
     const mapped = this.opts.places ? mapPlacesDeep(body, this.opts.places) : body;
-    const mine = comparable(format, path, mapped, this.opts);
+    const mine = this.comparable(format, path, mapped);
     const open = this.recording.exchanges.filter((x) => x.format === format && !this.answered.has(x.index)).slice(0, this.opts.window ?? 8);
     if (open.length === 0)
       return {
         exchange: null,
         divergence: { seq: this.recording.endSeq, kind: "extra-request", path: "", recorded: null, replayed: valueAt(mine, []) },
       };
-    let best: { x: RecordedExchange; diffs: string[][]; theirs: unknown } | null = null;
+    let best: { x: X; diffs: string[][]; theirs: unknown } | null = null;
     for (const x of open) {
-      const theirs = comparable(format, x.path, x.body, this.opts);
+      const theirs = this.comparable(format, x.path, x.body);
       const diffs = differences(theirs, mine);
       if (best === null || diffs.length < best.diffs.length) best = { x, diffs, theirs };
       if (diffs.length === 0) break;
@@ -139,7 +167,7 @@ export class RequestMatcher {
     const x = this.recording.exchanges.find((e) => !this.answered.has(e.index));
     if (!x) return null;
     return {
-      seq: firstSeqOf(x),
+      seq: this.reading.firstSeq ? this.reading.firstSeq(x) : firstSeqOf(x),
       kind: "missing-request",
       path: "",
       recorded: { method: x.method, path: x.path, model: x.model },
@@ -147,13 +175,12 @@ export class RequestMatcher {
     };
   }
 
-  private divergenceOf(x: RecordedExchange, diffs: string[][], theirs: unknown, mine: unknown): RequestDivergence {
-    const codec = CODECS[x.format];
+  private divergenceOf(x: X, diffs: string[][], theirs: unknown, mine: unknown): RequestDivergence {
     let first: { seq: number; kind: RequestPart; path: string[] } | null = null;
     for (const d of diffs) {
       // classify by the recorded request where the field exists there, else by the replayed one
       const where = valueAt(theirs, d) !== undefined ? theirs : mine;
-      const part = codec.classify(d, where);
+      const part = this.reading.classify(x.format, d, where);
       let seq: number;
       if (part.part === "tool-result") {
         const result =
@@ -167,7 +194,7 @@ export class RequestMatcher {
     return {
       seq: f.seq,
       kind: f.kind,
-      path: f.path.length === 0 ? "" : `/${f.path.map(segment).join("/")}`,
+      path: pointerOf(f.path),
       recorded: valueAt(theirs, f.path),
       replayed: valueAt(mine, f.path),
     };

@@ -20,3 +20,7 @@ export { fileSink } from "./file-sink";
 export { httpSink, type HttpSink, type HttpSinkOptions, type HttpSinkStats } from "./http-sink";
 export { memorySink, type MemorySink } from "./memory-sink";
 export type { ErrorReporter, Sink } from "./types";
+export { readJournalEvents } from "./journal-file";
+export { replayAgainst, type ReplayableAgent, type ReplayOptions, type ReplayResult } from "./replay";
+export { ReplayDivergenceError, WriteBlockedError, type LiveModel, type LiveModelCall, type ReplayMode } from "./replay-recorder";
+export type { RequestDivergence as ReplayDivergence } from "../playback";

@@ -99,6 +99,16 @@ describe("recorder", () => {
       finishReason: "tool_calls",
       usage: { inputTokens: 12, outputTokens: 3 },
       latencyMs: 5,
+      // the client's result as the agent got it, for a replay to answer with again
+      result: {
+        choices: [
+          {
+            message: { content: null, tool_calls: [{ id: "c1", function: { name: "lookup", arguments: '{"order":"A-1"}' } }] },
+            finish_reason: "tool_calls",
+          },
+        ],
+        usage: { prompt_tokens: 12, completion_tokens: 3 },
+      },
     });
     expect(resp.parent).toBe(req.seq);
     expect(req.step).toBe("s1");

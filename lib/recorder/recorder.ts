@@ -204,7 +204,18 @@ export interface Recorder {
   end(status: "succeeded" | "failed" | "cancelled", opts?: { output?: unknown; error?: unknown; timeoutMs?: number }): Promise<boolean>;
 }
 
+/**
+ * Fields added to an event's data as it is created (the replay marks what it answered with,
+ * replay-recorder.ts). Called synchronously inside the agent's async context.
+ */
+export type Annotate = (type: EventType, data: Record<string, unknown>) => Record<string, unknown> | undefined;
+
 export function createRecorder(opts: RecorderOptions): Recorder {
+  return annotatedRecorder(opts);
+}
+
+/** A recorder whose events get `annotate`'s fields too (not exported by the package: the replay's). */
+export function annotatedRecorder(opts: RecorderOptions, annotate?: Annotate): Recorder {
   const clock = opts.clock ?? Date.now;
   const report = opts.onError ?? defaultReporter;
   const runId = (opts.runId ??
@@ -228,12 +239,13 @@ export function createRecorder(opts: RecorderOptions): Recorder {
       report(new Error(`run ${runId} has ended; a ${type} event was not recorded`));
       return -1;
     }
+    const added = annotate?.(type, data);
     const event: JournalEvent = {
       run: runId,
       seq: seq as Seq,
       ts: new Date(clock()).toISOString(),
       type,
-      data: toJson(data) as JsonObject,
+      data: toJson(added ? { ...data, ...added } : data) as JsonObject,
     };
     const step = extra?.step === null ? undefined : (extra?.step ?? steps.getStore());
     if (step !== undefined) event.step = step;
@@ -303,7 +315,15 @@ export function createRecorder(opts: RecorderOptions): Recorder {
         const output = compact({ text: outcome.text, toolCalls: outcome.toolCalls });
         emit(
           "model.response",
-          compact({ call: callId, output, finishReason: outcome.finishReason, usage: outcome.usage, latencyMs: Math.max(0, clock() - t0) }),
+          compact({
+            call: callId,
+            output,
+            finishReason: outcome.finishReason,
+            usage: outcome.usage,
+            latencyMs: Math.max(0, clock() - t0),
+            // the client's result as the agent got it: a replay answers the agent with it again
+            result: result ?? null,
+          }),
           { parent: requestSeq },
         );
         return result;

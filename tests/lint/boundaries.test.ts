@@ -38,6 +38,17 @@ describe("folder doors: outside lib/semantics, lib/replay, lib/analyze and lib/p
     expect(await lint("lib/semantics/door-fixture.ts", `import { groupOf } from "./effects";\nexport const g = groupOf;\n`)).toEqual([]);
   });
 
+  it("fails on lib/mcp/<file> from outside (the MCP proxy's edge enters through the door)", async () => {
+    const msgs = await lint(
+      "lib/cli/mcp/door-fixture.ts",
+      `import { McpRecorder } from "../../mcp/recorder";\nexport const r = McpRecorder;\n`,
+    );
+    expect(rules(msgs)).toEqual(["import-x/no-restricted-paths"]);
+    expect(await lint("lib/cli/mcp/door-fixture.ts", `import { McpRecorder } from "../../mcp";\nexport const r = McpRecorder;\n`)).toEqual(
+      [],
+    );
+  });
+
   it("fails on lib/replay/<file> and lib/analyze/<file> from outside, tests of another folder included", async () => {
     expect(
       rules(
@@ -76,8 +87,8 @@ describe("layers: each lower layer imports only the layers its allow-list names"
   });
 });
 
-describe("the pure core: lib/live, lib/recorder, lib/evidence and lib/playback import no React, Next or lib/server", () => {
-  for (const dir of ["live", "recorder", "evidence", "playback"])
+describe("the pure core: lib/live, lib/recorder, lib/evidence, lib/playback and lib/mcp import no React, Next or lib/server", () => {
+  for (const dir of ["live", "recorder", "evidence", "playback", "mcp"])
     it(`fails on lib/${dir} importing react or lib/server`, async () => {
       const msgs = await lint(
         `lib/${dir}/core-fixture.ts`,

@@ -4,6 +4,7 @@
  * as its base URL and records every model call (lib/gateway).
  */
 import os from "node:os";
+import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { ExchangeRecorder, parseUpstreams } from "../../gateway";
 import { redactMessage } from "../../redact";
@@ -76,7 +77,9 @@ export async function run({ values, positionals }: CommandArgs<typeof options>):
   const target = journalTarget(runId, values.out, values.url);
   const journal = target.writer;
   const recorder = new ExchangeRecorder(journal);
-  const session = recordSession({ journal, recorder, origins });
+  // MCP proxies the agent starts append their events to this run with this token
+  const token = randomBytes(16).toString("hex");
+  const session = recordSession({ journal, recorder, origins, mcpToken: token });
   const server = await startGatewayServer(port, session.handle, (e) => console.error(`retrace gateway: ${redactMessage(e.message)}`));
   journal.append("run.start", {
     workflow: { name: values.workflow ?? name },
@@ -87,7 +90,7 @@ export async function run({ values, positionals }: CommandArgs<typeof options>):
     gateway: { command, cwd: process.cwd(), home: os.homedir(), places: currentPlaces(), url: server.url, upstreams: origins },
   });
   console.error(`retrace record: gateway on ${server.url}, run ${runId}`);
-  const code = await runCommand(command, gatewayEnv(server.url));
+  const code = await runCommand(command, gatewayEnv(server.url, { mode: "record", token }));
   await server.close();
   journal.append(
     "run.end",

@@ -7,6 +7,7 @@ import type http from "node:http";
 import { OUTPUT_DELTA, routeOf, type ExchangeRecorder, type JournalWriter, type UpstreamApi } from "../../gateway";
 import { asModelCall, readAnswer, recordRequest } from "./exchange";
 import { forward, type IncomingCall } from "./http-edge";
+import { handleMcpEndpoint } from "./mcp-endpoint";
 import { pathWithoutCredentials } from "../../gateway";
 
 export interface RecordSessionOptions {
@@ -15,6 +16,8 @@ export interface RecordSessionOptions {
   origins: Record<UpstreamApi, string>;
   /** Events from the live part of a replay carry this in their data. */
   extra?: Record<string, unknown>;
+  /** the token MCP proxies in this session send to append their events (mcp-endpoint.ts) */
+  mcpToken?: string;
 }
 
 export interface RecordSession {
@@ -40,6 +43,7 @@ export function recordSession(opts: RecordSessionOptions): RecordSession {
     },
     async handle(call, res) {
       if (answerProbe(call, res)) return;
+      if (opts.mcpToken !== undefined && handleMcpEndpoint(call, res, { token: opts.mcpToken, journal: opts.journal })) return;
       const route = routeOf(call.method, call.path, call.headers);
       // the answer first: the journal's work (parsing, redaction, hashing) is done after the
       // agent has it, so recording adds nothing to its wait but the forwarding itself

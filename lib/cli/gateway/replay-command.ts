@@ -3,8 +3,10 @@
  * gateway in replay mode (replay-session.ts); the result as a line or one JSON object.
  */
 import os from "node:os";
+import { randomBytes } from "node:crypto";
 import { ExchangeRecorder, parseUpstreams } from "../../gateway";
 import type { JournalEvent } from "../../journal/types";
+import { mcpServers, McpReplayer, readMcpRecording } from "../../mcp";
 import { placeMap, readGatewayRecording, RequestMatcher, type RequestDivergence } from "../../playback";
 import { redactMessage } from "../../redact";
 import { groupByRun } from "../../semantics";
@@ -73,6 +75,8 @@ export interface ReplayResult {
   live: number;
   /** How the command was isolated (`--isolate`), else null. */
   isolation: Isolation["record"] | null;
+  /** MCP tool calls through `retrace mcp-proxy`: recorded, replayed, sent live, answered with a recorded unknown or timeout */
+  tools: { recorded: number; replayed: number; live: number; flagged: number };
 }
 
 /** One replay of a recorded run with a command; throws UsageError on bad input. */
@@ -112,7 +116,21 @@ export async function replayAgainst(args: GatewayReplayArgs): Promise<ReplayResu
   const target = journalTarget(runId, args.out, args.url);
   const journal = target.writer;
   const recorder = new ExchangeRecorder(journal);
+  const token = randomBytes(16).toString("hex");
+  const replayers = new Map<string, McpReplayer>();
+  const append = (type: Parameters<typeof journal.append>[0], data: Record<string, unknown>, parent?: number) =>
+    Promise.resolve(journal.append(type, data, parent));
+  const replayerFor = (server: string, liveReads: boolean): McpReplayer | null => {
+    const known = replayers.get(server);
+    if (known) return known;
+    const rec = readMcpRecording(events, server);
+    if (!rec) return null;
+    const r = new McpReplayer(rec, { liveReads, append });
+    replayers.set(server, r);
+    return r;
+  };
   const session = replaySession({
+    mcp: { token, replayerFor },
     recording,
     matcher,
     journal,
@@ -134,7 +152,7 @@ export async function replayAgainst(args: GatewayReplayArgs): Promise<ReplayResu
     initiator: { kind: "user", id: os.userInfo().username },
     replayOf: { run: recording.run, head: recording.head },
     mode,
-    components: { model: mode, tools: "agent" },
+    components: { model: mode, tools: "agent", mcp: "recorded" },
     gateway: { command, cwd: here.cwd, home: here.home, places: here, url: isolation?.url ?? server.url },
     ...(isolation ? { isolation: isolation.record } : {}),
   });
@@ -145,11 +163,19 @@ export async function replayAgainst(args: GatewayReplayArgs): Promise<ReplayResu
     `retrace replay: run ${recording.run} (${recording.exchanges.length} model calls) on ${isolation?.url ?? server.url}; the model is the recording` +
       `${args.onDivergence === "live" ? " until a divergence, then live" : ""}; the agent's own tools run ${where}`,
   );
+  // MCP proxies the agent starts reach the gateway where the agent does (inside the sandbox: the bridge)
+  const env = gatewayEnv(isolation?.url ?? server.url, { mode: "replay", token });
   const exitCode = isolation
-    ? await runCommand(isolation.argv(command), gatewayEnv(isolation.url), { stdoutToStderr: args.json, cwd: here.cwd })
-    : await runCommand(command, gatewayEnv(server.url), { stdoutToStderr: args.json, cwd: here.cwd });
+    ? await runCommand(isolation.argv(command), env, { stdoutToStderr: args.json, cwd: here.cwd })
+    : await runCommand(command, env, { stdoutToStderr: args.json, cwd: here.cwd });
   await server.close();
-  const divergence: RequestDivergence | null = session.divergence ?? matcher.missing();
+  for (const r of replayers.values()) await r.settle();
+  // a recorded MCP server the replay never started still owes its calls
+  for (const name of mcpServers(events)) replayerFor(name, false);
+  const missingCall = [...replayers.values()].map((r) => r.missing()).find((d) => d !== null) ?? null;
+  const divergence: RequestDivergence | null = session.divergence ?? matcher.missing() ?? missingCall;
+  const tools = { recorded: 0, replayed: 0, live: 0, flagged: 0 };
+  for (const r of replayers.values()) for (const k of Object.keys(tools) as Array<keyof typeof tools>) tools[k] += r.counts[k];
   const match = divergence === null;
   journal.append(
     "run.end",
@@ -166,6 +192,7 @@ export async function replayAgainst(args: GatewayReplayArgs): Promise<ReplayResu
     exitCode,
     live: session.liveRequests,
     isolation: isolation?.record ?? null,
+    tools,
   };
 }
 

@@ -8,7 +8,9 @@
 import type http from "node:http";
 import { mapStream, pathWithoutCredentials, routeOf, type ExchangeRecorder, type JournalWriter, type UpstreamApi } from "../../gateway";
 import { mapPlaces, type RequestDivergence, type PlaceMap, type GatewayRecording, type RequestMatcher } from "../../playback";
+import { RPC, type McpAnswer, type McpReplayer } from "../../mcp";
 import { asModelCall, readAnswer, recordRequest } from "./exchange";
+import { handleMcpEndpoint } from "./mcp-endpoint";
 import { answerFromRecording, type IncomingCall } from "./http-edge";
 import { answerProbe, recordSession, type RecordSession } from "./record-session";
 
@@ -23,6 +25,8 @@ export interface ReplaySessionOptions {
   origins: Record<UpstreamApi, string>;
   /** The recording's places → the replay's (for answers). */
   toReplay: PlaceMap;
+  /** MCP proxies in this session: their token, and the replayer of each recorded server */
+  mcp?: { token: string; replayerFor(server: string, liveReads: boolean): McpReplayer | null };
 }
 
 export interface ReplaySession {
@@ -78,6 +82,20 @@ export function replaySession(opts: ReplaySessionOptions): ReplaySession {
     opts.journal.append("x-gateway.side", { api, method: call.method, path, replayed: j >= 0 });
   };
 
+  const answerMcp =
+    (mcp: NonNullable<ReplaySessionOptions["mcp"]>) =>
+    (server: string, method: string, params: Record<string, unknown>, liveReads: boolean): McpAnswer => {
+      const replayer = mcp.replayerFor(server, liveReads);
+      if (!replayer)
+        return {
+          kind: "error",
+          error: { code: RPC.notRecorded, message: `retrace replay: the recording holds no MCP server named ${server}` },
+        };
+      const a = replayer.answer(method, params);
+      if (a.kind === "error" && a.divergence) divergence ??= a.divergence;
+      return a;
+    };
+
   return {
     get divergence() {
       return divergence;
@@ -87,6 +105,8 @@ export function replaySession(opts: ReplaySessionOptions): ReplaySession {
     },
     async handle(call, res) {
       if (answerProbe(call, res)) return;
+      const mcp = opts.mcp;
+      if (mcp && handleMcpEndpoint(call, res, { token: mcp.token, journal: opts.journal, answer: answerMcp(mcp) })) return;
       if (live) {
         liveRequests++;
         return live.handle(call, res);

@@ -4,13 +4,17 @@
  */
 import { spawn } from "node:child_process";
 
-/** The environment that points every supported client at the gateway at `url`. */
-export function gatewayEnv(url: string): Record<string, string> {
+/**
+ * The environment that points every supported client at the gateway at `url`, and tells an
+ * MCP proxy the agent starts (`retrace mcp-proxy`) which session it is in and its token.
+ */
+export function gatewayEnv(url: string, session?: { mode: "record" | "replay"; token: string }): Record<string, string> {
   return {
     ANTHROPIC_BASE_URL: url,
     OPENAI_BASE_URL: `${url}/v1`,
     GOOGLE_GEMINI_BASE_URL: url,
     RETRACE_GATEWAY_URL: url,
+    ...(session ? { RETRACE_SESSION: session.mode, RETRACE_SESSION_TOKEN: session.token } : {}),
   };
 }
 

@@ -1,0 +1,196 @@
+/**
+ * `retrace mcp-proxy [options] (-- SERVER_CMD [ARGS…] | --upstream URL)`: an MCP server on
+ * stdin/stdout that stands in front of a real one (lib/mcp, lib/cli/mcp). Inside a `retrace
+ * record` session it records into the session's run; inside a `retrace replay` session it
+ * answers from that session's recording; on its own it records to `--out`/`--url`, or
+ * answers from `--replay JOURNAL` with no server started at all.
+ */
+import os from "node:os";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import type { JournalEvent } from "../../journal/types";
+import { mcpServers, McpRecorder, McpReplayer, readMcpRecording, type AppendEvent, type JsonRpcMessage } from "../../mcp";
+import { groupByRun } from "../../semantics";
+import type { CommandArgs } from "../args";
+import { journalTarget, newRunId } from "../gateway/journal-target";
+import { recordProxy, replayProxy, type Downstream } from "../mcp/proxy";
+import { gatewayAnswer, gatewayAppend, sessionFromEnv } from "../mcp/session";
+import { httpUpstream, stdioUpstream, type Upstream } from "../mcp/upstream";
+import { readJournalFile } from "./analyze";
+
+export const summary = "Stand in front of an MCP server: record its tool calls, or answer them from a recording";
+
+export const usage = `Usage: npm run -s retrace -- mcp-proxy [--name NAME] [--out FILE | --url URL]
+         [--replay JOURNAL [--run RUN]] [--live-reads] (-- SERVER_CMD [ARGS…] | --upstream URL)
+
+Speaks MCP (JSON-RPC, one message per line) on stdin/stdout: name it in the agent's MCP
+configuration instead of the server. The real server is SERVER_CMD (stdio) or URL
+(Streamable HTTP).
+
+Modes:
+  inside \`retrace record\`   forwards everything and records initialize, tools/list and each
+                            tools/call (tool.call, tool.result) into the session's run, in
+                            one seq order with the model calls (found through
+                            RETRACE_GATEWAY_URL, RETRACE_SESSION, RETRACE_SESSION_TOKEN)
+  inside \`retrace replay\`   answers from the session's recording; no server is started
+  --out FILE | --url URL    records on its own (a run of its own)
+  --replay JOURNAL          answers from JOURNAL with no server started at all
+
+Options:
+  --name NAME        the server's name in the journal (default: from SERVER_CMD or URL)
+  --run RUN          the run of JOURNAL to answer from (when it holds several)
+  --live-reads       replay: a call not in the recording that the server's annotations
+                     declare read-only (readOnlyHint) is sent to the real server, marked live
+  --upstream URL     the real server over Streamable HTTP
+
+In a replay a write is never sent to the server. A call not in the recording gets a
+JSON-RPC error (code -32010) naming the difference, and is the replay's divergence
+(kind tool-call). A recorded unknown or timed-out call is answered with -32001, as recorded.
+Exit status: 0; 1 when a standalone replay diverged or the server cannot be started;
+2 on bad usage. A line from the client that is not JSON-RPC is answered with -32700 or
+-32600 (id null) and never passed on.`;
+
+export const options = {
+  name: { type: "string" },
+  out: { type: "string" },
+  url: { type: "string" },
+  replay: { type: "string" },
+  run: { type: "string" },
+  "live-reads": { type: "boolean" },
+  upstream: { type: "string" },
+} as const;
+
+const RUNNERS = new Set([
+  "node",
+  "npx",
+  "npm",
+  "pnpm",
+  "yarn",
+  "bunx",
+  "bun",
+  "deno",
+  "uvx",
+  "uv",
+  "python",
+  "python3",
+  "pipx",
+  "tsx",
+  "exec",
+]);
+const GENERIC = new Set(["index", "main", "server", "cli", "dist", "build", "lib", "src", "bin", "run"]);
+
+/** A server's name from its command (`npx -y @modelcontextprotocol/server-memory` → `server-memory`) or URL. */
+export function serverName(command: readonly string[], upstream: string | undefined): string {
+  if (upstream !== undefined) {
+    try {
+      const u = new URL(upstream);
+      return `${u.hostname}${u.port ? `-${u.port}` : ""}`;
+    } catch {
+      return "mcp";
+    }
+  }
+  const args = command.filter((a) => !a.startsWith("-"));
+  const target = args.find((a, i) => i > 0 || !RUNNERS.has(path.basename(a))) ?? args[0] ?? "mcp";
+  const parts = target
+    .split(/[\\/]/)
+    .map((p) => p.replace(/\.(m?[jt]s|py|cjs)$/, ""))
+    .filter((p) => p !== "" && !p.startsWith("@"));
+  return [...parts].reverse().find((p) => !GENERIC.has(p)) ?? parts.at(-1) ?? "mcp";
+}
+
+function pickRun(events: JournalEvent[], file: string, run: string | undefined): JournalEvent[] | string {
+  const runs = groupByRun(events);
+  if (run !== undefined) return runs.get(run) ?? `${file} has no run ${run}`;
+  const withMcp = [...runs.values()].filter((evs) => mcpServers(evs).length > 0);
+  if (withMcp.length === 0) return `${file} holds no MCP recording`;
+  if (withMcp.length > 1) return `${file} holds ${withMcp.length} runs with MCP calls; pick one with --run`;
+  return withMcp[0];
+}
+
+export async function run({ values, positionals }: CommandArgs<typeof options>): Promise<number> {
+  const fail = (message: string) => {
+    console.error(`mcp-proxy: ${message}\n\n${usage}`);
+    return 2;
+  };
+  const command = positionals;
+  const upstreamUrl = values.upstream;
+  if (command.length > 0 && upstreamUrl !== undefined) return fail("give either -- SERVER_CMD or --upstream URL, not both");
+  if (upstreamUrl !== undefined && !/^https?:\/\//.test(upstreamUrl)) return fail(`--upstream needs an http(s) URL, not "${upstreamUrl}"`);
+  if (values.out !== undefined && values.url !== undefined) return fail("give one of --out FILE or --url URL");
+  if (values.replay !== undefined && (values.out !== undefined || values.url !== undefined))
+    return fail("--replay answers from a recording; it records nothing (no --out or --url)");
+  if (values.run !== undefined && values.replay === undefined) return fail("--run goes with --replay");
+  const hasServer = command.length > 0 || upstreamUrl !== undefined;
+  const startUpstream = (onMessage: (m: JsonRpcMessage) => void, onExit: (code: number | null) => void = () => undefined): Upstream =>
+    upstreamUrl !== undefined ? httpUpstream(upstreamUrl, onMessage) : stdioUpstream(command, onMessage, onExit);
+  const down: Downstream = { input: process.stdin, output: process.stdout };
+  const instance = randomBytes(3).toString("hex");
+  const session = values.out !== undefined || values.url !== undefined || values.replay !== undefined ? null : sessionFromEnv(process.env);
+
+  // replay: from a journal here, or from the replay session's gateway
+  if (values.replay !== undefined || session?.mode === "replay") {
+    if (values["live-reads"] && !hasServer) return fail("--live-reads needs the real server (-- SERVER_CMD or --upstream URL)");
+    if (session) {
+      const server = values.name ?? serverName(command, upstreamUrl);
+      await replayProxy(down, {
+        server,
+        answer: gatewayAnswer(session, server, values["live-reads"] === true),
+        startUpstream: values["live-reads"] ? (m) => startUpstream(m) : undefined,
+        liveAppend: gatewayAppend(session),
+      });
+      return 0;
+    }
+    const read = await readJournalFile(values.replay!);
+    for (const err of read.lineErrors) console.error(`${values.replay}:${err.line}: ${err.message} (line skipped)`);
+    const events = pickRun(read.events, values.replay!, values.run);
+    if (typeof events === "string") return fail(events);
+    const servers = mcpServers(events);
+    const server = values.name ?? (servers.length === 1 ? servers[0] : undefined);
+    if (server === undefined) return fail(`the run has MCP servers ${servers.join(", ")}; pick one with --name`);
+    const recording = readMcpRecording(events, server);
+    if (!recording) return fail(`the run has no MCP server named ${server} (it has ${servers.join(", ") || "none"})`);
+    const replayer = new McpReplayer(recording, { liveReads: values["live-reads"] === true });
+    await replayProxy(down, {
+      server,
+      answer: async (method, params) => replayer.answer(method, params),
+      startUpstream: values["live-reads"] ? (m) => startUpstream(m) : undefined,
+    });
+    const d = replayer.divergence ?? replayer.missing();
+    const c = replayer.counts;
+    if (d) console.error(`retrace mcp-proxy: diverged at recorded seq ${d.seq}: ${d.kind} (${d.reason}) ${d.path}`);
+    else
+      console.error(
+        `retrace mcp-proxy: match: ${c.replayed} of ${c.recorded} tool calls as recorded${c.flagged ? `, ${c.flagged} with an unknown outcome` : ""}`,
+      );
+    return d ? 1 : 0;
+  }
+
+  if (!hasServer) return fail("no server given (-- SERVER_CMD [ARGS…] or --upstream URL)");
+  const server = values.name ?? serverName(command, upstreamUrl);
+  if (session) {
+    const { serverExit } = await recordProxy(down, startUpstream, new McpRecorder(server, gatewayAppend(session), instance));
+    return serverExit === 127 ? 1 : 0;
+  }
+  if (values.out === undefined && values.url === undefined)
+    return fail("outside a retrace record or replay session, give --out FILE, --url URL or --replay JOURNAL");
+  const runId = newRunId("mcp");
+  const target = journalTarget(runId, values.out, values.url);
+  const journal = target.writer;
+  const append: AppendEvent = async (type, data, parent) => journal.append(type, data, parent);
+  journal.append("run.start", {
+    workflow: { name: `mcp:${server}` },
+    agent: { name: "retrace mcp-proxy" },
+    input: upstreamUrl ?? command.join(" "),
+    environment: "local",
+    initiator: { kind: "user", id: os.userInfo().username },
+    mcp: { server, ...(upstreamUrl ? { upstream: upstreamUrl } : { command }) },
+  });
+  const { calls, serverExit } = await recordProxy(down, startUpstream, new McpRecorder(server, append, instance));
+  // 127: the server could not be started
+  const failed = serverExit === 127;
+  journal.append("run.end", { status: failed ? "failed" : "succeeded", output: { toolCalls: calls, serverExit } });
+  const delivered = await journal.close(5_000);
+  if (!delivered) console.error("retrace mcp-proxy: not every event was delivered (see the spool)");
+  console.error(`retrace mcp-proxy: ${calls} tool call${calls === 1 ? "" : "s"} recorded, run ${runId}`);
+  return failed ? 1 : 0;
+}
