@@ -132,7 +132,7 @@ export function RunsTable({
               onClick={(e) => {
                 if ((e.target as HTMLElement).closest("a, button, input, label, select")) return;
                 if (window.getSelection()?.toString()) return;
-                router.push(`/runs/${encodeURIComponent(r.id)}`);
+                router.push(runHref(r));
               }}
             >
               {selection ? (
@@ -172,6 +172,7 @@ export function RunsTable({
                   </div>
                 ) : null}
                 {r.tags.length > 0 ? <div className="sub">{vt(r.tags.join(" · "))}</div> : null}
+                {r.match ? <MatchLine run={r.id} match={r.match} /> : null}
               </td>
               {showProject ? (
                 <td className="project" title={r.project}>
@@ -222,6 +223,25 @@ export function RunsTable({
           ))}
         </tbody>
       </table>
+    </div>
+  );
+}
+
+/** Where a row opens: at the event a content search matched, else the run's own opening. */
+function runHref(r: RunListItem): string {
+  const base = `/runs/${encodeURIComponent(r.id)}`;
+  return r.match ? `${base}?event=${r.match.seq}` : base;
+}
+
+/** The event a search matched: its seq and type, where in it, and the text around the match (as text). */
+function MatchLine({ run, match }: { run: string; match: NonNullable<RunListItem["match"]> }) {
+  return (
+    <div className="sub run-match" data-testid="run-match">
+      <Link href={`/runs/${encodeURIComponent(run)}?event=${match.seq}`} prefetch={false} title={`Open ${run} at event #${match.seq}`}>
+        #{match.seq} {vt(match.type)}
+      </Link>
+      {match.field ? <span className="match-field"> {vt(match.field)}</span> : null}
+      <span className="match-snippet">: {vt(match.snippet)}</span>
     </div>
   );
 }
