@@ -67,8 +67,11 @@ export function RunsTable({
   showProject = false,
   pinned = [],
   selection,
+  searched = "",
 }: {
   runs: RunListItem[];
+  /** the search the list answers: marked where a content match's snippet holds it */
+  searched?: string;
   showProject?: boolean;
   /** run ids shown first, marked "uploaded" (the runs just uploaded from this page) */
   pinned?: readonly string[];
@@ -172,7 +175,7 @@ export function RunsTable({
                   </div>
                 ) : null}
                 {r.tags.length > 0 ? <div className="sub">{vt(r.tags.join(" · "))}</div> : null}
-                {r.match ? <MatchLine run={r.id} match={r.match} /> : null}
+                {r.match ? <MatchLine run={r.id} match={r.match} searched={searched} /> : null}
               </td>
               {showProject ? (
                 <td className="project" title={r.project}>
@@ -233,15 +236,27 @@ function runHref(r: RunListItem): string {
   return r.match ? `${base}?event=${r.match.seq}` : base;
 }
 
-/** The event a search matched: its seq and type, where in it, and the text around the match (as text). */
-function MatchLine({ run, match }: { run: string; match: NonNullable<RunListItem["match"]> }) {
+/** The event a search matched: its seq and type, where in it, and the text around the match (as text, the match marked). */
+function MatchLine({ run, match, searched }: { run: string; match: NonNullable<RunListItem["match"]>; searched: string }) {
+  const q = searched.trim();
+  const at = q ? match.snippet.toLowerCase().indexOf(q.toLowerCase()) : -1;
   return (
     <div className="sub run-match" data-testid="run-match">
       <Link href={`/runs/${encodeURIComponent(run)}?event=${match.seq}`} prefetch={false} title={`Open ${run} at event #${match.seq}`}>
         #{match.seq} {vt(match.type)}
       </Link>
-      {match.field ? <span className="match-field"> {vt(match.field)}</span> : null}
-      <span className="match-snippet">: {vt(match.snippet)}</span>
+      {match.field ? <span className="match-field"> · {vt(match.field)}</span> : null}
+      <span className="match-snippet">
+        {at < 0 ? (
+          vt(match.snippet)
+        ) : (
+          <>
+            {vt(match.snippet.slice(0, at))}
+            <mark>{vt(match.snippet.slice(at, at + q.length))}</mark>
+            {vt(match.snippet.slice(at + q.length))}
+          </>
+        )}
+      </span>
     </div>
   );
 }
