@@ -16,6 +16,13 @@
  * upload before it would; that first upload's time is printed too. Needs a build
  * (`next build`) for the HTTP figures; builds one if missing. Writes the figures to
  * docs/benchmarks.json (section "ingest").
+ *
+ * The search index (issue 32: SQLite's FTS5 trigram table, PostgreSQL's pg_trgm GIN index on
+ * the event body, both kept by the database at every insert) is measured in the same run:
+ * the CLI's import into a migrated database as is, against the same import into one whose
+ * search index was dropped after migrating (`withoutSearchIndex`, the baseline), best of 3
+ * each, on both databases; section "ingest-search". `BENCH_INGEST_ONLY=search` runs only
+ * that comparison.
  */
 import { spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -253,6 +260,83 @@ async function viaCli(dialect: "sqlite" | "postgres", file = journal): Promise<n
   return (N / ms) * 1000;
 }
 
+/**
+ * Drops the search index of a migrated database (the baseline of the search-index figures):
+ * SQLite's FTS5 table and the triggers that fill it, PostgreSQL's trigram index.
+ */
+async function withoutSearchIndex(url: string): Promise<void> {
+  if (url.startsWith("file:")) {
+    const d = new Database(url.slice("file:".length));
+    d.exec(`DROP TRIGGER "Event_text_insert"; DROP TRIGGER "Event_text_delete"; DROP TRIGGER "Event_text_update"; DROP TABLE "EventText";`);
+    d.close();
+    return;
+  }
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  await c.query(`DROP INDEX "Event_body_trgm"`);
+  await c.end();
+}
+
+/** The CLI's import into a fresh migrated database, with or without the search index. */
+async function viaCliSearch(dialect: "sqlite" | "postgres", indexed: boolean): Promise<number> {
+  const url = freshUrl(dialect, `search_${indexed ? "on" : "off"}_${dialect}`);
+  run(process.execPath, [cli, "migrate"], { DATABASE_URL: url });
+  if (!indexed) await withoutSearchIndex(url);
+  const t0 = performance.now();
+  const out = run(process.execPath, [cli, "import", "--json", journal], { DATABASE_URL: url });
+  const ms = performance.now() - t0;
+  const result = JSON.parse(out.trim().split("\n").pop()!) as { runs: Array<{ accepted: number }> };
+  const accepted = result.runs.reduce((n, r) => n + r.accepted, 0);
+  if (accepted !== N) throw new Error(`CLI stored ${accepted} of ${N} events`);
+  return (N / ms) * 1000;
+}
+
+/** Ingest with the search index against without it, both databases, in this run (section "ingest-search"). */
+async function searchIndexCost(bytes: number): Promise<void> {
+  const rows: Array<[string, number, number]> = [];
+  for (const dialect of ["sqlite", "postgres"] as const) {
+    const name = dialect === "sqlite" ? "SQLite" : "Postgres";
+    // alternated, so a slow minute of a shared machine does not fall on one side only
+    const off: number[] = [];
+    const on: number[] = [];
+    for (let i = 0; i < REPEATS; i++) {
+      off.push(await viaCliSearch(dialect, false));
+      on.push(await viaCliSearch(dialect, true));
+    }
+    runs.set(`${name} no index`, off);
+    runs.set(`${name} index`, on);
+    const base = Math.max(...off);
+    rows.push([`${name} CLI import, search index dropped (baseline)`, base, base]);
+    rows.push([`${name} CLI import, with the search index`, Math.max(...on), base]);
+  }
+  console.log("");
+  for (const [name, eps, base] of rows)
+    console.log(`${name.padEnd(52)} ${fmt(eps).padStart(9)} events/s   ratio ${(eps / base).toFixed(2)}`);
+  for (const label of ["SQLite no index", "SQLite index", "Postgres no index", "Postgres index"])
+    console.log(
+      `${label.padEnd(18)} runs: ${runs
+        .get(label)!
+        .map((eps) => `${((N / eps) * 1000).toFixed(0)} ms`)
+        .join(", ")} (best counts)`,
+    );
+  writeBenchSection("ingest-search", {
+    title: `Ingest with the search index against without it, ${fmt(N)} events (CLI import)`,
+    command: "npm run bench:ingest (BENCH_INGEST_ONLY=search for this section alone)",
+    figures: rows.map(([label, eps, base]) => ({
+      label,
+      value: eps,
+      unit: "events/s",
+      ...(eps === base ? {} : { baseline: { label: "search index dropped", value: base } }),
+    })),
+    notes: [
+      `The journal of the ingest section (${(bytes / 1e6).toFixed(1)} MB); best of 3 runs each, the two kinds alternated, in one run.`,
+      "The baseline is the same migrated database with the search index dropped after migrating (SQLite: the FTS5 trigram table and its triggers; PostgreSQL: the pg_trgm GIN index on Event.body); the ratio is what the index costs ingest.",
+    ],
+  });
+  for (const tag of ["search_on_postgres", "search_off_postgres"])
+    spawnSync("psql", [`${PG_BASE}/postgres`, "-qc", `DROP DATABASE IF EXISTS "retrace_bench_${tag}_${process.pid}"`]);
+}
+
 /** The production build on a migrated database (scripts/bench-server.ts). */
 async function startServer(url: string, port: number): Promise<ChildProcess> {
   run(process.execPath, [cli, "migrate"], { DATABASE_URL: url });
@@ -354,6 +438,7 @@ async function main() {
   if (!fs.existsSync(warmJournal)) fs.writeFileSync(warmJournal, generateJournal(2000, "bench-warm-up"));
   const bytes = fs.statSync(journal).size;
   console.log(`journal: ${fmt(N)} events, ${(bytes / 1e6).toFixed(1)} MB (${Math.round(bytes / N)} bytes/event average)`);
+  if (process.env.BENCH_INGEST_ONLY === "search") return searchIndexCost(bytes);
   if (!fs.existsSync(".next/BUILD_ID")) run(path.resolve("node_modules/.bin/next"), ["build"], {});
   const rows: Array<[string, number, number]> = [];
   const sqliteBase = await best("SQLite baseline", baselineSqlite);
@@ -427,6 +512,7 @@ async function main() {
   });
   for (const tag of ["http_postgres", "cli_postgres"])
     spawnSync("psql", [`${PG_BASE}/postgres`, "-qc", `DROP DATABASE IF EXISTS "retrace_bench_${tag}_${process.pid}"`]);
+  await searchIndexCost(bytes);
 }
 
 main().catch((e) => {

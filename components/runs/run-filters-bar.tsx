@@ -48,7 +48,7 @@ export function RunFiltersBar({
     <form className="filters" role="search" aria-label="Filter runs" onSubmit={(e) => (e.preventDefault(), onChange(draft))}>
       <label>
         Search
-        <input type="search" placeholder="run id, workflow, tool, model or finding" {...text("q")} />
+        <input type="search" placeholder="run id, name, finding or any text in an event" {...text("q")} />
       </label>
       {projects.length > 1 ? (
         <label>

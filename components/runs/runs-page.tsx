@@ -119,7 +119,13 @@ export function RunsPage({ origin, projects, uploadProject, canExport = false }:
       ) : null}
       {canExport && selected.size > 0 ? <SelectionBar selected={selected} onClear={() => setSelected(new Set())} /> : null}
       {all.length > 0 ? (
-        <RunsTable runs={all} showProject={projects.length > 1} pinned={uploaded} selection={canExport ? selection : undefined} />
+        <RunsTable
+          runs={all}
+          showProject={projects.length > 1}
+          pinned={uploaded}
+          selection={canExport ? selection : undefined}
+          searched={filters.q}
+        />
       ) : null}
       {!loaded && !runs.isError ? <div className="skeleton">Loading runs…</div> : null}
       <div className="runs-footer">

@@ -65,8 +65,11 @@ export function RunsTable({
   showProject = false,
   pinned = [],
   selection,
+  searched = "",
 }: {
   runs: RunListItem[];
+  /** the search the list answers: marked where a content match's snippet holds it */
+  searched?: string;
   showProject?: boolean;
   /** run ids shown first, marked "uploaded" (the runs just uploaded from this page) */
   pinned?: readonly string[];
@@ -130,7 +133,7 @@ export function RunsTable({
               onClick={(e) => {
                 if ((e.target as HTMLElement).closest("a, button, input, label, select")) return;
                 if (window.getSelection()?.toString()) return;
-                router.push(`/runs/${encodeURIComponent(r.id)}`);
+                router.push(runHref(r));
               }}
             >
               {selection ? (
@@ -170,6 +173,7 @@ export function RunsTable({
                   </div>
                 ) : null}
                 {r.tags.length > 0 ? <div className="sub">{vt(r.tags.join(" · "))}</div> : null}
+                {r.match ? <MatchLine run={r.id} match={r.match} searched={searched} /> : null}
               </td>
               {showProject ? (
                 <td className="project" title={r.project}>
@@ -220,6 +224,37 @@ export function RunsTable({
           ))}
         </tbody>
       </table>
+    </div>
+  );
+}
+
+/** Where a row opens: at the event a content search matched, else the run's own opening. */
+function runHref(r: RunListItem): string {
+  const base = `/runs/${encodeURIComponent(r.id)}`;
+  return r.match ? `${base}?event=${r.match.seq}` : base;
+}
+
+/** The event a search matched: its seq and type, where in it, and the text around the match (as text, the match marked). */
+function MatchLine({ run, match, searched }: { run: string; match: NonNullable<RunListItem["match"]>; searched: string }) {
+  const q = searched.trim();
+  const at = q ? match.snippet.toLowerCase().indexOf(q.toLowerCase()) : -1;
+  return (
+    <div className="sub run-match" data-testid="run-match">
+      <Link href={`/runs/${encodeURIComponent(run)}?event=${match.seq}`} prefetch={false} title={`Open ${run} at event #${match.seq}`}>
+        #{match.seq} {vt(match.type)}
+      </Link>
+      {match.field ? <span className="match-field"> · {vt(match.field)}</span> : null}
+      <span className="match-snippet">
+        {at < 0 ? (
+          vt(match.snippet)
+        ) : (
+          <>
+            {vt(match.snippet.slice(0, at))}
+            <mark>{vt(match.snippet.slice(at, at + q.length))}</mark>
+            {vt(match.snippet.slice(at + q.length))}
+          </>
+        )}
+      </span>
     </div>
   );
 }

@@ -13,7 +13,9 @@ import type { SqlParam } from "./sql";
 import { timesRecordedIn } from "../journal/summary";
 import { compareFindings, topFinding } from "../semantics";
 import { rulesMatching } from "../analyze";
-import type { ChainStatus, FindingItem, RunDetail, RunFidelity, RunListItem, RunStatus } from "../view/api-types";
+import { bodiesOf, runsWithContent, type ContentHit } from "./content-search";
+import { contentSnippet } from "./content-snippet";
+import type { ChainStatus, ContentMatch, FindingItem, RunDetail, RunFidelity, RunListItem, RunStatus } from "../view/api-types";
 
 // The answer shapes live in lib/view/api-types.ts (pure), shared with the browser code.
 type RunSummaryDto = RunListItem;
@@ -163,7 +165,9 @@ function parseDate(s: string | undefined, name: string): number | undefined {
 /**
  * The runs list, in SQL (not Prisma's `contains`: on SQLite its LIKE has no escape
  * character, so `%` and `_` in a search acted as wildcards). `q` matches the id, the
- * workflow or the tool and model names, case-insensitively and literally; `tag` matches
+ * workflow or the tool and model names, case-insensitively and literally, and the events'
+ * stored text through the databases' trigram indexes (content-search.ts: three characters
+ * or more; each such run's answer names its matching event, `match`); `tag` matches
  * one whole tag exactly, spaces included. Order and cursor are the ones Prisma gave
  * (NULLs sort as each database sorts them).
  */
@@ -210,6 +214,8 @@ export async function listRuns(
   const to = parseDate(q.to, "to");
   if (from !== undefined) cond(`"startedMs" >= ?`, from);
   if (to !== undefined) cond(`"startedMs" <= ?`, to);
+  // runs whose events' stored text holds q (content-search.ts: the databases' trigram indexes)
+  const content = q.q?.trim() ? await runsWithContent(db, q.q, { readable, project: q.project }) : new Map<string, ContentHit>();
   if (q.q?.trim()) {
     const like = pg ? "ILIKE" : "LIKE";
     const pattern = `%${likeLiteral(q.q.trim())}%`;
@@ -217,15 +223,17 @@ export async function listRuns(
     // ("twice" finds effect.retry-after-unknown)
     const rules = rulesMatching(q.q);
     const byTitle = rules.length > 0 ? ` OR f."rule" IN (${rules.map(() => "?").join(", ")})` : "";
+    const byContent = content.size > 0 ? ` OR "id" IN (${[...content.keys()].map(() => "?").join(", ")})` : "";
     cond(
       `("id" ${like} ? ESCAPE '\\' OR "workflow" ${like} ? ESCAPE '\\' OR "searchText" ${like} ? ESCAPE '\\'` +
-        ` OR ("findingCount" > 0 AND EXISTS (SELECT 1 FROM "Finding" f WHERE f."runId" = "Run"."id" AND (f."rule" ${like} ? ESCAPE '\\' OR f."message" ${like} ? ESCAPE '\\'${byTitle}))))`,
+        ` OR ("findingCount" > 0 AND EXISTS (SELECT 1 FROM "Finding" f WHERE f."runId" = "Run"."id" AND (f."rule" ${like} ? ESCAPE '\\' OR f."message" ${like} ? ESCAPE '\\'${byTitle})))${byContent})`,
       pattern,
       pattern,
       pattern,
       pattern,
       pattern,
       ...rules,
+      ...content.keys(),
     );
   }
   if (q.cursor) {
@@ -249,7 +257,34 @@ export async function listRuns(
     db,
     page.filter((r) => r.findingCount > 0).map((r) => r.id),
   );
-  return { runs: page.map((r) => toSummary(r, found.get(r.id) ?? NO_FINDINGS)), nextCursor };
+  const matches = await matchesOf(
+    db,
+    q.q ?? "",
+    page.flatMap((r) => content.get(r.id) ?? []),
+  );
+  return {
+    runs: page.map((r) => {
+      const summary = toSummary(r, found.get(r.id) ?? NO_FINDINGS);
+      const match = matches.get(r.id);
+      return match ? { ...summary, match } : summary;
+    }),
+    nextCursor,
+  };
+}
+
+/** The matched event of each run on a page: its seq, type and a snippet of its stored text. */
+async function matchesOf(db: Db, q: string, hits: ContentHit[]): Promise<Map<string, ContentMatch>> {
+  const out = new Map<string, ContentMatch>();
+  if (hits.length === 0) return out;
+  const bodies = await bodiesOf(db, hits);
+  for (const h of hits) {
+    const body = bodies.get(h.runId);
+    if (body === undefined) continue;
+    const snippet = contentSnippet(body, q);
+    // the envelope's run id is in every event: a search for the id found the run by name
+    if (snippet.field !== "run") out.set(h.runId, { seq: h.seq, type: h.type, ...snippet });
+  }
+  return out;
 }
 
 interface FindingsOfRun {

@@ -307,6 +307,11 @@ export async function purge(db: Db, opts: PurgeOptions): Promise<PurgeResult> {
       for (const [, table] of TABLES) await tx.run(`DELETE FROM "${table}" WHERE "runId" IN (${marks})`, chunk);
       await tx.run(`DELETE FROM "Run" WHERE "id" IN (${marks})`, chunk);
     }
+    // The search index (EventText, kept by triggers on Event) marks removed entries deleted;
+    // merging its segments rewrites them without those entries, on the zeroed pages above.
+    // PostgreSQL's trigram index is vacuumed with its table below.
+    if (db.sql.dialect === "sqlite" && (f.dropped.length > 0 || f.runs.length > 0))
+      await tx.run(`INSERT INTO "EventText" ("EventText") VALUES ('optimize')`);
     if (db.sql.dialect === "sqlite") await tx.run(`PRAGMA secure_delete = OFF`);
     return f;
   });

@@ -71,8 +71,24 @@ const runListItemShape = {
   replayOf: z.object({ run: z.string() }).nullable().optional(),
 };
 
+/** Where a search's text was found in a run's events: the first matching event the search read. */
+const contentMatchSchema = z.strictObject({
+  seq,
+  /** the event's type (tool.result, model.response…) */
+  type: z.string(),
+  /** where in the event: a dotted path such as "data.result.refund_id", "" for the stored text itself */
+  field: z.string(),
+  /** the stored (redacted) text around the match, "…" where cut; text, never markup */
+  snippet: z.string(),
+});
+export type ContentMatch = z.infer<typeof contentMatchSchema>;
+
 /** One run of GET /api/runs. */
-const runListItemSchema = z.strictObject(runListItemShape);
+const runListItemSchema = z.strictObject({
+  ...runListItemShape,
+  /** with `q`: the run's first event whose stored text holds it (absent when only names matched) */
+  match: contentMatchSchema.optional(),
+});
 export type RunListItem = z.infer<typeof runListItemSchema>;
 
 /** GET /api/runs. */
