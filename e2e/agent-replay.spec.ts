@@ -6,35 +6,19 @@
  * and selected. The expected seq comes from the recorded journal (its first `context`
  * event, the one the system prompt is in), not from Retrace's answer.
  */
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Page } from "@playwright/test";
 import { startFake } from "../tests/gateway/fakes";
+import { readJournal, retrace } from "../tests/gateway/support/cli";
 import { uniqueId } from "./fixtures/journals";
 import { expect, postJournal, test } from "./fixtures/viewer";
 import { SQLITE_PORT } from "./servers";
 
 const BASE = `http://127.0.0.1:${SQLITE_PORT}`;
 const AGENT = path.resolve("tests/gateway/agents/openai-agent.mjs");
-const CLI = path.resolve("scripts/retrace.mjs");
 const SHOTS = process.env.RETRACE_SCREENSHOTS_DIR;
-
-function retrace(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
-
-const lines = (file: string) =>
-  fs
-    .readFileSync(file, "utf8")
-    .split("\n")
-    .filter((l) => l.trim() !== "")
-    .map((l) => JSON.parse(l) as { seq: number; type: string; run: string; data: Record<string, unknown> });
 
 test.describe("a replay of the agent beside its recording", () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "retrace-e2e-agent-"));
@@ -56,8 +40,7 @@ test.describe("a replay of the agent beside its recording", () => {
     let fake = await startFake("openai", script);
     const r1 = await retrace(
       ["record", "--out", journal, "--run", recorded, "--upstream", `openai=${fake.url}`, "--", process.execPath, AGENT],
-      rec,
-      env,
+      { cwd: rec, env },
     );
     await fake.close();
     expect(r1.code, r1.stderr).toBe(0);
@@ -77,14 +60,13 @@ test.describe("a replay of the agent beside its recording", () => {
         process.execPath,
         AGENT,
       ],
-      rep,
-      { ...env, AGENT_INSTRUCTIONS: "Answer in French." },
+      { cwd: rep, env: { ...env, AGENT_INSTRUCTIONS: "Answer in French." } },
     );
     await fake.close();
     expect(r2.code, r2.stderr).toBe(1);
     // the changed system prompt is in the recording's first context event
-    divergenceSeq = lines(journal).find((e) => e.type === "context")!.seq;
-    const b = lines(branch);
+    divergenceSeq = readJournal(journal).find((e) => e.type === "context")!.seq;
+    const b = readJournal(branch);
     branchRun = b[0].run;
     await postJournal(request, BASE, fs.readFileSync(journal, "utf8"));
     await postJournal(request, BASE, fs.readFileSync(branch, "utf8"));
