@@ -11,7 +11,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { TEST_CLIENTS_DIR } from "../gateway/test-clients.ts";
+import { importClient, TEST_CLIENTS_DIR } from "../gateway/test-clients.ts";
 import { RETRACE } from "./support.ts";
 
 const MODULES = path.join(TEST_CLIENTS_DIR, "node_modules", "@modelcontextprotocol");
@@ -143,4 +143,59 @@ describe("@modelcontextprotocol/conformance through retrace mcp-proxy --listen",
       expect((end.data.output as { toolCalls: number }).toolCalls).toBe(calls.length);
     }, 90_000);
   }
+
+  it("passes what the server sends in the middle of a call (progress, a sampling request) both ways, over HTTP", async () => {
+    // the conformance suite's own sampling and progress scenarios name tools server-everything
+    // does not have; its trigger-* tools do the same with their own names
+    const journal = path.join(root, "mid-call.jsonl");
+    const proxy = await start(
+      [...RETRACE, "mcp-proxy", "--listen", "0", "--out", journal, "--upstream", serverUrl],
+      {},
+      /listening on (http:\/\/\S+)/,
+    );
+    interface SdkClient {
+      connect(t: unknown): Promise<void>;
+      setRequestHandler(schema: unknown, h: (req: { params: { messages: Array<{ content: { text?: string } }> } }) => unknown): void;
+      callTool(
+        req: object,
+        schema?: unknown,
+        opts?: { onprogress?: (p: { progress: number }) => void },
+      ): Promise<{ content: Array<{ text?: string }> }>;
+      close(): Promise<void>;
+    }
+    const { Client } = await importClient<{ Client: new (info: object, opts: object) => SdkClient }>(
+      "@modelcontextprotocol/sdk/client/index.js",
+    );
+    const { StreamableHTTPClientTransport } = await importClient<{ StreamableHTTPClientTransport: new (u: URL) => unknown }>(
+      "@modelcontextprotocol/sdk/client/streamableHttp.js",
+    );
+    const { CreateMessageRequestSchema } = await importClient<Record<string, unknown>>("@modelcontextprotocol/sdk/types.js");
+    const client = new Client({ name: "retrace-mid-call", version: "1.0.0" }, { capabilities: { sampling: {} } });
+    const asked: string[] = [];
+    client.setRequestHandler(CreateMessageRequestSchema, (req) => {
+      asked.push(req.params.messages.map((m) => m.content.text ?? "").join(""));
+      return { model: "fake-model", role: "assistant", content: { type: "text", text: "an answer only this client knows" } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(proxy.match[1])));
+    const progress: number[] = [];
+    await client.callTool({ name: "trigger-long-running-operation", arguments: { duration: 1, steps: 2 } }, undefined, {
+      onprogress: (p) => progress.push(p.progress),
+    });
+    const sampled = await client.callTool({ name: "trigger-sampling-request", arguments: { prompt: "say something" } });
+    await client.close();
+    proxy.child.kill("SIGTERM");
+    expect(await exited(proxy.child)).toBe(0);
+
+    expect(progress.length).toBe(2);
+    expect(asked.join(" ")).toContain("say something");
+    expect(sampled.content.map((c) => c.text).join("")).toContain("an answer only this client knows");
+    const results = fs
+      .readFileSync(journal, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; data: { result?: unknown } })
+      .filter((e) => e.type === "tool.result");
+    expect(results).toHaveLength(2);
+    expect(JSON.stringify(results[1].data.result)).toContain("an answer only this client knows");
+  }, 60_000);
 });
