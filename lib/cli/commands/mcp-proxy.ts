@@ -13,6 +13,7 @@ import { mcpServers, McpRecorder, McpReplayer, readMcpRecording, type AppendEven
 import { groupByRun } from "../../semantics";
 import type { CommandArgs } from "../args";
 import { journalTarget, newRunId } from "../gateway/journal-target";
+import { listenHttp } from "../mcp/http-listen";
 import { recordProxy, replayProxy, type Downstream } from "../mcp/proxy";
 import { gatewayAnswer, gatewayAppend, sessionFromEnv } from "../mcp/session";
 import { httpUpstream, stdioUpstream, type Upstream } from "../mcp/upstream";
@@ -21,11 +22,14 @@ import { readJournalFile } from "./analyze";
 export const summary = "Stand in front of an MCP server: record its tool calls, or answer them from a recording";
 
 export const usage = `Usage: npm run -s retrace -- mcp-proxy [--name NAME] [--out FILE | --url URL]
-         [--replay JOURNAL [--run RUN]] [--live-reads] (-- SERVER_CMD [ARGS…] | --upstream URL)
+         [--replay JOURNAL [--run RUN]] [--live-reads] [--listen PORT]
+         (-- SERVER_CMD [ARGS…] | --upstream URL)
 
 Speaks MCP (JSON-RPC, one message per line) on stdin/stdout: name it in the agent's MCP
 configuration instead of the server. The real server is SERVER_CMD (stdio) or URL
-(Streamable HTTP).
+(Streamable HTTP). With --listen PORT it speaks MCP's Streamable HTTP instead, at
+http://127.0.0.1:PORT/mcp (0: a free port; the URL is printed on stderr), each client
+session with a connection of its own to the server, until SIGINT or SIGTERM.
 
 Modes:
   inside \`retrace record\`   forwards everything and records initialize, tools/list and each
@@ -42,6 +46,8 @@ Options:
   --live-reads       replay: a call not in the recording that the server's annotations
                      declare read-only (readOnlyHint) is sent to the real server, marked live
   --upstream URL     the real server over Streamable HTTP
+  --listen PORT      serve clients over Streamable HTTP on 127.0.0.1 (records; not with
+                     --replay)
 
 In a replay a write is never sent to the server. A call not in the recording gets a
 JSON-RPC error (code -32010) naming the difference, and is the replay's divergence
@@ -58,6 +64,7 @@ export const options = {
   run: { type: "string" },
   "live-reads": { type: "boolean" },
   upstream: { type: "string" },
+  listen: { type: "string" },
 } as const;
 
 const RUNNERS = new Set([
@@ -107,6 +114,29 @@ function pickRun(events: JournalEvent[], file: string, run: string | undefined):
   return withMcp[0];
 }
 
+/**
+ * `--listen`: relays each HTTP client session with `relay` until SIGINT or SIGTERM; resolves
+ * with the tools/call count over all sessions (the server's exit status is per session: null).
+ */
+async function serveHttp(
+  port: number,
+  relay: (down: Downstream, n: number) => Promise<{ calls: number }>,
+): Promise<{ calls: number; serverExit: number | null }> {
+  let calls = 0;
+  let n = 0;
+  const listener = await listenHttp(port, async (d) => {
+    const r = await relay(d, ++n);
+    calls += r.calls;
+  });
+  console.error(`retrace mcp-proxy: listening on ${listener.url}`);
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+  await listener.close();
+  return { calls, serverExit: null };
+}
+
 export async function run({ values, positionals }: CommandArgs<typeof options>): Promise<number> {
   const fail = (message: string) => {
     console.error(`mcp-proxy: ${message}\n\n${usage}`);
@@ -120,6 +150,12 @@ export async function run({ values, positionals }: CommandArgs<typeof options>):
   if (values.replay !== undefined && (values.out !== undefined || values.url !== undefined))
     return fail("--replay answers from a recording; it records nothing (no --out or --url)");
   if (values.run !== undefined && values.replay === undefined) return fail("--run goes with --replay");
+  let listenPort: number | undefined;
+  if (values.listen !== undefined) {
+    if (!/^\d{1,5}$/.test(values.listen) || Number(values.listen) > 65535)
+      return fail(`--listen needs a port number from 0 to 65535, not "${values.listen}"`);
+    listenPort = Number(values.listen);
+  }
   const hasServer = command.length > 0 || upstreamUrl !== undefined;
   const startUpstream = (onMessage: (m: JsonRpcMessage) => void, onExit: (code: number | null) => void = () => undefined): Upstream =>
     upstreamUrl !== undefined ? httpUpstream(upstreamUrl, onMessage) : stdioUpstream(command, onMessage, onExit);
@@ -129,6 +165,7 @@ export async function run({ values, positionals }: CommandArgs<typeof options>):
 
   // replay: from a journal here, or from the replay session's gateway
   if (values.replay !== undefined || session?.mode === "replay") {
+    if (listenPort !== undefined) return fail("--listen records; a replay answers on stdin/stdout");
     if (values["live-reads"] && !hasServer) return fail("--live-reads needs the real server (-- SERVER_CMD or --upstream URL)");
     if (session) {
       const server = values.name ?? serverName(command, upstreamUrl);
@@ -168,7 +205,12 @@ export async function run({ values, positionals }: CommandArgs<typeof options>):
   if (!hasServer) return fail("no server given (-- SERVER_CMD [ARGS…] or --upstream URL)");
   const server = values.name ?? serverName(command, upstreamUrl);
   if (session) {
-    const { serverExit } = await recordProxy(down, startUpstream, new McpRecorder(server, gatewayAppend(session), instance));
+    const append = gatewayAppend(session);
+    if (listenPort !== undefined) {
+      await serveHttp(listenPort, (d, n) => recordProxy(d, startUpstream, new McpRecorder(server, append, `${instance}-${n}`)));
+      return 0;
+    }
+    const { serverExit } = await recordProxy(down, startUpstream, new McpRecorder(server, append, instance));
     return serverExit === 127 ? 1 : 0;
   }
   if (values.out === undefined && values.url === undefined)
@@ -185,7 +227,10 @@ export async function run({ values, positionals }: CommandArgs<typeof options>):
     initiator: { kind: "user", id: os.userInfo().username },
     mcp: { server, ...(upstreamUrl ? { upstream: upstreamUrl } : { command }) },
   });
-  const { calls, serverExit } = await recordProxy(down, startUpstream, new McpRecorder(server, append, instance));
+  const { calls, serverExit } =
+    listenPort === undefined
+      ? await recordProxy(down, startUpstream, new McpRecorder(server, append, instance))
+      : await serveHttp(listenPort, (d, n) => recordProxy(d, startUpstream, new McpRecorder(server, append, `${instance}-${n}`)));
   // 127: the server could not be started
   const failed = serverExit === 127;
   journal.append("run.end", { status: failed ? "failed" : "succeeded", output: { toolCalls: calls, serverExit } });

@@ -62,11 +62,41 @@ function messagesOf(v: unknown): JsonRpcMessage[] {
   return out;
 }
 
-/** Speaks Streamable HTTP (MCP 2025-03-26 and later) to `url`. */
+/** Reads an event stream as it comes, calling `onData` with each event's data. */
+async function readSse(body: ReadableStream<Uint8Array>, onData: (data: string) => void): Promise<void> {
+  const decoder = new TextDecoder();
+  let buffered = "";
+  const flush = (text: string) => {
+    // an event with no data (a stream's priming event, SEP-1699) carries no message
+    for (const e of parseSse(text)) if (e.data.trim() !== "") onData(e.data);
+  };
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    buffered = (buffered + decoder.decode(chunk, { stream: true })).replace(/\r\n?/g, "\n");
+    const end = buffered.lastIndexOf("\n\n");
+    if (end < 0) continue;
+    flush(buffered.slice(0, end));
+    buffered = buffered.slice(end + 2);
+  }
+  flush(buffered + decoder.decode());
+}
+
+/**
+ * Speaks Streamable HTTP (MCP 2025-03-26 and later) to `url`. POSTs go one after another
+ * until each one's headers are in (the initialize answer's session id must be known before
+ * the next POST); their bodies are read as they arrive, so a server's own request in the
+ * middle of an event stream (sampling, elicitation) reaches the client while the stream
+ * stays open.
+ */
 export function httpUpstream(url: string, onMessage: OnMessage): Upstream {
   let session: string | undefined;
   let protocol: string | undefined;
   let queue: Promise<void> = Promise.resolve();
+  const bodies = new Set<Promise<void>>();
+  const pass = (f: JsonRpcMessage) => {
+    const v = (f as { result?: { protocolVersion?: unknown } }).result?.protocolVersion;
+    if (typeof v === "string") protocol = v;
+    onMessage(f);
+  };
   const post = async (m: JsonRpcMessage): Promise<void> => {
     const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream" };
     if (session) headers["mcp-session-id"] = session;
@@ -81,30 +111,32 @@ export function httpUpstream(url: string, onMessage: OnMessage): Upstream {
       return fail(`cannot be reached (${(e as Error).message})`);
     }
     session = res.headers.get("mcp-session-id") ?? session;
-    const text = await res.text();
-    if (res.status === 202) return;
-    if (res.status >= 400) return fail(`HTTP ${res.status} ${text.slice(0, 200)}`);
     const type = res.headers.get("content-type") ?? "";
-    const found: JsonRpcMessage[] = [];
-    try {
-      if (type.includes("text/event-stream")) for (const e of parseSse(text)) found.push(...messagesOf(JSON.parse(e.data)));
-      else if (text.trim() !== "") found.push(...messagesOf(JSON.parse(text)));
-    } catch (e) {
-      return fail(`answered something that is not JSON-RPC (${(e as Error).message})`);
-    }
-    for (const f of found) {
-      const v = (f as { result?: { protocolVersion?: unknown } }).result?.protocolVersion;
-      if (typeof v === "string") protocol = v;
-      onMessage(f);
-    }
+    const read = async () => {
+      if (res.status === 202) return void (await res.body?.cancel());
+      if (res.status >= 400) return fail(`HTTP ${res.status} ${(await res.text()).slice(0, 200)}`);
+      try {
+        if (type.includes("text/event-stream") && res.body) await readSse(res.body, (data) => messagesOf(JSON.parse(data)).forEach(pass));
+        else {
+          const text = await res.text();
+          if (text.trim() !== "") messagesOf(JSON.parse(text)).forEach(pass);
+        }
+      } catch (e) {
+        fail(`answered something that is not JSON-RPC (${(e as Error).message})`);
+      }
+    };
+    const body = read();
+    bodies.add(body);
+    void body.finally(() => bodies.delete(body));
   };
   return {
-    // one at a time: the session id of the initialize answer must be known before the next POST
     send: (m) => {
       queue = queue.then(() => post(m));
     },
     close: async () => {
       await queue;
+      // a stream the server keeps open past the session's end is let go after 2 s
+      await Promise.race([Promise.all([...bodies]), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
       if (session) await fetch(url, { method: "DELETE", headers: { "mcp-session-id": session } }).catch(() => undefined);
     },
   };
