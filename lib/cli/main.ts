@@ -22,6 +22,7 @@ const COMMANDS = [
   "hold",
   "user",
   "project",
+  "policy",
   "key",
   "log",
   "executor",
