@@ -199,6 +199,7 @@ export function RunHeader({
             <span className="mono">{vt(String(isolation.cwd ?? "?"))}</span>)
           </span>
         ) : null}
+        <JudgedBy judgedBy={detail.judgedBy} />
         {detail.tags.length > 0 ? <span>tags {vt(detail.tags.join(", "))}</span> : null}
         <details ref={versionsRef} className="versions-details">
           <summary>versions in force{policy ? " and policy" : ""}</summary>
@@ -240,6 +241,22 @@ function FindingsBadgeText({ findings }: { findings: RunDetail["findings"] }) {
   return (
     <span className={`badge ${errors > 0 ? "bad" : "warn"}`} data-severity={errors > 0 ? "error" : "warning"}>
       {plural(findings.length, "finding")}
+    </span>
+  );
+}
+
+/** Which declared policy judged the run's findings (RunDetail.judgedBy; docs/declared-policy.md). */
+function JudgedBy({ judgedBy }: { judgedBy: RunDetail["judgedBy"] }) {
+  if (judgedBy === null) return null;
+  const text =
+    judgedBy.source === "recorded"
+      ? "recorded in the journal"
+      : judgedBy.source === "import"
+        ? "attached at import"
+        : `attached to workflow ${vt(judgedBy.workflow)}, version ${judgedBy.version}`;
+  return (
+    <span data-testid="judged-by" title="The declared policy the findings were computed with">
+      policy <b>{text}</b>
     </span>
   );
 }

@@ -23,6 +23,7 @@ const COMMANDS = [
   "hold",
   "user",
   "project",
+  "policy",
   "key",
   "log",
   "executor",

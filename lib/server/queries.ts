@@ -344,7 +344,15 @@ export async function getRun(db: Db, id: string): Promise<RunDetailDto | null> {
     nextSeq: r.nextSeq,
     maxSeq: r.maxSeq,
     findings,
+    judgedBy: judgedBy(r, header),
   };
+}
+
+/** Which policy judged the run (RunDetail.judgedBy): an attached one replaces the recorded one. */
+function judgedBy(r: RunRow, header: Record<string, unknown>): RunDetailDto["judgedBy"] {
+  if (r.policyVersion !== null && r.workflow !== null) return { source: "workflow", workflow: r.workflow, version: r.policyVersion };
+  if (r.attachedPolicy !== null) return { source: "import" };
+  return header.policy !== undefined && header.policy !== null ? { source: "recorded" } : null;
 }
 
 /** A run's findings (at one seq, when given), in the one finding order. */

@@ -33,6 +33,8 @@ interface ImportStreamOptions {
   source: IngestOptions["source"];
   /** The project new runs go to (the edge authorized it; default "default"); a run id of another project is refused. */
   project?: string;
+  /** A checked policy (canonical JSON) attached to the new runs (IngestOptions.policy). */
+  policy?: string;
   /** Bytes of the body read so far (before gunzip). */
   onBytes?: (total: number) => void;
   /** Events stored so far. */
@@ -135,6 +137,7 @@ async function importBody(db: Db, redactor: Redactor, body: ByteSource, opts: Im
       onlyRun: opts.onlyRun,
       source: opts.source,
       project: opts.project,
+      policy: opts.policy,
       maxEventsPerRun: limits.maxEventsPerRun,
       onProgress: opts.onProgress,
     };

@@ -112,6 +112,16 @@ export const runDetailSchema = z.strictObject({
   nextSeq: seq,
   maxSeq: int.min(-1),
   findings: z.array(findingItemSchema),
+  /**
+   * The declared policy that judged the run: the one its run.start recorded, one attached at
+   * import (`retrace import --policy`), or a workflow's attached version; null: none.
+   */
+  judgedBy: z.union([
+    z.strictObject({ source: z.literal("recorded") }),
+    z.strictObject({ source: z.literal("import") }),
+    z.strictObject({ source: z.literal("workflow"), workflow: z.string(), version: int.min(1) }),
+    z.null(),
+  ]),
 });
 export type RunDetail = z.infer<typeof runDetailSchema>;
 

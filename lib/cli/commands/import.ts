@@ -8,7 +8,7 @@ import type { CommandArgs } from "../args";
 import type { FolderZip } from "../folder-zip";
 
 export const summary = "import journals (NDJSON, .gz) and trace exports into the configured database";
-export const usage = `Usage: npm run -s retrace -- import [--json] FILE|DIR…
+export const usage = `Usage: npm run -s retrace -- import [--json] [--policy POLICY.json] FILE|DIR…
 
 Imports each file into the database named by DATABASE_URL (default file:./data/retrace.db).
 The format is detected once from the content (gzip is opened first): Retrace journals
@@ -26,16 +26,36 @@ A run of 5,000 events or more gets its run-page summary stored with it (on Postg
 built as its rows are written; on SQLite read back after the import), so the first time
 it is opened it is not built from its event rows.
   --json         print one JSON object per file instead of a report
+  --policy FILE  judge the runs this import creates by this declared policy (the JSON of
+                 run.start.data.policy; docs/declared-policy.md) in place of the one they
+                 recorded; the journals stay as recorded and the run says the policy was attached
   --no-summary   do not build the stored summary (the first opening builds it)
 Exit code: 0 when every file was stored, 1 when any file had errors, 2 for unreadable input.`;
 
-export const options = { json: { type: "boolean" }, "no-summary": { type: "boolean" } } as const;
+export const options = { json: { type: "boolean" }, "no-summary": { type: "boolean" }, policy: { type: "string" } } as const;
 
 export async function run({ values, positionals: files }: CommandArgs<typeof options>): Promise<number> {
   const json = values.json ?? false;
   if (files.length === 0) {
     console.error(usage);
     return 2;
+  }
+  let policy: string | undefined;
+  if (values.policy !== undefined) {
+    let text: string;
+    try {
+      text = fs.readFileSync(values.policy, "utf8");
+    } catch {
+      console.error(`retrace import: cannot read ${values.policy}`);
+      return 2;
+    }
+    const { readPolicyFile } = await import("../../server/workflow-policy");
+    const file = readPolicyFile(text);
+    if (!file.ok) {
+      console.error(`retrace import: ${values.policy}: ${file.message}`);
+      return 2;
+    }
+    policy = file.policy;
   }
   for (const f of files) {
     if (!fs.existsSync(f) || !(fs.statSync(f).isFile() || fs.statSync(f).isDirectory())) {
@@ -122,6 +142,7 @@ export async function run({ values, positionals: files }: CommandArgs<typeof opt
         accept: "any",
         fileName: folder ? `${path.basename(path.resolve(file))}.zip` : path.basename(file),
         source: "import",
+        policy,
         onBytes: (n) => bar?.update((read = n), { events }),
         onProgress: (n) => bar?.update(read, { events: (events = n) }),
         storeSummaries: !values["no-summary"],

@@ -7,7 +7,7 @@ import "server-only";
 import { canonicalJson } from "../../canonical";
 import { parseJsonExact } from "../../journal/parse-line";
 import type { ChainVerdict } from "../../journal/chain";
-import type { Finding, JournalEvent } from "../../journal/types";
+import type { Finding, JournalEvent, JsonValue } from "../../journal/types";
 import { compareFindings, createAnalyzer, type Analyzer, type AnalyzerSnapshot } from "../../analyze";
 import { findPlaceholders, type Redactor, type SecretHit } from "../../redact";
 import { withoutHash } from "../../journal/chain";
@@ -58,8 +58,36 @@ export function forgetWrittenAnalyses(): void {
   lastWritten.clear();
 }
 
+/** A workflow's latest attached policy (WorkflowPolicy), as ingest hands it to a run's analysis. */
+export interface WorkflowPolicyText {
+  version: number;
+  /** canonical JSON */
+  policy: string;
+}
+
+/** The latest attached policy of a workflow, if any (read once per request: workflow-policy.ts). */
+export type PolicyLookup = (workflow: string) => WorkflowPolicyText | undefined;
+
+/**
+ * The event as the analysis reads it: a run.start with the attached policy in place of the
+ * recorded one (the stored event, its hash and the recorder's chain stay as recorded).
+ */
+function judgedBy(event: JournalEvent, policy: JsonValue | undefined): JournalEvent {
+  if (policy === undefined || event.type !== "run.start") return event;
+  return { ...event, data: { ...event.data, policy } };
+}
+
+/** The run.start's workflow name (data.workflow.name), as the run row reads it. */
+function workflowOf(event: JournalEvent): string | undefined {
+  const wf = event.data.workflow;
+  if (wf === null || typeof wf !== "object" || Array.isArray(wf)) return undefined;
+  return typeof wf.name === "string" ? wf.name : undefined;
+}
+
 export class RunAnalysis {
   private analyzer: Analyzer;
+  /** Run.attachedPolicy parsed (undefined: the run is judged by the policy it recorded). */
+  private attachedJson: JsonValue | undefined;
   /** An event arrived at or before the last seq analysed: re-fold the whole run at the end. */
   private stale = false;
   /** The secrets of events that arrived too late for the fold (the re-fold reports them). */
@@ -75,7 +103,12 @@ export class RunAnalysis {
   /** The error count's state (lib/semantics/failure.ts), kept beside the analyzer's snapshot on the row. */
   readonly failuresBefore: FailureSnapshot | undefined;
 
-  constructor(private readonly row: RunRow) {
+  constructor(
+    private readonly row: RunRow,
+    /** A new run.start's workflow → its latest attached policy (a run without one of its own gets it). */
+    private readonly policyLookup?: PolicyLookup,
+  ) {
+    this.attachedJson = row.attachedPolicy === null ? undefined : (parseJsonExact(row.attachedPolicy) as JsonValue);
     // This process wrote the stored text last (the usual case for a live run's next
     // request): its parsed form and clean entries are still here, so nothing is parsed.
     const cached = row.analysis ? lastWritten.get(row.id) : undefined;
@@ -99,7 +132,8 @@ export class RunAnalysis {
   /** The event at seq `s`, in seq order; `chain` null: the verdict comes later (chainFailed). */
   push(event: JournalEvent, s: number, chain: ChainVerdict | null, secrets: readonly SecretHit[]): void {
     if (s > this.row.analyzedSeq) {
-      this.analyzer.push(event, { chain: chain ?? "none", secrets });
+      if (event.type === "run.start") this.adoptWorkflowPolicy(event);
+      this.analyzer.push(judgedBy(event, this.attachedJson), { chain: chain ?? "none", secrets });
       this.row.analyzedSeq = s;
     } else {
       this.stale = true;
@@ -108,6 +142,20 @@ export class RunAnalysis {
         this.lateEvents.set(s, event);
       }
     }
+  }
+
+  /**
+   * A run.start of a run with no policy attached yet, whose workflow has one: the run is
+   * judged by its latest version, and records which.
+   */
+  private adoptWorkflowPolicy(event: JournalEvent): void {
+    if (this.row.attachedPolicy !== null || !this.policyLookup) return;
+    const name = workflowOf(event);
+    const found = name === undefined ? undefined : this.policyLookup(name);
+    if (!found) return;
+    this.row.attachedPolicy = found.policy;
+    this.row.policyVersion = found.version;
+    this.attachedJson = parseJsonExact(found.policy) as JsonValue;
   }
 
   /** An event arrived at or before the last seq analysed: the run needs a re-fold. */
@@ -251,7 +299,11 @@ export class RunAnalysis {
       const redacted = Number(r.redactions) > 0;
       const secrets = this.lateSecrets.get(seq) ?? (redacted && !earlier.has(seq) ? findPlaceholders(withoutHash(ev)) : []);
       // stored events are redacted: one that held a secret is not what the recorder hashed
-      analyzer.push(ev, { chain: r.chain === "ok" || r.chain === "fail" ? r.chain : "none", redacted, secrets });
+      analyzer.push(judgedBy(ev, this.attachedJson), {
+        chain: r.chain === "ok" || r.chain === "fail" ? r.chain : "none",
+        redacted,
+        secrets,
+      });
       last = seq;
     }
     summary.failures = failures;

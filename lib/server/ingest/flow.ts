@@ -15,7 +15,8 @@ import type { JournalEvent } from "../../journal/types";
 import { looksSecret, redactIssue, type Redactor } from "../../redact";
 import type { SqlExec, SqlTx } from "../sql";
 import type { IngestRow } from "../sqlite-rows";
-import { RunAnalysis } from "./analysis";
+import { RunAnalysis, type PolicyLookup } from "./analysis";
+import { latestWorkflowPolicies } from "./workflow-policies";
 import { WRITER_BACKLOG } from "./finish-on-writer";
 import { concludeChain, finisherFor, finishRow, runChainOf, type RowFinisher, type RunChain } from "./finishing";
 import { holdLink } from "./pending-links";
@@ -115,6 +116,8 @@ class Request {
   private invalidLines = 0;
   /** Why reading stopped before the end (too many invalid lines): nothing is stored. */
   stopped: string | undefined;
+  /** The workflows' latest attached policies, read once, when a run without its run.start opens. */
+  private policyLookup: PolicyLookup | undefined;
 
   constructor(
     private readonly sql: SqlExec,
@@ -303,7 +306,14 @@ class Request {
     const existing = this.runs.get(id);
     if (existing) return existing;
     const { row, isNew, stored, foreign } = await loadRun(this.tx, this.sql.dialect, id, this.opts, this.now);
-    const analysis = new RunAnalysis(row);
+    // retrace import --policy: the run is judged by that policy, not by the one it recorded
+    if (isNew && this.opts.policy !== undefined) {
+      row.attachedPolicy = this.opts.policy;
+      row.policyVersion = null;
+    }
+    // a run whose run.start is still to come may get its workflow's attached policy
+    if (row.attachedPolicy === null && row.startedAt === null) this.policyLookup ??= await latestWorkflowPolicies(this.tx);
+    const analysis = new RunAnalysis(row, row.attachedPolicy === null ? this.policyLookup : undefined);
     const ctx: RunCtx = {
       id,
       foreign,

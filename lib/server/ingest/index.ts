@@ -7,3 +7,4 @@ export { ingest } from "./flow";
 export { LISTED_ISSUES, MAX_INVALID_LINES } from "./issues";
 export type { BuiltSummary, IngestError, IngestOptions, IngestResult, IngestSource, RunOutcome } from "./types";
 export { settleRunInTx } from "./settle";
+export { rejudgeRunInTx, type AttachedPolicy } from "./rejudge";

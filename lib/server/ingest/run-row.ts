@@ -55,6 +55,9 @@ export const RUN_COLUMNS = [
   // a bundle run's provenance, written back as read
   "bundle",
   "payloadsDroppedAt",
+  // the policy attached to the run and the workflow version it came from (workflow-policy.ts)
+  "attachedPolicy",
+  "policyVersion",
   "createdAt",
   "updatedAt",
 ] as const satisfies ReadonlyArray<keyof RunRow>;
@@ -120,6 +123,8 @@ function emptyRunRow(id: string, opts: Pick<IngestOptions, "mode" | "source" | "
     legalHold: false,
     bundle: null,
     payloadsDroppedAt: null,
+    attachedPolicy: null,
+    policyVersion: null,
     createdAt: now,
     updatedAt: now,
   };
@@ -144,6 +149,7 @@ export function normaliseRunRow(r: RunRow): RunRow {
     maxSeq: Number(r.maxSeq),
     analyzedSeq: Number(r.analyzedSeq),
     settleFrom: n(r.settleFrom),
+    policyVersion: n(r.policyVersion),
     createdAt: Number(r.createdAt),
     updatedAt: Number(r.updatedAt),
   };

@@ -13,6 +13,12 @@ export interface IngestOptions {
   source: "upload" | "stream" | "import" | "otlp" | "bundle";
   /** The project new runs are created in; a run of another project is refused (default: "default"). */
   project?: string;
+  /**
+   * A policy (canonical JSON, checked by lib/server/workflow-policy.ts) attached to every run
+   * this request creates (`retrace import --policy`): it judges the run in place of the one
+   * its run.start recorded, and the journal stays as recorded.
+   */
+  policy?: string;
   /** Forced fidelity (imports from trace formats are `trace`). */
   fidelity?: Fidelity;
   maxEventsPerRun: number;
