@@ -2,17 +2,19 @@ import "server-only";
 /**
  * Search across runs by content: which runs hold an event whose stored (redacted) body
  * contains the query, read from the databases' own full-text indexes (migration
- * `20261216000000_event_search`): SQLite's FTS5 trigram table "EventText", PostgreSQL's
- * pg_trgm GIN index on "Event"."body". Both find any substring of three or more
- * characters, case-insensitively, and the database keeps them in step with the rows
- * (ingest on every path, a deleted run, retention's rewritten bodies).
+ * `20261216000000_event_search`): SQLite's FTS5 trigram table "EventText" (the string values
+ * of each body, trigrams without positions), PostgreSQL's pg_trgm GIN index on
+ * "Event"."body". Both find any substring of three or more characters, case-insensitively,
+ * and the database keeps them in step with the rows (ingest on every path, a deleted run,
+ * retention's rewritten bodies).
  *
  * The query is matched literally: it is written as the body holds it (a JSON string's
- * escapes: `"` as `\"`), then quoted as one FTS5 string (SQLite: no operator, column
- * filter, `*` or NEAR reaches FTS5) or LIKE-escaped (PostgreSQL: `%`, `_` and `\` are
- * characters). Its cost is bounded: the index is read for at most `MAX_CONTENT_HITS`
- * matching events (storage order) whatever the run sizes, and only those events' rows,
- * never their bodies, are read to find their runs.
+ * escapes: `"` as `\"`), then LIKE-escaped (`%`, `_` and `\` are characters). On SQLite
+ * the index gives candidates, the events holding every trigram of the query, each trigram
+ * one quoted FTS5 string (no operator, column filter, `*` or NEAR reaches FTS5), and the
+ * LIKE on the body keeps the events that hold the query itself. Its cost is bounded: at
+ * most `MAX_CONTENT_CANDIDATES` candidates (SQLite) and `MAX_CONTENT_HITS` matching events
+ * (storage order) are read whatever the run sizes.
  */
 import type { Db } from "./db";
 import type { SqlParam } from "./sql";
@@ -21,6 +23,8 @@ import type { SqlParam } from "./sql";
 export const MIN_CONTENT_QUERY = 3;
 /** Matching events read from the index per search, at most. */
 export const MAX_CONTENT_HITS = 10_000;
+/** Candidates read from SQLite's index per search, at most (each rechecked against its body). */
+export const MAX_CONTENT_CANDIDATES = 20_000;
 /** Runs a content search adds to the runs list's match, at most (the first by storage order). */
 export const MAX_CONTENT_RUNS = 500;
 
@@ -42,9 +46,17 @@ export function contentNeedle(q: string): string | null {
   return JSON.stringify(text).slice(1, -1);
 }
 
-/** One FTS5 string: the whole needle as a phrase, its double quotes doubled, nothing an operator. */
-function fts5Phrase(needle: string): string {
-  return `"${needle.replace(/"/g, '""')}"`;
+/**
+ * The FTS5 query asking for every distinct trigram of the text (SQLite's index holds the
+ * body's string values unescaped, so the raw text): each one quoted string, its double
+ * quotes doubled, nothing an operator. The index keeps no positions (`detail=none`), so a
+ * phrase cannot be asked; the LIKE recheck restores order and adjacency.
+ */
+export function fts5Trigrams(text: string): string {
+  const chars = [...text];
+  const grams = new Set<string>();
+  for (let i = 0; i + 3 <= chars.length; i++) grams.add(chars.slice(i, i + 3).join(""));
+  return [...grams].map((g) => `"${g.replace(/"/g, '""')}"`).join(" AND ");
 }
 
 /** A LIKE pattern matching the needle anywhere, `\` being the escape character. */
@@ -76,16 +88,24 @@ export async function runsWithContent(
     params.push(scope.project);
   }
   const scoped = where.length > 0 ? ` WHERE ${where.join(" AND ")}` : "";
-  // The inner query reads the index only (and, on SQLite, each hit's row by rowid); its
-  // LIMIT bounds the work before the runs are joined and filtered.
-  const sql =
+  // The inner queries bound the work (index entries, then candidate bodies) before the
+  // runs are joined and filtered.
+  const like = likeAnywhere(needle);
+  const [sql, head]: [string, SqlParam[]] =
     db.sql.dialect === "postgres"
-      ? `SELECT m."runId", m."seq", m."type" FROM (SELECT "runId", "seq", "type" FROM "Event" WHERE "body" ILIKE ? ESCAPE '\\' LIMIT ?) m` +
-        ` JOIN "Run" r ON r."id" = m."runId"${scoped}`
-      : `SELECT e."runId", e."seq", e."type" FROM (SELECT rowid AS rid FROM "EventText" WHERE "EventText" MATCH ? LIMIT ?) m` +
-        ` JOIN "Event" e ON e.rowid = m.rid JOIN "Run" r ON r."id" = e."runId"${scoped}`;
-  const pattern = db.sql.dialect === "postgres" ? likeAnywhere(needle) : fts5Phrase(needle);
-  const rows = await db.sql.all<{ runId: string; seq: number | string; type: string }>(sql, [pattern, MAX_CONTENT_HITS, ...params]);
+      ? [
+          `SELECT m."runId", m."seq", m."type" FROM (SELECT "runId", "seq", "type" FROM "Event" WHERE "body" ILIKE ? ESCAPE '\\' LIMIT ?) m` +
+            ` JOIN "Run" r ON r."id" = m."runId"${scoped}`,
+          [like, MAX_CONTENT_HITS],
+        ]
+      : [
+          `SELECT m."runId", m."seq", m."type" FROM (SELECT e."runId", e."seq", e."type"` +
+            ` FROM (SELECT rowid AS rid FROM "EventText" WHERE "EventText" MATCH ? LIMIT ?) c` +
+            ` JOIN "Event" e ON e.rowid = c.rid WHERE e."body" LIKE ? ESCAPE '\\' LIMIT ?) m` +
+            ` JOIN "Run" r ON r."id" = m."runId"${scoped}`,
+          [fts5Trigrams(q.trim()), MAX_CONTENT_CANDIDATES, like, MAX_CONTENT_HITS],
+        ];
+  const rows = await db.sql.all<{ runId: string; seq: number | string; type: string }>(sql, [...head, ...params]);
   for (const r of rows) {
     const seq = Number(r.seq);
     const had = out.get(r.runId);
