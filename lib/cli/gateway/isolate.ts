@@ -4,8 +4,9 @@
  * scratch copy of the recorded working directory. The gateway listens on a unix socket in
  * the scratch folder; inside the sandbox a small bridge (isolate-bridge.ts) listens on
  * 127.0.0.1:PORT and passes each connection to that socket, so the gateway is the one
- * place the agent's process tree can reach. Everything else is read-only, `/tmp` is empty,
- * HOME is an empty folder of the scratch, and the recorded directory is read-only.
+ * place the agent's process tree can reach. Everything else is read-only, `/tmp` included
+ * (the agent and its tools may live there: it is not hidden), TMPDIR and HOME are empty
+ * folders of the scratch, and the recorded directory is read-only.
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -96,6 +97,8 @@ export function prepareIsolation(opts: IsolationOptions): Isolation {
   const home = path.join(root, "home");
   fs.cpSync(source, cwd, { recursive: true, verbatimSymlinks: true });
   fs.mkdirSync(home);
+  const tmp = path.join(root, "tmp");
+  fs.mkdirSync(tmp);
   const socket = path.join(root, "gateway.sock");
   const recorded = path.resolve(opts.recordedCwd);
   const argv = (command: readonly string[]): string[] => {
@@ -112,16 +115,14 @@ export function prepareIsolation(opts: IsolationOptions): Isolation {
       "/dev",
       "--proc",
       "/proc",
-      "--tmpfs",
-      "/tmp",
     ];
     for (const dir of opts.configDirs) if (fs.existsSync(dir)) args.push("--bind", dir, dir);
     args.push("--bind", root, root);
     // bound last: read-only even inside a writable config folder (a folder holding the
-    // scratch is read-only already, or hidden under the empty /tmp)
+    // scratch is read-only already)
     for (const dir of new Set([recorded, source]))
       if (fs.existsSync(dir) && !root.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep)) args.push("--ro-bind", dir, dir);
-    args.push("--chdir", cwd, "--setenv", "HOME", home, "--");
+    args.push("--chdir", cwd, "--setenv", "HOME", home, "--setenv", "TMPDIR", tmp, "--");
     args.push(process.execPath, "-e", BRIDGE_SOURCE, socket, String(opts.insidePort), ...command);
     return args;
   };
