@@ -81,7 +81,7 @@ test("from the runs list to the cause of the incident in two user actions", asyn
   await page.getByLabel("Rule").selectOption(RULE);
   await expect(page).toHaveURL(new RegExp(`[?&]rule=${RULE.replace(/\./g, "\\.")}`));
   const table = page.getByRole("table", { name: "Runs", exact: true });
-  const links = table.locator("tbody td.run-id a");
+  const links = table.locator("tbody td.run-id > a");
   await expect.poll(async () => (await links.allTextContents()).sort()).toEqual(expected);
   // its health is not a green "succeeded"
   const row = table.getByRole("row").filter({ has: page.getByRole("link", { name: RETRY_RUN, exact: true }) });
@@ -374,7 +374,7 @@ test("the upload report says what happened: nothing new for a stored file, warni
   await expect(warnings.getByRole("row").nth(1)).toContainText("seq jumps from 1 to 3");
   const table = page.getByRole("table", { name: "Runs", exact: true });
   const firstRow = table.locator("tbody tr").first();
-  await expect(firstRow.locator("td.run-id a")).toHaveText(old);
+  await expect(firstRow.locator("td.run-id > a")).toHaveText(old);
   await expect(firstRow.locator(".badge.uploaded")).toHaveText("uploaded");
   // relative and absolute times
   await expect(firstRow).toContainText("2020-01-02 03:04:05");

@@ -83,14 +83,15 @@ test("a gateway replay is listed under the run it replays, matched or diverged, 
   const table = page.getByRole("table", { name: "Runs", exact: true });
   const rows = table.locator("tbody tr");
   await expect(table.getByRole("link", { name: original })).toBeVisible();
-  const ids = await rows.locator("td.run-id a").allTextContents();
+  const ids = await rows.locator("td.run-id > a").allTextContents();
   const at = ids.indexOf(original);
   // both replays right after their original
   expect(new Set(ids.slice(at + 1, at + 3))).toEqual(new Set(replays));
   await expect(rows.filter({ hasText: replays[0] }).getByTestId("branch-of")).toHaveText(`↳ replay of ${original} · matched`);
   await expect(rows.filter({ hasText: replays[1] }).getByTestId("branch-of")).toHaveText(`↳ replay of ${original} · diverged`);
   await page.goto(`/runs/${encodeURIComponent(replays[1])}`);
-  await expect(page.getByTestId("replay-of")).toHaveText(`replay of ${original} (diverged)`);
+  await expect(page.getByTestId("replay-of")).toHaveText(`replay of ${original} (diverged) · beside its recording`);
+  await expect(page.getByTestId("replay-beside-link")).toHaveAttribute("href", `/runs/${encodeURIComponent(replays[1])}/replay`);
   await expect(page.getByTestId("isolation")).toHaveText("isolated by bubblewrap (network: gateway-only; cwd /tmp/retrace-isolate-x/work)");
   await page.goto(`/runs/${encodeURIComponent(replays[0])}`);
   await expect(page.getByTestId("replay-of")).toBeVisible();

