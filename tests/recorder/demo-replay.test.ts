@@ -11,14 +11,12 @@
  *   the recording does not have is blocked and never reaches the bank.
  */
 import Database from "better-sqlite3";
-import http from "node:http";
-import https from "node:https";
-import net from "node:net";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { refuseNetwork } from "../helpers/no-network";
 import { replayAgainst, type ReplayableAgent } from "@/lib/recorder";
 import { AgentDivergedError, expectAgentToMatchJournal } from "@/lib/recorder/testing";
 import { demoAgent, SCENARIOS, type DemoDeps, type ScenarioName } from "@/scripts/demo-agent/agent";
@@ -76,39 +74,7 @@ beforeAll(async () => {
 });
 
 describe("demo agent, replayed in recorded mode", () => {
-  const network: string[] = [];
-  const saved: Record<string, unknown> = {};
-  const refuse =
-    (what: string) =>
-    (...args: unknown[]) => {
-      network.push(`${what} ${String(args[0])}`);
-      throw new Error(`network call attempted during a replay: ${what}`);
-    };
-  beforeEach(() => {
-    network.length = 0;
-    for (const k of ["fetch", "XMLHttpRequest", "WebSocket"]) saved[k] = (globalThis as Record<string, unknown>)[k];
-    (globalThis as Record<string, unknown>).fetch = refuse("fetch");
-    (globalThis as Record<string, unknown>).XMLHttpRequest = class {
-      open(...args: unknown[]) {
-        refuse("XMLHttpRequest")(...args);
-      }
-    };
-    (globalThis as Record<string, unknown>).WebSocket = class {
-      constructor(url: unknown) {
-        refuse("WebSocket")(url);
-      }
-    };
-    vi.spyOn(http, "request").mockImplementation(refuse("http.request") as never);
-    vi.spyOn(http, "get").mockImplementation(refuse("http.get") as never);
-    vi.spyOn(https, "request").mockImplementation(refuse("https.request") as never);
-    vi.spyOn(https, "get").mockImplementation(refuse("https.get") as never);
-    vi.spyOn(net, "connect").mockImplementation(refuse("net.connect") as never);
-    vi.spyOn(net, "createConnection").mockImplementation(refuse("net.createConnection") as never);
-  });
-  afterEach(() => {
-    vi.restoreAllMocks();
-    for (const [k, v] of Object.entries(saved)) (globalThis as Record<string, unknown>)[k] = v;
-  });
+  const network = refuseNetwork();
 
   it.each(SCENARIOS)("%s matches its recording, reaches no network and leaves the bank as it was", async (name) => {
     const before = bankState(name);

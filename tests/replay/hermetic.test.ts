@@ -4,52 +4,17 @@
  * forked; and the import graph of lib/replay is walked to show it has nothing that could
  * reach the network in the first place.
  */
-import http from "node:http";
-import https from "node:https";
-import net from "node:net";
 import { readFileSync, existsSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
+import { refuseNetwork } from "../helpers/no-network";
 import type { JournalEvent } from "../../lib/journal/types";
 import { createReplay, type ForkOverride } from "../../lib/replay";
 import { generateRun } from "../../lib/replay/testing/journal-generator";
 import { journal, result, start } from "../analyze/journal-builder";
 
-const calls: string[] = [];
-const record =
-  (what: string) =>
-  (...args: unknown[]) => {
-    calls.push(`${what} ${String(args[0])}`);
-    throw new Error(`network call attempted during a replay: ${what}`);
-  };
-
 describe("hermetic replay", () => {
-  const saved: Record<string, unknown> = {};
-  beforeEach(() => {
-    calls.length = 0;
-    for (const k of ["fetch", "XMLHttpRequest", "WebSocket"]) saved[k] = (globalThis as Record<string, unknown>)[k];
-    (globalThis as Record<string, unknown>).fetch = record("fetch");
-    (globalThis as Record<string, unknown>).XMLHttpRequest = class {
-      open(...args: unknown[]) {
-        record("XMLHttpRequest")(...args);
-      }
-    };
-    (globalThis as Record<string, unknown>).WebSocket = class {
-      constructor(url: unknown) {
-        record("WebSocket")(url);
-      }
-    };
-    vi.spyOn(http, "request").mockImplementation(record("http.request") as never);
-    vi.spyOn(http, "get").mockImplementation(record("http.get") as never);
-    vi.spyOn(https, "request").mockImplementation(record("https.request") as never);
-    vi.spyOn(https, "get").mockImplementation(record("https.get") as never);
-    vi.spyOn(net, "connect").mockImplementation(record("net.connect") as never);
-    vi.spyOn(net, "createConnection").mockImplementation(record("net.createConnection") as never);
-  });
-  afterEach(() => {
-    vi.restoreAllMocks();
-    for (const [k, v] of Object.entries(saved)) (globalThis as Record<string, unknown>)[k] = v;
-  });
+  const calls = refuseNetwork();
 
   const endpoints = journal([
     start({ requireApproval: ["issue_refund"] }),
