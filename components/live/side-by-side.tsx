@@ -1,29 +1,6 @@
 import Link from "next/link";
-import type { ReplayDivergence, SideBySideRow } from "@/lib/live/side-by-side";
+import type { ReplayBesideView, SideBySideView } from "@/lib/live/side-by-side";
 import { ModeBadge } from "./mode-badge";
-
-interface SideBySideView {
-  original: string;
-  branch: string;
-  kind: string;
-  forkSeq: number;
-  from: number;
-  rows: SideBySideRow[];
-  firstDivergence: number | null;
-  truncated: boolean;
-}
-
-interface ReplayBesideView {
-  original: string;
-  branch: string;
-  mode: string;
-  divergence: ReplayDivergence | null;
-  ended: boolean;
-  from: number;
-  rows: SideBySideRow[];
-  firstDivergence: number | null;
-  truncated: boolean;
-}
 
 const originalReplay = (run: string) => `/runs/${encodeURIComponent(run)}/replay`;
 

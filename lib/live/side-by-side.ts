@@ -95,3 +95,33 @@ export function sideBySideReplay(
   });
   return { rows, firstDivergence: at };
 }
+
+/** A live branch beside its original, as the replay page shows it (lib/server/live/continue.ts builds it). */
+export interface SideBySideView {
+  original: string;
+  branch: string;
+  kind: string;
+  forkSeq: number;
+  from: number;
+  rows: SideBySideRow[];
+  firstDivergence: number | null;
+  /** more rows than shown */
+  truncated: boolean;
+}
+
+/** A replay of the agent beside its recording, as the replay page shows it (lib/server/viewer/replay-beside.ts builds it). */
+export interface ReplayBesideView {
+  original: string;
+  branch: string;
+  /** the branch's run.start `mode`: recorded, or recorded-then-live */
+  mode: string;
+  /** null: every request matched (or the replay has not ended) */
+  divergence: ReplayDivergence | null;
+  /** the replay has ended (its run.end is stored) */
+  ended: boolean;
+  from: number;
+  rows: SideBySideRow[];
+  firstDivergence: number | null;
+  /** more rows than shown */
+  truncated: boolean;
+}

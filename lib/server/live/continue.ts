@@ -30,7 +30,7 @@ import {
   type ToolAnswer,
 } from "../../live/continue-contract";
 import { runContinuation } from "../../live/loop";
-import { sideBySide, type SideBySideRow } from "../../live/side-by-side";
+import { sideBySide, type SideBySideView } from "../../live/side-by-side";
 import { branchRunId, newIdempotencyKey } from "../../live/plan";
 import type { BranchReconcile, ExecutorChoice, ExecutorInfo } from "../../live/types";
 import { parseForkOverride, ReplayError } from "../../replay";
@@ -359,17 +359,7 @@ async function eventsFrom(db: Db, run: string, from: number): Promise<JournalEve
   return rows.map((r) => JSON.parse(r.body) as JournalEvent);
 }
 
-export interface SideBySide {
-  original: string;
-  branch: string;
-  kind: string;
-  forkSeq: number;
-  from: number;
-  rows: SideBySideRow[];
-  firstDivergence: number | null;
-  /** more rows than shown */
-  truncated: boolean;
-}
+export type SideBySide = SideBySideView;
 
 /**
  * A branch run a live action made beside its original, from a little before the fork (the

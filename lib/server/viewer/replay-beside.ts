@@ -5,7 +5,7 @@ import "server-only";
  * gateway's first divergence (the branch's run.end) marked and selected.
  */
 import type { JournalEvent } from "../../journal/types";
-import { sideBySideReplay, type ReplayDivergence, type SideBySideRow } from "../../live/side-by-side";
+import { sideBySideReplay, type ReplayBesideView, type ReplayDivergence } from "../../live/side-by-side";
 import type { Db } from "../db";
 import { runProjectOf } from "../queries";
 
@@ -13,21 +13,7 @@ import { runProjectOf } from "../queries";
 const BEFORE = 3;
 const ROWS = 300;
 
-export interface ReplayBeside {
-  original: string;
-  branch: string;
-  /** the branch's run.start `mode`: recorded, or recorded-then-live */
-  mode: string;
-  /** null: every request matched (or the replay has not ended) */
-  divergence: ReplayDivergence | null;
-  /** the replay has ended (its run.end is stored) */
-  ended: boolean;
-  from: number;
-  rows: SideBySideRow[];
-  firstDivergence: number | null;
-  /** more rows than shown */
-  truncated: boolean;
-}
+export type ReplayBeside = ReplayBesideView;
 
 async function eventsFrom(db: Db, run: string, from: number): Promise<JournalEvent[]> {
   const rows = await db.sql.all<{ body: string }>(
