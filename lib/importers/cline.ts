@@ -22,7 +22,6 @@
  * Given one file alone, the run holds what that file has and a warning says what is missing.
  */
 import { JournalBuilder } from "./builder";
-import { inferEffect } from "./effects";
 import {
   asArray,
   compact,
@@ -36,7 +35,7 @@ import {
   type UnknownRecord,
 } from "./json-utils";
 import { contentText, normalizeArgs, normalizeMessage, type JournalMessage, type MessageToolCall } from "./messages";
-import { addModelCall } from "./model-call";
+import { addModelCall, addStepToolCall } from "./model-call";
 import type { ImportOptions, ImportResult } from "./types";
 
 export interface ClineTask {
@@ -229,15 +228,7 @@ export function importCline(task: ClineTask, opts: ImportOptions = {}): ImportRe
       let missing = 0;
       toolCalls.forEach((c, k) => {
         const key = `t:${sid}:${k}`;
-        b.add({
-          t: tResp,
-          type: "tool.call",
-          step: sid,
-          key,
-          parentKey: `s:${sid}`,
-          after: `r:${sid}`,
-          data: { call: c.id, tool: c.name, args: c.args, ...inferEffect(c.name, c.args) },
-        });
+        addStepToolCall(b, { t: tResp, step: sid, key, call: c });
         const r = results.get(c.id);
         if (!r) return void missing++;
         if (r.status === "error") failed = true;

@@ -22,11 +22,10 @@
  * (joined by `tool_call_id`); the file times the session's start only, so no durations.
  */
 import { JournalBuilder } from "./builder";
-import { inferEffect } from "./effects";
 import { asArray, compact, contentId, firstStr, isRecord, isoToNanos, makeRunId, str, toNumber, type UnknownRecord } from "./json-utils";
 import { jsonLines } from "./lines";
 import { contentText, normalizeArgs, normalizeMessage, type JournalMessage, type MessageToolCall } from "./messages";
-import { addModelCall, type ModelCall } from "./model-call";
+import { addModelCall, type ModelCall, addStepToolCall } from "./model-call";
 import { parseJsonExact } from "../journal/parse-line";
 import { ImportError } from "./import-error";
 import type { ImportOptions, ImportResult } from "./types";
@@ -169,15 +168,7 @@ export function importCopilot(text: string, kind: "events" | "legacy", opts: Imp
         toolCalls.forEach((c, k) => {
           const key = `t:${sid}:${k}`;
           calls.set(c.id, { step: sid, key, name: c.name, t, agent: agentId });
-          b.add({
-            t,
-            type: "tool.call",
-            step: sid,
-            key,
-            parentKey: `s:${sid}`,
-            after: `r:${sid}`,
-            data: { call: c.id, tool: c.name, args: c.args, ...inferEffect(c.name, c.args) },
-          });
+          addStepToolCall(b, { t, step: sid, key, call: c });
         });
         open = { step: sid, failed: false, end: t };
         steps.push(open);
@@ -372,15 +363,7 @@ function importLegacy(v: UnknownRecord, text: string, opts: ImportOptions): Impo
     let failed = false;
     toolCalls.forEach((c, k) => {
       const key = `t:${sid}:${k}`;
-      b.add({
-        t,
-        type: "tool.call",
-        step: sid,
-        key,
-        parentKey: `s:${sid}`,
-        after: `r:${sid}`,
-        data: { call: c.id, tool: c.name, args: c.args, ...inferEffect(c.name, c.args) },
-      });
+      addStepToolCall(b, { t, step: sid, key, call: c });
       const r = results.get(c.id);
       if (!r) return;
       const content = contentText(r.content);

@@ -22,11 +22,10 @@
  * so model calls carry no latency.
  */
 import { JournalBuilder, type ProtoEvent } from "./builder";
-import { inferEffect } from "./effects";
 import { asArray, compact, contentId, firstStr, isRecord, isoToNanos, makeRunId, str, toNumber, type UnknownRecord } from "./json-utils";
 import { jsonLines } from "./lines";
 import { contentText, normalizeArgs, type JournalMessage } from "./messages";
-import { addModelCall } from "./model-call";
+import { addModelCall, addStepToolCall } from "./model-call";
 import type { ImportOptions, ImportResult } from "./types";
 
 /** The conversation a Gemini CLI file holds once its records are applied. */
@@ -191,15 +190,7 @@ export function importGeminiCli(text: string, value: unknown, opts: ImportOption
       if (ct > stepEnd) stepEnd = ct;
       const key = `t:${sid}:${j}`;
       const status = str(c.status) ?? "";
-      b.add({
-        t: ct,
-        type: "tool.call",
-        step: sid,
-        key,
-        parentKey: `s:${sid}`,
-        after: `r:${sid}`,
-        data: { call: call.id, tool: call.name, args: call.args, ...inferEffect(call.name, call.args) },
-      });
+      addStepToolCall(b, { t: ct, step: sid, key, call: call });
       if (status === "awaiting_approval") {
         b.add({
           t: ct,

@@ -4,6 +4,7 @@
  * step id, so the step's tool calls can follow `r:STEP` and end it with `s:STEP`.
  */
 import type { JournalBuilder } from "./builder";
+import { inferEffect } from "./effects";
 import { compact } from "./json-utils";
 import type { JournalMessage, MessageToolCall } from "./messages";
 
@@ -63,5 +64,23 @@ export function addModelCall(b: JournalBuilder, c: ModelCall): void {
       }),
       ...c.response,
     }),
+  });
+}
+
+/**
+ * A tool call the model call of step `step` asked for, written after its `model.response`
+ * (`r:STEP`) inside the step, under `key`, its effect inferred from the tool's name and
+ * arguments (lib/importers/effects.ts).
+ */
+export function addStepToolCall(b: JournalBuilder, c: { t: bigint; step: string; key: string; call: MessageToolCall }): void {
+  const { t, step, key, call } = c;
+  b.add({
+    t,
+    type: "tool.call",
+    step,
+    key,
+    parentKey: `s:${step}`,
+    after: `r:${step}`,
+    data: { call: call.id, tool: call.name, args: call.args, ...inferEffect(call.name, call.args) },
   });
 }

@@ -13,10 +13,9 @@
  * - the assistant message's `path.cwd` and the session's `version` are run facts.
  */
 import { JournalBuilder } from "./builder";
-import { inferEffect } from "./effects";
 import { asArray, compact, firstStr, isRecord, makeRunId, str, toNumber, type UnknownRecord } from "./json-utils";
 import { contentText, normalizeArgs, type JournalMessage, type MessageToolCall } from "./messages";
-import { addModelCall } from "./model-call";
+import { addModelCall, addStepToolCall } from "./model-call";
 import type { ImportOptions, ImportResult } from "./types";
 
 const ms = (v: unknown): bigint | undefined => {
@@ -161,15 +160,7 @@ export function importOpenCode(value: unknown, opts: ImportOptions = {}): Import
         const te = ms(tt.end) ?? ts;
         if (te > end) end = te;
         const key = `t:${sid}:${j}`;
-        b.add({
-          t: ts,
-          type: "tool.call",
-          step: sid,
-          key,
-          parentKey: `s:${sid}`,
-          after: `r:${sid}`,
-          data: { call: c.id, tool: c.name, args: c.args, ...inferEffect(c.name, c.args) },
-        });
+        addStepToolCall(b, { t: ts, step: sid, key, call: c });
         const status = str(st.status) ?? "";
         if (status !== "completed" && status !== "error")
           return void warnings.push(`tool call ${c.id} (${c.name}) was ${status || "not finished"} when the session was exported`);

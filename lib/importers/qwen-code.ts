@@ -17,11 +17,10 @@
  * The file records no request time, so model calls carry no latency.
  */
 import { JournalBuilder } from "./builder";
-import { inferEffect } from "./effects";
 import { asArray, compact, contentId, firstStr, isRecord, isoToNanos, makeRunId, str, toNumber, type UnknownRecord } from "./json-utils";
 import { jsonLines } from "./lines";
 import { contentText, normalizeArgs, type JournalMessage } from "./messages";
-import { addModelCall } from "./model-call";
+import { addModelCall, addStepToolCall } from "./model-call";
 import type { ImportOptions, ImportResult } from "./types";
 
 const partsOf = (r: UnknownRecord): UnknownRecord[] => (isRecord(r.message) ? asArray(r.message.parts).filter(isRecord) : []);
@@ -115,15 +114,7 @@ export function importQwenCode(text: string, opts: ImportOptions = {}): ImportRe
       calls.forEach((c, j) => {
         const key = `t:${sid}:${j}`;
         open.set(c.id, { sid, key, name: c.name });
-        b.add({
-          t,
-          type: "tool.call",
-          step: sid,
-          key,
-          parentKey: `s:${sid}`,
-          after: `r:${sid}`,
-          data: { call: c.id, tool: c.name, args: c.args, ...inferEffect(c.name, c.args) },
-        });
+        addStepToolCall(b, { t, step: sid, key, call: c });
       });
       openSteps.set(sid, { failed: false, left: calls.length, t });
       if (calls.length === 0) closeStep(sid);
