@@ -5,6 +5,7 @@ import { relatedAt, type Relation } from "@/lib/view/relations";
 import { JsonTree } from "@/components/ui/json-tree";
 import { LiveActions } from "@/components/live/live-actions";
 import { asStr, dataOf, ErrorBlock, Fields, findType, Jump, Value } from "./bits";
+import { PolicyVerdictBlock } from "./policy-verdict";
 
 /** A tool call paired with its result by `call`: what was asked, with what effect, and what came back. */
 export function ToolPane({ answer, all, relations = [] }: { answer: InspectAnswer; all: StoredEvent[]; relations?: readonly Relation[] }) {
@@ -125,6 +126,7 @@ export function ToolPane({ answer, all, relations = [] }: { answer: InspectAnswe
               ...relRows,
             ]}
           />
+          {answer.verdicts.policy ? <PolicyVerdictBlock verdict={answer.verdicts.policy} /> : null}
           <h3>Arguments</h3>
           <JsonTree value={c.args} label="Arguments" />
         </>

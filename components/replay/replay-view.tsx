@@ -3,7 +3,7 @@ import { plural } from "@/lib/semantics";
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import type { Fidelity } from "@/lib/journal/types";
+import type { Fidelity, JsonValue } from "@/lib/journal/types";
 import { obj } from "@/lib/journal/values";
 import type { ForkSpec } from "@/lib/replay";
 import type { BundleProvenance } from "@/lib/evidence/opened";
@@ -108,7 +108,9 @@ function ReplayBody({
     },
     [api],
   );
-  const session = useReplaySession(runId, fidelity, fork, onResult);
+  // a policy attached to the run judges the replay as it judged the findings (RunDetail.judgedBy)
+  const attached = detail.judgedBy !== null && "policy" in detail.judgedBy ? detail.judgedBy.policy : undefined;
+  const session = useReplaySession(runId, fidelity, attached === undefined ? null : JSON.stringify(attached), fork, onResult);
   usePlayback();
   useReplayKeyboard();
   useCursorUrl();
@@ -121,7 +123,7 @@ function ReplayBody({
 
   const result = useReplayStore((s) => s.result);
   const tab = useReplayStore((s) => s.tab);
-  const policy = obj(detail.header.policy) ?? null;
+  const policy = obj((attached as JsonValue | undefined) ?? detail.header.policy) ?? null;
   const forkError = urlError ?? result?.forkError ?? null;
   const tabs: Array<{ id: SideTab; label: string }> = [
     { id: "frame", label: "Frame" },

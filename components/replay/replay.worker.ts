@@ -9,7 +9,7 @@
  */
 import { expose } from "comlink";
 import { EVENT_KINDS, type EventKind } from "@/lib/graph/kind";
-import type { Fidelity, JournalEvent, RunId } from "@/lib/journal/types";
+import type { Fidelity, JournalEvent, JsonValue, RunId } from "@/lib/journal/types";
 import { frameMode } from "@/lib/live/mode";
 import { buildForkPlan, forkPlanReads, ReplayError, type ForkPlan, type ForkSpec, type ReplayChunk } from "@/lib/replay";
 import { openPagedReplay, type PagedReplay, type RefoldedBlock } from "@/lib/replay";
@@ -58,6 +58,8 @@ interface Current {
 
 let run = "";
 let fidelity: Fidelity | undefined;
+/** The policy attached to the run, judged in place of run.start's (ReplayOptions.attachedPolicy). */
+let attachedPolicy: JsonValue | undefined;
 let chain: "recorder" | "server" = "recorder";
 let redactedSeqs = new Set<number>();
 const redacted = (seq: number) => redactedSeqs.has(seq);
@@ -120,7 +122,7 @@ function remember<T>(cache: Map<string, T>, key: string, make: () => T): T {
 function open(key: string, plan: ForkPlan | null, fork?: ForkSpec): Current {
   return {
     key,
-    paged: openPagedReplay(run as RunId, { plan, fork, fidelity, redacted }),
+    paged: openPagedReplay(run as RunId, { plan, fork, fidelity, redacted, attachedPolicy }),
     forked: plan !== null,
     kinds: new Bytes((n) => new Uint8Array(n)),
     recordedKinds: new Bytes((n) => new Uint8Array(n)),
@@ -198,11 +200,14 @@ const api = {
   async load(
     runId: string,
     runFidelity: Fidelity | undefined,
+    /** the policy attached to the run, JSON text (null: the recorded one judges it) */
+    attachedText: string | null,
     onProgress: (p: ReplayProgress) => void,
   ): Promise<{ events: number; chain: "recorder" | "server" }> {
     const id = ++loadId;
     run = runId;
     fidelity = runFidelity;
+    attachedPolicy = attachedText === null ? undefined : (JSON.parse(attachedText) as JsonValue);
     chain = "recorder";
     redactedSeqs = new Set();
     typeNames = [];

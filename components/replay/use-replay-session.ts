@@ -18,7 +18,14 @@ type SessionPhase = "fetching" | "streaming" | "folding" | "ready" | "error";
  * sends at most one frame request at a time and only the newest waiting one after it, so
  * the frame shown never lags far behind.
  */
-export function useReplaySession(run: string, fidelity: Fidelity | undefined, fork: ForkSpec | null, onResult: (r: ReplayResult) => void) {
+export function useReplaySession(
+  run: string,
+  fidelity: Fidelity | undefined,
+  /** the policy attached to the run, as JSON text (null: judged by the policy it recorded) */
+  attachedPolicy: string | null,
+  fork: ForkSpec | null,
+  onResult: (r: ReplayResult) => void,
+) {
   const api = useReplayStoreApi();
   const [phase, setPhase] = useState<SessionPhase>("fetching");
   const [error, setError] = useState<string | null>(null);
@@ -127,6 +134,7 @@ export function useReplaySession(run: string, fidelity: Fidelity | undefined, fo
       .load(
         run,
         fidelity,
+        attachedPolicy,
         proxy((p: ReplayProgress) => {
           if (id === loadId.current) onProgress.current(p);
         }),
@@ -141,7 +149,7 @@ export function useReplaySession(run: string, fidelity: Fidelity | undefined, fo
           if (id === loadId.current) failRef.current(err);
         },
       );
-  }, [run, fidelity]);
+  }, [run, fidelity, attachedPolicy]);
 
   useEffect(() => {
     const remote = worker.current;

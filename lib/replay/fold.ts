@@ -9,7 +9,7 @@
  * evaluates the what-if (its disagreements with `base` are changes).
  */
 import type { ChainVerdict } from "../journal/chain";
-import { effectOf, policyFoldToJson, stepOrder } from "../semantics";
+import { effectOf, judgedBy, policyFoldToJson, stepOrder } from "../semantics";
 import { quote } from "../analyze";
 import type { JournalEvent, JsonValue, RunPolicy, Seq } from "../journal/types";
 import { applyPatch, type RunState } from "../state";
@@ -28,6 +28,8 @@ export interface ReplayContext {
   chainVerdict?: (seq: number) => ChainVerdict | undefined;
   /** Whether the event at a seq is stored redacted (ReplayOptions.redacted). */
   redacted?: (seq: number) => boolean;
+  /** The policy attached to the run (ReplayOptions.attachedPolicy), read in place of run.start's. */
+  attached?: JsonValue;
 }
 
 export interface FoldState {
@@ -457,7 +459,9 @@ export function replayStep(fold: FoldState, event: JournalEvent, ctx: ReplayCont
 
   // The run as recorded.
   const redacted = ctx.redacted?.(seq) === true;
-  const { next: base, verdict: vb } = evaluate(fold.base, event, null, redacted);
+  // what the run means is read with the attached policy, if any; the chain above was checked on the event as stored
+  const judged = judgedBy(event, ctx.attached);
+  const { next: base, verdict: vb } = evaluate(fold.base, judged, null, redacted);
   const more = baseDivergences(event, vb, fold.base, gapAt);
   for (const d of more) divergences.push(d);
   if (event.type === "checkpoint") gapAt = null;
@@ -502,7 +506,7 @@ export function replayStep(fold: FoldState, event: JournalEvent, ctx: ReplayCont
   }
 
   const replacement = plan.replacements.get(seq);
-  let forkEvent = replacement?.event ?? event;
+  let forkEvent = replacement?.event ?? judged;
   let simulatedNote = replacement?.note ?? null;
   if (event.type === "checkpoint" && before.stateHash !== fold.base.stateHash) {
     // The fork's runtime would checkpoint its own state, not the recorded one.
@@ -510,7 +514,7 @@ export function replayStep(fold: FoldState, event: JournalEvent, ctx: ReplayCont
     simulatedNote = "checkpoint of the fork's state";
   }
   const policy: RunPolicy | null = seq >= plan.policyFrom ? plan.policy : null;
-  const evaluated = evaluate(before, forkEvent, policy, redacted && forkEvent === event);
+  const evaluated = evaluate(before, forkEvent, policy, redacted && forkEvent === judged);
   let fork = evaluated.next;
   const vf = evaluated.verdict;
   const outcome = compare(event, vb, vf);
@@ -530,7 +534,7 @@ export function replayStep(fold: FoldState, event: JournalEvent, ctx: ReplayCont
     simulatedNote = outcome.stopsAfter
       ? "the stop condition is met on the fork's state"
       : "the stop condition is not met on the fork's state";
-    fork = evaluate(before, forkEvent, policy, redacted && forkEvent === event).next;
+    fork = evaluate(before, forkEvent, policy, redacted && forkEvent === judged).next;
   }
 
   let divergedAt = fold.divergedAt;

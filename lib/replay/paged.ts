@@ -90,7 +90,12 @@ export function openPagedReplay(
   run: RunId,
   options: Omit<ReplayOptions, "run" | "snapshotEvery"> & { plan: ForkPlan | null; snapshotEvery?: number; fidelity?: Fidelity },
 ): PagedReplay {
-  const ctx: ReplayContext = { plan: options.plan, chainVerdict: options.chainVerdict, redacted: options.redacted };
+  const ctx: ReplayContext = {
+    plan: options.plan,
+    chainVerdict: options.chainVerdict,
+    redacted: options.redacted,
+    attached: options.attachedPolicy,
+  };
   // a rebuilt block re-steps events whose divergences are known: skip the chain hashing
   const seekCtx: ReplayContext = { ...ctx, verifyChain: false };
   const stream = createReplayStream(ctx, options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY);

@@ -90,7 +90,12 @@ export function openReplay(
   run: RunId,
   options: Omit<ReplayOptions, "run" | "fork"> & { plan: ForkPlan | null; fork?: ReplayOptions["fork"] },
 ): GrowingReplay {
-  const ctx: ReplayContext = { plan: options.plan, chainVerdict: options.chainVerdict, redacted: options.redacted };
+  const ctx: ReplayContext = {
+    plan: options.plan,
+    chainVerdict: options.chainVerdict,
+    redacted: options.redacted,
+    attached: options.attachedPolicy,
+  };
   // Seeking re-steps events whose divergences are already known: skip the chain hashing.
   const seekCtx: ReplayContext = { ...ctx, verifyChain: false };
   const stream = createReplayStream(ctx, options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY);

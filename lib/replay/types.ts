@@ -117,6 +117,12 @@ export interface ReplayOptions {
    * the recorder's, so state hashes are not checked until one is replaced whole.
    */
   redacted?: (seq: number) => boolean;
+  /**
+   * The policy attached to the run (`retrace policy attach`, `retrace import --policy`; the
+   * run page's `judgedBy`), judged in place of the one run.start recorded, as the findings
+   * were. The events and their hash chain stay as recorded.
+   */
+  attachedPolicy?: JsonValue;
 }
 
 interface ForkSummary {

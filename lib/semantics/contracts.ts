@@ -7,13 +7,6 @@
  */
 import type { JsonObject, ToolContract } from "../journal/types";
 import { compileSchema, validateSchema, type SchemaError } from "./json-schema";
-import { effectOf } from "./ledger";
-
-/** How a call's effect is read under its contract: the declared one when the recorded one was inferred. */
-export function contractEffect(data: Readonly<JsonObject>, contract: ToolContract | undefined): "read" | "write" {
-  if (contract?.effect !== undefined && (data.effectInferred === true || data.effect === undefined)) return contract.effect;
-  return effectOf(data.effect);
-}
 
 /** Whether a write to the tool must carry an idempotency key (`effect.no-idempotency`). */
 export function needsIdempotencyKey(contract: ToolContract | undefined): boolean {

@@ -8,7 +8,8 @@
 import { canonicalJson, sha256Hex } from "../canonical";
 import type { JournalEvent, JsonValue, ToolContract } from "../journal/types";
 import { str } from "../journal/values";
-import { contractEffect, needsIdempotencyKey } from "./contracts";
+import { contractEffect } from "./call-effect";
+import { needsIdempotencyKey } from "./contracts";
 import { isUnsent, outcomeUnknown } from "./ledger";
 import { PMap } from "./pmap";
 

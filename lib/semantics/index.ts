@@ -34,7 +34,6 @@ export { compareFindings } from "./findings";
 export { healthCounts, plural, runHealth, severityTone, topFinding, type HealthTone, type RunHealth, type RunHealthInput } from "./health";
 export {
   callLedger,
-  effectOf,
   isConfirmed,
   isOpen,
   NO_RESULT,
@@ -48,8 +47,9 @@ export { PMap } from "./pmap";
 export { retrievalVerdict, type RetrievalDocument, type RetrievalVerdict } from "./retrieval";
 export { epochNanos, secondsToNanos } from "./time";
 export { eventVerdicts, type ApprovalVerdict, type CallVerdict, type DecisionVerdict, type EventVerdicts } from "./verdicts";
-export { contractOf, readInvariant, readPolicy } from "./policy";
-export { argsVerdict, contractEffect, needsIdempotencyKey, type ArgsVerdict } from "./contracts";
+export { contractOf, judgedBy, judgedEvents, readInvariant, readPolicy } from "./policy";
+export { argsVerdict, needsIdempotencyKey, type ArgsVerdict } from "./contracts";
+export { contractEffect, effectOf } from "./call-effect";
 export { compileSchema, validateSchema, SCHEMA_MAX_DEPTH, SCHEMA_MAX_NODES, type CompiledSchema, type SchemaError } from "./json-schema";
 export { firstAt, isArgPath, readPath } from "./arg-path";
 export {

@@ -7,7 +7,10 @@
  * Reconcile button and the inspect answer read `callLedger`, so no reader lets a call
  * through that another holds back.
  */
+import type { JsonObject, JsonValue, RunPolicy } from "../journal/types";
 import { obj, str } from "../journal/values";
+import { contractEffect, effectOf } from "./call-effect";
+import { contractOf, readPolicy } from "./policy";
 
 /** What of an event the ledger reads: a journal event, or the browser's stored one. */
 export interface CallEvent {
@@ -29,7 +32,7 @@ export interface RecordedCall {
   seq: number;
   call: string;
   tool: string;
-  /** `data.effect` as recorded ("" when absent); `effectOf` says how it is read */
+  /** `data.effect` as recorded ("" when absent), or the contract's declared effect where it overrides an inferred one; `effectOf` says how it is read */
   effect: string;
   key: string;
   /** false for a call a live branch recorded as not sent (`live.pending`): it did not act */
@@ -44,16 +47,6 @@ export interface RecordedCall {
 
 /** ReconcilePreview.status and the plan's words for a call with no result. */
 export const NO_RESULT = "no result";
-
-/**
- * How a call's `effect` is read: `read` is a read; anything else (`write`, absent, another
- * word) is a write. The schema refuses a tool.call without `effect` wherever a journal
- * enters (ingest, analyze, import); events built without that check read it as a write,
- * the safe side: it may have acted.
- */
-export function effectOf(effect: unknown): "read" | "write" {
-  return effect === "read" ? "read" : "write";
-}
 
 /**
  * Nothing says the call did not act, and nothing says it did: its latest result is
@@ -86,6 +79,14 @@ export function isUnsent(data: Readonly<Record<string, unknown>>): boolean {
   return obj(data.live)?.pending === true;
 }
 
+/** The call's effect as the ledger keeps it: the contract's declared one where it overrides (contracts.ts), else as recorded. */
+function effectRead(d: Readonly<Record<string, unknown>>, policy: RunPolicy | null): string {
+  const recorded = str(d.effect) ?? "";
+  const contract = contractOf(policy, str(d.tool) ?? "");
+  if (contract?.effect === undefined) return recorded;
+  return contractEffect(d as JsonObject, contract);
+}
+
 /**
  * Every tool.call of the run (events in seq order) with its latest result and reconcile. A
  * result or reconcile belongs to the latest tool.call with its call id; a result that came
@@ -96,15 +97,18 @@ export function callLedger(events: readonly CallEvent[], branchReconciles: reado
   const out: RecordedCall[] = [];
   const byCall = new Map<string, RecordedCall>();
   const early = new Map<string, { status: string; seq: number; externalId: string | null }>();
+  // the run's policy: a contract's declared effect overrides an inferred one, as in the fold
+  let policy: RunPolicy | null = null;
   for (const e of events) {
     const d = e.data;
-    if (e.type === "tool.call") {
+    if (e.type === "run.start" && policy === null) policy = readPolicy(d.policy as JsonValue | undefined);
+    else if (e.type === "tool.call") {
       const id = str(d.call) ?? "";
       const rec: RecordedCall = {
         seq: e.seq,
         call: id,
         tool: str(d.tool) ?? "",
-        effect: str(d.effect) ?? "",
+        effect: effectRead(d, policy),
         key: str(d.idempotencyKey) ?? "",
         sent: !isUnsent(d),
         status: null,

@@ -114,3 +114,23 @@ export function contractOf(policy: RunPolicy | null, tool: string): ToolContract
   const tools = policy?.tools;
   return tools !== undefined && Object.hasOwn(tools, tool) ? tools[tool] : undefined;
 }
+
+/**
+ * The event as every reading of the run takes it: a `run.start` with the policy attached to
+ * the run (`retrace import --policy`, `retrace policy attach`) in place of the recorded one.
+ * Only what the run means changes: the stored event, its hash and the recorder's chain stay
+ * as recorded, so a reader verifies hashes on the event it was given and folds this one.
+ * `attached` undefined: the run is judged by the policy it recorded.
+ */
+export function judgedBy<E extends { type: string; data: { [k: string]: JsonValue } }>(event: E, attached: JsonValue | undefined): E {
+  if (attached === undefined || event.type !== "run.start") return event;
+  return { ...event, data: { ...event.data, policy: attached } };
+}
+
+/** A run's events as judged by `attached` (judgedBy on its run.start); the same array when nothing is attached. */
+export function judgedEvents<E extends { type: string; data: { [k: string]: JsonValue } }>(
+  events: readonly E[],
+  attached: JsonValue | undefined,
+): readonly E[] {
+  return attached === undefined ? events : events.map((e) => judgedBy(e, attached));
+}

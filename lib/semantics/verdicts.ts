@@ -10,10 +10,14 @@ import type { JournalEvent } from "../journal/types";
 import { str } from "../journal/values";
 import type { ApprovalStatus } from "./approvals";
 import { writeCallAt } from "./effects";
-import { callLedger, effectOf, isConfirmed, isOpen, type BranchReconcile } from "./ledger";
+import { effectOf } from "./call-effect";
+import { callLedger, isConfirmed, isOpen, type BranchReconcile } from "./ledger";
+import type { ArgsVerdict } from "./contracts";
+import type { PolicyVerdict } from "./invariants";
 import { retrievalVerdict, type RetrievalVerdict } from "./retrieval";
 import { INITIAL_RUN, stepRun, type RunFold, type Verdict } from "./run";
 import { UNKNOWN_HASH } from "./state";
+import { contractOf } from "./policy";
 
 /** An approval.decision against the run state (`approval.stale-state`). */
 export interface DecisionVerdict {
@@ -65,6 +69,29 @@ export interface ApprovalVerdict {
   usedBy: number | null;
 }
 
+/**
+ * The declared policy's verdict on a tool.call (docs/declared-policy.md): its args against
+ * the tool's contract (`tool.args-invalid`) and the invariants it breaks (`policy.<kind>`),
+ * decided by the events before it. Null on a run whose policy declares neither a contract
+ * nor an invariant for the tool.
+ */
+export interface PolicyCallVerdict {
+  /** seq of the tool.call judged */
+  seq: number;
+  call: string;
+  tool: string;
+  /** the contract's args schema: null when the contract declares none */
+  args:
+    | { status: "ok" }
+    | { status: "invalid"; keyword: string; path: string; message: string }
+    | { status: "schema-refused"; message: string }
+    | null;
+  /** ids of the policy's invariants about this tool, in the policy's order */
+  checked: string[];
+  /** the invariants the call breaks, each with its evidence seq */
+  broken: PolicyVerdict[];
+}
+
 export interface EventVerdicts {
   retrieval: RetrievalVerdict | null;
   decision: DecisionVerdict | null;
@@ -75,6 +102,14 @@ export interface EventVerdicts {
    * naming the request's call after the request), null while no such call was made.
    */
   approval: ApprovalVerdict | null;
+  /** A tool.call (or its tool.result or reconcile): the declared policy's verdict on the call. */
+  policy: PolicyCallVerdict | null;
+}
+
+function argsStatus(declared: boolean, v: ArgsVerdict | null): PolicyCallVerdict["args"] {
+  if (!declared) return null;
+  if (v === null) return { status: "ok" };
+  return v.kind === "invalid" ? { status: "invalid", ...v.error } : { status: "schema-refused", message: v.error };
 }
 
 const TOOL_EVENTS: ReadonlySet<string> = new Set(["tool.call", "tool.result", "reconcile"]);
@@ -94,6 +129,15 @@ function gatedCall(events: readonly JournalEvent[], target: JournalEvent): { id:
   return null;
 }
 
+/** The policy verdict on the tool.call at `seq`, null when the policy says nothing of its tool. */
+function policyOf(before: RunFold, seq: number, v: Extract<Verdict, { kind: "tool.call" }>): PolicyCallVerdict | null {
+  const contract = contractOf(before.policy, v.tool);
+  const checked = [...new Set((before.policy?.invariants ?? []).filter((i) => i.tools.includes(v.tool)).map((i) => i.id))];
+  const declared = contract?.args !== undefined;
+  if (!declared && checked.length === 0) return null;
+  return { seq, call: v.call, tool: v.tool, args: argsStatus(declared, v.args), checked, broken: [...v.policy] };
+}
+
 /**
  * The verdicts for the event at `seq`. `events`, in seq order: the run's `run.start`, and
  * what the verdict reads: for a retrieval nothing else; for a tool.call, tool.result,
@@ -107,7 +151,7 @@ export function eventVerdicts(
   opts: { branchReconciles?: readonly BranchReconcile[]; redacted?: ReadonlySet<number> } = {},
 ): EventVerdicts {
   const target = events.find((e) => e.seq === seq);
-  const out: EventVerdicts = { retrieval: null, decision: null, call: null, approval: null };
+  const out: EventVerdicts = { retrieval: null, decision: null, call: null, approval: null, policy: null };
   if (!target) return out;
   let fold: RunFold = INITIAL_RUN;
   let callSeq: number | null = null;
@@ -138,6 +182,7 @@ export function eventVerdicts(
     if (e.type === "tool.call" && e.seq <= seq && str(e.data.call) === id && TOOL_EVENTS.has(target.type)) {
       callSeq = e.seq;
       out.approval = verdict.kind === "tool.call" ? judge(e.seq, verdict) : null;
+      out.policy = verdict.kind === "tool.call" ? policyOf(fold, e.seq, verdict) : null;
     }
     if (gated && out.approval === null && verdict.kind === "tool.call" && e.seq > gated.after && verdict.call === gated.id)
       out.approval = judge(e.seq, verdict);

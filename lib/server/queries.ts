@@ -350,8 +350,12 @@ export async function getRun(db: Db, id: string): Promise<RunDetailDto | null> {
 
 /** Which policy judged the run (RunDetail.judgedBy): an attached one replaces the recorded one. */
 function judgedBy(r: RunRow, header: Record<string, unknown>): RunDetailDto["judgedBy"] {
-  if (r.policyVersion !== null && r.workflow !== null) return { source: "workflow", workflow: r.workflow, version: r.policyVersion };
-  if (r.attachedPolicy !== null) return { source: "import" };
+  if (r.attachedPolicy !== null) {
+    const policy = JSON.parse(r.attachedPolicy) as unknown;
+    if (r.policyVersion !== null && r.workflow !== null)
+      return { source: "workflow", workflow: r.workflow, version: r.policyVersion, policy };
+    return { source: "import", policy };
+  }
   return header.policy !== undefined && header.policy !== null ? { source: "recorded" } : null;
 }
 

@@ -118,8 +118,9 @@ export const runDetailSchema = z.strictObject({
    */
   judgedBy: z.union([
     z.strictObject({ source: z.literal("recorded") }),
-    z.strictObject({ source: z.literal("import") }),
-    z.strictObject({ source: z.literal("workflow"), workflow: z.string(), version: int.min(1) }),
+    /** `policy`: the attached policy (the JSON of run.start.data.policy), which the replay judges the run by too */
+    z.strictObject({ source: z.literal("import"), policy: z.unknown() }),
+    z.strictObject({ source: z.literal("workflow"), workflow: z.string(), version: int.min(1), policy: z.unknown() }),
     z.null(),
   ]),
 });
@@ -223,6 +224,34 @@ export const eventVerdictsSchema = z.strictObject({
       approved: z.boolean(),
       denied: z.boolean(),
       usedBy: seq.nullable(),
+    })
+    .nullable(),
+  /**
+   * a tool.call (its tool.result, reconcile): the declared policy's verdict on it, the one
+   * tool.args-invalid and policy.<kind> are reported from (the attached policy when one
+   * judges the run); null when the policy declares no contract schema or invariant for its tool
+   */
+  policy: z
+    .strictObject({
+      seq,
+      call: z.string(),
+      tool: z.string(),
+      args: z
+        .discriminatedUnion("status", [
+          z.strictObject({ status: z.literal("ok") }),
+          z.strictObject({ status: z.literal("invalid"), keyword: z.string(), path: z.string(), message: z.string() }),
+          z.strictObject({ status: z.literal("schema-refused"), message: z.string() }),
+        ])
+        .nullable(),
+      checked: z.array(z.string()),
+      broken: z.array(
+        z.strictObject({
+          kind: z.enum(["requires-before", "state-precondition", "once-per", "confirmed-by-input", "arg-from-input"]),
+          id: z.string(),
+          evidence: seq.nullable(),
+          path: z.string().nullable(),
+        }),
+      ),
     })
     .nullable(),
 });

@@ -69,7 +69,7 @@ describe.each(DIALECTS)("attaching a policy on %s", (dialect) => {
     expect(await policyAt(db, "air-2")).toEqual(["policy.once-per@3"]);
     expect(await policyAt(db, "shop-1")).toEqual([]);
     const detail = (await getRun(db, "air-1"))!;
-    expect(detail.judgedBy).toEqual({ source: "workflow", workflow: "airline", version: 1 });
+    expect(detail.judgedBy).toEqual({ source: "workflow", workflow: "airline", version: 1, policy: JSON.parse(ONCE) });
     expect((await getRun(db, "shop-1"))!.judgedBy).toBeNull();
     expect(detail.findingCount).toBe(detail.findings.length);
     const after = await db.sql.all<{ body: string; chain: string }>(
@@ -88,14 +88,24 @@ describe.each(DIALECTS)("attaching a policy on %s", (dialect) => {
     expect(r.version).toBe(2);
     // no user input at all: both writes lack a confirmation; once-per is gone
     expect(await policyAt(db, "air-1")).toEqual(["policy.confirmed-by-input@1", "policy.confirmed-by-input@3"]);
-    expect((await getRun(db, "air-2"))!.judgedBy).toEqual({ source: "workflow", workflow: "airline", version: 2 });
+    expect((await getRun(db, "air-2"))!.judgedBy).toEqual({
+      source: "workflow",
+      workflow: "airline",
+      version: 2,
+      policy: JSON.parse(CONFIRM),
+    });
     expect((await workflowPolicyVersions(db, "airline")).map((v) => v.version)).toEqual([1, 2]);
   });
 
   it("a run of the workflow stored later is judged by the latest version", async () => {
     await importStream(db, bytesOf(journal("air-3", "airline")), { accept: "journal", source: "upload" });
     expect(await policyAt(db, "air-3")).toEqual(["policy.confirmed-by-input@1", "policy.confirmed-by-input@3"]);
-    expect((await getRun(db, "air-3"))!.judgedBy).toEqual({ source: "workflow", workflow: "airline", version: 2 });
+    expect((await getRun(db, "air-3"))!.judgedBy).toEqual({
+      source: "workflow",
+      workflow: "airline",
+      version: 2,
+      policy: JSON.parse(CONFIRM),
+    });
   });
 
   it("refuses an account that is not an admin, and stores nothing", async () => {
@@ -105,7 +115,12 @@ describe.each(DIALECTS)("attaching a policy on %s", (dialect) => {
       status: 403,
     });
     expect((await workflowPolicyVersions(db, "airline")).length).toBe(2);
-    expect((await getRun(db, "air-1"))!.judgedBy).toEqual({ source: "workflow", workflow: "airline", version: 2 });
+    expect((await getRun(db, "air-1"))!.judgedBy).toEqual({
+      source: "workflow",
+      workflow: "airline",
+      version: 2,
+      policy: JSON.parse(CONFIRM),
+    });
     const log = await listAudit(db, { projects: "all" });
     expect(log.some((e) => e.action === "policy.attach" && e.result === "refused" && e.actor === "user:vera")).toBe(true);
   });
@@ -128,7 +143,7 @@ describe.each(DIALECTS)("attaching a policy on %s", (dialect) => {
     if (!file.ok) throw new Error(file.message);
     await importStream(db, bytesOf(journal("imp-1", "no-such-workflow")), { accept: "journal", source: "import", policy: file.policy });
     expect(await policyAt(db, "imp-1")).toEqual(["policy.once-per@3"]);
-    expect((await getRun(db, "imp-1"))!.judgedBy).toEqual({ source: "import" });
+    expect((await getRun(db, "imp-1"))!.judgedBy).toEqual({ source: "import", policy: JSON.parse(ONCE) });
     await importStream(db, bytesOf(journal("rec-1", "no-such-workflow", JSON.parse(ONCE) as Data)), {
       accept: "journal",
       source: "upload",

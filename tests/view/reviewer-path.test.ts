@@ -179,7 +179,7 @@ describe("evidence quoted in a finding", () => {
     redactions: 0,
     event: { run: "r", seq, ts, type, data },
   });
-  const NO_VERDICTS: InspectAnswer["verdicts"] = { retrieval: null, decision: null, call: null, approval: null };
+  const NO_VERDICTS: InspectAnswer["verdicts"] = { retrieval: null, decision: null, call: null, approval: null, policy: null };
   const answer = (event: ReturnType<typeof ev>, related: Array<ReturnType<typeof ev>>, verdicts = NO_VERDICTS) => ({
     seq: event.seq,
     event,

@@ -13,7 +13,7 @@ import { findPlaceholders, type Redactor, type SecretHit } from "../../redact";
 import { withoutHash } from "../../journal/chain";
 import type { SqlTx } from "../sql";
 import type { RunRow, RunSummary } from "./run-row";
-import { FailureCounter, type FailureSnapshot } from "../../semantics";
+import { FailureCounter, judgedBy, type FailureSnapshot } from "../../semantics";
 import { failureInput } from "../../journal/summary";
 
 const FINDINGS_PER_INSERT = 500;
@@ -67,15 +67,6 @@ export interface WorkflowPolicyText {
 
 /** The latest attached policy of a workflow, if any (read once per request: workflow-policy.ts). */
 export type PolicyLookup = (workflow: string) => WorkflowPolicyText | undefined;
-
-/**
- * The event as the analysis reads it: a run.start with the attached policy in place of the
- * recorded one (the stored event, its hash and the recorder's chain stay as recorded).
- */
-function judgedBy(event: JournalEvent, policy: JsonValue | undefined): JournalEvent {
-  if (policy === undefined || event.type !== "run.start") return event;
-  return { ...event, data: { ...event.data, policy } };
-}
 
 /** The run.start's workflow name (data.workflow.name), as the run row reads it. */
 function workflowOf(event: JournalEvent): string | undefined {

@@ -5,13 +5,26 @@ import "server-only";
  * branches that the call ledger reads.
  */
 import type { JournalEvent } from "../../journal/types";
-import type { BranchReconcile } from "../../semantics";
+import { judgedEvents, type BranchReconcile } from "../../semantics";
+import { attachedPolicyOf } from "../attached-policy";
 import type { Db } from "../db";
 
-/** Every stored (redacted) event of a run, in seq order. */
+/**
+ * Every stored (redacted) event of a run, in seq order, as the run is judged: its run.start
+ * carries the attached policy when one was attached (lib/server/attached-policy.ts), so the
+ * call ledger reads the contracts that judged the run.
+ */
 export async function runEvents(db: Db, run: string): Promise<JournalEvent[]> {
-  const rows = await db.sql.all<{ body: string }>(`SELECT "body" FROM "Event" WHERE "runId" = ? ORDER BY "seq"`, [run]);
-  return rows.map((r) => JSON.parse(r.body) as JournalEvent);
+  const [rows, attached] = await Promise.all([
+    db.sql.all<{ body: string }>(`SELECT "body" FROM "Event" WHERE "runId" = ? ORDER BY "seq"`, [run]),
+    attachedPolicyOf(db, run),
+  ]);
+  return [
+    ...judgedEvents(
+      rows.map((r) => JSON.parse(r.body) as JournalEvent),
+      attached,
+    ),
+  ];
 }
 
 export interface BranchRow {
