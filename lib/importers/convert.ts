@@ -4,6 +4,7 @@
  * detection on the first bytes, lib/server/service.ts).
  */
 import { parseJsonExact } from "../journal/parse-line";
+import { importAg2GroupChat } from "./ag2-groupchat";
 import { importAtif } from "./atif";
 import { importLangSmith } from "./langsmith";
 import { importClaudeCode } from "./claude-code";
@@ -117,6 +118,8 @@ export function convertDocument(format: SourceFormat, body: string, opts: Import
       return importMiniSweAgent(value, body, opts);
     case "openai-agents":
       return importOpenAIAgents(value, body, opts);
+    case "ag2-groupchat":
+      return importAg2GroupChat(value, body, opts);
     default:
       throw new ImportError(`the file looks like ${label}, which this version cannot import yet`);
   }

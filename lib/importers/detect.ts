@@ -13,7 +13,7 @@ const DETECT_HEAD_BYTES = 64 * 1024;
 
 /** What an import of a file in no known format says. */
 export const UNKNOWN_FORMAT =
-  "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, LangSmith, any-agent, OTel JS span dumps, SWE-agent, mini-swe-agent, OpenAI Agents SDK RunState, Cursor chats exported by SpecStory, OpenHands (event streams and evaluation output.jsonl), Inspect AI (.json and .eval), tau-bench, Claude Code sessions, Codex CLI rollouts, Gemini CLI chats, Qwen Code sessions, OpenCode exports, Cline and Roo Code tasks, Aider histories, Copilot CLI sessions, zips of session folders, ATIF trajectories, Phoenix span exports, Retrace journals)";
+  "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, LangSmith, any-agent, OTel JS span dumps, SWE-agent, mini-swe-agent, OpenAI Agents SDK RunState, Cursor chats exported by SpecStory, OpenHands (event streams and evaluation output.jsonl), Inspect AI (.json and .eval), tau-bench, Claude Code sessions, Codex CLI rollouts, Gemini CLI chats, Qwen Code sessions, OpenCode exports, Cline and Roo Code tasks, Aider histories, Copilot CLI sessions, zips of session folders, ATIF trajectories, Phoenix span exports, AG2 group chat histories, Retrace journals)";
 
 /** The one error of a file in no known format: that it is not supported, and what it looks like. */
 export function unknownFormatMessage(looksLike: string): string {
@@ -221,6 +221,8 @@ export function detectFormat(head: string, fileName?: string): Detection {
     // OpenAI Agents SDK RunState ({$schemaVersion, modelResponses, generatedItems…}) or a RunResult {state: RunState}
     if (has(k1, "modelResponses", "currentTurn") || (k1.has("state") && has(keys[2] ?? new Set(), "modelResponses", "currentTurn")))
       return result("openai-agents");
+    // AG2 group chat saved with its message list: {history: [{content, role, name}], …}
+    if (k1.has("history") && has(keys[3] ?? new Set(), "content", "role", "name") && !k1.has("instance_id")) return result("ag2-groupchat");
   }
   if (root === "array") {
     if (any(k1, "resourceSpans", "resource_spans", "batches")) return result("otlp-json-array");

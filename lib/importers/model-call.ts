@@ -21,6 +21,8 @@ export interface ModelCall {
   call: string;
   model: string;
   messages: JournalMessage[];
+  /** model.request's other fields: messagesSince, params (undefined ones left out) */
+  request?: Record<string, unknown>;
   text: string;
   reasoning?: string;
   toolCalls: MessageToolCall[];
@@ -46,7 +48,7 @@ export function addModelCall(b: JournalBuilder, c: ModelCall): void {
     key: `m:${s}`,
     parentKey: `s:${s}`,
     after: `s:${s}`,
-    data: { call: c.call, model: c.model, messages: c.messages },
+    data: compact({ call: c.call, model: c.model, messages: c.messages, ...c.request }),
   });
   b.add({
     t: c.tResponse ?? c.t,

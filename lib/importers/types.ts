@@ -35,6 +35,7 @@ export const SOURCE_FORMATS = [
   "session-folder",
   "openai-agents",
   "specstory",
+  "ag2-groupchat",
   "unknown",
 ] as const;
 export type SourceFormat = (typeof SOURCE_FORMATS)[number];
@@ -70,6 +71,7 @@ export const FORMAT_LABELS: Record<SourceFormat, string> = {
   "session-folder": "Folder of session files (zip)",
   "openai-agents": "OpenAI Agents SDK saved RunState (JSON)",
   specstory: "Cursor chat exported by SpecStory (Markdown)",
+  "ag2-groupchat": "AG2 / AutoGen group chat history (JSON)",
   unknown: "Unknown format",
 };
 
