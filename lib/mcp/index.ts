@@ -18,4 +18,4 @@ export {
 } from "./jsonrpc";
 export { McpRecorder, toolResultData, type AppendEvent } from "./recorder";
 export { mcpServers, readMcpRecording, type McpServerRecording } from "./recording";
-export { McpReplayer, type McpAnswer, type McpDivergence, type McpReplayerOptions } from "./replayer";
+export { McpReplayer, type AppendNow, type McpAnswer, type McpDivergence, type McpReplayerOptions } from "./replayer";

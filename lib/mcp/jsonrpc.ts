@@ -45,6 +45,8 @@ export const RPC = {
   requestTimeout: -32001,
   /** a call the recording does not hold (a replay's divergence) */
   notRecorded: -32010,
+  /** a call that breaks the declared policy, refused in a replay (a replay's divergence) */
+  policyRefused: -32011,
 } as const;
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -11,19 +11,33 @@
  * - a call the recording does not hold: a JSON-RPC error naming the difference, and the
  *   replay's divergence at the recorded seq it departs from (the matcher's tool-call
  *   divergence, the shape of `retrace replay --json`, with `server`); with `liveReads`, a call the server's own annotations declare
- *   read-only (`readOnlyHint: true`) is handed back to the caller to send to the server.
+ *   read-only (`readOnlyHint: true`) is handed back to the caller to send to the server;
+ * - with a policy guard (lib/playback `PolicyGuard`, folding the replay's own journal), a
+ *   call that breaks the declared policy is refused before it is matched: the JSON-RPC error
+ *   -32011 naming the rule, neither answered from the recording nor sent to a server (not
+ *   even with `liveReads`), and the replay's divergence (kind `policy`, with `server`).
+ *
+ * The replay's own calls and answers go to its journal (`append`, a journal writer's
+ * synchronous append) before the answer is returned, so the next call is judged on them.
  */
 import { canonicallyEqual } from "../canonical";
-import type { JsonValue } from "../journal/types";
-import { recordedAnswer, ToolCallSequence, type RecordedTool, type ToolCallDivergence } from "../playback";
+import type { EventType, JsonValue } from "../journal/types";
+import {
+  recordedAnswer,
+  ToolCallSequence,
+  type PolicyDivergence,
+  type PolicyGuard,
+  type RecordedTool,
+  type ToolCallDivergence,
+} from "../playback";
 import { RPC, type JsonRpcError } from "./jsonrpc";
 import { parseRaw, type McpServerRecording } from "./recording";
-import type { AppendEvent } from "./recorder";
 
-/** A tools/call divergence: lib/playback's tool-call divergence, with the server it concerns. */
-export interface McpDivergence extends ToolCallDivergence {
-  server: string;
-}
+/** A tools/call divergence: lib/playback's tool-call divergence or policy refusal, with the server it concerns. */
+export type McpDivergence = (ToolCallDivergence | PolicyDivergence) & { server: string };
+
+/** Appends one event to the replay's journal now (a journal writer's append); returns its seq. */
+export type AppendNow = (type: EventType, data: Record<string, unknown>, parent?: number) => number;
 
 export type McpAnswer =
   | { kind: "result"; result: Record<string, unknown>; recordedSeq?: number }
@@ -34,7 +48,9 @@ export type McpAnswer =
 export interface McpReplayerOptions {
   liveReads?: boolean;
   /** where the replay's own tools/call events go (a branch journal), marked with the recorded call */
-  append?: AppendEvent;
+  append?: AppendNow;
+  /** refuses a call that breaks the declared policy; it must observe the journal `append` writes to */
+  guard?: PolicyGuard;
 }
 
 /** The MCP result a recorded call answers with: its content and the rest of the result as recorded. */
@@ -49,7 +65,6 @@ export class McpReplayer {
   private readonly calls: ToolCallSequence;
   private readonly sidesUsed = new Set<number>();
   private first: McpDivergence | null = null;
-  private chain: Promise<unknown> = Promise.resolve();
   private callCount = 0;
   private liveCount = 0;
   private flaggedCount = 0;
@@ -112,6 +127,8 @@ export class McpReplayer {
     this.callCount++;
     const tool = typeof params.name === "string" ? params.name : "";
     const args = (params.arguments ?? {}) as JsonValue;
+    const refused = this.opts.guard?.judge(tool, args, this.calls, { effect: this.effectOf(tool) }) ?? null;
+    if (refused !== null) return this.refuse(tool, args, refused);
     const step = this.calls.ask(tool, args);
     if (step.divergence === null && step.recorded !== null) {
       const r = step.recorded;
@@ -166,14 +183,40 @@ export class McpReplayer {
     return out;
   }
 
-  /** The replay's own call and answer, in its branch journal. */
-  private record(tool: string, args: JsonValue, recordedSeq: number, match: boolean, out: McpAnswer): void {
+  /** A call the policy guard refuses: never matched, answered or sent; the replay's divergence. */
+  private refuse(tool: string, args: JsonValue, refused: PolicyDivergence): McpAnswer {
+    const divergence: McpDivergence = { ...refused, server: this.recording.server };
+    this.first ??= divergence;
+    const out: McpAnswer = {
+      kind: "error",
+      divergence,
+      error: {
+        code: RPC.policyRefused,
+        message: `retrace replay: tools/call refused by the declared policy: ${refused.message}; it was not sent to the server nor answered from the recording`,
+        data: { divergence },
+      },
+    };
+    this.record(tool, args, refused.seq, false, out, refused.rule);
+    return out;
+  }
+
+  /** How a tool's effect is recorded: as its recorded calls were, else a write. */
+  private effectOf(tool: string): "read" | "write" {
+    return this.recording.recording.byTool.get(tool)?.at(0)?.effect ?? "write";
+  }
+
+  /** The replay's own call and answer, in its branch journal (`refused`: the rule a refused call breaks). */
+  private record(tool: string, args: JsonValue, recordedSeq: number, match: boolean, out: McpAnswer, refused?: string): void {
     const append = this.opts.append;
     if (!append) return;
-    const effect = this.recording.recording.byTool.get(tool)?.at(0)?.effect ?? "write";
-    const replay = { recordedSeq, match, ...(out.kind === "error" && out.flag ? { outcome: out.flag } : {}) };
+    const replay = {
+      recordedSeq,
+      match,
+      ...(out.kind === "error" && out.flag ? { outcome: out.flag } : {}),
+      ...(refused ? { refused } : {}),
+    };
     const call = `mcp:${this.recording.server}:replay:${this.callCount}`;
-    const seq = this.chain.then(() => append("tool.call", { call, tool, args, effect, mcp: { server: this.recording.server }, replay }));
+    const seq = append("tool.call", { call, tool, args, effect: this.effectOf(tool), mcp: { server: this.recording.server }, replay });
     const result =
       out.kind === "result"
         ? { call, status: out.result.isError === true ? "error" : "ok", result: (out.result.content ?? []) as JsonValue, replay }
@@ -183,11 +226,6 @@ export class McpReplayer {
             error: out.kind === "error" ? { ...out.error, data: undefined } : {},
             replay,
           };
-    this.chain = seq.then((s) => append("tool.result", result, s)).catch(() => undefined);
-  }
-
-  /** Resolves when every branch event is appended. */
-  async settle(): Promise<void> {
-    await this.chain;
+    append("tool.result", result, seq);
   }
 }

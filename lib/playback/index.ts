@@ -4,7 +4,8 @@
  * model-API gateway's replay matches model requests with it (model-request.ts,
  * normalise.ts, paths.ts, gateway-recording.ts); the recorder SDK's replay matches its model
  * requests with the same matcher (recorder-recording.ts); the recorder's replay and the MCP
- * proxy's replay match tool calls with the one in-order tool matcher (tool-sequence.ts).
+ * proxy's replay match tool calls with the one in-order tool matcher (tool-sequence.ts), and
+ * refuse a call that breaks the declared policy with the one policy guard (policy-guard.ts).
  */
 export { recordedAnswer, type ToolAnswer } from "./answer";
 export {
@@ -45,6 +46,7 @@ export {
   type ToolSequenceOptions,
   type ToolStep,
 } from "./tool-sequence";
+export { isPolicyDivergence, PolicyGuard, type PolicyDivergence, type PolicyRule } from "./policy-guard";
 export { normaliseRequestBody, type NormaliseOptions } from "./normalise";
 export { mapPlaces, mapPlacesDeep, placeMap, type PlaceMap } from "./paths";
 export {

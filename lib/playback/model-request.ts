@@ -18,8 +18,9 @@ import { firstSeqOf, type RecordedExchange, type RecordedRequest } from "./gatew
 /**
  * `tool-call`: a tool call (the recorder SDK's, or an MCP tools/call) that the recording
  * does not answer, or a recorded one never made: ToolCallSequence (tool-sequence.ts) says it.
+ * `policy`: a tool call refused because it breaks the declared policy (policy-guard.ts).
  */
-export type RequestDivergenceKind = RequestPart | "extra-request" | "missing-request" | "tool-call";
+export type RequestDivergenceKind = RequestPart | "extra-request" | "missing-request" | "tool-call" | "policy";
 
 export interface RequestDivergence {
   /** seq in the recorded journal of the first event that differs. */

@@ -25,7 +25,8 @@
  *   `repeated` when every equal call was already answered (at the tool's first unanswered
  *   call, else at run.end's seq).
  *
- * `missing()` names the first recorded call no asked call stood for (`missing-call`).
+ * `missing()` names the first recorded call no asked call stood for (`missing-call`);
+ * `placeOf()` says where a call would stand without asking it.
  * Every divergence has the request matcher's shape (model-request.ts), kind `tool-call`,
  * its `path` a JSON Pointer into the recorded `tool.call` event's data (`/tool`, `/args/…`,
  * "" for a whole call) and `recorded` / `replayed` the values at `/args/…`, else the whole
@@ -89,6 +90,23 @@ export class ToolCallSequence {
   ask(tool: string, args: JsonValue): ToolStep {
     this.asked++;
     return this.opts.order === "first-equal" ? this.firstEqual(tool, args) : this.inRecordedOrder(tool, args);
+  }
+
+  /**
+   * Where a call asked now would stand, without asking it (nothing answered, nothing
+   * counted): the recorded call it would answer or depart from (in `recorded` order the next
+   * unanswered call; in `first-equal` the earliest equal unanswered one, else the tool's
+   * first unanswered one, else the next unanswered call), and that call's seq, or run.end's
+   * when none is left. A call refused before it is matched (policy-guard.ts) is placed here.
+   */
+  placeOf(tool: string, args: JsonValue): { seq: number; recorded: RecordedTool | null } {
+    let x = this.next();
+    if (this.opts.order === "first-equal") {
+      const key = groupOf(tool, args);
+      const open = this.calls.filter((c) => c.tool === tool && !this.answered.has(c.seq));
+      x = open.find((c) => c.argsKey === key) ?? open[0] ?? x;
+    }
+    return { seq: x?.seq ?? this.endSeq, recorded: x ?? null };
   }
 
   /** The first recorded call no asked call stood for, as a divergence (null: none). */

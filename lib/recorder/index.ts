@@ -22,5 +22,12 @@ export { memorySink, type MemorySink } from "./memory-sink";
 export type { ErrorReporter, Sink } from "./types";
 export { readJournalEvents } from "./journal-file";
 export { replayAgainst, type ReplayableAgent, type ReplayOptions, type ReplayResult } from "./replay";
-export { ReplayDivergenceError, WriteBlockedError, type LiveModel, type LiveModelCall, type ReplayMode } from "./replay-recorder";
-export type { RequestDivergence as ReplayDivergence } from "../playback";
+export {
+  PolicyRefusedError,
+  ReplayDivergenceError,
+  WriteBlockedError,
+  type LiveModel,
+  type LiveModelCall,
+  type ReplayMode,
+} from "./replay-recorder";
+export type { PolicyDivergence, RequestDivergence as ReplayDivergence } from "../playback";

@@ -15,19 +15,26 @@
  *   `model-live`, one whose arguments differ) is not answered: a write is blocked
  *   (WriteBlockedError, `replay.blocked`), a read throws ReplayDivergenceError unless
  *   `liveReads` lets it run for real (marked `live`).
+ * - Before a tool call is matched, the policy guard (lib/playback PolicyGuard) judges it by
+ *   the declared policy on the replay's own events so far (the branch as this recorder
+ *   writes it): a call that breaks a contract's args schema or an invariant is refused,
+ *   neither answered from the recording nor executed (PolicyRefusedError, `replay.refused`),
+ *   and is a divergence of kind `policy` naming the rule.
  * - The first divergence (in the order calls are made) is kept; at `end()` a recorded
  *   model or tool call never made is one too (`missing-request`, `tool-call`). `run.end`
  *   carries `replay {match, divergence}`.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { EventType, JsonObject, JsonValue } from "../journal/types";
+import type { EventType, JournalEvent, JsonObject, JsonValue } from "../journal/types";
 import { toJson } from "../journal/to-json";
 import {
+  PolicyGuard,
   recorderReading,
   recorderRequestBody,
   RecordedRequestMatcher,
   ToolCallSequence,
   RECORDER_FORMAT,
+  type PolicyDivergence,
   type RecordedModelCall,
   type RecorderRecording,
   type RequestDivergence,
@@ -75,6 +82,20 @@ export class WriteBlockedError extends Error {
   }
 }
 
+/**
+ * Thrown to the agent for a tool call that breaks the declared policy: it is neither answered
+ * from the recording nor executed; `divergence` names the rule, the invariant and the evidence.
+ */
+export class PolicyRefusedError extends Error {
+  constructor(
+    message: string,
+    readonly divergence: PolicyDivergence,
+  ) {
+    super(message);
+    this.name = "PolicyRefusedError";
+  }
+}
+
 export interface ReplayRecorderOptions {
   recording: RecorderRecording;
   mode: ReplayMode;
@@ -82,6 +103,11 @@ export interface ReplayRecorderOptions {
   model?: LiveModel;
   /** In `model-live`: a read the recording cannot answer runs for real (marked live) instead of failing. */
   liveReads?: boolean;
+  /**
+   * The declared policy tool calls are judged by (the JSON of run.start.data.policy),
+   * replacing the recording's run.start policy; undefined: the recording's.
+   */
+  policy?: JsonValue;
   /** Fields for the branch's `run.start` (replayOf, mode, components…). */
   header: Record<string, unknown>;
   recorder: RecorderOptions;
@@ -153,7 +179,17 @@ export function replayRecorder(opts: ReplayRecorderOptions): ReplayRecorder {
     throw new TypeError("replayAgainst: mode model-live needs a model (options.model)");
   const clock = opts.recorder.clock ?? Date.now;
   const marks = new AsyncLocalStorage<Marks>();
-  const base = annotatedRecorder(opts.recorder, (type) => (type === "run.start" ? opts.header : marks.getStore()?.[type]));
+  // the guard folds the branch as it is written, its run.start first
+  const guard = new PolicyGuard(opts.policy !== undefined ? opts.policy : recording.start.policy);
+  const sink = opts.recorder.sink;
+  const observed = {
+    write: (e: JournalEvent) => (sink.write(e), guard.observe(e)),
+    flush: (t?: number) => sink.flush(t),
+    close: (t?: number) => sink.close(t),
+  };
+  const base = annotatedRecorder({ ...opts.recorder, sink: observed }, (type) =>
+    type === "run.start" ? opts.header : marks.getStore()?.[type],
+  );
   const matcher = new RecordedRequestMatcher(recording, {}, recorderReading);
   const tools = new ToolCallSequence(recording.tools, recording.endSeq);
   const contexts = new Map<number, JsonObject>();
@@ -210,7 +246,20 @@ export function replayRecorder(opts: ReplayRecorderOptions): ReplayRecorder {
     },
 
     async tool(name, o, args, fn) {
-      const step = tools.ask(name, toJson(args ?? {}));
+      // never a timer on an answer from the recording, nor on a refused call
+      const options = { ...o, timeoutMs: undefined };
+      const asked = toJson(args ?? {});
+      const refused = guard.judge(name, asked, tools, o.effect === undefined ? {} : { effect: o.effect });
+      if (refused !== null) {
+        note(refused);
+        const mark = { replay: { recordedCall: null, recordedSeq: refused.seq, match: false, divergence: refused, refused: refused.rule } };
+        return marks.run({ "tool.call": mark, "tool.result": mark }, () =>
+          base.tool(name, options, args, async () => {
+            throw new PolicyRefusedError(`retrace replay: ${name} refused, never executed: ${refused.message}`, refused);
+          }),
+        );
+      }
+      const step = tools.ask(name, asked);
       note(step.divergence);
       const x = step.recorded;
       const replay = {
@@ -219,8 +268,6 @@ export function replayRecorder(opts: ReplayRecorderOptions): ReplayRecorder {
         match: step.divergence === null,
         ...(step.divergence ? { divergence: step.divergence } : {}),
       };
-      // never a timer on an answer from the recording, nor on a refused call
-      const options = { ...o, timeoutMs: undefined };
       if (x !== null && (mode === "recorded" || step.divergence === null)) {
         const status = x.result?.status;
         const unresolved = status !== "ok" && status !== "error";

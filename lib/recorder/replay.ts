@@ -3,10 +3,13 @@
  * answers its model and tool calls from a recorded run (replay-recorder.ts), and say where
  * it departs from the recording. The result has the `retrace replay --json` shape (`run`,
  * `mode`, `match`, `requests`, `divergence` {seq, kind, path, recorded, replayed}, `branch`),
- * with the branch journal's events in `branch.events` (and in a file with `out`).
+ * with the branch journal's events in `branch.events` (and in a file with `out`). A tool call
+ * that breaks the declared policy (the recording's run.start policy, or `policy`) is refused
+ * (replay-recorder.ts) and is the divergence, of kind `policy`.
  */
 import { randomBytes } from "node:crypto";
-import type { JournalEvent } from "../journal/types";
+import type { JournalEvent, JsonValue } from "../journal/types";
+import { readInvariant } from "../semantics";
 import { readRecorderRecording, type RequestDivergence } from "../playback";
 import { fileSink } from "./file-sink";
 import { readJournalEvents } from "./journal-file";
@@ -24,6 +27,13 @@ export interface ReplayOptions {
   model?: LiveModel;
   /** `model-live` only: a read the recording cannot answer runs for real (marked live). */
   liveReads?: boolean;
+  /**
+   * The declared policy the agent's tool calls are judged by (the JSON of
+   * run.start.data.policy: tool contracts, invariants), in place of the recording's
+   * run.start policy, which it replaces whole (as a workflow's attached policy does).
+   * The branch's run.start records it.
+   */
+  policy?: JsonValue;
   /** The run to replay when the journal holds several. */
   run?: string;
   /** Also write the branch journal (NDJSON) to this file, to import into Retrace. */
@@ -87,6 +97,22 @@ function stamp(): string {
     .slice(0, 14)}-${randomBytes(4).toString("hex")}`;
 }
 
+/**
+ * A policy given in code, checked as far as the recorder can without the journal schema: an
+ * object whose invariants the kernel can all read (one it cannot would be off without a word).
+ */
+function checkPolicy(policy: JsonValue): void {
+  if (policy === null || typeof policy !== "object" || Array.isArray(policy))
+    throw new TypeError("replayAgainst: policy must be an object (the JSON of run.start.data.policy)");
+  const invariants = policy.invariants;
+  if (invariants === undefined) return;
+  if (!Array.isArray(invariants)) throw new TypeError("replayAgainst: policy.invariants must be an array");
+  invariants.forEach((inv, i) => {
+    if (readInvariant(inv) === null)
+      throw new TypeError(`replayAgainst: policy.invariants[${i}] is not an invariant of a known kind and shape`);
+  });
+}
+
 /** Replays `agent` against a recorded run (a journal file's path, or its events). */
 export async function replayAgainst(
   journal: string | readonly JournalEvent[],
@@ -96,6 +122,7 @@ export async function replayAgainst(
   const mode = opts.mode ?? "recorded";
   if (mode !== "recorded" && mode !== "model-live")
     throw new TypeError(`replayAgainst: mode must be "recorded" or "model-live", not "${String(mode)}"`);
+  if (opts.policy !== undefined) checkPolicy(opts.policy);
   const where = typeof journal === "string" ? journal : "the journal";
   const events = pickRun(typeof journal === "string" ? await readJournalEvents(journal) : journal, opts.run, where);
   const recording = readRecorderRecording(events);
@@ -109,6 +136,7 @@ export async function replayAgainst(
     mode,
     model: opts.model,
     liveReads: opts.liveReads,
+    policy: opts.policy,
     header: {
       replayOf: { run: recording.run, head: recording.head },
       mode,
@@ -121,7 +149,7 @@ export async function replayAgainst(
       versions: start.versions as RecorderOptions["versions"],
       environment: "replay",
       initiator: { kind: "replay" },
-      policy: start.policy as RecorderOptions["policy"],
+      policy: (opts.policy !== undefined ? opts.policy : start.policy) as RecorderOptions["policy"],
       input: start.input,
       tags: Array.isArray(start.tags) ? (start.tags as string[]) : undefined,
       sink,

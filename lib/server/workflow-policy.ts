@@ -1,16 +1,14 @@
 import "server-only";
 /**
  * Attaching a declared policy to runs that came without one (docs/declared-policy.md,
- * "Attaching a policy"): a policy file checked against the journal schema's policy, a
- * workflow's policy versions (the WorkflowPolicy table) and the re-judging of the
+ * "Attaching a policy"): a policy file checked against the journal schema's policy
+ * (lib/journal/policy-file.ts, which the CLI's replay reads files with too), a workflow's policy versions (the WorkflowPolicy table) and the re-judging of the
  * workflow's stored runs when a version is attached. The journal of a run stays as recorded
  * (its run.start, hashes and chain untouched): the run row records the policy that judged
  * it (Run.attachedPolicy, Run.policyVersion) and the analysis reads it in place of the
  * recorded one.
  */
-import { canonicalJson } from "../canonical";
-import { policySchema } from "../journal/schema";
-import { formatIssues } from "../journal/parse-line";
+import { readPolicyFile } from "../journal/policy-file";
 import type { Principal } from "../access/roles";
 import type { Db } from "./db";
 import { AccessError } from "./access/accounts";
@@ -19,34 +17,7 @@ import { appendAudit } from "./access/audit-log";
 import { publishRunChanges } from "./changes";
 import { redactorFor } from "./redactors";
 
-/** A policy file as read: its canonical JSON, or why it is refused (with the JSON path, or line and column). */
-export type PolicyFile = { ok: true; policy: string } | { ok: false; message: string };
-
 const MAX_WORKFLOW_CHARS = 200;
-
-function lineColumn(text: string, at: number): string {
-  const before = text.slice(0, at);
-  const line = before.split("\n").length;
-  return `line ${line}, column ${at - before.lastIndexOf("\n")}`;
-}
-
-/**
- * A policy file's text checked as `run.start.data.policy` is (lib/journal/schema.ts
- * policySchema), and unknown fields refused too: a misspelt `invariant` would otherwise
- * switch every rule off without a word.
- */
-export function readPolicyFile(text: string): PolicyFile {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    const m = /position (\d+)/.exec(e instanceof Error ? e.message : "");
-    return { ok: false, message: `not JSON${m ? ` (${lineColumn(text, Number(m[1]))})` : ""}` };
-  }
-  const checked = policySchema.strict().safeParse(value);
-  if (!checked.success) return { ok: false, message: formatIssues(checked.error.issues, "policy") };
-  return { ok: true, policy: canonicalJson(value) };
-}
 
 /** Who attaches: an account, a key or an open instance (checked), or the CLI (whoever holds the database). */
 export type PolicyActor = { principal: Principal; label: string } | { cli: string };

@@ -81,3 +81,40 @@ describe("retrace policy and import --policy", () => {
     await t.cleanup();
   });
 });
+
+describe("replay --policy and mcp-proxy --policy", () => {
+  it("refuse a policy file that is not one with exit 2, naming the file and what is wrong, before anything runs", async () => {
+    const dir = fs.mkdtempSync(path.join(inject("tmpDir"), "policy-replay-cli-"));
+    const a = path.join(dir, "a.jsonl");
+    fs.writeFileSync(a, journal("cli-replay"));
+    const bad = path.join(dir, "bad.json");
+    fs.writeFileSync(bad, JSON.stringify({ invariants: [{ id: "x", kind: "once-per", tools: ["modify"], arg: "/order_id" }], maxStep: 3 }));
+    const broken = path.join(dir, "broken.json");
+    fs.writeFileSync(broken, '{\n  "invariants": [\n    oops\n  ]\n}');
+    const ran = path.join(dir, "ran");
+    const command = [process.execPath, "-e", `require("fs").writeFileSync(${JSON.stringify(ran)}, "")`];
+
+    const replay = await cli(["replay", a, "--policy", bad, "--", ...command], {});
+    expect(replay.code).toBe(2);
+    expect(replay.stderr).toContain(`replay: --policy ${bad}: policy`);
+    expect(replay.stderr).toContain("maxStep");
+    const syntax = await cli(["replay", a, "--policy", broken, "--", ...command], {});
+    expect(syntax.code).toBe(2);
+    expect(syntax.stderr).toContain(`--policy ${broken}: not JSON`);
+    const missing = await cli(["replay", a, "--policy", path.join(dir, "none.json"), "--", ...command], {});
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("(no such file)");
+    expect(fs.existsSync(ran)).toBe(false);
+    // the journal-only replay has no agent to refuse anything
+    const hermetic = await cli(["replay", a, "--policy", bad], {});
+    expect(hermetic.code).toBe(2);
+    expect(hermetic.stderr).toContain("--policy needs a command to run");
+
+    const proxy = await cli(["mcp-proxy", "--replay", a, "--policy", bad], {});
+    expect(proxy.code).toBe(2);
+    expect(proxy.stderr).toContain(`mcp-proxy: --policy ${bad}: policy`);
+    const recording = await cli(["mcp-proxy", "--out", path.join(dir, "x.jsonl"), "--policy", bad, "--", ...command], {});
+    expect(recording.code).toBe(2);
+    expect(recording.stderr).toContain("--policy goes with --replay");
+  });
+});

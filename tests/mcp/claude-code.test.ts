@@ -5,6 +5,8 @@
  * order; under `retrace replay` with the MCP server's memory file fresh and no upstream,
  * the replay matches, the write (`create_entities`) never reaches a server, and a replay
  * whose model asks for another write diverges at the MCP call's seq, kind `tool-call`.
+ * With `replay --policy FILE` (issue 33), a policy the call obeys still matches, and one it
+ * breaks refuses it at that call, kind `policy`, naming the rule.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -89,14 +91,26 @@ describe("Claude Code with an MCP server through retrace mcp-proxy, under retrac
     expect(lines.some((l) => l.type === "x-mcp.tools")).toBe(true);
   });
 
-  async function replay(file: string) {
+  async function replay(file: string, options: string[] = []) {
     const { work, home } = freshDirs(root, "replay");
     const fresh = path.join(root, `memory-${path.basename(path.dirname(work))}.jsonl`);
     const branch = path.join(path.dirname(work), "branch.jsonl");
     const sentinel = await startFake("anthropic", []);
     try {
       const result = await run(
-        [...RETRACE, "replay", file, "--json", "--out", branch, "--upstream", `anthropic=${sentinel.url}`, "--", ...command(fresh)],
+        [
+          ...RETRACE,
+          "replay",
+          file,
+          "--json",
+          "--out",
+          branch,
+          "--upstream",
+          `anthropic=${sentinel.url}`,
+          ...options,
+          "--",
+          ...command(fresh),
+        ],
         { cwd: work, env: claudeEnv(home) },
       );
       const report = JSON.parse(result.stdout.trim().split("\n").pop() ?? "{}") as {
@@ -146,6 +160,44 @@ describe("Claude Code with an MCP server through retrace mcp-proxy, under retrac
       (e) => e.type === "tool.result" && (e.data.replay as { match?: boolean } | undefined)?.match === false && e.data.status === "error",
     );
     expect(JSON.stringify(refused?.data.error)).toContain("not in the recording");
+    expect(memoryWritten).toBe(false);
+    expect(sent).toBe(0);
+  });
+
+  it("replay --policy: a policy the MCP call obeys matches; one it breaks refuses it at that call, naming the rule", async () => {
+    const obeyed = path.join(root, "once.json");
+    fs.writeFileSync(
+      obeyed,
+      JSON.stringify({ invariants: [{ id: "one-per-name", kind: "once-per", tools: ["create_entities"], arg: "/entities/0/name" }] }),
+    );
+    const ok = await replay(journal, ["--policy", obeyed]);
+    expect(ok.report.match, JSON.stringify(ok.report.divergence)).toBe(true);
+
+    // no observations allowed: Ada's call breaks the contract's args schema
+    const broken = path.join(root, "no-observations.json");
+    const items = { type: "object", properties: { observations: { type: "array", maxItems: 0 } } };
+    fs.writeFileSync(
+      broken,
+      JSON.stringify({ tools: { create_entities: { args: { type: "object", properties: { entities: { type: "array", items } } } } } }),
+    );
+    const mcpCall = readLines(journal).find((l) => l.type === "tool.call" && l.data.tool === "create_entities")!;
+    const { result, report, events, memoryWritten, sent } = await replay(journal, ["--policy", broken]);
+    expect(result.status).toBe(1);
+    expect(report.match).toBe(false);
+    const refusedCall = events.find((e) => e.type === "tool.call" && e.data.tool === "create_entities")!;
+    expect(report.divergence).toMatchObject({
+      seq: mcpCall.seq,
+      kind: "policy",
+      rule: "tool.args-invalid",
+      keyword: "maxItems",
+      path: "/args/entities/0/observations",
+      server: "memory",
+      at: refusedCall.seq,
+    });
+    const answer = events.find((e) => e.type === "tool.result" && e.data.call === refusedCall.data.call)!;
+    expect(answer.data).toMatchObject({ status: "error", error: { code: -32011 }, replay: { match: false, refused: "tool.args-invalid" } });
+    // the branch says which policy judged it
+    expect(events[0].data.policy).toMatchObject({ tools: { create_entities: {} } });
     expect(memoryWritten).toBe(false);
     expect(sent).toBe(0);
   });

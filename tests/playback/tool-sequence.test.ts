@@ -137,3 +137,26 @@ describe("ToolCallSequence, first-equal (the MCP proxy's replay)", () => {
     expect(m.missing()).toMatchObject({ seq: 5, reason: "missing-call" });
   });
 });
+
+describe("ToolCallSequence.placeOf (where a refused call stands)", () => {
+  it("says where a call would stand without asking it: nothing answered, nothing counted", () => {
+    const m = strict();
+    expect(m.placeOf("pay", { to: "bob", amount: 5 })).toMatchObject({ seq: 1, recorded: { tool: "status" } });
+    m.ask("status", { id: "p1" });
+    expect(m.placeOf("pay", { to: "eve", amount: 1 })).toMatchObject({ seq: 3, recorded: { tool: "pay" } });
+    expect(m.replayed).toBe(1);
+    // still unanswered: the pay is answered when asked
+    expect(answerOf(m.ask("pay", { to: "bob", amount: 5 }))).toBe("paid");
+
+    const c = concurrent();
+    // first-equal: the equal unanswered call, else the tool's first unanswered one, else the next, else run.end
+    expect(c.placeOf("lookup", { q: "x" }).seq).toBe(7);
+    c.ask("status", { id: "p1" });
+    expect(c.placeOf("status", { id: "zzz" }).seq).toBe(5);
+    expect(c.placeOf("nope", {}).seq).toBe(3);
+    c.ask("pay", { to: "bob", amount: 5 });
+    c.ask("status", { id: "p1" });
+    c.ask("lookup", { q: "x" });
+    expect(c.placeOf("lookup", { q: "x" })).toEqual({ seq: END, recorded: null });
+  });
+});

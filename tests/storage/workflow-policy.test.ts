@@ -13,7 +13,8 @@ import { listAudit } from "@/lib/server/access/audit-log";
 import type { Db } from "@/lib/server/db";
 import { getRun } from "@/lib/server/queries";
 import { importStream } from "@/lib/server/service";
-import { attachWorkflowPolicy, readPolicyFile, workflowPolicyVersions } from "@/lib/server/workflow-policy";
+import { readPolicyFile } from "@/lib/journal/policy-file";
+import { attachWorkflowPolicy, workflowPolicyVersions } from "@/lib/server/workflow-policy";
 import { bytesOf, DIALECTS, freshDb, type TestDb } from "../helpers/db";
 
 type Data = Record<string, unknown>;

@@ -49,7 +49,7 @@ export async function run({ values, positionals: files }: CommandArgs<typeof opt
       console.error(`retrace import: cannot read ${values.policy}`);
       return 2;
     }
-    const { readPolicyFile } = await import("../../server/workflow-policy");
+    const { readPolicyFile } = await import("../../journal/policy-file");
     const file = readPolicyFile(text);
     if (!file.ok) {
       console.error(`retrace import: ${values.policy}: ${file.message}`);

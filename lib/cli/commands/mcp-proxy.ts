@@ -8,8 +8,9 @@
 import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import type { JournalEvent } from "../../journal/types";
+import type { EventType, JournalEvent } from "../../journal/types";
 import { mcpServers, McpRecorder, McpReplayer, readMcpRecording, type AppendEvent, type JsonRpcMessage } from "../../mcp";
+import { PolicyGuard } from "../../playback";
 import { groupByRun } from "../../semantics";
 import type { CommandArgs } from "../args";
 import { journalTarget, newRunId } from "../gateway/journal-target";
@@ -18,11 +19,12 @@ import { recordProxy, replayProxy, type Downstream } from "../mcp/proxy";
 import { gatewayAnswer, gatewayAppend, sessionFromEnv } from "../mcp/session";
 import { httpUpstream, stdioUpstream, type Upstream } from "../mcp/upstream";
 import { readJournalFile } from "./analyze";
+import { readPolicyOption } from "../policy-option";
 
 export const summary = "Stand in front of an MCP server: record its tool calls, or answer them from a recording";
 
 export const usage = `Usage: npm run -s retrace -- mcp-proxy [--name NAME] [--out FILE | --url URL]
-         [--replay JOURNAL [--run RUN]] [--live-reads] [--listen PORT]
+         [--replay JOURNAL [--run RUN] [--policy FILE]] [--live-reads] [--listen PORT]
          (-- SERVER_CMD [ARGS…] | --upstream URL)
 
 Speaks MCP (JSON-RPC, one message per line) on stdin/stdout: name it in the agent's MCP
@@ -43,6 +45,10 @@ Modes:
 Options:
   --name NAME        the server's name in the journal (default: from SERVER_CMD or URL)
   --run RUN          the run of JOURNAL to answer from (when it holds several)
+  --policy FILE      with --replay: judge the replayed calls by this declared policy (the
+                     JSON of run.start.data.policy: tool contracts, invariants;
+                     docs/declared-policy.md) instead of the recording's run.start policy
+                     (inside \`retrace replay\`, give --policy to retrace replay)
   --live-reads       replay: a call not in the recording that the server's annotations
                      declare read-only (readOnlyHint) is sent to the real server, marked live
   --upstream URL     the real server over Streamable HTTP
@@ -51,7 +57,11 @@ Options:
 
 In a replay a write is never sent to the server. A call not in the recording gets a
 JSON-RPC error (code -32010) naming the difference, and is the replay's divergence
-(kind tool-call). A recorded unknown or timed-out call is answered with -32001, as recorded.
+(kind tool-call). A call that breaks the declared policy (its args schema, an invariant,
+judged on the replay's own calls and results so far) is refused with -32011 naming the
+rule (tool.args-invalid, policy.<kind>), the invariant and the evidence: it is neither
+answered from the recording nor sent to a server, and is the replay's divergence (kind
+policy). A recorded unknown or timed-out call is answered with -32001, as recorded.
 Exit status: 0; 1 when a standalone replay diverged or the server cannot be started;
 2 on bad usage. A line from the client that is not JSON-RPC is answered with -32700 or
 -32600 (id null) and never passed on.`;
@@ -63,6 +73,7 @@ export const options = {
   replay: { type: "string" },
   run: { type: "string" },
   "live-reads": { type: "boolean" },
+  policy: { type: "string" },
   upstream: { type: "string" },
   listen: { type: "string" },
 } as const;
@@ -150,6 +161,8 @@ export async function run({ values, positionals }: CommandArgs<typeof options>):
   if (values.replay !== undefined && (values.out !== undefined || values.url !== undefined))
     return fail("--replay answers from a recording; it records nothing (no --out or --url)");
   if (values.run !== undefined && values.replay === undefined) return fail("--run goes with --replay");
+  if (values.policy !== undefined && values.replay === undefined)
+    return fail("--policy goes with --replay (inside a retrace replay session, give --policy to retrace replay)");
   let listenPort: number | undefined;
   if (values.listen !== undefined) {
     if (!/^\d{1,5}$/.test(values.listen) || Number(values.listen) > 65535)
@@ -177,6 +190,8 @@ export async function run({ values, positionals }: CommandArgs<typeof options>):
       });
       return 0;
     }
+    const policy = values.policy === undefined ? undefined : readPolicyOption(values.policy);
+    if (policy !== undefined && !policy.ok) return fail(policy.message);
     const read = await readJournalFile(values.replay!);
     for (const err of read.lineErrors) console.error(`${values.replay}:${err.line}: ${err.message} (line skipped)`);
     const events = pickRun(read.events, values.replay!, values.run);
@@ -186,15 +201,22 @@ export async function run({ values, positionals }: CommandArgs<typeof options>):
     if (server === undefined) return fail(`the run has MCP servers ${servers.join(", ")}; pick one with --name`);
     const recording = readMcpRecording(events, server);
     if (!recording) return fail(`the run has no MCP server named ${server} (it has ${servers.join(", ") || "none"})`);
-    const replayer = new McpReplayer(recording, { liveReads: values["live-reads"] === true });
+    // the replay's own journal (kept in memory): the policy guard judges each call on it
+    const start = events.find((e) => e.type === "run.start")?.data ?? {};
+    const guard = new PolicyGuard(policy !== undefined ? policy.policy : start.policy);
+    const journal = journalTarget(newRunId("mcp-replay"), undefined, undefined, (e) => guard.observe(e)).writer;
+    const append = (type: EventType, data: Record<string, unknown>, parent?: number) => journal.append(type, data, parent);
+    const replayer = new McpReplayer(recording, { liveReads: values["live-reads"] === true, append, guard });
     await replayProxy(down, {
       server,
       answer: async (method, params) => replayer.answer(method, params),
       startUpstream: values["live-reads"] ? (m) => startUpstream(m) : undefined,
+      liveAppend: async (type, data, parent) => append(type, data, parent),
     });
     const d = replayer.divergence ?? replayer.missing();
     const c = replayer.counts;
-    if (d) console.error(`retrace mcp-proxy: diverged at recorded seq ${d.seq}: ${d.kind} (${d.reason}) ${d.path}`);
+    if (d?.kind === "policy") console.error(`retrace mcp-proxy: diverged at recorded seq ${d.seq}: refused by the policy: ${d.message}`);
+    else if (d) console.error(`retrace mcp-proxy: diverged at recorded seq ${d.seq}: ${d.kind} (${d.reason}) ${d.path}`);
     else
       console.error(
         `retrace mcp-proxy: match: ${c.replayed} of ${c.recorded} tool calls as recorded${c.flagged ? `, ${c.flagged} with an unknown outcome` : ""}`,

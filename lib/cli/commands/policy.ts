@@ -36,7 +36,8 @@ export async function run({ positionals }: CommandArgs<typeof options>): Promise
   }
   const db = openDb();
   try {
-    const { attachWorkflowPolicy, readPolicyFile, workflowPolicyVersions } = await import("../../server/workflow-policy");
+    const { attachWorkflowPolicy, workflowPolicyVersions } = await import("../../server/workflow-policy");
+    const { readPolicyFile } = await import("../../journal/policy-file");
     if (verb === "list") {
       const versions = await workflowPolicyVersions(db, workflow);
       if (versions.length === 0) console.log(`workflow "${workflow}" has no attached policy`);

@@ -12,13 +12,15 @@ import type { CommandArgs } from "../args";
 import { redactMessage } from "../../redact";
 import { readJournalFile, useNativeSha256 } from "./analyze";
 import { parsePort } from "./record";
+import { readPolicyOption } from "../policy-option";
 
 export const summary = "Replay a run hermetically (reconstruct, or a what-if fork) and report divergences";
 
 export const usage = `Usage: npm run -s retrace -- replay [--json] FILE [--run RUN] [--fork SEQ --override JSON]
        npm run -s retrace -- replay JOURNAL [--run RUN] [--port PORT]
          [--on-divergence stop|recorded|live] [--upstream API=ORIGIN …] [--out FILE | --url URL]
-         [--ignore POINTER …] [--mask REGEX …] [--isolate [--cwd DIR]] [--json] -- CMD [ARGS…]
+         [--ignore POINTER …] [--mask REGEX …] [--isolate [--cwd DIR]] [--policy FILE] [--json]
+         -- CMD [ARGS…]
 
 Replays one run of a journal without calling any tool or model: rebuilds the state at
 every event, verifies state hashes and the hash chain, re-evaluates the deterministic
@@ -70,6 +72,15 @@ agent's own tools run for real, here: replay a coding agent in a scratch copy.
   --cwd DIR                 with --isolate: the directory to copy (default: the recorded one)
   --port PORT               the gateway's port (default: a free one; with --isolate, the port
                             the agent sees inside the sandbox)
+  --policy FILE             judge the agent's MCP tool calls (through retrace mcp-proxy) by this
+                            declared policy (the JSON of run.start.data.policy: tool contracts,
+                            invariants; docs/declared-policy.md, e.g. a workflow's attached
+                            one) instead of the recording's run.start policy. A call that
+                            breaks it, judged on the replay's own calls, results and inputs so
+                            far, is refused (neither answered from the recording nor run) and is
+                            the divergence: kind policy, its rule (tool.args-invalid with the
+                            keyword, policy.<kind> with the invariant id and the evidence seq
+                            of the replay's journal)
   --json                    one object on stdout (the command's stdout goes to stderr):
                             {run, mode, match, requests {recorded, replayed},
                              divergence null | {seq, kind, path, recorded, replayed}, branch,
@@ -92,9 +103,10 @@ export const options = {
   mask: { type: "string", multiple: true },
   isolate: { type: "boolean" },
   cwd: { type: "string" },
+  policy: { type: "string" },
 } as const;
 
-const GATEWAY_ONLY = ["port", "on-divergence", "upstream", "out", "url", "ignore", "mask", "isolate", "cwd"] as const;
+const GATEWAY_ONLY = ["port", "on-divergence", "upstream", "out", "url", "ignore", "mask", "isolate", "cwd", "policy"] as const;
 
 interface Args {
   json: boolean;
@@ -180,6 +192,8 @@ async function runAgent({ values, positionals }: CommandArgs<typeof options>): P
   const port = parsePort(values.port);
   if (typeof port === "string") return fail(port);
   if (values.cwd !== undefined && !values.isolate) return fail("--cwd goes with --isolate (without it the agent runs here)");
+  const policy = values.policy === undefined ? undefined : readPolicyOption(values.policy);
+  if (policy !== undefined && !policy.ok) return fail(policy.message);
   const { runGatewayReplay, UsageError } = await import("../gateway/replay-command");
   try {
     return await runGatewayReplay({
@@ -196,6 +210,7 @@ async function runAgent({ values, positionals }: CommandArgs<typeof options>): P
       mask: values.mask ?? [],
       isolate: values.isolate ?? false,
       cwd: values.cwd,
+      policy: policy?.policy,
     });
   } catch (e) {
     if (e instanceof UsageError) return fail(e.message);

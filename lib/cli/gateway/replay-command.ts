@@ -5,9 +5,9 @@
 import os from "node:os";
 import { randomBytes } from "node:crypto";
 import { ExchangeRecorder, parseUpstreams } from "../../gateway";
-import type { JournalEvent } from "../../journal/types";
+import type { JournalEvent, JsonValue } from "../../journal/types";
 import { mcpServers, McpReplayer, readMcpRecording } from "../../mcp";
-import { placeMap, readGatewayRecording, RequestMatcher, type RequestDivergence } from "../../playback";
+import { isPolicyDivergence, placeMap, PolicyGuard, readGatewayRecording, RequestMatcher, type RequestDivergence } from "../../playback";
 import { redactMessage } from "../../redact";
 import { groupByRun } from "../../semantics";
 import { readJournalFile } from "../commands/analyze";
@@ -35,6 +35,11 @@ export interface GatewayReplayArgs {
   json: boolean;
   ignore: string[];
   mask: string[];
+  /**
+   * The declared policy the replay's MCP tool calls are judged by (`--policy FILE`, read by
+   * lib/journal readPolicyFile), replacing the recording's run.start policy; absent: that one.
+   */
+  policy?: JsonValue;
 }
 
 export class UsageError extends Error {}
@@ -113,19 +118,23 @@ export async function replayAgainst(args: GatewayReplayArgs): Promise<ReplayResu
   const here = isolation ? { ...currentPlaces(isolation.cwd), home: isolation.home } : currentPlaces(args.cwd);
   const matcher = new RequestMatcher(recording, { places: placeMap(here, there), ignore: args.ignore, masks });
   const runId = newRunId(`${recording.run.slice(0, 80)}.replay`);
-  const target = journalTarget(runId, args.out, args.url);
+  const start = events.find((e) => e.type === "run.start")?.data ?? {};
+  // the MCP calls of the replay are judged on the replay's own journal (lib/playback PolicyGuard)
+  const policy = args.policy !== undefined ? args.policy : start.policy;
+  const guard = new PolicyGuard(policy);
+  const target = journalTarget(runId, args.out, args.url, (e) => guard.observe(e));
   const journal = target.writer;
   const recorder = new ExchangeRecorder(journal);
   const token = randomBytes(16).toString("hex");
   const replayers = new Map<string, McpReplayer>();
   const append = (type: Parameters<typeof journal.append>[0], data: Record<string, unknown>, parent?: number) =>
-    Promise.resolve(journal.append(type, data, parent));
+    journal.append(type, data, parent);
   const replayerFor = (server: string, liveReads: boolean): McpReplayer | null => {
     const known = replayers.get(server);
     if (known) return known;
     const rec = readMcpRecording(events, server);
     if (!rec) return null;
-    const r = new McpReplayer(rec, { liveReads, append });
+    const r = new McpReplayer(rec, { liveReads, append, guard });
     replayers.set(server, r);
     return r;
   };
@@ -142,7 +151,6 @@ export async function replayAgainst(args: GatewayReplayArgs): Promise<ReplayResu
   const server = await startGatewayServer(isolation ? { socket: isolation.socket } : args.port, session.handle, (e) =>
     console.error(`retrace gateway: ${redactMessage(e.message)}`),
   );
-  const start = events.find((e) => e.type === "run.start")?.data ?? {};
   const mode = args.onDivergence === "live" ? "recorded-then-live" : "recorded";
   journal.append("run.start", {
     workflow: start.workflow ?? { name: "replay" },
@@ -153,6 +161,8 @@ export async function replayAgainst(args: GatewayReplayArgs): Promise<ReplayResu
     replayOf: { run: recording.run, head: recording.head },
     mode,
     components: { model: mode, tools: "agent", mcp: "recorded" },
+    // the policy the replay was judged by, so the branch's findings say what its refusals said
+    ...(policy !== undefined && policy !== null ? { policy } : {}),
     gateway: { command, cwd: here.cwd, home: here.home, places: here, url: isolation?.url ?? server.url },
     ...(isolation ? { isolation: isolation.record } : {}),
   });
@@ -169,7 +179,6 @@ export async function replayAgainst(args: GatewayReplayArgs): Promise<ReplayResu
     ? await runCommand(isolation.argv(command), env, { stdoutToStderr: args.json, cwd: here.cwd })
     : await runCommand(command, env, { stdoutToStderr: args.json, cwd: here.cwd });
   await server.close();
-  for (const r of replayers.values()) await r.settle();
   // a recorded MCP server the replay never started still owes its calls
   for (const name of mcpServers(events)) replayerFor(name, false);
   const missingCall = [...replayers.values()].map((r) => r.missing()).find((d) => d !== null) ?? null;
@@ -202,7 +211,8 @@ export function describeResult(result: ReplayResult): string {
   if (d === null)
     return `match: ${result.requests.replayed} of ${result.requests.recorded} requests as recorded${result.branch ? `; branch ${result.branch}` : ""}`;
   const value = (v: unknown) => redactMessage(JSON.stringify(v) ?? "null").slice(0, 300);
-  return `diverged at recorded seq ${d.seq}: ${d.kind}${d.path ? ` at ${d.path}` : ""}\n  recorded: ${value(d.recorded)}\n  replayed: ${value(d.replayed)}${result.branch ? `\n  branch ${result.branch}` : ""}`;
+  const refused = isPolicyDivergence(d) ? `\n  refused: ${redactMessage(d.message)}` : "";
+  return `diverged at recorded seq ${d.seq}: ${d.kind}${d.path ? ` at ${d.path}` : ""}${refused}\n  recorded: ${value(d.recorded)}\n  replayed: ${value(d.replayed)}${result.branch ? `\n  branch ${result.branch}` : ""}`;
 }
 
 /** Exit 0: every request matched and none is missing; 1: a divergence; 2: bad usage. */

@@ -6,7 +6,7 @@
  * and both values when it does not.
  */
 import { replayAgainst, type ReplayableAgent, type ReplayOptions, type ReplayResult } from "../replay";
-import type { RequestDivergence } from "../../playback";
+import { isPolicyDivergence, type RequestDivergence } from "../../playback";
 
 const VALUE_LIMIT = 400;
 
@@ -15,9 +15,10 @@ function shown(v: unknown): string {
   return s.length > VALUE_LIMIT ? `${s.slice(0, VALUE_LIMIT)}…` : s;
 }
 
-/** The divergence as people read it: where, what kind, and the two values side by side. */
+/** The divergence as people read it: where, what kind (a refusal's rule), and the two values side by side. */
 export function describeDivergence(d: RequestDivergence): string {
-  return `recorded seq ${d.seq}: ${d.kind}${d.path ? ` at ${d.path}` : ""}\n  - recorded: ${shown(d.recorded)}\n  + replayed: ${shown(d.replayed)}`;
+  const refused = isPolicyDivergence(d) ? `\n  refused: ${d.message}` : "";
+  return `recorded seq ${d.seq}: ${d.kind}${d.path ? ` at ${d.path}` : ""}${refused}\n  - recorded: ${shown(d.recorded)}\n  + replayed: ${shown(d.replayed)}`;
 }
 
 /** Thrown when the agent departs from the journal; `result` is the whole replay (the branch included). */
