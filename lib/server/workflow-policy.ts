@@ -10,6 +10,7 @@ import "server-only";
  */
 import { canonicalJson } from "../canonical";
 import { policySchema } from "../journal/schema";
+import { jsonErrorOffset } from "../journal/json-error-offset";
 import { formatIssues } from "../journal/parse-line";
 import type { Principal } from "../access/roles";
 import type { Db } from "./db";
@@ -40,8 +41,10 @@ export function readPolicyFile(text: string): PolicyFile {
   try {
     value = JSON.parse(text);
   } catch (e) {
+    // V8 names a position for some mistakes only; the scanner finds it for every one
     const m = /position (\d+)/.exec(e instanceof Error ? e.message : "");
-    return { ok: false, message: `not JSON${m ? ` (${lineColumn(text, Number(m[1]))})` : ""}` };
+    const at = jsonErrorOffset(text) ?? (m ? Number(m[1]) : null);
+    return { ok: false, message: `not JSON${at !== null ? ` (${lineColumn(text, at)})` : ""}` };
   }
   const checked = policySchema.strict().safeParse(value);
   if (!checked.success) return { ok: false, message: formatIssues(checked.error.issues, "policy") };

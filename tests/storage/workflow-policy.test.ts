@@ -152,4 +152,8 @@ describe("a policy file", () => {
     const r = readPolicyFile('{\n  "maxSteps": 3,\n  oops\n}');
     expect(!r.ok && r.message).toMatch(/^not JSON \(line 3, column \d+\)$/);
   });
+  it("is refused with the line and column even where the JSON parser names no position", () => {
+    expect(readPolicyFile('{\n  "invariants": [\n    oops\n  ]\n}')).toEqual({ ok: false, message: "not JSON (line 3, column 5)" });
+    expect(readPolicyFile('{"maxSteps": 3')).toEqual({ ok: false, message: "not JSON (line 1, column 15)" });
+  });
 });
