@@ -162,6 +162,10 @@ export const CASES: readonly Case[] = [
   // a price line that does not parse: refused with 400 after the role check, nothing stored
   { kind: "action", file: "admin", name: "setProjectModelPrices", input: { project: "default", text: "not a price line" }, expect: [401, 401, 403, 403, 403, 403, 403, 403, 400, 404] },
   { kind: "action", file: "admin", name: "setProjectModelPrices", input: { project: "team-b", text: "not a price line" },  expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 400] },
+  // a workflow's declared policy: signed in at the edge, then the core needs an admin of every project holding the
+  // workflow's runs (a 403 otherwise: workflow names are global); text that is not JSON is refused with 400 after that, nothing stored
+  { kind: "action", file: "admin", name: "attachPolicy", input: { workflow: "support-refund", policy: "not json" },        expect: [401, 401, 403, 403, 403, 403, 403, 403, 400, 403] },
+  { kind: "action", file: "admin", name: "attachPolicy", input: { workflow: "travel-booking", policy: "not json" },        expect: [401, 401, 403, 403, 403, 403, 403, 403, 403, 400] },
   // notes (notes.write: reviewer and up), decided on the server against the run's project; keys cannot use actions
   { kind: "action", file: "notes", name: "addNote", input: { run: "demo-refund-4185", target: "event", seq: 1, label: "question", text: "matrix note" },  expect: [401, 401, 403, 403, 403, 200, 200, 200, 200, 404] },
   { kind: "action", file: "notes", name: "addNote", input: { run: "demo-booking-5999", target: "run", label: "confirmed", text: "matrix note" },         expect: [401, 401, 403, 403, 404, 404, 404, 404, 404, 200] },

@@ -2,12 +2,20 @@
  * The admin pages on a locked server of their own (the shared e2e servers are open):
  * an admin signs in, makes a project, adds a viewer to it, makes a read key that works
  * once shown and is never shown again, revokes it, and finds each step in the
- * privileged-action log; the viewer gets the 403 page naming the role needed.
+ * privileged-action log; attaches a declared policy to a workflow from the Projects page
+ * (refused with the reason for broken JSON and a schema error, nothing stored) and the run
+ * says which version judged it; the viewer gets the 403 page naming the role needed, and
+ * the attach action itself refuses them.
+ *
+ * Screenshots of the Projects page's workflow policies go to test-results/screenshots/.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
+import path from "node:path";
 import { expect, test, type Browser, type Page } from "@playwright/test";
+import { actionIds, callAction } from "./access-servers";
+import { uniqueId } from "./fixtures/journals";
 
 const ADMIN = { name: "chief", password: "chief-password-2026" };
 const VIEWER = { name: "vera", password: "vera-password-2026" };
@@ -89,6 +97,40 @@ const journal = (run: string) =>
     .map((l) => JSON.stringify(l))
     .join("\n") + "\n";
 
+const SHOTS = path.resolve("test-results/screenshots");
+
+/**
+ * The Projects page at 1440x900 and 1024x768, scrolled to its workflow policies, saved as
+ * admin-NAME-WIDTH.png (`end`: scrolled to that selector's bottom instead); neither the page nor its scrolling main area scrolls sideways.
+ */
+async function shoot(page: Page, name: string, end?: string) {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  for (const [width, height] of [
+    [1440, 900],
+    [1024, 768],
+  ]) {
+    await page.setViewportSize({ width, height });
+    const sideways = await page.evaluate(() =>
+      [document.documentElement, document.querySelector("main")].map((e) => (e ? e.scrollWidth - e.clientWidth : 0)),
+    );
+    expect(sideways, `${name} at ${width}px scrolls sideways`).toEqual([0, 0]);
+    // the section's top, or (`end`) the bottom of what a test just answered
+    if (end) await page.locator(end).evaluate((e) => e.scrollIntoView({ block: "end" }));
+    else await page.locator("#workflow-policies-head").evaluate((e) => e.scrollIntoView({ block: "start" }));
+    await page.screenshot({ path: path.join(SHOTS, `admin-${name}-${width}.png`), animations: "disabled" });
+  }
+  await page.setViewportSize({ width: 1280, height: 720 });
+}
+
+test("with no run naming a workflow, the Projects page says there is nothing to attach a policy to", async ({ browser }) => {
+  const page = await signedIn(browser, ADMIN);
+  await page.goto("/admin/projects");
+  const section = page.getByRole("region", { name: "Workflow policies" });
+  await expect(section).toContainText("No run in the projects you administer names a workflow yet");
+  await expect(section.getByRole("form", { name: "Attach a policy" })).toHaveCount(0);
+  await shoot(page, "policies-empty");
+});
+
 test("an admin makes a project, a viewer and a read key, revokes the key, and the log shows each step", async ({ browser }) => {
   const page = await signedIn(browser, ADMIN);
 
@@ -169,6 +211,97 @@ test("an admin makes a project, a viewer and a read key, revokes the key, and th
   await expect(log).not.toContainText(VIEWER.password);
 });
 
+/** Two modifications of order #1: the second (seq 3) breaks a once-per policy on order_id. */
+const twiceModified = (run: string, workflow: string) =>
+  (
+    [
+      ["run.start", { workflow: { name: workflow } }],
+      ["tool.call", { call: "a", tool: "modify", args: { order_id: "#1" }, effect: "write", idempotencyKey: "k-a" }],
+      ["tool.result", { call: "a", status: "ok", result: {} }],
+      ["tool.call", { call: "b", tool: "modify", args: { order_id: "#1" }, effect: "write", idempotencyKey: "k-b" }],
+      ["run.end", { status: "succeeded" }],
+    ] as const
+  )
+    .map(([type, data], seq) => JSON.stringify({ run, seq, ts: new Date(Date.UTC(2026, 0, 1, 0, 0, seq)).toISOString(), type, data }))
+    .join("\n") + "\n";
+
+// the workflow the admin attaches a policy to; the viewer's test checks it still has one version
+const POLICY_WORKFLOW = uniqueId("e2e-airline");
+const ONCE = { invariants: [{ id: "modify-once", kind: "once-per", tools: ["modify"], arg: "/order_id" }] };
+
+test("an admin attaches a policy to a workflow on the Projects page, and the run says which version judged it", async ({ browser }) => {
+  const page = await signedIn(browser, ADMIN);
+  const run = uniqueId("e2e-policy-run");
+  // a name far longer than the table's column: it wraps, the page does not scroll sideways
+  const long = `${uniqueId("e2e-long")}-${"very-long-workflow-name-".repeat(13)}`.slice(0, 300);
+  expect(long).toHaveLength(300);
+  for (const [id, workflow] of [
+    [run, POLICY_WORKFLOW],
+    [uniqueId("e2e-long-run"), long],
+  ]) {
+    const res = await page.request.post("/api/journals?project=default", {
+      data: twiceModified(id, workflow),
+      headers: { "content-type": "application/x-ndjson" },
+    });
+    expect(res.status(), await res.text()).toBeLessThan(300);
+  }
+
+  await page.goto("/admin/projects");
+  const section = page.getByRole("region", { name: "Workflow policies" });
+  const table = section.getByRole("table", { name: "Workflow policies" });
+  const row = table.getByRole("row").filter({ has: page.getByRole("cell", { name: POLICY_WORKFLOW, exact: true }) });
+  await expect(row).toHaveCount(1);
+  await expect(row.getByRole("cell").nth(1)).toHaveText("1");
+  await expect(row.getByRole("cell").nth(2)).toHaveText("none");
+  await expect(table.getByRole("cell", { name: long, exact: true })).toBeVisible();
+  await shoot(page, "policies-long-name");
+
+  const form = section.getByRole("form", { name: "Attach a policy" });
+  await form.getByLabel("Workflow").selectOption(POLICY_WORKFLOW);
+  const text = form.getByLabel(/^Policy JSON/);
+
+  // not JSON: the line and column of the mistake, the text kept, nothing stored
+  const broken = '{\n  "invariants": [\n    oops\n  ]\n}';
+  await text.fill(broken);
+  await form.getByRole("button", { name: "Attach as next version" }).click();
+  await expect(form.getByRole("alert")).toHaveText(/^not JSON \(line 3, column \d+\)$/);
+  await expect(text).toHaveValue(broken);
+  await shoot(page, "policies-refused", "form.attach-policy");
+
+  // JSON the schema refuses: the JSON path of what is wrong, nothing stored
+  const invalid = JSON.stringify({ invariants: [{ id: "x", kind: "once-per", tools: [], arg: "/order_id" }] });
+  await text.fill(invalid);
+  await form.getByRole("button", { name: "Attach as next version" }).click();
+  await expect(form.getByRole("alert")).toHaveText(/^policy\.invariants\[0\]\.tools: /);
+  await expect(text).toHaveValue(invalid);
+  await page.reload();
+  await expect(row.getByRole("cell").nth(2)).toHaveText("none");
+  await expect(row.getByRole("cell").nth(3)).toHaveText("none");
+
+  // a file read into the form, attached: the answer names the version and the runs judged again
+  await form.getByLabel("Workflow").selectOption(POLICY_WORKFLOW);
+  await form.getByLabel("Or read a JSON file").setInputFiles({
+    name: "once.json",
+    mimeType: "application/json",
+    buffer: Buffer.from(JSON.stringify(ONCE)),
+  });
+  await expect(text).toHaveValue(JSON.stringify(ONCE));
+  await form.getByRole("button", { name: "Attach as next version" }).click();
+  await expect(form.getByRole("status")).toHaveText(`Attached v1 to ${POLICY_WORKFLOW}: 1 run judged again.`);
+  await expect(row.getByRole("cell").nth(2)).toContainText("v1");
+  await expect(row.getByRole("cell").nth(2)).toContainText("user:chief");
+  await row.locator("summary").click();
+  await expect(row.locator("summary")).toHaveText("1 version");
+  await expect(row.getByRole("list", { name: `Policy versions of ${POLICY_WORKFLOW}` }).getByRole("listitem")).toHaveText([
+    /^v1 · \d{4}-\d\d-\d\d \d\d:\d\d · user:chief$/,
+  ]);
+  await shoot(page, "policies-attached", "form.attach-policy");
+
+  await page.goto(`/runs/${run}?tab=findings`);
+  await expect(page.getByTestId("judged-by")).toHaveText(`policy attached to workflow ${POLICY_WORKFLOW}, version 1`);
+  await expect(page.getByText("policy.once-per").first()).toBeVisible();
+});
+
 test("a viewer opening /admin gets the 403 page naming the role needed", async ({ browser }) => {
   const page = await signedIn(browser, VIEWER);
   await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Admin" })).toHaveCount(0);
@@ -176,4 +309,29 @@ test("a viewer opening /admin gets the 403 page naming the role needed", async (
   expect(res?.status()).toBe(403);
   await expect(page.getByRole("heading", { name: "You do not have access to this page" })).toBeVisible();
   await expect(page.getByText("This page needs the admin role in a project.")).toBeVisible();
+  expect((await page.goto("/admin/projects"))?.status()).toBe(403);
+  await expect(page.getByRole("region", { name: "Workflow policies" })).toHaveCount(0);
+});
+
+test("the attach action itself refuses a viewer, and stores nothing", async ({ browser }) => {
+  const page = await signedIn(browser, VIEWER);
+  const session = (await page.context().cookies()).find((c) => c.name === "retrace_session");
+  expect(session).toBeDefined();
+  const attach = actionIds().get("admin.attachPolicy");
+  expect(attach, "run next build").toBeDefined();
+  const out = await callAction(
+    base,
+    attach!,
+    { workflow: POLICY_WORKFLOW, policy: JSON.stringify(ONCE) },
+    { cookie: `retrace_session=${session!.value}` },
+  );
+  expect(out.result).toEqual({ ok: false, status: 403, error: "attaching a policy needs the admin role" });
+
+  const admin = await signedIn(browser, ADMIN);
+  await admin.goto("/admin/projects");
+  const row = admin
+    .getByRole("table", { name: "Workflow policies" })
+    .getByRole("row")
+    .filter({ has: admin.getByRole("cell", { name: POLICY_WORKFLOW, exact: true }) });
+  await expect(row.locator("summary")).toHaveText("1 version");
 });

@@ -16,6 +16,7 @@ import { MAX_RETENTION_DAYS, setPayloadRetention, setRetention } from "@/lib/ser
 import { action, type ActionCtx } from "@/lib/server/edge";
 import { setModelPrices } from "@/lib/server/prices";
 import { formatPriceLines, parsePriceLines } from "@/lib/view/prices";
+import { attachWorkflowPolicy } from "@/lib/server/workflow-policy";
 
 const project = z.string().regex(PROJECT_ID, "a project id is lower-case letters, digits and dashes");
 const userId = z.string().min(1).max(64);
@@ -247,4 +248,27 @@ export const setProjectModelPrices = action(
       return { project: input.project, models, text: formatPriceLines(table) };
     });
   },
+);
+
+/** A policy file's size in characters (the tau-bench airline policy, docs/policies, is 11,000). */
+const MAX_POLICY_CHARS = 200_000;
+
+/**
+ * Attaches a declared policy to a workflow as its next version and judges its stored runs
+ * again (docs/declared-policy.md, "Attaching a policy"). The workflow's runs may span
+ * projects, so no one project is decided at the edge: the core allows an account that
+ * administers every project holding them (lib/server/workflow-policy.ts), refuses anyone
+ * else with 403, and writes the privileged-action log itself, both ways.
+ */
+export const attachPolicy = action(
+  { need: "signed-in" },
+  z.object({
+    workflow: z.string().min(1, "choose a workflow").max(2_000, "a workflow name has at most 2,000 characters"),
+    policy: z
+      .string()
+      .min(1, "paste a policy or choose a file")
+      .max(MAX_POLICY_CHARS, `a policy has at most ${MAX_POLICY_CHARS.toLocaleString("en-US")} characters`),
+  }),
+  async (ctx, input) =>
+    attachWorkflowPolicy(ctx.db, { principal: ctx.principal, label: actorOf(ctx.principal) }, input.workflow, input.policy),
 );

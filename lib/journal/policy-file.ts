@@ -5,6 +5,7 @@
  * --policy`, `replay --policy` and `mcp-proxy --policy` read the same way.
  */
 import { canonicalJson } from "../canonical";
+import { jsonErrorOffset } from "./json-error-offset";
 import { formatIssues } from "./parse-line";
 import { policySchema } from "./schema";
 
@@ -27,8 +28,10 @@ export function readPolicyFile(text: string): PolicyFile {
   try {
     value = JSON.parse(text);
   } catch (e) {
+    // V8 names a position for some mistakes only; the scanner finds it for every one
     const m = /position (\d+)/.exec(e instanceof Error ? e.message : "");
-    return { ok: false, message: `not JSON${m ? ` (${lineColumn(text, Number(m[1]))})` : ""}` };
+    const at = jsonErrorOffset(text) ?? (m ? Number(m[1]) : null);
+    return { ok: false, message: `not JSON${at !== null ? ` (${lineColumn(text, at)})` : ""}` };
   }
   const checked = policySchema.strict().safeParse(value);
   if (!checked.success) return { ok: false, message: formatIssues(checked.error.issues, "policy") };

@@ -109,3 +109,75 @@ export async function workflowPolicyVersions(db: Db, workflow: string): Promise<
   );
   return rows.map((r) => ({ workflow: r.workflow, version: Number(r.version), createdBy: r.createdBy, createdAt: Number(r.createdAt) }));
 }
+
+export interface WorkflowPolicies {
+  workflow: string;
+  /** runs of the workflow in the projects asked about (not elsewhere) */
+  runs: number;
+  /** its attached versions, oldest first (the last one judges its runs) */
+  versions: WorkflowPolicyVersion[];
+  /** the latest version's policy (canonical JSON), null with none */
+  latestPolicy: string | null;
+}
+
+/** At most this many workflows are listed (by name): one page of the admin's projects page. */
+export const LISTED_WORKFLOWS = 200;
+
+/**
+ * The workflows named by runs of `projects` (the Admin → Projects page: the projects the
+ * viewer administers), by name, with how many of those runs each has and the policy
+ * versions attached to it. `total` counts every such workflow, listed or not.
+ */
+export async function workflowsOfProjects(
+  db: Db,
+  projects: readonly string[],
+  limit = LISTED_WORKFLOWS,
+): Promise<{ workflows: WorkflowPolicies[]; total: number }> {
+  if (projects.length === 0) return { workflows: [], total: 0 };
+  const marks = projects.map(() => "?").join(", ");
+  const where = `"projectId" IN (${marks}) AND "workflow" IS NOT NULL`;
+  const counted = await db.sql.all<{ n: number | string }>(`SELECT COUNT(DISTINCT "workflow") AS "n" FROM "Run" WHERE ${where}`, [
+    ...projects,
+  ]);
+  const rows = await db.sql.all<{ workflow: string; n: number | string }>(
+    `SELECT "workflow", COUNT(*) AS "n" FROM "Run" WHERE ${where} GROUP BY "workflow" ORDER BY "workflow" LIMIT ?`,
+    [...projects, limit],
+  );
+  if (rows.length === 0) return { workflows: [], total: 0 };
+  const names = rows.map((r) => r.workflow);
+  const versions = await db.sql.all<{
+    workflow: string;
+    version: number | string;
+    createdBy: string;
+    createdAt: number | string;
+    policy: string;
+  }>(
+    `SELECT "workflow", "version", "createdBy", "createdAt", "policy" FROM "WorkflowPolicy" WHERE "workflow" IN (${names
+      .map(() => "?")
+      .join(", ")}) ORDER BY "workflow", "version"`,
+    names,
+  );
+  const byWorkflow = new Map<string, typeof versions>();
+  for (const v of versions) {
+    const list = byWorkflow.get(v.workflow);
+    if (list) list.push(v);
+    else byWorkflow.set(v.workflow, [v]);
+  }
+  return {
+    total: Number(counted[0]?.n ?? 0),
+    workflows: rows.map((r) => {
+      const vs = byWorkflow.get(r.workflow) ?? [];
+      return {
+        workflow: r.workflow,
+        runs: Number(r.n),
+        versions: vs.map((v) => ({
+          workflow: v.workflow,
+          version: Number(v.version),
+          createdBy: v.createdBy,
+          createdAt: Number(v.createdAt),
+        })),
+        latestPolicy: vs.length > 0 ? vs[vs.length - 1].policy : null,
+      };
+    }),
+  };
+}

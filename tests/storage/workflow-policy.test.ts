@@ -7,14 +7,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Principal } from "@/lib/access/roles";
-import { addUser } from "@/lib/server/access/accounts";
+import { addProject, addUser } from "@/lib/server/access/accounts";
 import { userPrincipal } from "@/lib/server/access/authenticate";
 import { listAudit } from "@/lib/server/access/audit-log";
 import type { Db } from "@/lib/server/db";
 import { getRun } from "@/lib/server/queries";
 import { importStream } from "@/lib/server/service";
 import { readPolicyFile } from "@/lib/journal/policy-file";
-import { attachWorkflowPolicy, workflowPolicyVersions } from "@/lib/server/workflow-policy";
+import { attachWorkflowPolicy, workflowPolicyVersions, workflowsOfProjects } from "@/lib/server/workflow-policy";
 import { bytesOf, DIALECTS, freshDb, type TestDb } from "../helpers/db";
 
 type Data = Record<string, unknown>;
@@ -154,6 +154,73 @@ describe.each(DIALECTS)("attaching a policy on %s", (dialect) => {
   });
 });
 
+describe.each(DIALECTS)("the workflows of some projects, with their policy versions, on %s", (dialect) => {
+  let t: TestDb;
+  let db: Db;
+  beforeAll(async () => {
+    t = await freshDb(dialect);
+    db = t.open();
+    await addProject(db, "team-b", "Team B");
+    for (const [run, wf, project] of [
+      ["w-air-1", "airline", "default"],
+      ["w-air-2", "airline", "default"],
+      ["w-shared-1", "shared", "default"],
+      ["w-shared-2", "shared", "team-b"],
+      ["w-shop-1", "retail", "team-b"],
+    ]) {
+      const r = await importStream(db, bytesOf(journal(run, wf)), { accept: "journal", source: "upload", project });
+      expect(r.errors).toEqual([]);
+    }
+    // a run naming no workflow is in no row
+    const bare = journal("w-bare", "x").replace('"workflow":{"name":"x"}', "");
+    expect(bare).not.toContain('"x"');
+    expect((await importStream(db, bytesOf(bare), { accept: "journal", source: "upload" })).errors).toEqual([]);
+    await attachWorkflowPolicy(db, { cli: "cli:first" }, "airline", ONCE);
+    await attachWorkflowPolicy(db, { cli: "cli:second" }, "airline", CONFIRM);
+  });
+  afterAll(async () => t.cleanup());
+
+  it("lists each workflow of the projects' runs by name, with its runs there and its versions", async () => {
+    const { workflows, total } = await workflowsOfProjects(db, ["default"]);
+    expect(total).toBe(2);
+    expect(workflows.map((w) => [w.workflow, w.runs, w.versions.map((v) => `v${v.version} ${v.createdBy}`)])).toEqual([
+      ["airline", 2, ["v1 cli:first", "v2 cli:second"]],
+      ["shared", 1, []],
+    ]);
+    expect(JSON.parse(workflows[0].latestPolicy ?? "null")).toEqual(JSON.parse(CONFIRM));
+    expect(workflows[1].latestPolicy).toBeNull();
+    // the runs of another project are not counted, nor its own workflows listed
+    const b = await workflowsOfProjects(db, ["team-b"]);
+    expect(b.workflows.map((w) => [w.workflow, w.runs])).toEqual([
+      ["retail", 1],
+      ["shared", 1],
+    ]);
+    const both = await workflowsOfProjects(db, ["default", "team-b"]);
+    expect(both.workflows.map((w) => [w.workflow, w.runs])).toEqual([
+      ["airline", 2],
+      ["retail", 1],
+      ["shared", 2],
+    ]);
+  });
+
+  it("lists nothing for no project, and at most `limit` workflows with the total", async () => {
+    expect(await workflowsOfProjects(db, [])).toEqual({ workflows: [], total: 0 });
+    const first = await workflowsOfProjects(db, ["default", "team-b"], 2);
+    expect(first.workflows.map((w) => w.workflow)).toEqual(["airline", "retail"]);
+    expect(first.total).toBe(3);
+  });
+
+  it("an admin of one of the projects holding a workflow's runs is refused it, and nothing is stored", async () => {
+    const { id } = await addUser(db, { name: "dana", password: "correct horse battery", project: "default", role: "admin" });
+    const dana = (await userPrincipal(db, id)) as Principal;
+    await expect(attachWorkflowPolicy(db, { principal: dana, label: "user:dana" }, "shared", ONCE)).rejects.toMatchObject({
+      status: 403,
+      message: 'workflow "shared" has runs in projects you do not administer',
+    });
+    expect((await workflowsOfProjects(db, ["default"])).workflows.find((w) => w.workflow === "shared")?.versions).toEqual([]);
+  });
+});
+
 describe("a policy file", () => {
   it("is refused with the JSON path of what breaks the schema", () => {
     const r = readPolicyFile(JSON.stringify({ invariants: [{ id: "a", kind: "once-per", tools: ["t"], arg: "order_id" }] }));
@@ -167,5 +234,9 @@ describe("a policy file", () => {
   it("is refused with the line and column of a JSON syntax error", () => {
     const r = readPolicyFile('{\n  "maxSteps": 3,\n  oops\n}');
     expect(!r.ok && r.message).toMatch(/^not JSON \(line 3, column \d+\)$/);
+  });
+  it("is refused with the line and column even where the JSON parser names no position", () => {
+    expect(readPolicyFile('{\n  "invariants": [\n    oops\n  ]\n}')).toEqual({ ok: false, message: "not JSON (line 3, column 5)" });
+    expect(readPolicyFile('{"maxSteps": 3')).toEqual({ ok: false, message: "not JSON (line 1, column 15)" });
   });
 });

@@ -2,18 +2,26 @@ import Link from "next/link";
 import { CreateProjectForm } from "@/components/admin/create-project-form";
 import { RetentionForm } from "@/components/admin/retention-form";
 import { ModelPricesForm } from "@/components/admin/model-prices-form";
+import { AttachPolicyForm } from "@/components/admin/attach-policy-form";
+import { WorkflowPoliciesTable } from "@/components/admin/workflow-policies-table";
 import { DEFAULT_PROJECT, decide } from "@/lib/access/roles";
 import { administeredProjects, projectSummaries } from "@/lib/server/access/admin";
 import { page } from "@/lib/server/edge";
 import { modelPricesOf } from "@/lib/server/prices";
+import { workflowsOfProjects } from "@/lib/server/workflow-policy";
 import { formatPriceLines } from "@/lib/view/prices";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Projects · Admin · Retrace" };
 
-/** The projects the viewer administers; an admin of the default project may make more. */
+/**
+ * The projects the viewer administers; an admin of the default project may make more. The
+ * workflows of their runs get a declared policy here (docs/declared-policy.md).
+ */
 export default page({ need: "project.admin", project: "admin" }, async ({ db, principal }) => {
-  const projects = await projectSummaries(db, await administeredProjects(db, principal));
+  const administered = await administeredProjects(db, principal);
+  const projects = await projectSummaries(db, administered);
+  const policies = await workflowsOfProjects(db, administered);
   const mayCreate = decide(principal, "project.admin", DEFAULT_PROJECT).ok;
   const prices = await Promise.all(
     projects.map(async (p) => ({ id: p.id, name: p.name, prices: formatPriceLines(await modelPricesOf(db, p.id)) })),
@@ -79,6 +87,33 @@ export default page({ need: "project.admin", project: "admin" }, async ({ db, pr
           </tbody>
         </table>
       </div>
+      <section className="admin-panel" aria-labelledby="workflow-policies-head">
+        <div className="panel-head">
+          <h2 id="workflow-policies-head">Workflow policies</h2>
+        </div>
+        <p className="admin-note">
+          A declared policy (tool contracts, invariants, limits) judges the runs of a workflow that recorded none. Each attach is the
+          workflow&apos;s next version: its stored runs are judged again, in every project, and so are its runs stored later. An admin
+          attaches it only when they administer every project holding runs of the workflow. Same as{" "}
+          <code>retrace policy attach WORKFLOW POLICY.json</code>.
+        </p>
+        {policies.workflows.length === 0 ? (
+          <p className="admin-empty">
+            No run in the projects you administer names a workflow yet (<code>run.start</code>&apos;s <code>workflow.name</code>).
+          </p>
+        ) : (
+          <>
+            {policies.total > policies.workflows.length ? (
+              <p className="admin-note">
+                The first {policies.workflows.length.toLocaleString("en-US")} of {policies.total.toLocaleString("en-US")} workflows, by
+                name; <code>retrace policy attach</code> reaches the others.
+              </p>
+            ) : null}
+            <WorkflowPoliciesTable workflows={policies.workflows} />
+            <AttachPolicyForm workflows={policies.workflows} />
+          </>
+        )}
+      </section>
     </>
   );
 });
