@@ -43,7 +43,8 @@ describe("retrace policy and import --policy", () => {
     const env = { DATABASE_URL: t.url };
     const dir = fs.mkdtempSync(path.join(inject("tmpDir"), "policy-cli-"));
     const once = path.join(dir, "once.json");
-    fs.writeFileSync(once, JSON.stringify({ invariants: [{ id: "modify-once", kind: "once-per", tools: ["modify"], arg: "/order_id" }] }));
+    const ONCE = { invariants: [{ id: "modify-once", kind: "once-per", tools: ["modify"], arg: "/order_id" }] };
+    fs.writeFileSync(once, JSON.stringify(ONCE));
     const bad = path.join(dir, "bad.json");
     fs.writeFileSync(bad, JSON.stringify({ invariants: [{ id: "x", kind: "confirmed-by-input", tools: ["modify"], words: [] }] }));
     const a = path.join(dir, "a.jsonl");
@@ -64,7 +65,7 @@ describe("retrace policy and import --policy", () => {
     const policyAt = async (run: string) =>
       (await getRun(db, run))!.findings.filter((f) => f.rule.startsWith("policy.")).map((f) => `${f.rule}@${f.seq}`);
     expect(await policyAt("cli-a")).toEqual(["policy.once-per@3"]);
-    expect((await getRun(db, "cli-a"))!.judgedBy).toEqual({ source: "import" });
+    expect((await getRun(db, "cli-a"))!.judgedBy).toEqual({ source: "import", policy: ONCE });
     expect(await policyAt("cli-b")).toEqual([]);
 
     const badAttach = await cli(["policy", "attach", "airline", bad], env);
@@ -75,7 +76,7 @@ describe("retrace policy and import --policy", () => {
     expect(attached.code).toBe(0);
     expect(attached.stdout).toContain(`attached policy v1 to workflow "airline": 2 runs judged again`);
     expect(await policyAt("cli-b")).toEqual(["policy.once-per@3"]);
-    expect((await getRun(db, "cli-b"))!.judgedBy).toEqual({ source: "workflow", workflow: "airline", version: 1 });
+    expect((await getRun(db, "cli-b"))!.judgedBy).toEqual({ source: "workflow", workflow: "airline", version: 1, policy: ONCE });
     const listed = await cli(["policy", "list", "airline"], env);
     expect(listed.stdout).toMatch(/^airline v1 {2}\S+ {2}cli:/m);
     await t.cleanup();
