@@ -1,12 +1,16 @@
 /**
  * One model call as journal events. For a request: a `tool.result` for each result of an
  * earlier answer's tool call that the agent now sends back (status `error` when the API's
- * error flag says so), the `context` (system, messages and tools as sent, in the one
+ * error flag says so), an `input` (`source: user`) for each user message no earlier
+ * request of the session sent at the same place in its conversation (what the user said:
+ * the declared policy's `confirmed-by-input` and `arg-from-input` read it), the `context`
+ * (system, messages and tools as sent, in the one
  * message shape) and the `model.request` (model, params, tool names, the API, the raw
  * request without credentials). For its answer: the `model.response` (text, tool calls with
  * object arguments, usage, finish reason, latency, time to first chunk, the raw answer) and
  * a `tool.call` for each tool call, its effect inferred as the importers infer it.
  */
+import { hashOf } from "../canonical";
 import { inferEffect } from "../importers/effects";
 import type { JournalWriter } from "./journal-writer";
 import type { ModelCallAnswer, ModelCallRequest, RawAnswer, RawRequest, UpstreamApi } from "./types";
@@ -35,6 +39,12 @@ export class ExchangeRecorder {
   private calls = 0;
   /** Tool calls whose result has not come back yet, by id. */
   private readonly open = new Map<string, OpenToolCall>();
+  /**
+   * Each message sent so far, keyed by the hash of the conversation up to it: a message is
+   * new when no request sent it after the same messages (an agent resends the whole
+   * conversation each time; a sub-agent's conversation is another one).
+   */
+  private readonly sent = new Set<string>();
 
   constructor(private readonly journal: JournalWriter) {}
 
@@ -51,6 +61,13 @@ export class ExchangeRecorder {
       toolResults.push(
         this.journal.append("tool.result", { call: id, status: m.isError ? "error" : "ok", result: m.content, ...extra }, opened.seq),
       );
+    }
+    let prefix = "";
+    for (const m of req.messages) {
+      prefix = hashOf([prefix, m]);
+      if (this.sent.has(prefix)) continue;
+      this.sent.add(prefix);
+      if (m.role === "user") this.journal.append("input", { source: "user", content: m.content, ...extra });
     }
     const messages = req.messages.map((m) => ({ ...m }));
     const context = this.journal.append("context", {

@@ -11,6 +11,7 @@ import { placeMap, readGatewayRecording, RequestMatcher } from "@/lib/playback";
 import { memorySink } from "@/lib/recorder";
 import { Redactor } from "@/lib/redact";
 import type { JournalEvent } from "@/lib/journal/types";
+import { analyzeEvents } from "@/lib/analyze";
 import { startGatewayServer, type GatewayServer } from "@/lib/cli/gateway/http-edge";
 import { recordSession } from "@/lib/cli/gateway/record-session";
 import { replaySession } from "@/lib/cli/gateway/replay-session";
@@ -110,6 +111,63 @@ describe("record through the gateway", () => {
     // SDK 1.17 sends this key as a bearer token; the gateway forwards it as sent
     expect(fake.requests.find((r) => r.method === "POST")?.headers.authorization).toBe(`Bearer ${ANTHROPIC_KEY}`);
     expect(JSON.stringify(events)).not.toContain(ANTHROPIC_KEY);
+  });
+
+  it("what the user says becomes one input each, before the request that first sends it, so confirmed-by-input judges it", async () => {
+    const fake = await fakeOf("openai", [
+      { text: "Refund order A-1 for 40 EUR: shall I?" },
+      { toolCalls: [{ name: "refund", arguments: { order: "A-1" } }] },
+      { text: "Summary." },
+    ]);
+    const { server, events } = await recordingGateway("openai", fake.url);
+    const client = new OpenAI({ apiKey: "sk-openaiedge0123456789abcdefghij", baseURL: `${server.url}/v1`, maxRetries: 0 });
+    const tools = [{ type: "function" as const, function: { name: "refund", parameters: { type: "object", properties: {} } } }];
+    const ask = "Please refund order A-1";
+    await client.chat.completions.create({
+      model: "gpt-x",
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: ask },
+      ],
+    });
+    // the agent resends the conversation with the user's answer
+    await client.chat.completions.create({
+      model: "gpt-x",
+      tools,
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: ask },
+        { role: "assistant", content: "Refund order A-1 for 40 EUR: shall I?" },
+        { role: "user", content: "yes" },
+      ],
+    });
+    // a sub-agent's own conversation
+    await client.chat.completions.create({ model: "gpt-x", messages: [{ role: "user", content: "Summarise the refund" }] });
+    const inputs = of(events, "input");
+    expect(inputs.map((e) => e.data)).toEqual([
+      { source: "user", content: ask },
+      { source: "user", content: "yes" },
+      { source: "user", content: "Summarise the refund" },
+    ]);
+    // each before the context of the request that first sent it
+    const contexts = of(events, "context").map((e) => e.seq);
+    expect(inputs.map((e) => e.seq < contexts[inputs.indexOf(e)])).toEqual([true, true, true]);
+    expect(inputs[1].seq).toBeGreaterThan(contexts[0]);
+    // judged by a policy that wants a "yes" before a refund: the refund after "yes" holds
+    const call = of(events, "tool.call")[0];
+    const start = {
+      run: events[0].run,
+      seq: -1,
+      ts: events[0].ts,
+      type: "run.start",
+      data: { policy: { invariants: [{ id: "yes", kind: "confirmed-by-input", tools: ["refund"], words: ["yes"] }] } },
+    } as unknown as JournalEvent;
+    const judged = [start, ...events.filter((e) => e.seq <= call.seq)].map((e, i) => ({ ...e, seq: i }) as unknown as JournalEvent);
+    expect(analyzeEvents(judged).filter((f) => f.rule.startsWith("policy."))).toEqual([]);
+    const withoutYes = judged
+      .filter((e) => !(e.type === "input" && e.data.content === "yes"))
+      .map((e, i) => ({ ...e, seq: i }) as unknown as JournalEvent);
+    expect(analyzeEvents(withoutYes).map((f) => f.rule)).toContain("policy.confirmed-by-input");
   });
 
   it("openai SDK on the Responses API, streamed: the function call becomes a tool.call", async () => {
