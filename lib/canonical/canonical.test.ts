@@ -5,7 +5,7 @@ import canonicalize from "canonicalize";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseLine } from "../journal/parse-line";
-import { canonicalJson, canonicalJsonOfSorted, sha256Hex, useSha256Implementation } from "./index";
+import { canonicalJson, canonicalJsonOfSorted, sha256Hasher, sha256Hex, useSha256Implementation } from "./index";
 
 const reference = canonicalize as unknown as (v: unknown) => string;
 
@@ -70,6 +70,25 @@ describe("canonicalJson (RFC 8785)", () => {
 });
 
 describe("sha256Hex", () => {
+  it("gives the digest of the joined text when fed in pieces, portable and native alike", () => {
+    const pieces = ["", "a", "bc é", "€😀", "x".repeat(70000), "\n{}"];
+    const joined = createHash("sha256").update(pieces.join(""), "utf8").digest("hex");
+    const feed = () => {
+      const h = sha256Hasher();
+      for (const p of pieces) h.update(p);
+      return h.hex();
+    };
+    expect(feed()).toBe(joined);
+    useSha256Implementation(
+      (t) => createHash("sha256").update(t, "utf8").digest("hex"),
+      () => {
+        const h = createHash("sha256");
+        return { update: (t) => void h.update(t, "utf8"), hex: () => h.digest("hex") };
+      },
+    );
+    expect(feed()).toBe(joined);
+  });
+
   it("gives the same digest with node's native implementation as with the portable one", () => {
     const texts = ["", "abc", "é€😀", "x".repeat(100000)];
     const portable = texts.map(sha256Hex);

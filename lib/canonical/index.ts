@@ -46,12 +46,35 @@ export function sha256Hex(text: string): string {
   return sha256Impl(text);
 }
 
+/** SHA-256 of a text given in pieces (a file read as a stream): `update` each piece, then `hex`. */
+export interface Sha256Hasher {
+  update(text: string): void;
+  hex(): string;
+}
+
+function portableHasher(): Sha256Hasher {
+  const h = sha256.create();
+  return {
+    update: (text) => void h.update(utf8ToBytes(text)),
+    hex: () => bytesToHex(h.digest()),
+  };
+}
+
+let hasherImpl: () => Sha256Hasher = portableHasher;
+
+/** A new incremental SHA-256 (the same digest as `sha256Hex` of the pieces joined). */
+export function sha256Hasher(): Sha256Hasher {
+  return hasherImpl();
+}
+
 /**
  * The server swaps in node's native SHA-256 (several times faster than the portable one
- * on the ingest hot path); results are identical, which a test checks.
+ * on the ingest hot path); results are identical, which a test checks. `hasher` is the
+ * incremental one, when the caller has it.
  */
-export function useSha256Implementation(impl: (text: string) => string): void {
+export function useSha256Implementation(impl: (text: string) => string, hasher?: () => Sha256Hasher): void {
   sha256Impl = impl;
+  if (hasher) hasherImpl = hasher;
 }
 
 /** `sha256:` + hex of the canonical JSON of a value: the format's state hash. */

@@ -24,8 +24,8 @@
  */
 import { JournalBuilder, type ProtoEvent } from "./builder";
 import { inferEffect } from "./effects";
-import { asArray, compact, contentId, firstStr, isRecord, isoToNanos, makeRunId, str, toNumber, type UnknownRecord } from "./json-utils";
-import { jsonLines } from "./lines";
+import { asArray, compact, firstStr, isRecord, isoToNanos, makeRunId, str, toNumber, type UnknownRecord } from "./json-utils";
+import { linesOfText, type JsonLinesFile } from "./lines";
 import { contentText, normalizeMessage, type JournalMessage } from "./messages";
 import { latencyMs } from "./nodes";
 import type { ImportOptions, ImportResult } from "./types";
@@ -83,7 +83,12 @@ const READ = new Set(["user", "assistant", "summary", "system"]);
 
 export function importClaudeCode(text: string, opts: ImportOptions = {}): ImportResult {
   const warnings: string[] = [];
-  const lines = jsonLines(text, warnings);
+  return importClaudeCodeLines(linesOfText(text, warnings), opts, warnings);
+}
+
+/** `importClaudeCode` of a file already split into lines (`warnings`: what reading them noticed). */
+export function importClaudeCodeLines(file: JsonLinesFile, opts: ImportOptions = {}, warnings: string[] = []): ImportResult {
+  const lines = file.records;
   const unknownTypes = new Map<string, number>();
   for (const l of lines) {
     const type = typeof l.type === "string" ? l.type : "(none)";
@@ -96,7 +101,7 @@ export function importClaudeCode(text: string, opts: ImportOptions = {}): Import
   }
   const sessionId = firstStr(...lines.map((l) => l.sessionId));
   if (!sessionId) warnings.push("no sessionId in the file: the run id was derived from the content");
-  const runId = makeRunId("claude", sessionId ?? contentId(text));
+  const runId = makeRunId("claude", sessionId ?? file.contentId());
   const byUuid = new Map<string, UnknownRecord>();
   for (const l of lines) if (typeof l.uuid === "string") byUuid.set(l.uuid, l);
 

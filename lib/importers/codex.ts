@@ -20,7 +20,6 @@ import { inferEffect } from "./effects";
 import {
   asArray,
   compact,
-  contentId,
   decodeJsonString,
   firstStr,
   isRecord,
@@ -30,7 +29,7 @@ import {
   toNumber,
   type UnknownRecord,
 } from "./json-utils";
-import { jsonLines } from "./lines";
+import { linesOfText, type JsonLinesFile } from "./lines";
 import { contentText, normalizeArgs, normalizeMessage, type JournalMessage, type MessageToolCall } from "./messages";
 import { latencyMs } from "./nodes";
 import type { ImportOptions, ImportResult } from "./types";
@@ -66,12 +65,17 @@ interface Group {
 
 export function importCodex(text: string, opts: ImportOptions = {}): ImportResult {
   const warnings: string[] = [];
-  const lines = jsonLines(text, warnings);
+  return importCodexLines(linesOfText(text, warnings), opts, warnings);
+}
+
+/** `importCodex` of a file already split into lines (`warnings`: what reading them noticed). */
+export function importCodexLines(file: JsonLinesFile, opts: ImportOptions = {}, warnings: string[] = []): ImportResult {
+  const lines = file.records;
   const meta = lines.find((l) => l.type === "session_meta");
   const m = meta && isRecord(meta.payload) ? meta.payload : {};
   const sessionId = firstStr(m.id);
   if (!sessionId) warnings.push("no session_meta id: the run id was derived from the content");
-  const runId = makeRunId("codex", sessionId ?? contentId(text));
+  const runId = makeRunId("codex", sessionId ?? file.contentId());
 
   // what the events say about each call: exit codes and patch outcomes
   const execEnd = new Map<string, UnknownRecord>();

@@ -23,7 +23,7 @@
  */
 import { JournalBuilder, type ProtoEvent } from "./builder";
 import { asArray, compact, contentId, firstStr, isRecord, isoToNanos, makeRunId, str, toNumber, type UnknownRecord } from "./json-utils";
-import { jsonLines } from "./lines";
+import { linesOfText, type JsonLinesFile } from "./lines";
 import { contentText, normalizeArgs, type JournalMessage } from "./messages";
 import { addModelCall, addStepToolCall } from "./model-call";
 import type { ImportOptions, ImportResult } from "./types";
@@ -104,12 +104,22 @@ const FAILED = new Set(["error", "cancelled"]);
 /** Converts a Gemini CLI recording, `.json` (`value` parsed) or `.jsonl` (`value` undefined). */
 export function importGeminiCli(text: string, value: unknown, opts: ImportOptions = {}): ImportResult {
   const warnings: string[] = [];
-  const conv: GeminiConversation = isRecord(value)
-    ? { meta: value, messages: asArray(value.messages).filter(isRecord) }
-    : foldGeminiRecords(jsonLines(text, warnings));
+  if (isRecord(value)) {
+    const conv = { meta: value, messages: asArray(value.messages).filter(isRecord) };
+    return importConversation(conv, () => contentId(text), opts, warnings);
+  }
+  return importGeminiCliLines(linesOfText(text, warnings), opts, warnings);
+}
+
+/** A `.jsonl` recording already split into lines (`warnings`: what reading them noticed). */
+export function importGeminiCliLines(file: JsonLinesFile, opts: ImportOptions = {}, warnings: string[] = []): ImportResult {
+  return importConversation(foldGeminiRecords(file.records), () => file.contentId(), opts, warnings);
+}
+
+function importConversation(conv: GeminiConversation, idOfContent: () => string, opts: ImportOptions, warnings: string[]): ImportResult {
   const sessionId = str(conv.meta.sessionId);
   if (!sessionId) warnings.push("no sessionId in the file: the run id was derived from the content");
-  const runId = makeRunId("gemini", sessionId ?? contentId(text));
+  const runId = makeRunId("gemini", sessionId ?? idOfContent());
   const start = isoToNanos(conv.meta.startTime);
   let lastT = start ?? 0n;
 

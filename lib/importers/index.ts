@@ -9,7 +9,15 @@ export { spansFromOtlpJson, spansFromOtlpProtobuf, spansToRuns, type OpenToolCal
 export { encodeExportTraceServiceResponse } from "./otlp-proto";
 export { modelCallSignature } from "./genai";
 export type { Attributes, AttrValue, NormalizedSpan, NormalizedSpanEvent } from "./span";
-export { convertTraceStream, importTraceStream, importTraceStreamWhole, peekBytes, STREAMABLE_FORMATS, type SpanSpill } from "./stream";
+export {
+  convertTraceStream,
+  importTraceStream,
+  importTraceStreamWhole,
+  peekBytes,
+  LINE_FORMATS,
+  STREAMABLE_FORMATS,
+  type SpanSpill,
+} from "./stream";
 export { FORMAT_LABELS, type ImportedRun, type ImportOptions, type ImportResult, type SourceFormat } from "./types";
 export { importSessionFiles, importSessionZip, nothingToRead, type SessionFile } from "./folder";
 export { sessionPart, type SessionPart } from "./session-files";

@@ -17,8 +17,8 @@
  * The file records no request time, so model calls carry no latency.
  */
 import { JournalBuilder } from "./builder";
-import { asArray, compact, contentId, firstStr, isRecord, isoToNanos, makeRunId, str, toNumber, type UnknownRecord } from "./json-utils";
-import { jsonLines } from "./lines";
+import { asArray, compact, firstStr, isRecord, isoToNanos, makeRunId, str, toNumber, type UnknownRecord } from "./json-utils";
+import { linesOfText, type JsonLinesFile } from "./lines";
 import { contentText, normalizeArgs, type JournalMessage } from "./messages";
 import { addModelCall, addStepToolCall } from "./model-call";
 import type { ImportOptions, ImportResult } from "./types";
@@ -44,10 +44,15 @@ const textOf = (parts: UnknownRecord[], thought: boolean) =>
 
 export function importQwenCode(text: string, opts: ImportOptions = {}): ImportResult {
   const warnings: string[] = [];
-  const lines = jsonLines(text, warnings);
+  return importQwenCodeLines(linesOfText(text, warnings), opts, warnings);
+}
+
+/** `importQwenCode` of a file already split into lines (`warnings`: what reading them noticed). */
+export function importQwenCodeLines(file: JsonLinesFile, opts: ImportOptions = {}, warnings: string[] = []): ImportResult {
+  const lines = file.records;
   const sessionId = firstStr(...lines.map((l) => l.sessionId));
   if (!sessionId) warnings.push("no sessionId in the file: the run id was derived from the content");
-  const runId = makeRunId("qwen", sessionId ?? contentId(text));
+  const runId = makeRunId("qwen", sessionId ?? file.contentId());
   const b = new JournalBuilder();
   const models: Record<string, string> = {};
   const open = new Map<string, { sid: string; key: string; name: string }>();

@@ -33,6 +33,11 @@ export interface IngestLimits {
    * single-document trace export. Streamed bodies (journals, OTLP JSON files) have maxBodyBytes.
    */
   maxDocumentBytes: number;
+  /**
+   * Largest agent session read line by line (Claude Code, Codex, Gemini CLI, Qwen Code): its
+   * text is never held, but its parsed lines are, so it has a limit of its own.
+   */
+  maxSessionBytes: number;
   /** Most bytes a gzip body may inflate to per compressed byte (a bomb inflates a thousandfold). */
   maxGzipRatio: number;
   /** Most events one run may hold. */
@@ -62,6 +67,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxLineBytes: intFromEnv(env, "RETRACE_MAX_LINE_BYTES", 8 * 1024 * 1024),
       maxBodyBytes: intFromEnv(env, "RETRACE_MAX_BODY_BYTES", 512 * 1024 * 1024),
       maxDocumentBytes: intFromEnv(env, "RETRACE_MAX_DOCUMENT_BYTES", 64 * 1024 * 1024),
+      maxSessionBytes: intFromEnv(env, "RETRACE_MAX_SESSION_BYTES", 256 * 1024 * 1024),
       maxGzipRatio: intFromEnv(env, "RETRACE_MAX_GZIP_RATIO", 100),
       maxEventsPerRun: intFromEnv(env, "RETRACE_MAX_EVENTS_PER_RUN", 2_000_000),
       maxDepth: intFromEnv(env, "RETRACE_MAX_DEPTH", 128),

@@ -10,7 +10,15 @@ import "server-only";
  */
 import fs from "node:fs";
 import path from "node:path";
-import { convertTraceStream, ImportError, STREAMABLE_FORMATS, type NormalizedSpan, type SourceFormat, type SpanSpill } from "../importers";
+import {
+  convertTraceStream,
+  ImportError,
+  LINE_FORMATS,
+  STREAMABLE_FORMATS,
+  type NormalizedSpan,
+  type SourceFormat,
+  type SpanSpill,
+} from "../importers";
 import { eventBatches } from "../journal/event-items";
 import type { ReaderItem } from "../journal/reader";
 import { limitBytes } from "./body-limits";
@@ -91,7 +99,11 @@ export async function openTrace(
   // only the streamed formats spill; a single document is read whole, within the document limit
   const spill = new FileSpill(opts.redactor);
   try {
-    const source = streamed ? stream : limitBytes(stream, opts.limits.maxDocumentBytes, "RETRACE_MAX_DOCUMENT_BYTES");
+    const source = streamed
+      ? stream
+      : LINE_FORMATS.has(format)
+        ? limitBytes(stream, opts.limits.maxSessionBytes, "RETRACE_MAX_SESSION_BYTES")
+        : limitBytes(stream, opts.limits.maxDocumentBytes, "RETRACE_MAX_DOCUMENT_BYTES");
     const converted = await convertTraceStream(format, source, {
       fileName: opts.fileName,
       spill,

@@ -5,9 +5,15 @@ import "server-only";
  * server thread that hashes calls this once: db.ts for the request's threads, the SQLite
  * writer for its own.
  */
-import { hash } from "node:crypto";
+import { createHash, hash } from "node:crypto";
 import { useSha256Implementation } from "../canonical";
 
 export function useNativeSha256(): void {
-  useSha256Implementation((text) => hash("sha256", text, "hex"));
+  useSha256Implementation(
+    (text) => hash("sha256", text, "hex"),
+    () => {
+      const h = createHash("sha256");
+      return { update: (text) => void h.update(text, "utf8"), hex: () => h.digest("hex") };
+    },
+  );
 }

@@ -12,7 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gunzipLimited, InflateLimitError } from "@/lib/server/gunzip";
 import type { Db } from "@/lib/server/db";
 import { answerOtlp } from "@/lib/server/otlp-receiver";
-import { getRun } from "@/lib/server/queries";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { getRun, listEventBodies } from "@/lib/server/queries";
 import { answerUpload } from "@/lib/server/upload";
 import { bytesOf, freshDb, type TestDb } from "../helpers/db";
 
@@ -94,9 +96,14 @@ describe("body limits, enforced while reading", () => {
   let traces: Served;
   const BODY_LIMIT = 2 * MiB;
   const DOC_LIMIT = 1 * MiB;
+  const SESSION_LIMIT = 1.5 * MiB;
   beforeAll(async () => {
     t = await freshDb("sqlite");
-    db = t.open({ RETRACE_MAX_BODY_BYTES: String(BODY_LIMIT), RETRACE_MAX_DOCUMENT_BYTES: String(DOC_LIMIT) });
+    db = t.open({
+      RETRACE_MAX_BODY_BYTES: String(BODY_LIMIT),
+      RETRACE_MAX_DOCUMENT_BYTES: String(DOC_LIMIT),
+      RETRACE_MAX_SESSION_BYTES: String(SESSION_LIMIT),
+    });
     imports = await serve((req) => answerUpload(db, req, "any", "default").then(({ status, body }) => Response.json(body, { status })));
     traces = await serve((req) => answerOtlp(db, req, "default"));
   });
@@ -125,6 +132,69 @@ describe("body limits, enforced while reading", () => {
     expect(r.status).toBe(413);
     expect(r.body.error).toMatch(/RETRACE_MAX_DOCUMENT_BYTES/);
     expect(imports.pulled()).toBeLessThanOrEqual(DOC_LIMIT + CHUNK);
+  });
+
+  /**
+   * A real Claude Code 2.1 session repeated, each round with its own uuids and message ids and
+   * chained to the one before, until it is `bytes` long: one long session.
+   */
+  function longSession(bytes: number, sessionId: string): string {
+    const src = readFileSync(path.resolve(__dirname, "../fixtures/agent-cli/claude-code-2.1.337-session.jsonl"), "utf8");
+    const lines = src.split("\n").filter((l) => l.trim());
+    const out: string[] = [];
+    let size = 0;
+    let last: string | null = null;
+    for (let round = 0; size < bytes; round++) {
+      for (const raw of lines) {
+        const l = JSON.parse(raw) as Record<string, unknown>;
+        if (typeof l.sessionId === "string") l.sessionId = sessionId;
+        if (typeof l.uuid === "string") l.uuid = `${l.uuid}-${round}`;
+        if ("parentUuid" in l) l.parentUuid = typeof l.parentUuid === "string" ? `${l.parentUuid}-${round}` : last;
+        const m = l.message as Record<string, unknown> | undefined;
+        if (m && typeof m.id === "string") m.id = `${m.id}_${round}`;
+        const text = JSON.stringify(l);
+        out.push(text);
+        size += text.length + 1;
+        if (typeof l.uuid === "string") last = l.uuid;
+      }
+    }
+    return out.join("\n") + "\n";
+  }
+
+  it("stores a coding-agent session past the document limit whole: it is read line by line, under the session limit", async () => {
+    const text = longSession(1.2 * MiB, "long-session-1");
+    expect(text.length).toBeGreaterThan(DOC_LIMIT);
+    const r = await postChunked(`${imports.url}/api/imports`, "application/x-ndjson", Buffer.from(text), Buffer.alloc(0), text.length);
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    // every API response of the file is a model call: distinct assistant message ids, counted from the text
+    const ids = new Set(
+      text
+        .split("\n")
+        .filter((l) => /"type":"assistant"/.test(l))
+        .map((l) => /"id":"(msg_[^"]+)"/.exec(l)?.[1]),
+    );
+    ids.delete(undefined);
+    expect(ids.size).toBeGreaterThan(20);
+    const bodies = await listEventBodies(db, "claude-long-session-1", -1, 1_000_000);
+    const calls = bodies.map((b) => JSON.parse(b.body) as { type: string }).filter((e) => e.type === "model.request");
+    expect(calls).toHaveLength(ids.size);
+  });
+
+  it("refuses a coding-agent session past the session limit, naming it, and stores nothing", async () => {
+    const text = longSession(3 * MiB, "long-session-2");
+    const whole = Buffer.from(text);
+    const big = await postChunked(
+      `${imports.url}/api/imports`,
+      "application/x-ndjson",
+      whole.subarray(0, CHUNK),
+      whole.subarray(CHUNK, 2 * CHUNK),
+      200 * MiB,
+    );
+    expect(big.status).toBe(413);
+    expect(big.body.error).toMatch(/RETRACE_MAX_SESSION_BYTES/);
+    expect(big.sent).toBeGreaterThan(SESSION_LIMIT); // the answer came while the client was still sending
+    expect(imports.pulled()).toBeLessThanOrEqual(SESSION_LIMIT + CHUNK);
+    expect(await getRun(db, "claude-long-session-2")).toBeNull();
   });
 
   it("refuses an OTLP/HTTP request past the document limit, having read only up to it", async () => {

@@ -20,6 +20,12 @@ import { FORMAT_LABELS, type ImportedRun, type ImportOptions, type ImportResult,
 import { jaegerDocument } from "./jaeger-stream";
 import { JsonSyntaxError, JsonWalker, type ValueVisitor } from "./json-walker";
 import { appendAll, otlpDocument } from "./otlp-stream";
+import { readJsonLines } from "./json-lines";
+import { importClaudeCodeLines } from "../claude-code";
+import { importCodexLines } from "../codex";
+import { importGeminiCliLines } from "../gemini-cli";
+import { importQwenCodeLines } from "../qwen-code";
+import type { JsonLinesFile } from "../lines";
 
 export { peekBytes } from "./peek-bytes";
 export { JsonSyntaxError, JsonWalker, exactNumber, type ContainerVisitor, type StreamJson, type ValueVisitor } from "./json-walker";
@@ -31,6 +37,20 @@ export const STREAMABLE_FORMATS: ReadonlySet<SourceFormat> = new Set<SourceForma
   "tempo-otlp",
   "jaeger",
 ]);
+
+/**
+ * Line formats read line by line (`json-lines.ts`): the file's text is never held, only its
+ * parsed lines, which the importer needs all of (a session is one tree of lines).
+ */
+const LINE_IMPORTERS: Partial<Record<SourceFormat, (file: JsonLinesFile, opts: ImportOptions, warnings: string[]) => ImportResult>> = {
+  "claude-code": importClaudeCodeLines,
+  codex: importCodexLines,
+  "gemini-cli": importGeminiCliLines,
+  "qwen-code": importQwenCodeLines,
+};
+
+/** Formats read line by line rather than whole. */
+export const LINE_FORMATS: ReadonlySet<SourceFormat> = new Set(Object.keys(LINE_IMPORTERS) as SourceFormat[]);
 
 interface StreamedImport {
   format: SourceFormat;
@@ -118,6 +138,12 @@ export async function convertTraceStream(
   // a zip is bytes, not text
   if (format === "inspect-eval") return wholeDocument(importInspectEval(await readAllBytes(stream), opts));
   if (format === "session-folder") return wholeDocument(importSessionZip(await readAllBytes(stream), opts));
+  const lineImporter = LINE_IMPORTERS[format];
+  if (lineImporter) {
+    const read = await readJsonLines(stream);
+    if ("text" in read) return wholeDocument(convertDocument(format, read.text, opts));
+    return wholeDocument(lineImporter(read.lines, opts, read.warnings));
+  }
   if (!STREAMABLE_FORMATS.has(format)) return wholeDocument(convertDocument(format, await readAllText(stream), opts));
   const label = FORMAT_LABELS[format];
 
