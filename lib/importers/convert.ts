@@ -15,6 +15,7 @@ import { importInspect } from "./inspect-ai";
 import { importJaeger } from "./jaeger";
 import { importLangfuse } from "./langfuse";
 import { importOpenHands } from "./openhands";
+import { importPatronus } from "./patronus";
 import { importPhoenix } from "./phoenix";
 import { importGeminiCli } from "./gemini-cli";
 import { importQwenCode } from "./qwen-code";
@@ -112,6 +113,8 @@ export function convertDocument(format: SourceFormat, body: string, opts: Import
       return importLangSmith(value, opts);
     case "phoenix-spans":
       return importPhoenix(value, opts);
+    case "patronus-trace":
+      return importPatronus(value, opts);
     case "opencode":
       return importOpenCode(value, opts);
     case "mini-swe-agent":

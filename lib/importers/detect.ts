@@ -13,7 +13,7 @@ const DETECT_HEAD_BYTES = 64 * 1024;
 
 /** What an import of a file in no known format says. */
 export const UNKNOWN_FORMAT =
-  "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, LangSmith, any-agent, OTel JS span dumps, SWE-agent, mini-swe-agent, OpenAI Agents SDK RunState, Cursor chats exported by SpecStory, OpenHands (event streams and evaluation output.jsonl), Inspect AI (.json and .eval), tau-bench, Claude Code sessions, Codex CLI rollouts, Gemini CLI chats, Qwen Code sessions, OpenCode exports, Cline and Roo Code tasks, Aider histories, Copilot CLI sessions, zips of session folders, ATIF trajectories, Phoenix span exports, AG2 group chat histories, Retrace journals)";
+  "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, LangSmith, any-agent, OTel JS span dumps, SWE-agent, mini-swe-agent, OpenAI Agents SDK RunState, Cursor chats exported by SpecStory, OpenHands (event streams and evaluation output.jsonl), Inspect AI (.json and .eval), tau-bench, Claude Code sessions, Codex CLI rollouts, Gemini CLI chats, Qwen Code sessions, OpenCode exports, Cline and Roo Code tasks, Aider histories, Copilot CLI sessions, zips of session folders, ATIF trajectories, Phoenix span exports, Patronus / TRAIL span trees, AG2 group chat histories, Retrace journals)";
 
 /** The one error of a file in no known format: that it is not supported, and what it looks like. */
 export function unknownFormatMessage(looksLike: string): string {
@@ -172,6 +172,17 @@ function isMiniMessageList(k1: Set<string>, text: string, fileName?: string): bo
   );
 }
 
+/**
+ * A span of a Patronus trace export: `span_name` and `span_attributes` (OpenInference keys),
+ * a start `timestamp` and children nested in `child_spans`, or, when the head ends before that
+ * key (a long first span), an ISO 8601 `duration` ("PT1.5S"): AgentOps-style exports with
+ * `span_name` have `start_time` and a numeric duration instead.
+ */
+function isPatronusSpan(k3: Set<string>, text: string): boolean {
+  if (!["span_id", "span_name", "span_attributes", "timestamp"].every((k) => k3.has(k))) return false;
+  return k3.has("child_spans") || /"duration"\s*:\s*"P(?:\d|T)/.test(text) || !k3.has("duration");
+}
+
 export function detectFormat(head: string, fileName?: string): Detection {
   const text = head.length > DETECT_HEAD_BYTES ? head.slice(0, DETECT_HEAD_BYTES) : head;
   // the files of Cline / Roo Code tasks, Aider and Copilot CLI sessions (session-files.ts)
@@ -210,6 +221,8 @@ export function detectFormat(head: string, fileName?: string): Detection {
       return result("phoenix-spans");
     // …and its /spans/otlpv1 form: OTLP spans with snake_case fields in the same envelope
     if (k1.has("data") && has(keys[3] ?? new Set(), "span_id", "trace_id", "start_time_unix_nano")) return result("phoenix-spans");
+    // Patronus trace export (TRAIL): {trace_id, spans: [{span_id, span_name, span_attributes, timestamp, duration, child_spans}]}
+    if (k1.has("spans") && isPatronusSpan(keys[3] ?? new Set(), text)) return result("patronus-trace");
     if (k1.has("spans") && any(deep, "trace_id", "span_id", "start_time")) return result("otel-sdk-spans");
     if (k1.has("trajectory") || (has(k1, "history", "info") && k1.has("environment"))) return result("swe-agent");
     if (k1.has("eval") && any(k1, "version", "samples", "status", "plan")) return result("inspect-ai");

@@ -755,7 +755,7 @@ function toolCallOf(span: NormalizedSpan, start: bigint, end: bigint): { tool: T
   const tool: ToolCallInfo = {
     call: firstStr(at["gen_ai.tool.call.id"], at["ai.toolCall.id"], at["tool_call.id"], lcResult?.callId) ?? span.spanId,
     tool: name,
-    args: args ? normalizeArgs(args.key === "input.value" ? toolInputValue(args.value) : args.value) : {},
+    args: args ? normalizeArgs(args.key === "input.value" ? toolInputValue(args.value, at["tool.parameters"]) : args.value) : {},
     status: failed ? "error" : "ok",
     result: lcResult ? lcResult.content : decodedResult,
     error: failed ? (span.status.message ?? "span status ERROR") : undefined,
@@ -790,13 +790,23 @@ function langChainToolMessage(v: unknown): { callId?: string; content: unknown }
 
 /**
  * OpenInference TOOL `input.value`: the arguments as JSON, or (LangChain) the run's inputs
- * `{input: "<arguments as JSON>"}`, unwrapped so the arguments stay an object.
+ * `{input: "<arguments as JSON>"}`, unwrapped so the arguments stay an object; or
+ * (smolagents, `Tool.__call__`) `{args: [...], sanitize_inputs_outputs, kwargs: {...}}`: the
+ * keyword arguments, with positional ones named after `tool.parameters` (its keys in order).
  */
-function toolInputValue(v: AttrValue): unknown {
+function toolInputValue(v: AttrValue, parameters?: AttrValue): unknown {
   const d = decodeJsonString(v);
   if (isRecord(d) && Object.keys(d).length === 1 && typeof d.input === "string") {
     const inner = decodeJsonString(d.input);
     if (isRecord(inner)) return inner;
+  }
+  if (isRecord(d) && Array.isArray(d.args) && isRecord(d.kwargs) && "sanitize_inputs_outputs" in d) {
+    const params = decodeJsonString(parameters);
+    const names = isRecord(params) ? Object.keys(params) : [];
+    const out: Record<string, unknown> = {};
+    d.args.forEach((a, i) => setOwn(out, names[i] ?? `arg${i}`, a));
+    for (const [k, x] of Object.entries(d.kwargs)) setOwn(out, k, x);
+    return out;
   }
   return d;
 }

@@ -18,9 +18,10 @@ import type { ImportOptions, ImportResult } from "./types";
 
 /**
  * Nested attribute objects flattened to dotted keys, as Phoenix's `flatten` does
- * (lists of objects by index); lists of plain values stay lists.
+ * (lists of objects by index); lists of plain values stay lists. Also used for Patronus
+ * span trees (patronus.ts).
  */
-function flatten(v: unknown, prefix: string, out: Attributes, depth = 0): void {
+export function flatten(v: unknown, prefix: string, out: Attributes, depth = 0): void {
   if (depth < 32 && isRecord(v)) {
     for (const [k, x] of Object.entries(v)) flatten(x, prefix ? `${prefix}.${k}` : k, out, depth + 1);
     return;

@@ -290,6 +290,45 @@ const CASES: Case[] = [
     ],
   },
   {
+    // TRAIL (Patronus trace export, smolagents): 21 spans in the child_spans tree; 9 with
+    // openinference.span.kind LLM (sums of llm.token_count.prompt / completion, written as
+    // strings), 2 TOOL (TextInspectorTool failed: status_code Error, 1 exception event; and
+    // FinalAnswerTool); errors: 2 spans with status_code Error (the tool and its ToolCallingAgent step).
+    file: "patronus/trail-gaia-41bbc898aa7de0f31d2382ff57700a76.json",
+    format: "patronus-trace",
+    runs: [
+      {
+        runId: "patronus-41bbc898aa7de0f31d2382ff57700a76",
+        steps: 21,
+        modelCalls: 9,
+        toolCalls: 2,
+        errors: 2,
+        toolFailures: { error: 1 },
+        inputTokens: 24741,
+        outputTokens: 7740,
+        status: "succeeded",
+      },
+    ],
+  },
+  {
+    // TRAIL SWE-bench: 14 spans written, 13 distinct span_ids (one LLM span is written twice
+    // under Step 4); 6 LLM spans; no TOOL span (the CodeAgent runs its code inside the step); no errors.
+    file: "patronus/trail-swe-bench-72822db6e120878d916b515c2501246b.json",
+    format: "patronus-trace",
+    runs: [
+      {
+        runId: "patronus-72822db6e120878d916b515c2501246b",
+        steps: 13,
+        modelCalls: 6,
+        toolCalls: 0,
+        errors: 0,
+        inputTokens: 44526,
+        outputTokens: 2244,
+        status: "succeeded",
+      },
+    ],
+  },
+  {
     // task 2 trial 1: 30 assistant messages (model calls, one step each), 27 tool_calls and 27
     // tool messages, 4 user messages; reward 0.0. The id's hash: first 8 hex of the SHA-256 of
     // the record as sorted-key compact JSON, computed with Python's json + hashlib.
