@@ -6,6 +6,8 @@
 import { parseJsonExact } from "../journal/parse-line";
 import { importAg2GroupChat } from "./ag2-groupchat";
 import { importAtif } from "./atif";
+import { importAutogenTeamState } from "./autogen-agentchat";
+import { importMagenticOne } from "./magentic-one";
 import { importLangSmith } from "./langsmith";
 import { importClaudeCode } from "./claude-code";
 import { importCodex } from "./codex";
@@ -65,6 +67,7 @@ export function convertDocument(format: SourceFormat, body: string, opts: Import
   if (format === "codex") return importCodex(body, opts);
   if (format === "openhands-eval") return importOpenHandsEval(body, opts);
   if (format === "qwen-code") return importQwenCode(body, opts);
+  if (format === "magentic-one") return importMagenticOne(body, opts);
   if (format === "gemini-cli") return importGeminiCli(body, geminiDocument(body), opts);
   if (format === "specstory") return importSpecStory(body, opts);
   // a file of a session that may span several (folder.ts): what it holds, and what is missing
@@ -123,6 +126,8 @@ export function convertDocument(format: SourceFormat, body: string, opts: Import
       return importOpenAIAgents(value, body, opts);
     case "ag2-groupchat":
       return importAg2GroupChat(value, body, opts);
+    case "autogen-agentchat":
+      return importAutogenTeamState(value, body, opts);
     default:
       throw new ImportError(`the file looks like ${label}, which this version cannot import yet`);
   }

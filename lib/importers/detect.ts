@@ -13,7 +13,7 @@ const DETECT_HEAD_BYTES = 64 * 1024;
 
 /** What an import of a file in no known format says. */
 export const UNKNOWN_FORMAT =
-  "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, LangSmith, any-agent, OTel JS span dumps, SWE-agent, mini-swe-agent, OpenAI Agents SDK RunState, Cursor chats exported by SpecStory, OpenHands (event streams and evaluation output.jsonl), Inspect AI (.json and .eval), tau-bench, Claude Code sessions, Codex CLI rollouts, Gemini CLI chats, Qwen Code sessions, OpenCode exports, Cline and Roo Code tasks, Aider histories, Copilot CLI sessions, zips of session folders, ATIF trajectories, Phoenix span exports, Patronus / TRAIL span trees, AG2 group chat histories, Retrace journals)";
+  "the file's format was not recognised (supported: OTLP JSON, Tempo, Jaeger, Langfuse, LangSmith, any-agent, OTel JS span dumps, SWE-agent, mini-swe-agent, OpenAI Agents SDK RunState, Cursor chats exported by SpecStory, OpenHands (event streams and evaluation output.jsonl), Inspect AI (.json and .eval), tau-bench, Claude Code sessions, Codex CLI rollouts, Gemini CLI chats, Qwen Code sessions, OpenCode exports, Cline and Roo Code tasks, Aider histories, Copilot CLI sessions, zips of session folders, ATIF trajectories, Phoenix span exports, Patronus / TRAIL span trees, AG2 group chat histories, AutoGen AgentChat team states, Magentic-One logs, Retrace journals)";
 
 /** The one error of a file in no known format: that it is not supported, and what it looks like. */
 export function unknownFormatMessage(looksLike: string): string {
@@ -151,7 +151,18 @@ function isGeminiLog(lines: Array<Record<string, unknown>>): boolean {
   return rest.every((l) => (typeof l.id === "string" && typeof l.type === "string") || "$set" in l || "$rewindTo" in l);
 }
 
-/** Line formats: Claude Code, Qwen Code and Gemini CLI sessions, Codex rollouts, read off the first complete lines. */
+/**
+ * A Magentic-One `log.jsonl` (autogen-magentic-one): every line a typed, timestamped event,
+ * at least one an `OrchestrationEvent` with its `source` and `message`.
+ */
+function isMagenticOneLog(lines: Array<Record<string, unknown>>): boolean {
+  return (
+    lines.every((l) => typeof l.type === "string" && typeof l.timestamp === "string" && !("payload" in l) && !("sessionId" in l)) &&
+    lines.some((l) => l.type === "OrchestrationEvent" && typeof l.source === "string" && typeof l.message === "string")
+  );
+}
+
+/** Line formats: Claude Code, Qwen Code and Gemini CLI sessions, Codex rollouts, Magentic-One logs, read off the first complete lines. */
 function detectLines(lines: Array<Record<string, unknown>>): SourceFormat | undefined {
   if (lines.length === 0) return undefined;
   if (isGeminiLog(lines)) return "gemini-cli";
@@ -159,6 +170,7 @@ function detectLines(lines: Array<Record<string, unknown>>): SourceFormat | unde
   const codex = lines.filter((l) => typeof l.type === "string" && CODEX_LINE_TYPES.has(l.type) && "payload" in l && "timestamp" in l);
   if (codex.length === lines.length && lines.some((l) => l.type === "session_meta" || l.type === "response_item")) return "codex";
   if (isClaudeCode(lines)) return "claude-code";
+  if (isMagenticOneLog(lines)) return "magentic-one";
   return undefined;
 }
 
@@ -236,6 +248,9 @@ export function detectFormat(head: string, fileName?: string): Detection {
       return result("openai-agents");
     // AG2 group chat saved with its message list: {history: [{content, role, name}], …}
     if (k1.has("history") && has(keys[3] ?? new Set(), "content", "role", "name") && !k1.has("instance_id")) return result("ag2-groupchat");
+    // AutoGen AgentChat `team.save_state()`: {type: "TeamState", agent_states: {name: {type, message_thread | agent_state…}}}
+    if (has(k1, "type", "agent_states") && any(keys[3] ?? new Set(), "message_thread", "agent_state") && /(?:^|[^\\])"type"\s*:\s*"TeamState"/.test(text))
+      return result("autogen-agentchat");
   }
   if (root === "array") {
     if (any(k1, "resourceSpans", "resource_spans", "batches")) return result("otlp-json-array");

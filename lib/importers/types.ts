@@ -37,6 +37,8 @@ export const SOURCE_FORMATS = [
   "openai-agents",
   "specstory",
   "ag2-groupchat",
+  "autogen-agentchat",
+  "magentic-one",
   "unknown",
 ] as const;
 export type SourceFormat = (typeof SOURCE_FORMATS)[number];
@@ -74,6 +76,8 @@ export const FORMAT_LABELS: Record<SourceFormat, string> = {
   "openai-agents": "OpenAI Agents SDK saved RunState (JSON)",
   specstory: "Cursor chat exported by SpecStory (Markdown)",
   "ag2-groupchat": "AG2 / AutoGen group chat history (JSON)",
+  "autogen-agentchat": "AutoGen AgentChat team state (team.save_state() JSON)",
+  "magentic-one": "Magentic-One log (log.jsonl, autogen-magentic-one)",
   unknown: "Unknown format",
 };
 
