@@ -294,7 +294,7 @@ const CASES: Case[] = [
     // openinference.span.kind LLM (sums of llm.token_count.prompt / completion, written as
     // strings), 2 TOOL (TextInspectorTool failed: status_code Error, 1 exception event; and
     // FinalAnswerTool); errors: 2 spans with status_code Error (the tool and its ToolCallingAgent step).
-    file: "patronus/trail-gaia-41bbc898aa7de0f31d2382ff57700a76.json",
+    file: "patronus/trail-gaia-41bbc898aa7de0f31d2382ff57700a76.json.gz",
     format: "patronus-trace",
     runs: [
       {

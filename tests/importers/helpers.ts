@@ -1,13 +1,39 @@
 /** Shared helpers of the importer tests: fixtures and a per-run summary of a journal. */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { gunzipSync } from "node:zlib";
+import { detectFormat, type SourceFormat } from "@/lib/importers";
 import type { JournalEvent } from "@/lib/journal/types";
 
-export const CORPUS = fileURLToPath(new URL("../fixtures/corpus", import.meta.url));
+export const FIXTURES = fileURLToPath(new URL("../fixtures", import.meta.url));
+export const CORPUS = path.join(FIXTURES, "corpus");
+
+/**
+ * A fixture's text, `rel` to tests/fixtures. A `.gz` one is inflated: files whose dataset asks
+ * not to be reshared where crawlers read it (GAIA questions in TRAIL traces) are kept gzipped.
+ */
+export function readFixture(rel: string): string {
+  const bytes = readFileSync(path.join(FIXTURES, rel));
+  return (rel.endsWith(".gz") ? gunzipSync(bytes) : bytes).toString("utf8");
+}
 
 export function readCorpus(rel: string): string {
-  return readFileSync(path.join(CORPUS, rel), "utf8");
+  return readFixture(path.join("corpus", rel));
+}
+
+/** Every fixture file an importer could be given (.json, .jsonl, .traj, gzipped or not), relative to tests/fixtures. */
+export function fixtureFiles(): string[] {
+  return readdirSync(FIXTURES, { recursive: true, encoding: "utf8" })
+    .filter((f) => /\.(json|jsonl|traj)(\.gz)?$/.test(f))
+    .sort();
+}
+
+/** The fixture files detected as `format` (their names without `.gz`, as a user would save them). */
+export function claimedBy(format: SourceFormat): string[] {
+  const files = fixtureFiles();
+  if (files.length < 30) throw new Error(`only ${files.length} fixture files found under ${FIXTURES}`);
+  return files.filter((f) => detectFormat(readFixture(f), path.basename(f).replace(/\.gz$/, "")).format === format).sort();
 }
 
 export interface RunSummary {

@@ -5,9 +5,7 @@
  * (the span tree walked with plain JSON, durations parsed with a regular expression), never
  * from the importer's output.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "@/lib/canonical";
 import { detectFormat, importTrace } from "@/lib/importers";
@@ -15,9 +13,9 @@ import { ImportError } from "@/lib/importers/import-error";
 import { parseLine } from "@/lib/journal/parse-line";
 import type { JournalEvent } from "@/lib/journal/types";
 import { errorEvents } from "@/lib/semantics";
-import { readCorpus, summarize } from "./helpers";
+import { claimedBy, readCorpus, summarize } from "./helpers";
 
-const GAIA = "patronus/trail-gaia-41bbc898aa7de0f31d2382ff57700a76.json";
+const GAIA = "patronus/trail-gaia-41bbc898aa7de0f31d2382ff57700a76.json.gz";
 const SWE = "patronus/trail-swe-bench-72822db6e120878d916b515c2501246b.json";
 const FILES = [GAIA, SWE];
 
@@ -189,15 +187,8 @@ describe("TRAIL SWE-bench trace: top-level spans whose parents are not in the fi
 });
 
 describe("Patronus trace detection takes no other format's fixture", () => {
-  const root = fileURLToPath(new URL("../fixtures/", import.meta.url));
-  const files = readdirSync(root, { recursive: true, encoding: "utf8" }).filter((f) => /\.(json|jsonl|traj)$/.test(f));
-
   it("only the Patronus fixtures are detected as patronus-trace, and they as nothing else", () => {
-    expect(files.length).toBeGreaterThan(30);
-    const claimed = files.filter(
-      (f) => detectFormat(readFileSync(path.join(root, f), "utf8"), path.basename(f)).format === "patronus-trace",
-    );
-    expect(claimed.sort()).toEqual(FILES.map((f) => `corpus/${f}`).sort());
+    expect(claimedBy("patronus-trace")).toEqual(FILES.map((f) => `corpus/${f}`).sort());
   });
 });
 
