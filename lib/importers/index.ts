@@ -14,6 +14,7 @@ export {
   importTraceStream,
   importTraceStreamWhole,
   peekBytes,
+  LAZY_FORMATS,
   LINE_FORMATS,
   STREAMABLE_FORMATS,
   type SpanSpill,

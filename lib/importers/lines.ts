@@ -13,20 +13,24 @@ export class JsonLineReader {
   private firstBad = 0;
 
   line(raw: string): void {
+    const record = this.next(raw);
+    if (record) this.records.push(record);
+  }
+
+  /** The next line parsed, without keeping it (undefined when blank or not an object; counted). */
+  next(raw: string): UnknownRecord | undefined {
     this.n++;
     const line = raw.trim();
-    if (!line) return;
+    if (!line) return undefined;
     try {
       const v: unknown = JSON.parse(line);
-      if (isRecord(v)) {
-        this.records.push(v);
-        return;
-      }
+      if (isRecord(v)) return v;
     } catch {
       /* counted below */
     }
     // a file cut mid-line (a session still being written) loses only that line
     if (this.bad++ === 0) this.firstBad = this.n;
+    return undefined;
   }
 
   /** The lines kept; says in `warnings` how many were skipped and where the first was. */

@@ -16,7 +16,7 @@
 import { JournalBuilder } from "./builder";
 import { inferEffect } from "./effects";
 import { asArray, compact, contentId, firstStr, isRecord, isoToNanos, makeRunId, str, toNumber, type UnknownRecord } from "./json-utils";
-import { jsonLines } from "./lines";
+import { JsonLineReader } from "./lines";
 import { contentText, normalizeArgs } from "./messages";
 import { latencyMs } from "./nodes";
 import { importOpenHands } from "./openhands";
@@ -138,58 +138,84 @@ function v1Run(
   return { runId, events: b.build({ runId, start: { data: start, t: min }, end: { data: compact({ ...end, output }), t: max } }) };
 }
 
-export function importOpenHandsEval(text: string, opts: ImportOptions = {}): ImportResult {
-  const warnings: string[] = [];
-  const runs: ImportedRun[] = [];
-  for (const raw of text.split("\n")) {
-    if (!raw.trim()) continue;
-    const [line] = jsonLines(raw, warnings);
-    if (!line) continue;
-    const instance = firstStr(line.instance_id) ?? "instance";
-    const runId = makeRunId("openhands", `${instance}-${contentId(raw.trim()).slice(0, 8)}`);
-    const meta = isRecord(line.metadata) ? line.metadata : {};
-    const model = modelOf(meta);
-    const history = asArray(line.history).filter(isRecord);
-    const v1 = history.some((e) => typeof e.kind === "string" && /Event$/.test(e.kind));
-    const start = compact({
-      workflow: { name: "openhands-eval" },
-      agent: { name: firstStr(meta.agent_class) ?? "openhands" },
-      task: instance,
-      model,
-      tags: ["openhands", "openhands-eval", v1 ? "v1" : "v0"],
-      versions: model ? { models: { [model]: model } } : undefined,
-      input: str(line.instruction),
-      source: compact({
-        format: "openhands-eval",
-        file: opts.fileName,
-        instanceId: instance,
-        historyFormat: v1 ? "v1" : "v0",
-        dataset: firstStr(meta.dataset),
-        startTime: str(meta.start_time),
-        gitCommit: str(meta.git_commit),
-      }),
-    });
-    const failed = line.error !== null && line.error !== undefined && line.error !== "";
-    const end = compact({
-      status: failed ? "failed" : "succeeded",
-      error: failed ? line.error : undefined,
-      testResult: line.test_result ?? undefined,
-      metrics: line.metrics ?? undefined,
-    });
-    if (v1) {
-      runs.push(v1Run(line, runId, start, end, warnings));
-    } else {
-      // the models come from the responses in the history (the configured name is an alias)
-      const { versions: _configured, ...v0start } = start;
-      const r = importOpenHands(history, raw, {
-        fileName: opts.fileName,
-        runId,
-        start: v0start,
-        end: failed ? end : { testResult: end.testResult, metrics: end.metrics },
-      });
-      warnings.push(...r.warnings.map((w) => `${runId}: ${w}`));
-      runs.push(...r.runs);
-    }
+/**
+ * Reads `output.jsonl` one line at a time: each line is an instance, converted alone, so a
+ * file of any size needs the memory of one line (the whole-text path and the streaming one,
+ * stream/index.ts, both go through it). Lines that are not JSON objects are skipped and counted.
+ */
+export class OpenHandsEvalReader {
+  private readonly lines = new JsonLineReader();
+
+  constructor(
+    private readonly opts: ImportOptions,
+    readonly warnings: string[],
+  ) {}
+
+  /** The runs of one line (none for a blank or broken line). */
+  line(raw: string): ImportedRun[] {
+    const line = this.lines.next(raw);
+    return line ? instanceRuns(line, raw, this.opts, this.warnings) : [];
   }
-  return { format: "openhands-eval", runs, warnings };
+
+  /** Says how many lines were skipped; call once, after the last line. */
+  finish(): void {
+    this.lines.finish(this.warnings);
+  }
+}
+
+export function importOpenHandsEval(text: string, opts: ImportOptions = {}): ImportResult {
+  const reader = new OpenHandsEvalReader(opts, []);
+  const runs = text.split("\n").flatMap((raw) => reader.line(raw));
+  reader.finish();
+  return { format: "openhands-eval", runs, warnings: reader.warnings };
+}
+
+function instanceRuns(line: UnknownRecord, raw: string, opts: ImportOptions, warnings: string[]): ImportedRun[] {
+  const runs: ImportedRun[] = [];
+  const instance = firstStr(line.instance_id) ?? "instance";
+  const runId = makeRunId("openhands", `${instance}-${contentId(raw.trim()).slice(0, 8)}`);
+  const meta = isRecord(line.metadata) ? line.metadata : {};
+  const model = modelOf(meta);
+  const history = asArray(line.history).filter(isRecord);
+  const v1 = history.some((e) => typeof e.kind === "string" && /Event$/.test(e.kind));
+  const start = compact({
+    workflow: { name: "openhands-eval" },
+    agent: { name: firstStr(meta.agent_class) ?? "openhands" },
+    task: instance,
+    model,
+    tags: ["openhands", "openhands-eval", v1 ? "v1" : "v0"],
+    versions: model ? { models: { [model]: model } } : undefined,
+    input: str(line.instruction),
+    source: compact({
+      format: "openhands-eval",
+      file: opts.fileName,
+      instanceId: instance,
+      historyFormat: v1 ? "v1" : "v0",
+      dataset: firstStr(meta.dataset),
+      startTime: str(meta.start_time),
+      gitCommit: str(meta.git_commit),
+    }),
+  });
+  const failed = line.error !== null && line.error !== undefined && line.error !== "";
+  const end = compact({
+    status: failed ? "failed" : "succeeded",
+    error: failed ? line.error : undefined,
+    testResult: line.test_result ?? undefined,
+    metrics: line.metrics ?? undefined,
+  });
+  if (v1) {
+    runs.push(v1Run(line, runId, start, end, warnings));
+  } else {
+    // the models come from the responses in the history (the configured name is an alias)
+    const { versions: _configured, ...v0start } = start;
+    const r = importOpenHands(history, raw, {
+      fileName: opts.fileName,
+      runId,
+      start: v0start,
+      end: failed ? end : { testResult: end.testResult, metrics: end.metrics },
+    });
+    warnings.push(...r.warnings.map((w) => `${runId}: ${w}`));
+    runs.push(...r.runs);
+  }
+  return runs;
 }

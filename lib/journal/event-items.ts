@@ -94,13 +94,13 @@ export function eventItem(event: JournalEvent, line: number, limits: ReaderLimit
 
 /** The events of runs, one run after another, as batches of reader items (lines numbered from 1). */
 export async function* eventBatches(
-  runs: Iterable<{ events: Iterable<JournalEvent> }>,
+  runs: Iterable<{ events: Iterable<JournalEvent> }> | AsyncIterable<{ events: Iterable<JournalEvent> }>,
   limits: ReaderLimits,
 ): AsyncGenerator<ReaderItem[]> {
   let batch: ReaderItem[] = [];
   let size = 0;
   let line = 0;
-  for (const run of runs) {
+  for await (const run of runs) {
     for (const event of run.events) {
       const item = eventItem(event, ++line, limits);
       batch.push(item);

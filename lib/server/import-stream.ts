@@ -13,6 +13,7 @@ import path from "node:path";
 import {
   convertTraceStream,
   ImportError,
+  LAZY_FORMATS,
   LINE_FORMATS,
   STREAMABLE_FORMATS,
   type NormalizedSpan,
@@ -99,11 +100,13 @@ export async function openTrace(
   // only the streamed formats spill; a single document is read whole, within the document limit
   const spill = new FileSpill(opts.redactor);
   try {
-    const source = streamed
-      ? stream
-      : LINE_FORMATS.has(format)
-        ? limitBytes(stream, opts.limits.maxSessionBytes, "RETRACE_MAX_SESSION_BYTES")
-        : limitBytes(stream, opts.limits.maxDocumentBytes, "RETRACE_MAX_DOCUMENT_BYTES");
+    // span formats spill, lazy formats convert a line at a time: both under the body limit only
+    const source =
+      streamed || LAZY_FORMATS.has(format)
+        ? stream
+        : LINE_FORMATS.has(format)
+          ? limitBytes(stream, opts.limits.maxSessionBytes, "RETRACE_MAX_SESSION_BYTES")
+          : limitBytes(stream, opts.limits.maxDocumentBytes, "RETRACE_MAX_DOCUMENT_BYTES");
     const converted = await convertTraceStream(format, source, {
       fileName: opts.fileName,
       spill,

@@ -10,7 +10,7 @@ import { gunzipSync } from "node:zlib";
 import { zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "@/lib/canonical";
-import { detectBytes, ImportError, importSessionFiles, importTrace, importTraceStream } from "@/lib/importers";
+import { detectBytes, ImportError, importSessionFiles, importTrace, importTraceStream, importTraceStreamWhole } from "@/lib/importers";
 import { detectFormat } from "@/lib/importers/detect";
 import type { JournalEvent } from "@/lib/journal/types";
 import { parseLine } from "@/lib/journal/parse-line";
@@ -268,8 +268,8 @@ describe("a folder of session files (the upload's zip; `retrace import DIR` zips
       "project/notes.txt": enc("just some notes\n"),
     });
     expect(detectBytes(z.subarray(0, 256 * 1024), "session.zip").format).toBe("session-folder");
-    const r = await importTraceStream(chunks(z), { fileName: "session.zip" });
-    const runs = [...r.runs()];
+    const r = await importTraceStreamWhole(chunks(z), { fileName: "session.zip" });
+    const runs = r.runs;
     expect(runs.map((x) => x.runId.split("-")[0]).sort()).toEqual(["aider", "cline"]);
     expect(r.warnings.join("\n")).toMatch(/1 file\(s\) in the folder are in no format Retrace reads/);
   });

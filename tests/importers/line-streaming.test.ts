@@ -1,6 +1,7 @@
 /**
  * The line formats (Claude Code, Codex, Gemini CLI, Qwen Code) read from a byte stream line by
- * line (lib/importers/stream/json-lines.ts) give what the whole-text path gives, on every real
+ * line (lib/importers/stream/json-lines.ts), and OpenHands evaluation output converted a line
+ * at a time as its runs are asked for, give what the whole-text path gives, on every real
  * session in the fixtures however the bytes are cut, and on the awkward files: a document
  * instead of lines (Gemini CLI's legacy .json), one line only, a line cut at the end, broken
  * lines, CRLF, a BOM, multi-byte characters split across chunks, no session id (the run id
@@ -11,8 +12,8 @@ import path from "node:path";
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "@/lib/canonical";
-import { importTrace, importTraceStreamWhole, LINE_FORMATS, type ImportResult } from "@/lib/importers";
-import { detectFormat } from "@/lib/importers/detect";
+import { importTrace, importTraceStream, importTraceStreamWhole, LAZY_FORMATS, LINE_FORMATS, type ImportResult } from "@/lib/importers";
+import { detectFormat, STREAM_HEAD_BYTES } from "@/lib/importers/detect";
 import { readJsonLines } from "@/lib/importers/stream/json-lines";
 
 const FIXTURES = path.resolve(__dirname, "../fixtures");
@@ -30,14 +31,14 @@ const LINE_FILES = readdirSync(FIXTURES, { recursive: true, encoding: "utf8" })
   .filter((f) => /\.jsonl?$/.test(f))
   .map((f) => ({ rel: f, bytes: new Uint8Array(readFileSync(path.join(FIXTURES, f))) }))
   .map((f) => ({ ...f, format: detectFormat(new TextDecoder().decode(f.bytes), f.rel).format }))
-  .filter((f) => LINE_FORMATS.has(f.format))
+  .filter((f) => LINE_FORMATS.has(f.format) || LAZY_FORMATS.has(f.format))
   .sort((a, b) => a.rel.localeCompare(b.rel));
 
 describe("line formats read line by line: same output as the whole text", () => {
   it("covers every line format with real sessions", () => {
     const formats = new Set(LINE_FILES.map((f) => f.format));
-    for (const f of ["claude-code", "codex", "gemini-cli", "qwen-code"] as const) expect(formats).toContain(f);
-    expect(LINE_FILES.length).toBeGreaterThanOrEqual(7);
+    for (const f of ["claude-code", "codex", "gemini-cli", "qwen-code", "openhands-eval"] as const) expect(formats).toContain(f);
+    expect(LINE_FILES.length).toBeGreaterThanOrEqual(9);
   });
 
   for (const file of LINE_FILES) {
@@ -134,5 +135,39 @@ describe("line formats read line by line: same output as the whole text", () => 
     const read = await readJsonLines(chunks(bytes, 100));
     expect("text" in read && read.text).toBe(new TextDecoder().decode(bytes).replace(/^\uFEFF/, ""));
     expect(canon(await streamed(bytes, 100, doc!))).toBe(canon(whole(bytes, doc!)));
+  });
+});
+
+describe("OpenHands evaluation output, a line at a time", () => {
+  const rel = "corpus/openhands-eval/openhands-benchmarks-openagentsafety-gpt-4o-v1sdk.output.jsonl";
+  const line = readFileSync(path.join(FIXTURES, rel), "utf8").split("\n")[0];
+
+  it("reads the file only as far as the runs asked for (after the detection head)", async () => {
+    let pulled = 0;
+    // 20 instances (each line made distinct), then a broken line
+    const lines = Array.from({ length: 20 }, (_, i) => line.replace('"instance_id"', `"copy":${i},"instance_id"`));
+    const bytes = encoder.encode(lines.join("\n") + "\nnot json\n");
+    expect(bytes.length).toBeGreaterThan(2 * STREAM_HEAD_BYTES);
+    async function* counted(): AsyncGenerator<Uint8Array> {
+      for (let i = 0; i < bytes.length; i += 1024) {
+        pulled = Math.min(bytes.length, i + 1024);
+        yield bytes.subarray(i, pulled);
+      }
+    }
+    const s = await importTraceStream(counted(), { fileName: "output.jsonl" });
+    expect(s.format).toBe("openhands-eval");
+    const runs = s.runs()[Symbol.asyncIterator]();
+    const first = await runs.next();
+    expect(first.done).toBe(false);
+    // the detection head, then at most the next line: the rest of the file is still unread
+    expect(pulled).toBeLessThanOrEqual(STREAM_HEAD_BYTES + line.length + 2048);
+    const ids = [first.value!.runId];
+    for (let r = await runs.next(); !r.done; r = await runs.next()) ids.push(r.value.runId);
+    expect(pulled).toBe(bytes.length);
+    expect(s.warnings.join("\n")).toMatch(/1 line\(s\) are not JSON objects and were skipped \(the first is line 21\)/);
+    const expected = whole(bytes, "output.jsonl");
+    expect(ids).toHaveLength(20);
+    expect(ids).toEqual(expected.runs.map((r) => r.runId));
+    expect(s.warnings).toEqual(expected.warnings);
   });
 });

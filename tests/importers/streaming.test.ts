@@ -108,7 +108,9 @@ describe("streaming import: same output as importTrace", () => {
     const s = await importTraceStream(chunks(bytes, 4096), { fileName: rel });
     expect(s.format).toBe("langfuse");
     expect(s.spans).toBeUndefined();
-    expect(canon({ format: s.format, runs: [...s.runs()], warnings: s.warnings })).toBe(canon(whole(bytes, rel)));
+    const runs = [];
+    for await (const run of s.runs()) runs.push(run);
+    expect(canon({ format: s.format, runs, warnings: s.warnings })).toBe(canon(whole(bytes, rel)));
   });
 });
 

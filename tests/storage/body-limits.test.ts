@@ -197,6 +197,34 @@ describe("body limits, enforced while reading", () => {
     expect(await getRun(db, "claude-long-session-2")).toBeNull();
   });
 
+  const runCount = async () => (await db.sql.all<{ n: number }>(`SELECT COUNT(*) AS "n" FROM "Run"`))[0].n;
+  const evalFile = (name: string) => readFileSync(path.resolve(__dirname, "../fixtures/corpus/openhands-eval", name), "utf8");
+
+  it("stores OpenHands evaluation output past the document limit: one instance per line, converted as it is read", async () => {
+    const text =
+      evalFile("python-openhands-fastjson2-2775-codeact-v0.output.jsonl") +
+      evalFile("openhands-benchmarks-openagentsafety-gpt-4o-v1sdk.output.jsonl");
+    expect(Buffer.byteLength(text)).toBeGreaterThan(DOC_LIMIT);
+    const instances = text.split("\n").filter((l) => l.trim()).length;
+    const before = await runCount();
+    const r = await postChunked(`${imports.url}/api/imports`, "application/x-ndjson", Buffer.from(text), Buffer.alloc(0), text.length);
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    expect((r.body as { runs: unknown[] }).runs).toHaveLength(instances);
+    expect((await runCount()) - before).toBe(instances);
+  });
+
+  it("refuses OpenHands evaluation output past the body limit and keeps none of the instances read before it", async () => {
+    const line = evalFile("openhands-benchmarks-openagentsafety-gpt-4o-v1sdk.output.jsonl").split("\n")[0];
+    const copies = (from: number, n: number) =>
+      Buffer.from(Array.from({ length: n }, (_, i) => line.replace('"instance_id"', `"copy":${from + i},"instance_id"`) + "\n").join(""));
+    const before = await runCount();
+    const r = await postChunked(`${imports.url}/api/imports`, "application/x-ndjson", copies(0, 10), copies(10, 4), 200 * MiB);
+    expect(r.status).toBe(413);
+    expect(r.body.error).toMatch(/RETRACE_MAX_BODY_BYTES/);
+    expect(r.sent).toBeGreaterThan(BODY_LIMIT);
+    expect(await runCount()).toBe(before);
+  });
+
   it("refuses an OTLP/HTTP request past the document limit, having read only up to it", async () => {
     const span = Buffer.from(`{"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"b7ad6b7169203331","name":"${"s".repeat(4000)}"},`);
     const r = await postChunked(

@@ -21,6 +21,8 @@ import { jaegerDocument } from "./jaeger-stream";
 import { JsonSyntaxError, JsonWalker, type ValueVisitor } from "./json-walker";
 import { appendAll, otlpDocument } from "./otlp-stream";
 import { readJsonLines } from "./json-lines";
+import { textLines } from "./text-lines";
+import { OpenHandsEvalReader } from "../openhands-eval";
 import { importClaudeCodeLines } from "../claude-code";
 import { importCodexLines } from "../codex";
 import { importGeminiCliLines } from "../gemini-cli";
@@ -52,16 +54,23 @@ const LINE_IMPORTERS: Partial<Record<SourceFormat, (file: JsonLinesFile, opts: I
 /** Formats read line by line rather than whole. */
 export const LINE_FORMATS: ReadonlySet<SourceFormat> = new Set(Object.keys(LINE_IMPORTERS) as SourceFormat[]);
 
+/**
+ * Formats whose runs are read from the stream as they are asked for (OpenHands evaluation
+ * output: one instance per line), so the file is never held, whatever its size.
+ */
+export const LAZY_FORMATS: ReadonlySet<SourceFormat> = new Set<SourceFormat>(["openhands-eval"]);
+
 interface StreamedImport {
   format: SourceFormat;
   /** Complete once `runs()` has been consumed (deriving runs adds warnings). */
   warnings: string[];
   /** Normalised spans read (streamed formats), before de-duplication. */
   spans?: number;
-  /** How many runs `runs()` yields. */
-  runCount: number;
-  /** The runs in `importTrace` order, each derived when reached. Iterate once. */
-  runs(): Generator<ImportedRun>;
+  /**
+   * The runs in `importTrace` order, each derived when reached. Iterate once. For OpenHands
+   * evaluation output, the file is read as the runs are asked for: one line at a time.
+   */
+  runs(): AsyncGenerator<ImportedRun>;
 }
 
 /** The text of a whole document, decoded as importTrace's callers decode it (one BOM dropped by the decoder, one more here). */
@@ -94,8 +103,7 @@ function wholeDocument(result: ImportResult): StreamedImport {
   return {
     format: result.format,
     warnings: result.warnings,
-    runCount: result.runs.length,
-    *runs() {
+    async *runs() {
       yield* result.runs;
     },
   };
@@ -138,6 +146,17 @@ export async function convertTraceStream(
   // a zip is bytes, not text
   if (format === "inspect-eval") return wholeDocument(importInspectEval(await readAllBytes(stream), opts));
   if (format === "session-folder") return wholeDocument(importSessionZip(await readAllBytes(stream), opts));
+  if (format === "openhands-eval") {
+    const reader = new OpenHandsEvalReader(opts, []);
+    return {
+      format,
+      warnings: reader.warnings,
+      async *runs() {
+        for await (const raw of textLines(stream)) yield* reader.line(raw);
+        reader.finish();
+      },
+    };
+  }
   const lineImporter = LINE_IMPORTERS[format];
   if (lineImporter) {
     const read = await readJsonLines(stream);
@@ -220,8 +239,7 @@ export async function convertTraceStream(
     format,
     warnings,
     spans: spanCount,
-    runCount: pending.length,
-    *runs() {
+    async *runs() {
       for (let t = pending.pop(); t; t = pending.pop()) yield* spansToRuns(spill ? spill.take(t.id) : t.list, runOpts);
     },
   };
@@ -230,6 +248,7 @@ export async function convertTraceStream(
 /** `importTraceStream` with every run materialised: the shape `importTrace` returns. */
 export async function importTraceStreamWhole(source: AsyncIterable<Uint8Array>, opts: ImportOptions = {}): Promise<ImportResult> {
   const streamed = await importTraceStream(source, opts);
-  const runs = [...streamed.runs()];
+  const runs: ImportedRun[] = [];
+  for await (const run of streamed.runs()) runs.push(run);
   return { format: streamed.format, runs, warnings: streamed.warnings };
 }

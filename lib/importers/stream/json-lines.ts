@@ -12,6 +12,7 @@
 import { sha256Hasher } from "../../canonical";
 import { isRecord } from "../json-utils";
 import { JsonLineReader, type JsonLinesFile } from "../lines";
+import { textLines } from "./text-lines";
 
 export type ReadLines = { lines: JsonLinesFile; warnings: string[] } | { text: string };
 
@@ -25,48 +26,28 @@ function isObjectLine(raw: string): boolean {
 }
 
 export async function readJsonLines(source: AsyncIterable<Uint8Array>): Promise<ReadLines> {
-  const decoder = new TextDecoder();
   const hash = sha256Hasher();
   const reader = new JsonLineReader();
   // the text so far, kept until a second non-blank line shows the file is a log of lines
   let kept: string[] | null = [];
   let nonBlank = 0;
   let document = false;
-  let partial: string[] = [];
-  let atStart = true;
-
-  const line = (raw: string) => {
-    if (kept && raw.trim()) {
-      nonBlank++;
-      if (nonBlank === 1 && !isObjectLine(raw.trim())) document = true;
-      else if (nonBlank === 2) kept = null;
-    }
-    if (!document) reader.line(raw);
-  };
-  const write = (text: string) => {
-    if (atStart && text.length > 0) {
-      atStart = false;
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    }
-    if (text.length === 0) return;
+  const onText = (text: string) => {
     hash.update(text);
     if (kept) kept.push(text);
-    if (document) return;
-    let from = 0;
-    for (let nl = text.indexOf("\n"); nl >= 0 && !document; nl = text.indexOf("\n", from)) {
-      const piece = text.slice(from, nl);
-      const raw = partial.length > 0 ? partial.join("") + piece : piece;
-      partial = [];
-      from = nl + 1;
-      line(raw);
-    }
-    if (document) partial = [];
-    else if (from < text.length) partial.push(text.slice(from));
   };
-
-  for await (const chunk of source) write(decoder.decode(chunk, { stream: true }));
-  write(decoder.decode());
-  if (!document) line(partial.join(""));
+  for await (const raw of textLines(source, onText)) {
+    if (document) continue; // read to the end, kept whole
+    if (kept && raw.trim()) {
+      nonBlank++;
+      if (nonBlank === 1 && !isObjectLine(raw.trim())) {
+        document = true;
+        continue;
+      }
+      if (nonBlank === 2) kept = null;
+    }
+    reader.line(raw);
+  }
   if (kept) return { text: kept.join("") };
   const warnings: string[] = [];
   const records = reader.finish(warnings);
