@@ -1,7 +1,8 @@
 /**
  * Langfuse trace export (`{trace, observations}`) → one run `langfuse-<trace.id>`.
  * Observations become steps; a GENERATION with a model or token usage is a model call, a
- * TOOL a tool call. Inputs and outputs are often JSON inside strings, sometimes twice.
+ * TOOL (or a SPAN whose output is a LangChain `ToolMessage`) a tool call, joined to the
+ * response that requested it by call id, else by tool name and arguments. Inputs and outputs are often JSON inside strings, sometimes twice.
  */
 import { setOwn } from "../journal/own-keys";
 import { JournalBuilder } from "./builder";
@@ -20,6 +21,7 @@ import {
 } from "./json-utils";
 import { normalizeMessages, type JournalMessage } from "./messages";
 import { addNodes, latencyMs, modelVersions, type ErrorInfo, type ModelCallInfo, type StepNode, type ToolCallInfo } from "./nodes";
+import { linkToolCallsToRequests } from "./tool-links";
 import type { ImportOptions, ImportResult } from "./types";
 
 const KINDS: Record<string, string> = {
@@ -90,14 +92,30 @@ function requestMessages(input: unknown, id: string): JournalMessage[] | undefin
   return list === undefined ? undefined : normalizeMessages(list, `${id}-`);
 }
 
+/** Vercel AI SDK `ai.generateText` output when the model only called tools: `[{toolCallId, toolName, input}]`. */
+function aiSdkToolCalls(output: unknown[]): NonNullable<ModelCallInfo["output"]>["toolCalls"] | undefined {
+  if (output.length === 0 || !output.every((c) => isRecord(c) && typeof c.toolCallId === "string")) return undefined;
+  return output.filter(isRecord).map((c) => ({
+    id: String(c.toolCallId),
+    name: firstStr(c.toolName) ?? "unknown",
+    args: decodeJsonString(c.input ?? c.args ?? {}),
+  }));
+}
+
 function outputOf(output: unknown, id: string): ModelCallInfo["output"] {
   if (output === undefined || output === null) return undefined;
   if (typeof output === "string") return { text: output };
   // a Responses object ({object: "response", output: [items]}) or a list of items / messages
   if (isRecord(output) && Array.isArray(output.output)) return itemsOutput(output.output, id);
+  const sdkCalls = Array.isArray(output) ? aiSdkToolCalls(output) : undefined;
+  if (sdkCalls) return { toolCalls: sdkCalls };
   if (Array.isArray(output) && output.some((o) => isRecord(o) && (typeof o.type === "string" || typeof o.role === "string")))
     return itemsOutput(output, id);
-  if (isRecord(output) && typeof output.role === "string" && output.tool_calls !== undefined) return itemsOutput([output], id);
+  // one message: OpenAI chat (`tool_calls`), Anthropic (`content` blocks: text, tool_use, thinking)
+  if (isRecord(output) && typeof output.role === "string" && (output.tool_calls !== undefined || Array.isArray(output.content)))
+    return itemsOutput([output], id);
+  // a Gemini candidate (Google ADK): `{content: {role: "model", parts: [...]}, finish_reason}`
+  if (isRecord(output) && isRecord(output.content) && Array.isArray(output.content.parts)) return itemsOutput([output.content], id);
   if (isRecord(output)) {
     const text = firstStr(output.text, output.content);
     const calls = asArray(output.toolCalls ?? output.tool_calls).filter(isRecord);
@@ -143,6 +161,17 @@ function observationLatencyMs(o: UnknownRecord, start: bigint): number | undefin
   return seconds !== undefined ? seconds * 1000 : undefined;
 }
 
+/**
+ * A LangChain tool run as the Langfuse LangChain handler records it: a SPAN named after the
+ * tool whose output is the serialised `ToolMessage` (`{lc, type: "constructor", id: [...,
+ * "ToolMessage"], kwargs: {tool_call_id, content, status}}`). That message names the call.
+ */
+function langChainToolMessage(output: unknown): UnknownRecord | undefined {
+  if (!isRecord(output) || !Array.isArray(output.id) || output.id[output.id.length - 1] !== "ToolMessage") return undefined;
+  const kw = isRecord(output.kwargs) ? output.kwargs : undefined;
+  return kw && typeof kw.tool_call_id === "string" ? kw : undefined;
+}
+
 function observationToNode(o: UnknownRecord, traceStart: bigint): StepNode | undefined {
   const id = str(o.id);
   if (!id) return undefined;
@@ -156,6 +185,8 @@ function observationToNode(o: UnknownRecord, traceStart: bigint): StepNode | und
   const output = decodeJsonString(o.output);
   const usage = usageOf(o);
   const latency = observationLatencyMs(o, start);
+  const toolMessage = type === "SPAN" ? langChainToolMessage(output) : undefined;
+  const isTool = type === "TOOL" || toolMessage !== undefined;
   const isModelCall = type === "GENERATION" && (str(o.model) !== undefined || usage !== undefined);
   const errors: ErrorInfo[] = [];
   if (level === "ERROR") errors.push({ t: end, message: str(o.statusMessage) ?? "observation level ERROR", code: "ERROR" });
@@ -165,7 +196,7 @@ function observationToNode(o: UnknownRecord, traceStart: bigint): StepNode | und
     id,
     parentId: str(o.parentObservationId),
     name: str(o.name) ?? type.toLowerCase(),
-    kind: type === "GENERATION" ? (isModelCall ? "llm" : "chain") : (KINDS[type] ?? type.toLowerCase()),
+    kind: type === "GENERATION" ? (isModelCall ? "llm" : "chain") : isTool ? "tool" : (KINDS[type] ?? type.toLowerCase()),
     start,
     end,
     status: level === "ERROR" ? "error" : "ok",
@@ -173,8 +204,8 @@ function observationToNode(o: UnknownRecord, traceStart: bigint): StepNode | und
       observationType: type,
       level: level !== "DEFAULT" ? level : undefined,
       prompt: str(o.promptName) ? { name: o.promptName, version: o.promptVersion ?? undefined } : undefined,
-      input: isModelCall || type === "TOOL" ? undefined : input,
-      output: isModelCall || type === "TOOL" ? undefined : output,
+      input: isModelCall || isTool ? undefined : input,
+      output: isModelCall || isTool ? undefined : output,
       metadata: isRecord(meta) && Object.keys(meta).length > 0 && !isModelCall ? meta : undefined,
     },
     errors,
@@ -199,14 +230,15 @@ function observationToNode(o: UnknownRecord, traceStart: bigint): StepNode | und
       },
     };
     node.model = m;
-  } else if (type === "TOOL") {
+  } else if (isTool) {
+    const failed = level === "ERROR" || toolMessage?.status === "error";
     const t: ToolCallInfo = {
-      call: firstStr(attrs["ai.toolCall.id"], attrs["gen_ai.tool.call.id"]) ?? id,
-      tool: firstStr(attrs["ai.toolCall.name"], attrs["gen_ai.tool.name"], o.name) ?? "tool",
+      call: firstStr(attrs["ai.toolCall.id"], attrs["gen_ai.tool.call.id"], toolMessage?.tool_call_id) ?? id,
+      tool: firstStr(attrs["ai.toolCall.name"], attrs["gen_ai.tool.name"], toolMessage?.name, o.name) ?? "tool",
       args: input ?? {},
-      status: level === "ERROR" ? "error" : "ok",
-      result: output,
-      error: level === "ERROR" ? (str(o.statusMessage) ?? "error") : undefined,
+      status: failed ? "error" : "ok",
+      result: toolMessage ? toolMessage.content : output,
+      error: failed ? (str(o.statusMessage) ?? (toolMessage ? toolMessage.content : undefined) ?? "error") : undefined,
       latencyMs: latency,
     };
     node.tool = t;
@@ -240,6 +272,9 @@ export function importLangfuse(value: unknown, text: string, opts: ImportOptions
     const n = observationToNode(o, traceStart);
     return n ? [n] : [];
   });
+  // TOOL observations that name no call id (OpenAI Agents, Claude Agent SDK) take the id of
+  // the call a model response requested, so the call and its result join the request
+  linkToolCallsToRequests(nodes, [], { startedBefore: true });
   const builder = new JournalBuilder();
   const input = decodeJsonString(trace.input);
   if (input !== undefined && input !== null) builder.add({ t: traceStart, type: "input", data: { source: "user", content: input } });
