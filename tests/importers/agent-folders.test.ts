@@ -144,6 +144,100 @@ describe("Cline ui_messages.json alone, with retried and failed requests", () =>
   });
 });
 
+describe("Roo Code task folder (Roo Code 3.2x: XML tool calls, no conversationHistoryIndex)", () => {
+  const dir = "roo-code-natural-mini/";
+  const apiText = read(`${dir}api_conversation_history.json.gz`);
+  const uiText = read(`${dir}ui_messages.json.gz`);
+  const metaText = read(`${dir}task_metadata.json.gz`);
+  const api = JSON.parse(apiText) as Obj[];
+  const ui = JSON.parse(uiText) as Obj[];
+  const texts = (m: Obj) => (m.content as Obj[]).filter((b) => b.type === "text").map((b) => String(b.text));
+  const assistants = api.filter((m) => m.role === "assistant");
+  // the tool a message asks for: a line `<tool_name>` followed by a line `<param>` (the first per message)
+  const xmlTools = assistants.flatMap((m) => {
+    const hit = /^<([a-z_]+)>\n<[a-z_]+>/m.exec(texts(m).join("\n"));
+    return hit ? [hit[1]] : [];
+  });
+  const resultHeaders = api.filter((m) => m.role === "user").flatMap((m) => texts(m).filter((t) => /^\[[a-z_]+ for .*\] Result:/.test(t)));
+  const failures = api
+    .filter((m) => m.role === "user")
+    .flatMap((m) => texts(m))
+    .filter((t) => /^The tool execution failed/.test(t));
+  const requests = ui.filter((r) => r.say === "api_req_started");
+  const files = [
+    { name: "tasks/roo/api_conversation_history.json", text: apiText },
+    { name: "tasks/roo/ui_messages.json", text: uiText },
+    { name: "tasks/roo/task_metadata.json", text: metaText },
+  ];
+
+  it("each file is told from its content", () => {
+    expect(detectFormat(apiText, "a.json").format).toBe("cline");
+    expect(detectFormat(uiText, "b.json").format).toBe("cline");
+    expect(detectFormat(metaText, "c.json").format).toBe("cline");
+  });
+
+  it("imports each request as a model call at its own time, and the XML tool calls with their results", () => {
+    expect(ui.some((r) => "conversationHistoryIndex" in r)).toBe(false);
+    const r = importSessionFiles(files);
+    expect(r.runs).toHaveLength(1);
+    const events = r.runs[0].events;
+    valid(events);
+    const s = summarize(events);
+    expect(s.modelCalls).toBe(assistants.length);
+    expect(s.modelCalls).toBe(requests.length);
+    expect(s.toolCalls).toBe(xmlTools.length);
+    expect(of(events, "tool.call").map((e) => e.data.tool)).toEqual(xmlTools);
+    expect(of(events, "tool.result")).toHaveLength(resultHeaders.length);
+    expect(s.toolFailures.error ?? 0).toBe(failures.length);
+    expect(s.inputTokens).toBe(requests.reduce((n, q) => n + Number((JSON.parse(String(q.text)) as Obj).tokensIn ?? 0), 0));
+    // request k went out at the k-th api_req_started row; its answer is the k-th assistant message, saved at its ts
+    expect(of(events, "model.request").map((e) => e.ts)).toEqual(requests.map((q) => new Date(Number(q.ts)).toISOString()));
+    expect(of(events, "model.response").map((e) => e.ts)).toEqual(assistants.map((m) => new Date(Number(m.ts)).toISOString()));
+    expect(latencies(events)).toEqual([]);
+    expect(((events[0].data as Obj).agent as Obj).name).toBe("roo-code");
+    // a result is the text after its `[tool for '…'] Result:` header: read_file's holds the file
+    const read = of(events, "tool.result").find((e) => String(e.data.result).startsWith("[read_file for"));
+    expect(String(read?.data.result)).toMatch(/<content lines=/);
+  });
+});
+
+describe("Cline api_conversation_history.json alone, with each message's own ts", () => {
+  const text = read("cline-api-alone/api_conversation_history.json.gz");
+  const api = JSON.parse(text) as Obj[];
+  const blocks = (m: Obj) => (Array.isArray(m.content) ? (m.content as Obj[]) : []);
+  const uses = api.flatMap((m) => blocks(m).filter((b) => b.type === "tool_use"));
+  // each call's result: a `[tool …] Result:` or `Tool [x] was not executed` text block of the next message, in order
+  const answered = api.reduce((n, m, j) => {
+    if (m.role !== "assistant") return n;
+    const next = api[j + 1];
+    const headers = next
+      ? blocks(next).filter((b) => b.type === "text" && /^(\[[^\]]+?\] Result:|Tool \[[^\]]+\] was not executed)/.test(String(b.text)))
+      : [];
+    return n + Math.min(blocks(m).filter((b) => b.type === "tool_use").length, headers.length);
+  }, 0);
+
+  it("imports every model call and tool call at the messages' times, with their tokens", () => {
+    expect(detectFormat(text, "history.json").format).toBe("cline");
+    const r = importTrace(text, { fileName: "api_conversation_history.json" });
+    expect(r.warnings.some((w) => /ui_messages\.json is missing.*times .* are the messages' own/.test(w))).toBe(true);
+    const events = r.runs[0].events;
+    valid(events);
+    const s = summarize(events);
+    const assistants = api.filter((m) => m.role === "assistant");
+    expect(s.modelCalls).toBe(assistants.length);
+    expect(s.toolCalls).toBe(uses.length);
+    expect(of(events, "tool.result")).toHaveLength(answered);
+    const tokens = (m: Obj) => ((m.metrics as Obj | undefined)?.tokens as Obj | undefined) ?? {};
+    expect(s.inputTokens).toBe(assistants.reduce((n, m) => n + Number(tokens(m).prompt ?? 0), 0));
+    expect(s.outputTokens).toBe(assistants.reduce((n, m) => n + Number(tokens(m).completion ?? 0), 0));
+    // each answer at its message's ts, each request at the ts of the message before it
+    expect(of(events, "model.response").map((e) => e.ts)).toEqual(assistants.map((m) => new Date(Number(m.ts)).toISOString()));
+    const before = api.flatMap((m, j) => (m.role === "assistant" ? [api[j - 1]] : []));
+    expect(of(events, "model.request").map((e) => e.ts)).toEqual(before.map((m) => new Date(Number(m.ts)).toISOString()));
+    expect(latencies(events)).toEqual([]);
+  });
+});
+
 /** `> Tokens: 3.2k sent, 222 received. Cost: $0.0014 message…` read with a regex. */
 const tokenLines = (chat: string) =>
   [
