@@ -30,6 +30,14 @@ const FRAMEWORKS = [
   "microsoft-agent-2025-12-17",
   "pydantic-ai-tools-2025-12-04",
   "crewai-2025-07-11",
+  "agno-2025-06-11",
+  "koog-2025-08-26",
+  "google-adk-2025-08-28",
+  "langgraph-python-2025-08-22",
+  "csharp-agent-with-gemini-2026-03-09",
+  "autogen-2025-06-06",
+  "llamaindex-2025-06-05",
+  "pydantic-ai-with-gemini-2025-12-24",
 ];
 for (const name of FRAMEWORKS) EXPORTS.push([`langfuse/langfuse ${name}`, fixture(`langfuse-${name}.trace.json`), true]);
 
@@ -55,13 +63,20 @@ function modelCalls(obs: Obj[]): Obj[] {
   return gens.filter((g) => !wrappers.has(g.id));
 }
 
-/** A LangChain tool run: a SPAN whose output is the serialised ToolMessage. */
+/** A LangChain tool run: a SPAN whose output is the ToolMessage (JS: serialised, Python: a dict of type "tool"). */
 const isToolMessageSpan = (o: Obj) => {
   if (o.type !== "SPAN" || typeof o.output !== "string" || !o.output.startsWith("{")) return false;
-  const id = (JSON.parse(o.output) as Obj).id;
-  return Array.isArray(id) && id[id.length - 1] === "ToolMessage";
+  const out = JSON.parse(o.output) as Obj;
+  return (Array.isArray(out.id) && out.id[out.id.length - 1] === "ToolMessage") || (out.type === "tool" && typeof out.tool_call_id === "string");
 };
-const isToolCall = (o: Obj) => o.type === "TOOL" || isToolMessageSpan(o);
+/** A SPAN its instrumentation marked as a tool run (agno's OpenInference kind, Koog's GenAI call id). */
+const isToolSpan = (o: Obj) => {
+  if (o.type !== "SPAN") return false;
+  const meta = (typeof o.metadata === "string" ? JSON.parse(o.metadata) : (o.metadata ?? {})) as Obj;
+  const a = (meta.attributes ?? {}) as Obj;
+  return a["openinference.span.kind"] === "TOOL" || a["gen_ai.operation.name"] === "execute_tool" || typeof a["gen_ai.tool.call.id"] === "string";
+};
+const isToolCall = (o: Obj) => o.type === "TOOL" || isToolMessageSpan(o) || isToolSpan(o);
 
 describe.each(EXPORTS)("Langfuse export %s", (_name, text, joined) => {
   const events = importTrace(text, { fileName: "export.json" }).runs.flatMap((r) => r.events);
@@ -86,13 +101,14 @@ describe.each(EXPORTS)("Langfuse export %s", (_name, text, joined) => {
   });
 
   it.runIf(joined)("every tool call answers a call a model response requested, and has its result", () => {
-    const requested = new Set(
+    const requested = new Map(
       events
         .filter((e) => e.type === "model.response")
-        .flatMap((e) => (((e.data.output as Obj | undefined)?.toolCalls as Obj[] | undefined) ?? []).map((c) => String(c.id))),
+        .flatMap((e) => (((e.data.output as Obj | undefined)?.toolCalls as Obj[] | undefined) ?? []).map((c) => [String(c.id), c.args])),
     );
     for (const e of events.filter((x) => x.type === "tool.call")) {
       expect(requested.has(String(e.data.call)), `tool call ${String(e.data.call)} was requested`).toBe(true);
+      expect(e.data.args).toEqual(requested.get(String(e.data.call)));
       expect(events.some((r) => r.type === "tool.result" && r.data.call === e.data.call)).toBe(true);
     }
   });
