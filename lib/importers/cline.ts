@@ -176,16 +176,34 @@ export function importCline(task: ClineTask, opts: ImportOptions = {}): ImportRe
 
   // Requests that got no answer in the history (failed, cancelled, or still running): failed calls.
   const answered = new Set<UnknownRecord>();
-  // Roo Code 3.2x writes no conversationHistoryIndex: the k-th request is answered by the
-  // k-th assistant message, whose own `ts` says when the answer was saved
+  // Roo Code 3.2x writes no conversationHistoryIndex: an assistant message (its own `ts` says
+  // when the answer was saved) answers the last request row after the previous answer, else
+  // (no times) the k-th row. A condensed history has fewer answers than rows.
   const indexed = requests.some((r) => toNumber(r.conversationHistoryIndex) !== undefined);
+  const rowsBetween = (after: bigint | undefined, upTo: bigint) =>
+    requests.filter((r) => {
+      const x = ms(r.ts);
+      return x !== undefined && x <= upTo && (after === undefined || x > after);
+    });
   if (api) {
     let since = 0;
     let k = -1;
+    let prevAnswer: bigint | undefined;
     api.forEach((m, j) => {
       if (m.role !== "assistant") return;
       k++;
-      const reqRows = indexed ? (byIndex.get(j - 2) ?? []) : requests.slice(k, k + 1);
+      const saved = ms(m.ts);
+      // Roo's condensed history opens with the summary (`isSummary`), saved with the time of
+      // the message after it: it answers no request row of its own
+      const summary = m.isSummary === true;
+      const reqRows = indexed
+        ? (byIndex.get(j - 2) ?? [])
+        : summary
+          ? []
+          : saved !== undefined
+            ? rowsBetween(prevAnswer, saved)
+            : requests.slice(k, k + 1);
+      if (saved !== undefined && !summary) prevAnswer = saved;
       const req = reqRows[reqRows.length - 1];
       if (req) answered.add(req);
       const data = req ? reqData(req) : {};
@@ -257,7 +275,11 @@ export function importCline(task: ClineTask, opts: ImportOptions = {}): ImportRe
       if (text) output = text;
       const results = resultsFor(toolCalls, api[j + 1]);
       // the results went out with the next request
-      const sent = indexed ? byIndex.get(j - 1)?.[0] : requests[k + 1];
+      const sent = indexed
+        ? byIndex.get(j - 1)?.[0]
+        : saved !== undefined
+          ? requests.find((r) => (ms(r.ts) ?? -1n) > saved)
+          : requests[k + 1];
       const next = timed ? ms(api[j + 1]?.ts) : undefined;
       const tResult = (sent ? ms(sent.ts) : undefined) ?? (next !== undefined && next >= tResp ? next : tResp);
       let failed = failedMsg !== undefined;

@@ -44,6 +44,9 @@ const OWN: Record<string, string[]> = {
     "agent-folders/roo-code-natural-mini/api_conversation_history.json.gz",
     "agent-folders/roo-code-natural-mini/ui_messages.json.gz",
     "agent-folders/roo-code-natural-mini/task_metadata.json.gz",
+    "agent-folders/roo-code-condensed/api_conversation_history.json.gz",
+    "agent-folders/roo-code-condensed/ui_messages.json.gz",
+    "agent-folders/roo-code-condensed/task_metadata.json.gz",
   ],
 };
 
