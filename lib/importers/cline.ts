@@ -4,7 +4,8 @@
  *
  * - `api_conversation_history.json` is the Anthropic message list sent to the model: every
  *   assistant message is one model call (text, `thinking` as reasoning, `tool_use` blocks as
- *   its tool calls); its request carries the messages added since the previous call. A tool
+ *   its tool calls, or, without them, the tools asked for in XML inside the text:
+ *   cline-xml-tools.ts); its request carries the messages added since the previous call. A tool
  *   call's result is the next user message's `tool_result` block with its id, else its text
  *   block `[<tool> …] Result:` in the order the calls were made; `Tool [x] was not executed`,
  *   `The tool execution failed…` and a denial are failed results.
@@ -34,6 +35,7 @@ import {
   toNumber,
   type UnknownRecord,
 } from "./json-utils";
+import { xmlToolCalls } from "./cline-xml-tools";
 import { contentText, normalizeArgs, normalizeMessage, type JournalMessage, type MessageToolCall } from "./messages";
 import { addModelCall, addStepToolCall } from "./model-call";
 import type { ImportOptions, ImportResult } from "./types";
@@ -88,7 +90,8 @@ function resultsFor(calls: MessageToolCall[], next: UnknownRecord | undefined): 
   const out = new Map<string, Answer>();
   if (!next || next.role !== "user") return out;
   const queue = [...calls];
-  for (const b of blocks(next)) {
+  const list = blocks(next);
+  for (const b of list) {
     if (b.type === "tool_result") {
       const id = str(b.tool_use_id);
       const text = contentText(b.content);
@@ -99,14 +102,30 @@ function resultsFor(calls: MessageToolCall[], next: UnknownRecord | undefined): 
       continue;
     }
     if (b.type !== "text" || typeof b.text !== "string") continue;
-    const text = b.text;
-    if (!RESULT_TEXT.test(text) && !NOT_EXECUTED.test(text)) continue;
+    if (!RESULT_TEXT.test(b.text) && !NOT_EXECUTED.test(b.text)) continue;
     const call = queue.shift();
     if (!call) continue;
+    const text = [b.text, ...bodyAfter(list, list.indexOf(b))].join("\n");
     const failed = NOT_EXECUTED.test(text) || FAILED_RESULT.test(text);
     out.set(call.id, { text, status: failed ? "error" : "ok", error: failed ? text : undefined });
   }
   return out;
+}
+
+/**
+ * A `[tool for '…'] Result:` header alone in its block (Roo Code, Cline's XML tools): the
+ * result is the text blocks after it, up to the next header or the environment details.
+ */
+function bodyAfter(list: UnknownRecord[], at: number): string[] {
+  const header = String(list[at]?.text ?? "");
+  if (!/\] Result:\s*$/.test(header)) return [];
+  const body: string[] = [];
+  for (const b of list.slice(at + 1)) {
+    const t = b.type === "text" && typeof b.text === "string" ? b.text : undefined;
+    if (t === undefined || RESULT_TEXT.test(t) || NOT_EXECUTED.test(t) || t.trimStart().startsWith("<environment_details>")) break;
+    body.push(t);
+  }
+  return body;
 }
 
 export function importCline(task: ClineTask, opts: ImportOptions = {}): ImportResult {
@@ -115,8 +134,14 @@ export function importCline(task: ClineTask, opts: ImportOptions = {}): ImportRe
   const ui = Array.isArray(task.ui) ? task.ui.filter(isRecord) : undefined;
   const meta = isRecord(task.meta) ? task.meta : {};
   if (!api) warnings.push("api_conversation_history.json is missing: the messages sent to the model and the tool calls are not known");
+  // newer Cline and Roo Code stamp each message with `ts` (ms): the history alone has times
+  const timed = api !== undefined && api.length > 0 && api.every((m) => toNumber(m.ts) !== undefined);
   if (!ui)
-    warnings.push("ui_messages.json is missing: the file records no times (synthetic ones are used), tokens, cost, retries or errors");
+    warnings.push(
+      timed
+        ? "ui_messages.json is missing: no cost, retries or errors are known; times (and tokens, where given) are the messages' own"
+        : "ui_messages.json is missing: the file records no times (synthetic ones are used), tokens, cost, retries or errors",
+    );
   const rows = ui ?? [];
   const requests = rows.filter((r) => r.say === "api_req_started");
   const reqData = (r: UnknownRecord): UnknownRecord => {
@@ -130,7 +155,7 @@ export function importCline(task: ClineTask, opts: ImportOptions = {}): ImportRe
     (task.folder && /^\d+$/.test(task.folder) ? task.folder : undefined) ??
     (firstTs !== undefined ? String(firstTs) : contentId(JSON.stringify(task.api ?? task.ui ?? null)));
   const runId = makeRunId("cline", taskId);
-  const synthetic = !ui;
+  const synthetic = !ui && !timed;
   const b = new JournalBuilder();
   const models: Record<string, string> = {};
   let input: unknown;
@@ -151,18 +176,42 @@ export function importCline(task: ClineTask, opts: ImportOptions = {}): ImportRe
 
   // Requests that got no answer in the history (failed, cancelled, or still running): failed calls.
   const answered = new Set<UnknownRecord>();
+  // Roo Code 3.2x writes no conversationHistoryIndex: an assistant message (its own `ts` says
+  // when the answer was saved) answers the last request row after the previous answer, else
+  // (no times) the k-th row. A condensed history has fewer answers than rows.
+  const indexed = requests.some((r) => toNumber(r.conversationHistoryIndex) !== undefined);
+  const rowsBetween = (after: bigint | undefined, upTo: bigint) =>
+    requests.filter((r) => {
+      const x = ms(r.ts);
+      return x !== undefined && x <= upTo && (after === undefined || x > after);
+    });
   if (api) {
     let since = 0;
+    let k = -1;
+    let prevAnswer: bigint | undefined;
     api.forEach((m, j) => {
       if (m.role !== "assistant") return;
-      const reqRows = byIndex.get(j - 2) ?? [];
+      k++;
+      const saved = ms(m.ts);
+      // Roo's condensed history opens with the summary (`isSummary`), saved with the time of
+      // the message after it: it answers no request row of its own
+      const summary = m.isSummary === true;
+      const reqRows = indexed
+        ? (byIndex.get(j - 2) ?? [])
+        : summary
+          ? []
+          : saved !== undefined
+            ? rowsBetween(prevAnswer, saved)
+            : requests.slice(k, k + 1);
+      if (saved !== undefined && !summary) prevAnswer = saved;
       const req = reqRows[reqRows.length - 1];
       if (req) answered.add(req);
       const data = req ? reqData(req) : {};
-      const t = (req ? ms(req.ts) : undefined) ?? seqT();
-      const answerTimes = answerRows(j - 2)
+      // without its UI row, the request went out when the message before it was saved
+      const t = (req ? ms(req.ts) : undefined) ?? (timed ? ms(api[j - 1]?.ts) : undefined) ?? seqT();
+      const answerTimes = (indexed ? answerRows(j - 2) : [m])
         .map((r) => ms(r.ts))
-        .filter((x): x is bigint => x !== undefined);
+        .filter((x): x is bigint => x !== undefined && x >= t);
       const tResp = answerTimes.length > 0 ? answerTimes.reduce((a, x) => (x > a ? x : a)) : t;
       const messages: JournalMessage[] = [];
       for (const prev of api.slice(since, j)) {
@@ -180,7 +229,7 @@ export function importCline(task: ClineTask, opts: ImportOptions = {}): ImportRe
       }
       since = j;
       const mb = blocks(m);
-      const text = mb
+      const rawText = mb
         .filter((x) => x.type === "text")
         .map((x) => String(x.text ?? "").trim())
         .filter(Boolean)
@@ -190,13 +239,17 @@ export function importCline(task: ClineTask, opts: ImportOptions = {}): ImportRe
         .map((x) => String(x.thinking ?? x.text ?? ""))
         .filter(Boolean)
         .join("\n");
-      const toolCalls: MessageToolCall[] = mb
+      const nativeCalls: MessageToolCall[] = mb
         .filter((x) => x.type === "tool_use")
         .map((x, k) => ({
           id: firstStr(x.id) ?? `cline-${j}-call-${k}`,
           name: firstStr(x.name) ?? "unknown",
           args: normalizeArgs(x.input),
         }));
+      // no tool_use block: the tools asked for in XML inside the text (before native tool calling)
+      const xml = nativeCalls.length === 0 ? xmlToolCalls(rawText, `cline-${j}-`) : undefined;
+      const toolCalls = xml && xml.calls.length > 0 ? xml.calls : nativeCalls;
+      const text = xml && xml.calls.length > 0 ? xml.text : rawText;
       const modelInfo = isRecord(m.modelInfo) ? m.modelInfo : isRecord(req?.modelInfo) ? req.modelInfo : {};
       const model = firstStr(modelInfo.modelId) ?? "unknown";
       if (model !== "unknown") models[model] = firstStr(modelInfo.providerId) ? `${String(modelInfo.providerId)}/${model}` : model;
@@ -222,8 +275,13 @@ export function importCline(task: ClineTask, opts: ImportOptions = {}): ImportRe
       if (text) output = text;
       const results = resultsFor(toolCalls, api[j + 1]);
       // the results went out with the next request
-      const sent = byIndex.get(j - 1)?.[0];
-      const tResult = (sent ? ms(sent.ts) : undefined) ?? tResp;
+      const sent = indexed
+        ? byIndex.get(j - 1)?.[0]
+        : saved !== undefined
+          ? requests.find((r) => (ms(r.ts) ?? -1n) > saved)
+          : requests[k + 1];
+      const next = timed ? ms(api[j + 1]?.ts) : undefined;
+      const tResult = (sent ? ms(sent.ts) : undefined) ?? (next !== undefined && next >= tResp ? next : tResp);
       let failed = failedMsg !== undefined;
       let missing = 0;
       toolCalls.forEach((c, k) => {

@@ -1,8 +1,10 @@
 /**
  * Langfuse trace export (`{trace, observations}`) → one run `langfuse-<trace.id>`.
  * Observations become steps; a GENERATION with a model or token usage is a model call, a
- * TOOL a tool call. Inputs and outputs are often JSON inside strings, sometimes twice.
+ * TOOL (or a SPAN whose output is a LangChain `ToolMessage`) a tool call, joined to the
+ * response that requested it by call id, else by tool name and arguments. Inputs and outputs are often JSON inside strings, sometimes twice.
  */
+import { canonicalJson } from "../canonical";
 import { setOwn } from "../journal/own-keys";
 import { JournalBuilder } from "./builder";
 import {
@@ -18,8 +20,9 @@ import {
   toNumber,
   type UnknownRecord,
 } from "./json-utils";
-import { normalizeMessages, type JournalMessage } from "./messages";
+import { normalizeArgs, normalizeMessages, type JournalMessage } from "./messages";
 import { addNodes, latencyMs, modelVersions, type ErrorInfo, type ModelCallInfo, type StepNode, type ToolCallInfo } from "./nodes";
+import { linkToolCallsToRequests } from "./tool-links";
 import type { ImportOptions, ImportResult } from "./types";
 
 const KINDS: Record<string, string> = {
@@ -90,14 +93,48 @@ function requestMessages(input: unknown, id: string): JournalMessage[] | undefin
   return list === undefined ? undefined : normalizeMessages(list, `${id}-`);
 }
 
+/**
+ * Koog writes an answer that only called tools as an assistant message whose `content` is the
+ * JSON text of OpenAI `tool_calls` (`[{id, type: "function", function: {name, arguments}}]`):
+ * that message with its calls as `tool_calls`, else the message as it is.
+ */
+function koogToolCalls(m: unknown): unknown {
+  if (!isRecord(m) || m.role !== "assistant" || typeof m.content !== "string" || !m.content.startsWith("[{")) return m;
+  const calls = decodeJsonString(m.content);
+  const all =
+    Array.isArray(calls) && calls.length > 0 && calls.every((c) => isRecord(c) && c.type === "function" && isRecord(c.function));
+  return all ? { ...m, content: "", tool_calls: calls } : m;
+}
+
+/** Vercel AI SDK `ai.generateText` output when the model only called tools: `[{toolCallId, toolName, input}]`. */
+function aiSdkToolCalls(output: unknown[]): NonNullable<ModelCallInfo["output"]>["toolCalls"] | undefined {
+  if (output.length === 0 || !output.every((c) => isRecord(c) && typeof c.toolCallId === "string")) return undefined;
+  return output.filter(isRecord).map((c) => ({
+    id: String(c.toolCallId),
+    name: firstStr(c.toolName) ?? "unknown",
+    args: decodeJsonString(c.input ?? c.args ?? {}),
+  }));
+}
+
 function outputOf(output: unknown, id: string): ModelCallInfo["output"] {
-  if (output === undefined || output === null) return undefined;
+  // "None": Python's str(None), what the OpenAI instrumentation under agno writes for an
+  // answer that only called tools (the calls are on the wrapping generation)
+  if (output === undefined || output === null || output === "None") return undefined;
   if (typeof output === "string") return { text: output };
   // a Responses object ({object: "response", output: [items]}) or a list of items / messages
   if (isRecord(output) && Array.isArray(output.output)) return itemsOutput(output.output, id);
+  // an OpenAI chat completion (`{id: "chatcmpl-…", choices: [{message}]}`): its first choice's message
+  if (isRecord(output) && Array.isArray(output.choices) && isRecord(output.choices[0]) && isRecord(output.choices[0].message))
+    return itemsOutput([output.choices[0].message], id);
+  const sdkCalls = Array.isArray(output) ? aiSdkToolCalls(output) : undefined;
+  if (sdkCalls) return { toolCalls: sdkCalls };
   if (Array.isArray(output) && output.some((o) => isRecord(o) && (typeof o.type === "string" || typeof o.role === "string")))
-    return itemsOutput(output, id);
-  if (isRecord(output) && typeof output.role === "string" && output.tool_calls !== undefined) return itemsOutput([output], id);
+    return itemsOutput(output.map(koogToolCalls), id);
+  // one message: OpenAI chat (`tool_calls`), Anthropic (`content` blocks: text, tool_use,
+  // thinking), LangChain Python's dict (`additional_kwargs.tool_calls`)
+  if (isRecord(output) && typeof output.role === "string") return itemsOutput([output], id);
+  // a Gemini candidate (Google ADK): `{content: {role: "model", parts: [...]}, finish_reason}`
+  if (isRecord(output) && isRecord(output.content) && Array.isArray(output.content.parts)) return itemsOutput([output.content], id);
   if (isRecord(output)) {
     const text = firstStr(output.text, output.content);
     const calls = asArray(output.toolCalls ?? output.tool_calls).filter(isRecord);
@@ -143,6 +180,21 @@ function observationLatencyMs(o: UnknownRecord, start: bigint): number | undefin
   return seconds !== undefined ? seconds * 1000 : undefined;
 }
 
+/**
+ * A LangChain tool run as the Langfuse LangChain handler records it: a SPAN named after the
+ * tool whose output is the `ToolMessage`, serialised (JS: `{lc, type: "constructor", id: [...,
+ * "ToolMessage"], kwargs: {tool_call_id, content, status}}`) or as a dict (Python: `{type:
+ * "tool", tool_call_id, content, status}`). That message names the call.
+ */
+function langChainToolMessage(output: unknown): UnknownRecord | undefined {
+  if (!isRecord(output)) return undefined;
+  // LangChain Python's handler writes the message as a dict: {type: "tool", tool_call_id, content, status}
+  if (output.type === "tool" && typeof output.tool_call_id === "string") return output;
+  if (!Array.isArray(output.id) || output.id[output.id.length - 1] !== "ToolMessage") return undefined;
+  const kw = isRecord(output.kwargs) ? output.kwargs : undefined;
+  return kw && typeof kw.tool_call_id === "string" ? kw : undefined;
+}
+
 function observationToNode(o: UnknownRecord, traceStart: bigint): StepNode | undefined {
   const id = str(o.id);
   if (!id) return undefined;
@@ -156,6 +208,16 @@ function observationToNode(o: UnknownRecord, traceStart: bigint): StepNode | und
   const output = decodeJsonString(o.output);
   const usage = usageOf(o);
   const latency = observationLatencyMs(o, start);
+  const toolMessage = type === "SPAN" ? langChainToolMessage(output) : undefined;
+  // a SPAN the instrumentation marked as a tool run (OpenInference kind, GenAI call id or operation)
+  const toolSpan =
+    type === "SPAN" &&
+    (attrs["openinference.span.kind"] === "TOOL" ||
+      attrs["gen_ai.operation.name"] === "execute_tool" ||
+      typeof attrs["gen_ai.tool.call.id"] === "string");
+  const isTool = type === "TOOL" || toolMessage !== undefined || toolSpan;
+  // Google ADK leaves the observation's output `{}` and keeps the tool's answer in an attribute
+  const adkResponse = isRecord(output) && Object.keys(output).length === 0 ? decodeJsonString(attrs["gcp.vertex.agent.tool_response"]) : undefined;
   const isModelCall = type === "GENERATION" && (str(o.model) !== undefined || usage !== undefined);
   const errors: ErrorInfo[] = [];
   if (level === "ERROR") errors.push({ t: end, message: str(o.statusMessage) ?? "observation level ERROR", code: "ERROR" });
@@ -165,7 +227,7 @@ function observationToNode(o: UnknownRecord, traceStart: bigint): StepNode | und
     id,
     parentId: str(o.parentObservationId),
     name: str(o.name) ?? type.toLowerCase(),
-    kind: type === "GENERATION" ? (isModelCall ? "llm" : "chain") : (KINDS[type] ?? type.toLowerCase()),
+    kind: type === "GENERATION" ? (isModelCall ? "llm" : "chain") : isTool ? "tool" : (KINDS[type] ?? type.toLowerCase()),
     start,
     end,
     status: level === "ERROR" ? "error" : "ok",
@@ -173,8 +235,8 @@ function observationToNode(o: UnknownRecord, traceStart: bigint): StepNode | und
       observationType: type,
       level: level !== "DEFAULT" ? level : undefined,
       prompt: str(o.promptName) ? { name: o.promptName, version: o.promptVersion ?? undefined } : undefined,
-      input: isModelCall || type === "TOOL" ? undefined : input,
-      output: isModelCall || type === "TOOL" ? undefined : output,
+      input: isModelCall || isTool ? undefined : input,
+      output: isModelCall || isTool ? undefined : output,
       metadata: isRecord(meta) && Object.keys(meta).length > 0 && !isModelCall ? meta : undefined,
     },
     errors,
@@ -199,14 +261,15 @@ function observationToNode(o: UnknownRecord, traceStart: bigint): StepNode | und
       },
     };
     node.model = m;
-  } else if (type === "TOOL") {
+  } else if (isTool) {
+    const failed = level === "ERROR" || toolMessage?.status === "error";
     const t: ToolCallInfo = {
-      call: firstStr(attrs["ai.toolCall.id"], attrs["gen_ai.tool.call.id"]) ?? id,
-      tool: firstStr(attrs["ai.toolCall.name"], attrs["gen_ai.tool.name"], o.name) ?? "tool",
-      args: input ?? {},
-      status: level === "ERROR" ? "error" : "ok",
-      result: output,
-      error: level === "ERROR" ? (str(o.statusMessage) ?? "error") : undefined,
+      call: firstStr(attrs["ai.toolCall.id"], attrs["gen_ai.tool.call.id"], toolMessage?.tool_call_id) ?? id,
+      tool: firstStr(attrs["ai.toolCall.name"], attrs["gen_ai.tool.name"], attrs["tool.name"], toolMessage?.name, o.name) ?? "tool",
+      args: normalizeArgs(input),
+      status: failed ? "error" : "ok",
+      result: toolMessage ? toolMessage.content : (adkResponse ?? output),
+      error: failed ? (str(o.statusMessage) ?? (toolMessage ? toolMessage.content : undefined) ?? "error") : undefined,
       latencyMs: latency,
     };
     node.tool = t;
@@ -220,6 +283,45 @@ function observationToNode(o: UnknownRecord, traceStart: bigint): StepNode | und
     };
   }
   return node;
+}
+
+/**
+ * A call the model asked for without an id (Gemini's `function_call`; messages.ts names it
+ * `<observation>-call-<n>`) takes the id of the tool step that ran it: the first tool of that
+ * name and those arguments, started after the request did, whose id no response requested
+ * (Google ADK stamps its own `adk-…` id on the call).
+ */
+function adoptToolIds(nodes: StepNode[]): void {
+  const requested = new Set(nodes.flatMap((n) => (n.model?.output?.toolCalls ?? []).map((c) => c.id)));
+  const free = nodes.filter((n) => n.tool && !requested.has(n.tool.call));
+  for (const n of nodes) {
+    for (const c of n.model?.output?.toolCalls ?? []) {
+      if (!c.id.startsWith(`${n.id}-`)) continue;
+      const args = canonicalJson(c.args ?? {});
+      const at = free.findIndex((t) => t.tool!.tool === c.name && t.start >= n.start && canonicalJson(t.tool!.args ?? {}) === args);
+      if (at < 0) continue;
+      c.id = free[at].tool!.call;
+      free.splice(at, 1);
+    }
+  }
+}
+
+/**
+ * A tool step that names the call it answers but recorded its arguments as one text that is
+ * not JSON (LangChain Python's handler writes `str(dict)`: `{'query': 'example'}`) takes the
+ * arguments the model sent for that call; the recorded text stays in `recordedInput`.
+ */
+function requestedArguments(nodes: StepNode[]): void {
+  const asked = new Map(nodes.flatMap((n) => (n.model?.output?.toolCalls ?? []).map((c) => [c.id, c.args] as const)));
+  for (const n of nodes) {
+    const t = n.tool;
+    const args = t?.args;
+    if (!t || !isRecord(args) || Object.keys(args).length !== 1 || typeof args.input !== "string") continue;
+    const requested = asked.get(t.call);
+    if (!isRecord(requested) || "input" in requested) continue;
+    t.callExtra = { ...t.callExtra, recordedInput: args.input };
+    t.args = requested;
+  }
 }
 
 export function importLangfuse(value: unknown, text: string, opts: ImportOptions = {}): ImportResult {
@@ -240,6 +342,11 @@ export function importLangfuse(value: unknown, text: string, opts: ImportOptions
     const n = observationToNode(o, traceStart);
     return n ? [n] : [];
   });
+  // TOOL observations that name no call id (OpenAI Agents, Claude Agent SDK) take the id of
+  // the call a model response requested, so the call and its result join the request
+  linkToolCallsToRequests(nodes, [], { startedBefore: true });
+  adoptToolIds(nodes);
+  requestedArguments(nodes);
   const builder = new JournalBuilder();
   const input = decodeJsonString(trace.input);
   if (input !== undefined && input !== null) builder.add({ t: traceStart, type: "input", data: { source: "user", content: input } });

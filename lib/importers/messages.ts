@@ -90,8 +90,10 @@ function readParts(parts: unknown[], idPrefix: string): Parts {
     if (typeof p === "string") return void out.text.push(p);
     if (!isRecord(p)) return;
     const type = str(p.type) ?? "";
-    if (type === "tool_use" || type === "tool_call" || type === "function_call" || type === "tool-call" || isRecord(p.functionCall)) {
-      const fc = isRecord(p.functionCall) ? p.functionCall : p;
+    // Gemini parts: `functionCall` (REST), `function_call` (the Python SDK's dump, Google ADK)
+    const gemCall = isRecord(p.functionCall) ? p.functionCall : isRecord(p.function_call) ? p.function_call : undefined;
+    if (type === "tool_use" || type === "tool_call" || type === "function_call" || type === "tool-call" || gemCall) {
+      const fc = gemCall ?? p;
       out.toolCalls.push({
         id: firstStr(p.id, p.call_id, p.toolCallId, fc.id) ?? `${idPrefix}call-${i}`,
         name: firstStr(fc.name, p.toolName) ?? "unknown",
@@ -99,8 +101,9 @@ function readParts(parts: unknown[], idPrefix: string): Parts {
       });
       return;
     }
-    if (type === "tool_result" || type === "tool_call_response" || type === "tool-result" || isRecord(p.functionResponse)) {
-      const fr = isRecord(p.functionResponse) ? p.functionResponse : p;
+    const gemResult = isRecord(p.functionResponse) ? p.functionResponse : isRecord(p.function_response) ? p.function_response : undefined;
+    if (type === "tool_result" || type === "tool_call_response" || type === "tool-result" || gemResult) {
+      const fr = gemResult ?? p;
       out.results.push(
         compactMessage({
           role: "tool",

@@ -245,13 +245,16 @@ export function arrangeNodes(nodes: StepNode[], opts: ArrangeOptions = {}): { ro
   for (const list of children.values()) dropSiblingDuplicates(list);
   const ids = new Map<string, CallIds>();
   // Post-order: a step keeps its model/tool call only if no descendant has one.
-  const visit = (n: StepNode): { model: boolean; tool: boolean; failed: boolean } => {
+  const visit = (n: StepNode): { model: boolean; tool: boolean; failed: boolean; calls: StepNode[] } => {
     let model = false;
     let tool = false;
     let failed = false;
+    // the steps below that keep a model call (two are enough to know it is not one)
+    const calls: StepNode[] = [];
     const mine: CallIds | undefined = opts.causal ? { requested: new Set(), executed: new Set(), consumed: new Set() } : undefined;
     for (const c of children.get(n.id) ?? []) {
       const r = visit(c);
+      if (calls.length < 2) calls.push(...r.calls.slice(0, 2 - calls.length));
       model ||= r.model;
       tool ||= r.tool;
       failed ||= r.failed;
@@ -262,7 +265,16 @@ export function arrangeNodes(nodes: StepNode[], opts: ArrangeOptions = {}): { ro
         for (const x of sub.consumed) mine.consumed.add(x);
       }
     }
-    if (model && n.model) n.model = undefined;
+    if (model && n.model) {
+      // the one call inside recorded no answer (agno's provider span around the OpenAI
+      // instrumentation's, which left the output out): it takes the wrapper's
+      const inner = calls.length === 1 ? calls[0].model : undefined;
+      if (inner && inner.output === undefined && n.model.output !== undefined) {
+        inner.output = n.model.output;
+        inner.finishReason ??= n.model.finishReason;
+      }
+      n.model = undefined;
+    }
     if (tool && n.tool) n.tool = undefined;
     if (failed && n.errors.length > 0 && n.errors.every((e) => e.fromStatus)) n.errors = [];
     if (mine) {
@@ -275,7 +287,12 @@ export function arrangeNodes(nodes: StepNode[], opts: ArrangeOptions = {}): { ro
       }
       ids.set(n.id, mine);
     }
-    return { model: model || !!n.model, tool: tool || !!n.tool, failed: failed || n.errors.length > 0 };
+    return {
+      model: model || !!n.model,
+      tool: tool || !!n.tool,
+      failed: failed || n.errors.length > 0,
+      calls: n.model ? [n] : calls,
+    };
   };
   for (const r of roots) visit(r);
   if (opts.causal) {

@@ -144,6 +144,130 @@ describe("Cline ui_messages.json alone, with retried and failed requests", () =>
   });
 });
 
+describe.each([
+  ["roo-code-natural-mini/", "a short Ask-mode task"],
+  ["roo-code-condensed/", "a condensed history: a summary message, 32 request rows for 15 answers"],
+])("Roo Code task folder %s (%s): XML tool calls, no conversationHistoryIndex", (dir) => {
+  const apiText = read(`${dir}api_conversation_history.json.gz`);
+  const uiText = read(`${dir}ui_messages.json.gz`);
+  const metaText = read(`${dir}task_metadata.json.gz`);
+  const api = JSON.parse(apiText) as Obj[];
+  const ui = JSON.parse(uiText) as Obj[];
+  const texts = (m: Obj) =>
+    typeof m.content === "string" ? [m.content] : (m.content as Obj[]).filter((b) => b.type === "text").map((b) => String(b.text));
+  const assistants = api.filter((m) => m.role === "assistant");
+  // the tool a message asks for: a line `<tool_name>` followed by a line `<param>` (the first per message)
+  const toolOf = (m: Obj) => /^<([a-z_]+)>\n<[a-z_]+>/m.exec(texts(m).join("\n"))?.[1];
+  const xmlTools = assistants.flatMap((m) => toolOf(m) ?? []);
+  const RESULT = /^\[[a-z_]+(?: for .*?)?\] Result:/;
+  // a call is answered when the next message holds a `[tool …] Result:` block
+  const answered = api.filter((m, j) => m.role === "assistant" && toolOf(m) && api[j + 1] && texts(api[j + 1]).some((t) => RESULT.test(t)));
+  const requests = ui.filter((r) => r.say === "api_req_started");
+  const rowTimes = new Set(requests.map((q) => new Date(Number(q.ts)).toISOString()));
+  const files = [
+    { name: "tasks/roo/api_conversation_history.json", text: apiText },
+    { name: "tasks/roo/ui_messages.json", text: uiText },
+    { name: "tasks/roo/task_metadata.json", text: metaText },
+  ];
+
+  it("each file is told from its content", () => {
+    expect(detectFormat(apiText, "a.json").format).toBe("cline");
+    expect(detectFormat(uiText, "b.json").format).toBe("cline");
+    expect(detectFormat(metaText, "c.json").format).toBe("cline");
+  });
+
+  it("imports each answer as a model call at its request row's time, and the XML tool calls with their results", () => {
+    expect(ui.some((r) => "conversationHistoryIndex" in r)).toBe(false);
+    const r = importSessionFiles(files);
+    expect(r.runs).toHaveLength(1);
+    const events = r.runs[0].events;
+    valid(events);
+    const s = summarize(events);
+    expect(s.modelCalls).toBe(assistants.length);
+    expect(s.toolCalls).toBe(xmlTools.length);
+    expect(xmlTools.length).toBeGreaterThan(5);
+    expect(of(events, "tool.call").map((e) => e.data.tool)).toEqual(xmlTools);
+    expect(of(events, "tool.result")).toHaveLength(answered.length);
+    // each answer at its message's ts; each request at one of the api_req_started rows, before it
+    const requested = of(events, "model.request");
+    const responses = of(events, "model.response");
+    expect(responses.map((e) => e.ts)).toEqual(assistants.map((m) => new Date(Number(m.ts)).toISOString()));
+    for (const [i, q] of requested.entries()) {
+      // a summary (`isSummary`) answers no row: its request is the message before it
+      if (assistants[i].isSummary !== true) expect(rowTimes.has(q.ts), `request ${i}`).toBe(true);
+      expect(q.ts <= responses[i].ts).toBe(true);
+    }
+    expect(latencies(events)).toEqual([]);
+    expect(((events[0].data as Obj).agent as Obj).name).toBe("roo-code");
+  });
+});
+
+describe("Roo Code task folder roo-code-natural-mini/: one request per answer", () => {
+  const api = JSON.parse(read("roo-code-natural-mini/api_conversation_history.json.gz")) as Obj[];
+  const ui = JSON.parse(read("roo-code-natural-mini/ui_messages.json.gz")) as Obj[];
+  const requests = ui.filter((r) => r.say === "api_req_started");
+  const failures = api
+    .filter((m) => m.role === "user")
+    .flatMap((m) => (m.content as Obj[]).map((b) => String(b.text ?? "")))
+    .filter((t) => /^The tool execution failed/.test(t));
+
+  it("the k-th request row is the k-th call, with its tokens; a refused tool is a failed result", () => {
+    const r = importSessionFiles(
+      ["api_conversation_history", "ui_messages", "task_metadata"].map((n) => ({
+        name: `tasks/roo/${n}.json`,
+        text: read(`roo-code-natural-mini/${n}.json.gz`),
+      })),
+    );
+    const events = r.runs[0].events;
+    const s = summarize(events);
+    expect(s.modelCalls).toBe(requests.length);
+    expect(of(events, "model.request").map((e) => e.ts)).toEqual(requests.map((q) => new Date(Number(q.ts)).toISOString()));
+    expect(s.inputTokens).toBe(requests.reduce((n, q) => n + Number((JSON.parse(String(q.text)) as Obj).tokensIn ?? 0), 0));
+    expect(s.toolFailures.error ?? 0).toBe(failures.length);
+    expect(failures.length).toBe(1);
+    // a result is the text after its `[tool for '…'] Result:` header: read_file's holds the file
+    const readResult = of(events, "tool.result").find((e) => String(e.data.result).startsWith("[read_file for"));
+    expect(String(readResult?.data.result)).toMatch(/<content lines=/);
+  });
+});
+
+describe("Cline api_conversation_history.json alone, with each message's own ts", () => {
+  const text = read("cline-api-alone/api_conversation_history.json.gz");
+  const api = JSON.parse(text) as Obj[];
+  const blocks = (m: Obj) => (Array.isArray(m.content) ? (m.content as Obj[]) : []);
+  const uses = api.flatMap((m) => blocks(m).filter((b) => b.type === "tool_use"));
+  // each call's result: a `[tool …] Result:` or `Tool [x] was not executed` text block of the next message, in order
+  const answered = api.reduce((n, m, j) => {
+    if (m.role !== "assistant") return n;
+    const next = api[j + 1];
+    const headers = next
+      ? blocks(next).filter((b) => b.type === "text" && /^(\[[^\]]+?\] Result:|Tool \[[^\]]+\] was not executed)/.test(String(b.text)))
+      : [];
+    return n + Math.min(blocks(m).filter((b) => b.type === "tool_use").length, headers.length);
+  }, 0);
+
+  it("imports every model call and tool call at the messages' times, with their tokens", () => {
+    expect(detectFormat(text, "history.json").format).toBe("cline");
+    const r = importTrace(text, { fileName: "api_conversation_history.json" });
+    expect(r.warnings.some((w) => /ui_messages\.json is missing.*times .* are the messages' own/.test(w))).toBe(true);
+    const events = r.runs[0].events;
+    valid(events);
+    const s = summarize(events);
+    const assistants = api.filter((m) => m.role === "assistant");
+    expect(s.modelCalls).toBe(assistants.length);
+    expect(s.toolCalls).toBe(uses.length);
+    expect(of(events, "tool.result")).toHaveLength(answered);
+    const tokens = (m: Obj) => ((m.metrics as Obj | undefined)?.tokens as Obj | undefined) ?? {};
+    expect(s.inputTokens).toBe(assistants.reduce((n, m) => n + Number(tokens(m).prompt ?? 0), 0));
+    expect(s.outputTokens).toBe(assistants.reduce((n, m) => n + Number(tokens(m).completion ?? 0), 0));
+    // each answer at its message's ts, each request at the ts of the message before it
+    expect(of(events, "model.response").map((e) => e.ts)).toEqual(assistants.map((m) => new Date(Number(m.ts)).toISOString()));
+    const before = api.flatMap((m, j) => (m.role === "assistant" ? [api[j - 1]] : []));
+    expect(of(events, "model.request").map((e) => e.ts)).toEqual(before.map((m) => new Date(Number(m.ts)).toISOString()));
+    expect(latencies(events)).toEqual([]);
+  });
+});
+
 /** `> Tokens: 3.2k sent, 222 received. Cost: $0.0014 message…` read with a regex. */
 const tokenLines = (chat: string) =>
   [

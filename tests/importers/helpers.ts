@@ -3,7 +3,6 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
-import { detectFormat, type SourceFormat } from "@/lib/importers";
 import type { JournalEvent } from "@/lib/journal/types";
 
 export const FIXTURES = fileURLToPath(new URL("../fixtures", import.meta.url));
@@ -22,18 +21,12 @@ export function readCorpus(rel: string): string {
   return readFixture(path.join("corpus", rel));
 }
 
-/** Every fixture file an importer could be given (.json, .jsonl, .traj, gzipped or not), relative to tests/fixtures. */
+/** Every fixture file an importer could be given (gzipped or not), relative to tests/fixtures, with `/` separators. */
 export function fixtureFiles(): string[] {
   return readdirSync(FIXTURES, { recursive: true, encoding: "utf8" })
-    .filter((f) => /\.(json|jsonl|traj)(\.gz)?$/.test(f))
+    .filter((f) => /\.(json|jsonl|traj|md|history)(\.gz)?$/.test(f))
+    .map((f) => f.split(path.sep).join("/"))
     .sort();
-}
-
-/** The fixture files detected as `format` (their names without `.gz`, as a user would save them). */
-export function claimedBy(format: SourceFormat): string[] {
-  const files = fixtureFiles();
-  if (files.length < 30) throw new Error(`only ${files.length} fixture files found under ${FIXTURES}`);
-  return files.filter((f) => detectFormat(readFixture(f), path.basename(f).replace(/\.gz$/, "")).format === format).sort();
 }
 
 export interface RunSummary {
