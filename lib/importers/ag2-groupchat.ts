@@ -22,18 +22,13 @@
  *   `unknown`.
  */
 import { JournalBuilder } from "./builder";
+import { addCodeExecution } from "./code-execution";
 import { asArray, compact, contentId, fileStem, firstStr, isRecord, makeRunId, str, type UnknownRecord } from "./json-utils";
 import { normalizeMessages } from "./messages";
-import { addModelCall, addStepToolCall } from "./model-call";
+import { addModelCall } from "./model-call";
 import type { ImportOptions, ImportResult } from "./types";
 
 const EXIT_CODE = /^exitcode:\s*(-?\d+)/;
-const CODE_BLOCK = /```([\w+-]*)[^\n]*\n([\s\S]*?)```/g;
-
-/** The fenced code blocks of a message: what an AG2 code executor runs. */
-function codeBlocks(text: string): Array<{ language: string; code: string }> {
-  return [...text.matchAll(CODE_BLOCK)].map((m) => ({ language: m[1] || "python", code: m[2] }));
-}
 
 function textOf(m: UnknownRecord): string {
   return typeof m.content === "string" ? m.content : m.content == null ? "" : JSON.stringify(m.content);
@@ -83,23 +78,15 @@ export function importAg2GroupChat(value: unknown, body: string, opts: ImportOpt
         openStep = `exec-${executions}`;
         b.add({ t: 0n, type: "step.start", step: openStep, key: `s:${openStep}`, data: { name: speaker, kind: "tool", agent: speaker } });
       }
-      const call = { id: `exec-${executions}`, name: "execute_code", args: { blocks: codeBlocks(lastSpoken) } };
-      addStepToolCall(b, { t: 0n, step: openStep, key: `t:${call.id}`, call });
-      const code = Number(exit[1]);
-      b.add({
-        t: 0n,
-        type: "tool.result",
+      addCodeExecution(b, {
+        start: 0n,
+        end: 0n,
         step: openStep,
-        parentKey: `t:${call.id}`,
-        after: `t:${call.id}`,
-        data: compact({
-          call: call.id,
-          status: code === 0 ? "ok" : "error",
-          result: text,
-          error: code === 0 ? undefined : text.split("\n", 1)[0],
-          exitCode: code,
-          tool: speaker,
-        }),
+        id: `exec-${executions}`,
+        code: lastSpoken,
+        reply: text,
+        exitCode: Number(exit[1]),
+        extra: { tool: speaker },
       });
       return;
     }

@@ -26,7 +26,19 @@
  */
 import { JournalBuilder } from "./builder";
 import { ImportError } from "./import-error";
-import { asArray, compact, contentId, fileStem, firstStr, isRecord, isoToNanos, makeRunId, str, toNumber, type UnknownRecord } from "./json-utils";
+import {
+  asArray,
+  compact,
+  contentId,
+  fileStem,
+  firstStr,
+  isRecord,
+  isoToNanos,
+  makeRunId,
+  str,
+  toNumber,
+  type UnknownRecord,
+} from "./json-utils";
 import { contentText, normalizeArgs, normalizeMessages, type MessageToolCall } from "./messages";
 import { addModelCall, addStepToolCall } from "./model-call";
 import type { ImportOptions, ImportResult } from "./types";
@@ -71,7 +83,7 @@ function textOf(m: UnknownRecord): string {
 export function importAutogenTeamState(value: unknown, body: string, opts: ImportOptions = {}): ImportResult {
   const doc: UnknownRecord = isRecord(value) ? value : {};
   const states = isRecord(doc.agent_states) ? doc.agent_states : undefined;
-  if (str(doc.type) !== "TeamState" || !states) throw new ImportError("an AutoGen team state needs `type: \"TeamState\"` and `agent_states`");
+  if (str(doc.type) !== "TeamState" || !states) throw new ImportError('an AutoGen team state needs `type: "TeamState"` and `agent_states`');
   const entries = Object.entries(states).filter((e): e is [string, UnknownRecord] => isRecord(e[1]));
   const manager = entries.find(([, s]) => Array.isArray(s.message_thread));
   if (!manager) throw new ImportError("the AutoGen team state has no group chat manager with a `message_thread`");
@@ -92,7 +104,10 @@ export function importAutogenTeamState(value: unknown, body: string, opts: Impor
   const times = thread.map((m) => isoToNanos(m.created_at));
   const timed = thread.length > 0 && times.every((t) => t !== undefined);
   const at = (i: number): bigint => (timed ? (times[i] as bigint) : 0n);
-  if (!timed) warnings.push("the team state's messages carry no `created_at`: times are 1970-01-01T00:00:00.000Z plus the event's seq in milliseconds");
+  if (!timed)
+    warnings.push(
+      "the team state's messages carry no `created_at`: times are 1970-01-01T00:00:00.000Z plus the event's seq in milliseconds",
+    );
 
   // the k-th model call of an agent ↔ its context's AssistantMessages, counted from the end
   const callsOf = new Map<string, number>();
@@ -207,15 +222,23 @@ export function importAutogenTeamState(value: unknown, body: string, opts: Impor
       return;
     }
     if (type !== "ToolCallSummaryMessage") other.set(type, (other.get(type) ?? 0) + 1);
-    b.add({ t, type: "context", data: { messages: [compact({ role: isAgent ? "assistant" : "user", content: textOf(m), source, type })] } });
+    b.add({
+      t,
+      type: "context",
+      data: { messages: [compact({ role: isAgent ? "assistant" : "user", content: textOf(m), source, type })] },
+    });
     if (isAgent) output = textOf(m);
   });
   closeStep();
 
   if (noContext > 0)
-    warnings.push(`${noContext} model call(s) have no request messages: the speaker's saved LLM context does not hold as many replies as the thread`);
+    warnings.push(
+      `${noContext} model call(s) have no request messages: the speaker's saved LLM context does not hold as many replies as the thread`,
+    );
   if (other.size > 0)
-    warnings.push(`message types kept as context only (no sample to read them from): ${[...other].map(([k, n]) => `${k} ×${n}`).join(", ")}`);
+    warnings.push(
+      `message types kept as context only (no sample to read them from): ${[...other].map(([k, n]) => `${k} ×${n}`).join(", ")}`,
+    );
 
   const id = firstStr(doc.team_id) ?? fileStem(opts.fileName) ?? "team";
   const runId = makeRunId("autogen", `${id}-${contentId(body).slice(0, 8)}`);

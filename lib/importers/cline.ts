@@ -209,9 +209,7 @@ export function importCline(task: ClineTask, opts: ImportOptions = {}): ImportRe
       const data = req ? reqData(req) : {};
       // without its UI row, the request went out when the message before it was saved
       const t = (req ? ms(req.ts) : undefined) ?? (timed ? ms(api[j - 1]?.ts) : undefined) ?? seqT();
-      const answerTimes = (indexed ? answerRows(j - 2) : [m])
-        .map((r) => ms(r.ts))
-        .filter((x): x is bigint => x !== undefined && x >= t);
+      const answerTimes = (indexed ? answerRows(j - 2) : [m]).map((r) => ms(r.ts)).filter((x): x is bigint => x !== undefined && x >= t);
       const tResp = answerTimes.length > 0 ? answerTimes.reduce((a, x) => (x > a ? x : a)) : t;
       const messages: JournalMessage[] = [];
       for (const prev of api.slice(since, j)) {

@@ -249,7 +249,11 @@ export function detectFormat(head: string, fileName?: string): Detection {
     // AG2 group chat saved with its message list: {history: [{content, role, name}], …}
     if (k1.has("history") && has(keys[3] ?? new Set(), "content", "role", "name") && !k1.has("instance_id")) return result("ag2-groupchat");
     // AutoGen AgentChat `team.save_state()`: {type: "TeamState", agent_states: {name: {type, message_thread | agent_state…}}}
-    if (has(k1, "type", "agent_states") && any(keys[3] ?? new Set(), "message_thread", "agent_state") && /(?:^|[^\\])"type"\s*:\s*"TeamState"/.test(text))
+    if (
+      has(k1, "type", "agent_states") &&
+      any(keys[3] ?? new Set(), "message_thread", "agent_state") &&
+      /(?:^|[^\\])"type"\s*:\s*"TeamState"/.test(text)
+    )
       return result("autogen-agentchat");
   }
   if (root === "array") {

@@ -101,8 +101,7 @@ function requestMessages(input: unknown, id: string): JournalMessage[] | undefin
 function koogToolCalls(m: unknown): unknown {
   if (!isRecord(m) || m.role !== "assistant" || typeof m.content !== "string" || !m.content.startsWith("[{")) return m;
   const calls = decodeJsonString(m.content);
-  const all =
-    Array.isArray(calls) && calls.length > 0 && calls.every((c) => isRecord(c) && c.type === "function" && isRecord(c.function));
+  const all = Array.isArray(calls) && calls.length > 0 && calls.every((c) => isRecord(c) && c.type === "function" && isRecord(c.function));
   return all ? { ...m, content: "", tool_calls: calls } : m;
 }
 
@@ -217,7 +216,8 @@ function observationToNode(o: UnknownRecord, traceStart: bigint): StepNode | und
       typeof attrs["gen_ai.tool.call.id"] === "string");
   const isTool = type === "TOOL" || toolMessage !== undefined || toolSpan;
   // Google ADK leaves the observation's output `{}` and keeps the tool's answer in an attribute
-  const adkResponse = isRecord(output) && Object.keys(output).length === 0 ? decodeJsonString(attrs["gcp.vertex.agent.tool_response"]) : undefined;
+  const adkResponse =
+    isRecord(output) && Object.keys(output).length === 0 ? decodeJsonString(attrs["gcp.vertex.agent.tool_response"]) : undefined;
   const isModelCall = type === "GENERATION" && (str(o.model) !== undefined || usage !== undefined);
   const errors: ErrorInfo[] = [];
   if (level === "ERROR") errors.push({ t: end, message: str(o.statusMessage) ?? "observation level ERROR", code: "ERROR" });

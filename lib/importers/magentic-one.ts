@@ -26,14 +26,14 @@
  *   failed, and one the log stops in before any termination line is `cancelled`.
  */
 import { JournalBuilder } from "./builder";
+import { addCodeExecution } from "./code-execution";
 import { ImportError } from "./import-error";
 import { compact, contentId, isoToNanos, makeRunId, str, toNumber, type UnknownRecord } from "./json-utils";
 import { jsonLines } from "./lines";
-import { addModelCall, addStepToolCall } from "./model-call";
+import { addModelCall } from "./model-call";
 import type { ImportOptions, ImportResult, ImportedRun } from "./types";
 
 const EXIT = /^The script ran, then exited with Unix exit code: (-?\d+)/;
-const CODE_BLOCK = /```([\w+-]*)[^\n]*\n([\s\S]*?)```/g;
 const TERMINATION = "Orchestrator (termination condition)";
 
 /** `Orchestrator (thought)` → `Orchestrator`; an agent's own name as it is. */
@@ -107,25 +107,17 @@ function importRun(lines: UnknownRecord[], warnings: string[], fileName?: string
       const step = `exec-${executions}`;
       if (!agents.includes(agent)) agents.push(agent);
       b.add({ t: before, type: "step.start", step, key: `s:${step}`, data: { name: source, kind: "tool", agent } });
-      const call = { id: step, name: "execute_code", args: { blocks: [...lastCode.matchAll(CODE_BLOCK)].map((m) => ({ language: m[1] || "python", code: m[2] })) } };
-      addStepToolCall(b, { t: before, step, key: `t:${call.id}`, call });
-      const code = Number(exit[1]);
-      b.add({
-        t,
-        type: "tool.result",
+      const failed = addCodeExecution(b, {
+        start: before,
+        end: t,
         step,
-        parentKey: `t:${call.id}`,
-        after: `t:${call.id}`,
-        data: compact({
-          call: call.id,
-          status: code === 0 ? "ok" : "error",
-          result: text,
-          error: code === 0 ? undefined : text.split("\n", 1)[0],
-          exitCode: code,
-          latencyMs: Number(t - before) / 1e6,
-        }),
+        id: step,
+        code: lastCode,
+        reply: text,
+        exitCode: Number(exit[1]),
+        extra: { latencyMs: Number(t - before) / 1e6 },
       });
-      b.add({ t, type: "step.end", step, parentKey: `s:${step}`, data: { status: code === 0 ? "ok" : "error" } });
+      b.add({ t, type: "step.end", step, parentKey: `s:${step}`, data: { status: failed ? "error" : "ok" } });
       return;
     }
     if (pending.length === 0) {
@@ -197,7 +189,12 @@ function importRun(lines: UnknownRecord[], warnings: string[], fileName?: string
         status,
         output,
         stopReason,
-        error: status === "cancelled" ? "the log stops before the orchestrator's termination condition" : status === "failed" ? stopReason : undefined,
+        error:
+          status === "cancelled"
+            ? "the log stops before the orchestrator's termination condition"
+            : status === "failed"
+              ? stopReason
+              : undefined,
       }),
     },
   });

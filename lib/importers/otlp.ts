@@ -366,4 +366,3 @@ function langChainAgentName(spans: NormalizedSpan[]): string | undefined {
   }
   return undefined;
 }
-

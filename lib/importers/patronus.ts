@@ -16,7 +16,7 @@ import { setOwn } from "../journal/own-keys";
 import { ImportError } from "./import-error";
 import { asArray, idToHex, isoToNanos, isRecord, str, type UnknownRecord } from "./json-utils";
 import { spansToRuns } from "./otlp";
-import { flatten } from "./phoenix";
+import { flatten, spanEvents } from "./phoenix";
 import { spanKindName, statusCodeName, type Attributes, type NormalizedSpan } from "./span";
 import type { ImportOptions, ImportResult } from "./types";
 
@@ -82,14 +82,7 @@ function toSpan(
     endTimeUnixNano: (begin + (duration ?? 0n)).toString(),
     status: { code: statusCodeName(s.status_code) },
     attributes,
-    events: asArray(s.events)
-      .filter(isRecord)
-      .map((e) => {
-        const a: Attributes = {};
-        flatten(e.Attributes ?? e.attributes, "", a);
-        const t = isoToNanos(e.Timestamp ?? e.timestamp) ?? begin;
-        return { name: str(e.Name ?? e.name) ?? "event", timeUnixNano: t.toString(), attributes: a };
-      }),
+    events: spanEvents(s.events, begin),
     resource,
   };
   const scope = { name: str(s.scope_name), version: str(s.scope_version) };

@@ -33,6 +33,21 @@ export function flatten(v: unknown, prefix: string, out: Attributes, depth = 0):
   if (prefix) setOwn(out, prefix, toAttrValue(v));
 }
 
+/**
+ * A span's events, `{name, timestamp, attributes}` (Phoenix) or `{Name, Timestamp,
+ * Attributes}` (Patronus), attributes flattened; an event without a time takes `fallback`.
+ */
+export function spanEvents(events: unknown, fallback: bigint): NormalizedSpan["events"] {
+  return asArray(events)
+    .filter(isRecord)
+    .map((e) => {
+      const a: Attributes = {};
+      flatten(e.Attributes ?? e.attributes, "", a);
+      const t = timeOf(e.Timestamp ?? e.timestamp) ?? fallback;
+      return { name: str(e.Name ?? e.name) ?? "event", timeUnixNano: t.toString(), attributes: a };
+    });
+}
+
 /** An ISO time (Phoenix's), or epoch nanoseconds / milliseconds as a number. */
 function timeOf(v: unknown): bigint | undefined {
   const iso = isoToNanos(v);
@@ -66,13 +81,7 @@ function phoenixSpan(s: UnknownRecord, warnings: string[]): NormalizedSpan | und
     endTimeUnixNano: (end < start ? start : end).toString(),
     status: { code: statusCodeName(s.status_code) },
     attributes,
-    events: asArray(s.events)
-      .filter(isRecord)
-      .map((e) => {
-        const a: Attributes = {};
-        flatten(e.attributes, "", a);
-        return { name: str(e.name) ?? "event", timeUnixNano: (timeOf(e.timestamp) ?? start).toString(), attributes: a };
-      }),
+    events: spanEvents(s.events, start),
     resource: {},
   };
   const parent = idToHex(s.parent_id, 8);

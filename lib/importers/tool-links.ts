@@ -68,11 +68,7 @@ export interface LinkOptions {
   startedBefore?: boolean;
 }
 
-export function linkToolCallsToRequests(
-  nodes: StepNode[],
-  earlier: readonly OpenToolCall[] = [],
-  opts: LinkOptions = {},
-): OpenToolCall[] {
+export function linkToolCallsToRequests(nodes: StepNode[], earlier: readonly OpenToolCall[] = [], opts: LinkOptions = {}): OpenToolCall[] {
   const SLACK = 1_000_000n; // span starts are stamped in whole milliseconds
   const claimed = new Set(nodes.flatMap((n) => (n.tool && n.tool.call !== n.id ? [n.tool.call] : [])));
   // every requested call in order of its response's end, the earlier requests' first
@@ -92,7 +88,14 @@ export function linkToolCallsToRequests(
     for (const c of r.model!.output!.toolCalls!) {
       let hash: string | undefined;
       // each requested call's arguments hashed once, and only when a tool span looks
-      requested.push({ id: c.id, name: c.name, start: r.start, end: r.end, args: () => (hash ??= sha256Hex(canonicalJson(c.args ?? {}))), value: c.args });
+      requested.push({
+        id: c.id,
+        name: c.name,
+        start: r.start,
+        end: r.end,
+        args: () => (hash ??= sha256Hex(canonicalJson(c.args ?? {}))),
+        value: c.args,
+      });
     }
   }
   if (requested.length === 0) return [];
