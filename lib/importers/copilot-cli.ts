@@ -23,7 +23,7 @@
  */
 import { JournalBuilder } from "./builder";
 import { asArray, compact, contentId, firstStr, isRecord, isoToNanos, makeRunId, str, toNumber, type UnknownRecord } from "./json-utils";
-import { jsonLines } from "./lines";
+import { linesOfText, type JsonLinesFile } from "./lines";
 import { contentText, normalizeArgs, normalizeMessage, type JournalMessage, type MessageToolCall } from "./messages";
 import { addModelCall, type ModelCall, addStepToolCall } from "./model-call";
 import { parseJsonExact } from "../journal/parse-line";
@@ -53,10 +53,15 @@ export function importCopilot(text: string, kind: "events" | "legacy", opts: Imp
     return importLegacy(isRecord(value) ? value : {}, text, opts);
   }
   const warnings: string[] = [];
-  const events = jsonLines(text, warnings);
+  return importCopilotEvents(linesOfText(text, warnings), opts, warnings);
+}
+
+/** `events.jsonl` already split into lines (`warnings`: what reading them noticed). */
+export function importCopilotEvents(file: JsonLinesFile, opts: ImportOptions = {}, warnings: string[] = []): ImportResult {
+  const events = file.records;
   const start = events.find((e) => e.type === "session.start");
   const sd = start ? data(start) : {};
-  const sessionId = firstStr(sd.sessionId) ?? contentId(text);
+  const sessionId = firstStr(sd.sessionId) ?? file.contentId();
   if (!start) warnings.push("no session.start event: the session id, version and working directory are not known");
   const runId = makeRunId("copilot", sessionId);
   const b = new JournalBuilder();

@@ -1,5 +1,5 @@
 /**
- * The line formats (Claude Code, Codex, Gemini CLI, Qwen Code) read from a byte stream line by
+ * The line formats (Claude Code, Codex, Gemini CLI, Qwen Code, Copilot CLI) read from a byte stream line by
  * line (lib/importers/stream/json-lines.ts), and OpenHands evaluation output converted a line
  * at a time as its runs are asked for, give what the whole-text path gives, on every real
  * session in the fixtures however the bytes are cut, and on the awkward files: a document
@@ -37,8 +37,9 @@ const LINE_FILES = readdirSync(FIXTURES, { recursive: true, encoding: "utf8" })
 describe("line formats read line by line: same output as the whole text", () => {
   it("covers every line format with real sessions", () => {
     const formats = new Set(LINE_FILES.map((f) => f.format));
-    for (const f of ["claude-code", "codex", "gemini-cli", "qwen-code", "openhands-eval"] as const) expect(formats).toContain(f);
-    expect(LINE_FILES.length).toBeGreaterThanOrEqual(9);
+    for (const f of ["claude-code", "codex", "gemini-cli", "qwen-code", "copilot-cli", "openhands-eval"] as const)
+      expect(formats).toContain(f);
+    expect(LINE_FILES.length).toBeGreaterThanOrEqual(10);
   });
 
   for (const file of LINE_FILES) {

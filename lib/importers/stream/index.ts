@@ -27,6 +27,7 @@ import { importClaudeCodeLines } from "../claude-code";
 import { importCodexLines } from "../codex";
 import { importGeminiCliLines } from "../gemini-cli";
 import { importQwenCodeLines } from "../qwen-code";
+import { importCopilotEvents } from "../copilot-cli";
 import type { JsonLinesFile } from "../lines";
 
 export { peekBytes } from "./peek-bytes";
@@ -49,6 +50,8 @@ const LINE_IMPORTERS: Partial<Record<SourceFormat, (file: JsonLinesFile, opts: I
   codex: importCodexLines,
   "gemini-cli": importGeminiCliLines,
   "qwen-code": importQwenCodeLines,
+  // events.jsonl; the legacy session JSON is a document, which readJsonLines keeps as text
+  "copilot-cli": importCopilotEvents,
 };
 
 /** Formats read line by line rather than whole. */

@@ -1,5 +1,5 @@
 /**
- * Reads a line-format file (Claude Code, Codex, Gemini CLI `.jsonl`, Qwen Code) from its
+ * Reads a line-format file (Claude Code, Codex, Gemini CLI `.jsonl`, Qwen Code, Copilot CLI) from its
  * bytes line by line: each line is parsed as it arrives and its text dropped, so memory
  * holds the parsed lines but never the file's text or an array of its lines. The id of the
  * whole content is hashed on the way (SHA-256 of the text, BOM dropped, as `contentId`).
