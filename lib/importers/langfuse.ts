@@ -194,6 +194,35 @@ function langChainToolMessage(output: unknown): UnknownRecord | undefined {
   return kw && typeof kw.tool_call_id === "string" ? kw : undefined;
 }
 
+/**
+ * BeeAI's instrumentation writes each event of a model or tool call as an observation of its
+ * own, `backend.openai.chat.<event>-<n>` / `tool.search.wikipedia.<event>-<n>`: the `start`
+ * is the call, `success` carries a tool's answer, `error` says it failed, `finish` closes it.
+ */
+const BEEAI_EVENT = /^((?:backend|tool)\.[\w.-]+)\.(start|success|finish|error)-(\d+)$/;
+
+/** A BeeAI report (anything but the start) of the same call as `start`: its answer and failure folded into the call. */
+function foldBeeAiReports(nodes: StepNode[]): void {
+  const starts = new Map<string, StepNode>();
+  for (const n of nodes) {
+    const m = BEEAI_EVENT.exec(n.name);
+    if (m && m[2] === "start" && (n.model || n.tool)) starts.set(`${m[1]}-${m[3]}`, n);
+  }
+  for (const n of nodes) {
+    const m = BEEAI_EVENT.exec(n.name);
+    const call = m && m[2] !== "start" ? starts.get(`${m[1]}-${m[3]}`) : undefined;
+    if (!call || !m) continue;
+    if (m[2] === "success" && call.tool && call.tool.result == null && n.info?.output != null) call.tool.result = n.info.output;
+    // the tool's name is the emitter's path (`tool.search.wikipedia` → `search.wikipedia`)
+    if (call.tool && call.tool.tool === call.name) call.tool.tool = m[1].replace(/^tool\./, "");
+    if (m[2] === "error" || n.status === "error") {
+      const message = n.errors[0]?.message ?? "error";
+      if (call.tool) Object.assign(call.tool, { status: "error", error: call.tool.error ?? message });
+      if (call.model) call.model.error ??= message;
+    }
+  }
+}
+
 function observationToNode(o: UnknownRecord, traceStart: bigint): StepNode | undefined {
   const id = str(o.id);
   if (!id) return undefined;
@@ -207,6 +236,9 @@ function observationToNode(o: UnknownRecord, traceStart: bigint): StepNode | und
   const output = decodeJsonString(o.output);
   const usage = usageOf(o);
   const latency = observationLatencyMs(o, start);
+  // BeeAI writes each event of a call as an observation of its own: only the start is the call
+  const beeai = BEEAI_EVENT.exec(str(o.name) ?? "")?.[2];
+  const lifecycle = beeai !== undefined && beeai !== "start" ? beeai : undefined;
   const toolMessage = type === "SPAN" ? langChainToolMessage(output) : undefined;
   // a SPAN the instrumentation marked as a tool run (OpenInference kind, GenAI call id or operation)
   const toolSpan =
@@ -214,11 +246,11 @@ function observationToNode(o: UnknownRecord, traceStart: bigint): StepNode | und
     (attrs["openinference.span.kind"] === "TOOL" ||
       attrs["gen_ai.operation.name"] === "execute_tool" ||
       typeof attrs["gen_ai.tool.call.id"] === "string");
-  const isTool = type === "TOOL" || toolMessage !== undefined || toolSpan;
+  const isTool = lifecycle === undefined && (type === "TOOL" || toolMessage !== undefined || toolSpan);
   // Google ADK leaves the observation's output `{}` and keeps the tool's answer in an attribute
   const adkResponse =
     isRecord(output) && Object.keys(output).length === 0 ? decodeJsonString(attrs["gcp.vertex.agent.tool_response"]) : undefined;
-  const isModelCall = type === "GENERATION" && (str(o.model) !== undefined || usage !== undefined);
+  const isModelCall = type === "GENERATION" && lifecycle === undefined && (str(o.model) !== undefined || usage !== undefined);
   const errors: ErrorInfo[] = [];
   if (level === "ERROR") errors.push({ t: end, message: str(o.statusMessage) ?? "observation level ERROR", code: "ERROR" });
   const marks: StepNode["marks"] = [];
@@ -227,7 +259,15 @@ function observationToNode(o: UnknownRecord, traceStart: bigint): StepNode | und
     id,
     parentId: str(o.parentObservationId),
     name: str(o.name) ?? type.toLowerCase(),
-    kind: type === "GENERATION" ? (isModelCall ? "llm" : "chain") : isTool ? "tool" : (KINDS[type] ?? type.toLowerCase()),
+    kind: lifecycle
+      ? "internal"
+      : type === "GENERATION"
+        ? isModelCall
+          ? "llm"
+          : "chain"
+        : isTool
+          ? "tool"
+          : (KINDS[type] ?? type.toLowerCase()),
     start,
     end,
     status: level === "ERROR" ? "error" : "ok",
@@ -344,6 +384,7 @@ export function importLangfuse(value: unknown, text: string, opts: ImportOptions
   });
   // TOOL observations that name no call id (OpenAI Agents, Claude Agent SDK) take the id of
   // the call a model response requested, so the call and its result join the request
+  foldBeeAiReports(nodes);
   linkToolCallsToRequests(nodes, [], { startedBefore: true });
   adoptToolIds(nodes);
   requestedArguments(nodes);

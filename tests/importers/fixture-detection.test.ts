@@ -28,6 +28,7 @@ const OWN: Record<string, string[]> = {
     "agent-logs/langfuse-autogen-2025-06-06.trace.json",
     "agent-logs/langfuse-llamaindex-2025-06-05.trace.json",
     "agent-logs/langfuse-pydantic-ai-with-gemini-2025-12-24.trace.json",
+    "agent-logs/langfuse-beeai-2025-08-01.trace.json",
   ],
   "patronus-trace": [
     "corpus/patronus/trail-gaia-41bbc898aa7de0f31d2382ff57700a76.json.gz",

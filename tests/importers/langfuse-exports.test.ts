@@ -40,6 +40,8 @@ const FRAMEWORKS = [
   "pydantic-ai-with-gemini-2025-12-24",
 ];
 for (const name of FRAMEWORKS) EXPORTS.push([`langfuse/langfuse ${name}`, fixture(`langfuse-${name}.trace.json`), true]);
+// BeeAI's ReAct agent asks for tools in its text ("Function Name: …"), not as tool calls: nothing to join
+EXPORTS.push(["langfuse/langfuse beeai-2025-08-01", fixture("langfuse-beeai-2025-08-01.trace.json"), false]);
 
 /** Observations by id, top level and under `trace` (the export repeats them). */
 function observations(text: string): Obj[] {
@@ -51,8 +53,16 @@ function observations(text: string): Obj[] {
   return [...byId.values()];
 }
 
+/**
+ * BeeAI writes each event of one call as an observation named `backend.openai.chat.<event>-<n>`
+ * or `tool.search.wikipedia.<event>-<n>`: the `start` is the call; `success`, `finish` (and
+ * `error`) report on it.
+ */
+const isLifecycleReport = (o: Obj) => /^(backend|tool)\.[\w.-]+\.(success|finish|error)-\d+$/.test(String(o.name));
 const isGeneration = (o: Obj) =>
-  o.type === "GENERATION" && (typeof o.model === "string" || Number((o.usageDetails as Obj | undefined)?.input ?? 0) > 0);
+  o.type === "GENERATION" &&
+  !isLifecycleReport(o) &&
+  (typeof o.model === "string" || Number((o.usageDetails as Obj | undefined)?.input ?? 0) > 0);
 
 /** Model calls: generations with no generation inside them (the AI SDK's `ai.generateText` wraps `doGenerate`). */
 function modelCalls(obs: Obj[]): Obj[] {
@@ -66,7 +76,12 @@ function modelCalls(obs: Obj[]): Obj[] {
 /** A LangChain tool run: a SPAN whose output is the ToolMessage (JS: serialised, Python: a dict of type "tool"). */
 const isToolMessageSpan = (o: Obj) => {
   if (o.type !== "SPAN" || typeof o.output !== "string" || !o.output.startsWith("{")) return false;
-  const out = JSON.parse(o.output) as Obj;
+  let out: Obj;
+  try {
+    out = JSON.parse(o.output) as Obj;
+  } catch {
+    return false; // a Python repr (BeeAI's `{'role': …}`), not a ToolMessage
+  }
   return (
     (Array.isArray(out.id) && out.id[out.id.length - 1] === "ToolMessage") || (out.type === "tool" && typeof out.tool_call_id === "string")
   );
@@ -80,7 +95,7 @@ const isToolSpan = (o: Obj) => {
     a["openinference.span.kind"] === "TOOL" || a["gen_ai.operation.name"] === "execute_tool" || typeof a["gen_ai.tool.call.id"] === "string"
   );
 };
-const isToolCall = (o: Obj) => o.type === "TOOL" || isToolMessageSpan(o) || isToolSpan(o);
+const isToolCall = (o: Obj) => !isLifecycleReport(o) && (o.type === "TOOL" || isToolMessageSpan(o) || isToolSpan(o));
 
 describe.each(EXPORTS)("Langfuse export %s", (_name, text, joined) => {
   const events = importTrace(text, { fileName: "export.json" }).runs.flatMap((r) => r.events);
@@ -121,6 +136,31 @@ describe.each(EXPORTS)("Langfuse export %s", (_name, text, joined) => {
 
   it("tool arguments are objects", () => {
     for (const e of events as JournalEvent[]) if (e.type === "tool.call") expect(typeof e.data.args).toBe("object");
+  });
+});
+
+describe("BeeAI through Langfuse: one model call per call, not per lifecycle event", () => {
+  const text = fixture("langfuse-beeai-2025-08-01.trace.json");
+  it("imports the three chat calls the ReAct agent made (start-14, -15, -16), not the success and finish reports", () => {
+    const gens = observations(text).filter((o) => o.type === "GENERATION");
+    expect(gens).toHaveLength(5);
+    const starts = gens.filter((o) => /\.start-\d+$/.test(String(o.name))).map((o) => o.id);
+    expect(starts).toHaveLength(3);
+    const events = importTrace(text, { fileName: "beeai.json" }).runs.flatMap((r) => r.events);
+    const calls = events.filter((e) => e.type === "model.request").map((e) => e.data.call);
+    expect(calls.sort()).toEqual([...starts].sort());
+  });
+
+  it("imports the one Wikipedia run as one tool call whose result is what its success report holds", () => {
+    const obs = observations(text);
+    const success = obs.find((o) => /^tool\.search\.wikipedia\.success-\d+$/.test(String(o.name)))!;
+    const events = importTrace(text, { fileName: "beeai.json" }).runs.flatMap((r) => r.events);
+    const tools = events.filter((e) => e.type === "tool.call");
+    expect(tools.map((e) => e.data.tool)).toEqual(["search.wikipedia"]);
+    const result = events.find((e) => e.type === "tool.result" && e.data.call === tools[0].data.call)!;
+    expect(result.data.status).toBe("ok");
+    expect(JSON.stringify(result.data.result)).toContain("Barcelona");
+    expect(JSON.parse(String(success.output))).toEqual(result.data.result);
   });
 });
 
