@@ -337,11 +337,27 @@ export function importCopilotEvents(file: JsonLinesFile, opts: ImportOptions = {
   };
 }
 
+/**
+ * The legacy session file (0.0.340: `history-session-state/session_<id>_<ms>.json`): the
+ * OpenAI chat messages in `chatMessages`, and a `timeline` of what the terminal showed, each
+ * entry timed: `user` prompts, `copilot` texts, `tool_call_completed` (by `callId`, its
+ * `result.type` `success` or `failure`). The messages are the calls; the timeline gives their
+ * times and the tools' outcomes. A call is timed when the last thing before it happened (the
+ * prompt or a tool's completion) and answered when its text was shown; a call that only asked
+ * for tools, and a tool's start, have no time of their own, so no latency is written.
+ */
 function importLegacy(v: UnknownRecord, text: string, opts: ImportOptions): ImportResult {
-  const warnings = ["the legacy session file times only the session's start: every event carries that time, and no durations are known"];
+  const warnings: string[] = [];
   const sessionId = firstStr(v.sessionId) ?? contentId(text);
   const runId = makeRunId("copilot", sessionId);
-  const t = isoToNanos(v.startTime) ?? 0n;
+  const t0 = isoToNanos(v.startTime) ?? 0n;
+  const timeline = asArray(v.timeline).filter(isRecord);
+  const timed = (type: string) => timeline.filter((e) => e.type === type).map((e) => isoToNanos(e.timestamp));
+  const userTimes = timed("user");
+  const copilotTimes = timed("copilot");
+  const completed = new Map<string, UnknownRecord>();
+  for (const e of timeline) if (e.type === "tool_call_completed" && typeof e.callId === "string") completed.set(e.callId, e);
+  if (timeline.length === 0) warnings.push("the session file has no timeline: every event carries the session's start time");
   const b = new JournalBuilder();
   const msgs = asArray(v.chatMessages).filter(isRecord);
   const results = new Map<string, UnknownRecord>();
@@ -350,11 +366,15 @@ function importLegacy(v: UnknownRecord, text: string, opts: ImportOptions): Impo
   let input: unknown;
   let output: string | undefined;
   let n = 0;
+  let users = 0;
+  let texts = 0;
+  let cursor = t0;
+  const at = (t: bigint | undefined) => (t !== undefined && t > cursor ? (cursor = t) : cursor);
   for (const m of msgs) {
     if (m.role !== "assistant") {
       if (m.role === "user") {
         input ??= contentText(m.content);
-        b.add({ t, type: "input", data: { source: "user", content: contentText(m.content) } });
+        b.add({ t: at(userTimes[users++]), type: "input", data: { source: "user", content: contentText(m.content) } });
       }
       pending.push(...normalizeMessage(m));
       continue;
@@ -362,28 +382,53 @@ function importLegacy(v: UnknownRecord, text: string, opts: ImportOptions): Impo
     const sid = `copilot-${n++}`;
     const [am] = normalizeMessage(m, `${sid}-`);
     const toolCalls = am?.toolCalls ?? [];
-    addModelCall(b, { step: sid, t, name: "unknown", call: sid, model: "unknown", messages: pending, text: am?.content ?? "", toolCalls });
+    const asked = cursor;
+    const answered = am?.content ? at(copilotTimes[texts++]) : asked;
+    addModelCall(b, {
+      step: sid,
+      t: asked,
+      tResponse: answered,
+      name: "unknown",
+      call: sid,
+      model: "unknown",
+      messages: pending,
+      text: am?.content ?? "",
+      toolCalls,
+    });
     pending = am ? [am] : [];
     if (am?.content) output = am.content;
     let failed = false;
+    let end = answered;
     toolCalls.forEach((c, k) => {
       const key = `t:${sid}:${k}`;
-      addStepToolCall(b, { t, step: sid, key, call: c });
+      addStepToolCall(b, { t: answered, step: sid, key, call: c });
       const r = results.get(c.id);
-      if (!r) return;
-      const content = contentText(r.content);
-      const isError = /^(Error|error):/.test(content);
+      const done = completed.get(c.id);
+      if (!r && !done) return;
+      const content = r ? contentText(r.content) : "";
+      const outcome = done && isRecord(done.result) ? done.result : undefined;
+      // the timeline says whether the tool failed; without it, an `Error:` answer does
+      const isError = outcome ? outcome.type === "failure" : /^(Error|error):/.test(content);
       failed ||= isError;
+      const tDone = isoToNanos(done?.timestamp);
+      const tr = tDone !== undefined && tDone > answered ? tDone : answered;
+      if (tr > end) end = tr;
       b.add({
-        t,
+        t: tr,
         type: "tool.result",
         step: sid,
         parentKey: key,
         after: key,
-        data: compact({ call: c.id, status: isError ? "error" : "ok", result: content, error: isError ? content : undefined }),
+        data: compact({
+          call: c.id,
+          status: isError ? "error" : "ok",
+          result: content,
+          error: isError ? (str(outcome?.log) ?? content) : undefined,
+        }),
       });
     });
-    b.add({ t, type: "step.end", step: sid, parentKey: `s:${sid}`, after: `s:${sid}`, data: { status: failed ? "error" : "ok" } });
+    at(end);
+    b.add({ t: end, type: "step.end", step: sid, parentKey: `s:${sid}`, after: `s:${sid}`, data: { status: failed ? "error" : "ok" } });
   }
   const startData: Record<string, unknown> = {
     workflow: { name: "copilot-cli" },
@@ -395,7 +440,10 @@ function importLegacy(v: UnknownRecord, text: string, opts: ImportOptions): Impo
   return {
     format: "copilot-cli",
     runs: [
-      { runId, events: b.build({ runId, start: { data: startData, t }, end: { data: compact({ status: "succeeded", output }), t } }) },
+      {
+        runId,
+        events: b.build({ runId, start: { data: startData, t: t0 }, end: { data: compact({ status: "succeeded", output }), t: cursor } }),
+      },
     ],
     warnings,
   };
