@@ -1,9 +1,12 @@
 /**
- * `retrace import DIR`: the files of a folder Retrace may read, zipped, so the folder takes
- * the upload's path for a zip of it (lib/importers/folder.ts). Each file is kept or left out
- * by its first bytes (a session part, or any format `detectBytes` knows), never by its name;
- * `.git` and `node_modules` are not walked, and a file larger than the document limit is
- * left out (the import would refuse it).
+ * `retrace import DIR`: the parts of multi-file sessions (Cline and Roo Code tasks, Aider's
+ * pair, Copilot CLI session files) zipped, so they take the upload's path for a zip of the
+ * folder (lib/importers/folder.ts) and the parts of one session are joined; every other file
+ * in a format Retrace reads (a Claude Code project's sessions, Codex rollouts, trace
+ * exports) is listed to be imported on its own, streamed like any file given by name, so a
+ * folder of large sessions needs no more memory than its largest one. Each file is told by
+ * its first bytes, never by its name; `.git` and `node_modules` are not walked, and a session
+ * part larger than the document limit is left out (the import would refuse it).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -19,6 +22,8 @@ export interface FolderZip {
   looked: number;
   /** files put in the zip */
   kept: number;
+  /** files in a format read on its own, to import one by one (paths as found, in walk order) */
+  alone: string[];
   /** files left out because they are larger than `maxBytes` */
   tooLarge: string[];
 }
@@ -36,7 +41,7 @@ function head(file: string): Uint8Array {
 
 export function zipFolder(dir: string, maxBytes: number): FolderZip {
   const members: Record<string, Uint8Array> = {};
-  const out: FolderZip = { zip: new Uint8Array(), looked: 0, kept: 0, tooLarge: [] };
+  const out: FolderZip = { zip: new Uint8Array(), looked: 0, kept: 0, alone: [], tooLarge: [] };
   const walk = (abs: string, rel: string, depth: number) => {
     for (const entry of fs.readdirSync(abs, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const a = path.join(abs, entry.name);
@@ -50,8 +55,10 @@ export function zipFolder(dir: string, maxBytes: number): FolderZip {
       const bytes = head(a);
       if (bytes.length === 0) continue;
       const text = new TextDecoder().decode(bytes);
-      const known = sessionPart(text) !== undefined || detectBytes(bytes, entry.name).format !== "unknown";
-      if (!known) continue;
+      if (sessionPart(text) === undefined) {
+        if (detectBytes(bytes, entry.name).format !== "unknown") out.alone.push(a);
+        continue;
+      }
       if (fs.statSync(a).size > maxBytes) {
         out.tooLarge.push(r);
         continue;

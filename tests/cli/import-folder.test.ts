@@ -52,6 +52,37 @@ describe("retrace import DIR", () => {
     await t.cleanup();
   });
 
+  it("imports a Claude Code project folder session by session, each streamed under its own limit", async () => {
+    const t = await freshDb("sqlite");
+    const dir = fs.mkdtempSync(path.join(inject("tmpDir"), "project-"));
+    const sessions = [
+      "tests/fixtures/agent-cli/claude-code-2.1.337-session.jsonl",
+      "tests/fixtures/corpus/claude-code/codemie-session-9eda1058.jsonl",
+    ];
+    for (const f of sessions) fs.copyFileSync(f, path.join(dir, path.basename(f)));
+    fs.writeFileSync(path.join(dir, "notes.txt"), "not a session\n");
+    const ids = sessions.map((f) => {
+      const first = fs
+        .readFileSync(f, "utf8")
+        .split("\n")
+        .map((l) => (l.trim() ? (JSON.parse(l) as { sessionId?: string }) : {}))
+        .find((l) => typeof l.sessionId === "string");
+      return `claude-${first!.sessionId!}`;
+    });
+    // each session is larger than the document limit: zipped with the others it was left out
+    const docLimit = 100_000;
+    for (const f of sessions) expect(fs.statSync(f).size).toBeGreaterThan(docLimit);
+    const r = await cli(["import", dir], { DATABASE_URL: t.url, RETRACE_MAX_DOCUMENT_BYTES: String(docLimit) });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const db = t.open();
+    for (const [i, id] of ids.entries()) {
+      expect(r.stdout).toContain(`${path.join(dir, path.basename(sessions[i]))} (Claude Code session (JSONL)): run ${id} stored`);
+      expect((await getRun(db, id))?.fidelity).toBe("trace");
+    }
+    await t.cleanup();
+  });
+
   it("a folder with nothing Retrace reads says so and exits 1", async () => {
     const t = await freshDb("sqlite");
     const dir = fs.mkdtempSync(path.join(inject("tmpDir"), "empty-"));

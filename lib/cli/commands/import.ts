@@ -16,10 +16,11 @@ The format is detected once from the content (gzip is opened first): Retrace jou
 and OTel JS span dumps, SWE-agent .traj, mini-swe-agent .traj.json, OpenHands trajectories,
 Inspect AI eval logs and tau-bench results are converted into runs of fidelity "trace". The
 same path as the UI's upload button (POST /api/imports).
-A folder (a Cline or Roo Code task folder, a project with Aider's histories, a Copilot CLI
-session folder, or any folder of such files) is read as the upload reads a zip of it: the
-files whose content Retrace knows are zipped (.git and node_modules are not walked), the
-parts of one session joined; a folder with nothing Retrace reads says so.
+A folder is walked (.git and node_modules are not): the parts of multi-file sessions (Cline
+and Roo Code tasks, Aider's histories, Copilot CLI session files) are read as the upload
+reads a zip of them, the parts of one session joined; every other file whose content
+Retrace knows (a Claude Code project's sessions, Codex rollouts, trace exports) is imported
+on its own, as if named; a folder with nothing Retrace reads says so.
 Each run is stored atomically; errors are printed with their line numbers (the first 100,
 then a count). Reading stops after 1,000 invalid lines, and nothing of that file is stored.
 A run of 5,000 events or more gets its run-page summary stored with it (on PostgreSQL
@@ -82,24 +83,28 @@ export async function run({ values, positionals: files }: CommandArgs<typeof opt
   const { importStream } = await import("../../server/service");
   let worst = 0;
   try {
+    // a folder: its multi-file sessions as one zip, its other files one by one (folder-zip.ts)
+    const work: Array<{ file: string; folder?: FolderZip }> = [];
     for (const file of files) {
-      // a folder goes as the zip of the files in it Retrace reads (folder-zip.ts)
-      let folder: FolderZip | undefined;
-      if (fs.statSync(file).isDirectory()) {
-        const { zipFolder } = await import("../folder-zip");
-        const { nothingToRead } = await import("../../importers");
-        folder = zipFolder(file, db.config.limits.maxDocumentBytes);
-        for (const big of folder.tooLarge) console.error(`${file}: ${big} is larger than RETRACE_MAX_DOCUMENT_BYTES and was left out`);
-        if (folder.kept === 0) {
-          worst = Math.max(worst, 1);
-          if (json)
-            console.log(
-              JSON.stringify({ file, runs: [], errors: [], format: { format: "unknown", message: nothingToRead(folder.looked) } }),
-            );
-          else console.error(`${file}: ${nothingToRead(folder.looked)}`);
-          continue;
-        }
+      if (!fs.statSync(file).isDirectory()) {
+        work.push({ file });
+        continue;
       }
+      const { zipFolder } = await import("../folder-zip");
+      const { nothingToRead } = await import("../../importers");
+      const folder = zipFolder(file, db.config.limits.maxDocumentBytes);
+      for (const big of folder.tooLarge) console.error(`${file}: ${big} is larger than RETRACE_MAX_DOCUMENT_BYTES and was left out`);
+      if (folder.kept === 0 && folder.alone.length === 0) {
+        worst = Math.max(worst, 1);
+        if (json)
+          console.log(JSON.stringify({ file, runs: [], errors: [], format: { format: "unknown", message: nothingToRead(folder.looked) } }));
+        else console.error(`${file}: ${nothingToRead(folder.looked)}`);
+        continue;
+      }
+      if (folder.kept > 0) work.push({ file, folder });
+      for (const alone of folder.alone) work.push({ file: alone });
+    }
+    for (const { file, folder } of work) {
       const size = folder ? folder.zip.length : fs.statSync(file).size;
       const tty = process.stderr.isTTY && !json;
       let bar: SingleBar | null = null;
