@@ -25,6 +25,12 @@ export function unknownFormatMessage(looksLike: string): string {
  * takes up to 3 UTF-8 bytes, so 4 × 64 KB always covers the head `importTrace` sees.
  */
 export const STREAM_HEAD_BYTES = 4 * DETECT_HEAD_BYTES;
+/**
+ * The most of a file's start read to find the first complete lines of a line format (a
+ * journal, a coding-agent session): a session that opens with a pasted log or a screenshot
+ * has a first prompt far longer than the head, and a cut line tells nothing.
+ */
+export const LINE_HEAD_BYTES = 16 * 1024 * 1024;
 
 interface Shape {
   /** `object`, `array` or `other` for the first JSON value of the text. */
@@ -197,13 +203,15 @@ function isPatronusSpan(k3: Set<string>, text: string): boolean {
 
 export function detectFormat(head: string, fileName?: string): Detection {
   const text = head.length > DETECT_HEAD_BYTES ? head.slice(0, DETECT_HEAD_BYTES) : head;
+  // the line formats are told by whole lines, read as far as the head given goes
+  const lineText = head.length > LINE_HEAD_BYTES ? head.slice(0, LINE_HEAD_BYTES) : head;
   // the files of Cline / Roo Code tasks, Aider and Copilot CLI sessions (session-files.ts)
   const part = sessionPart(text);
   if (part) return result(PART_FORMAT[part]);
-  const line = firstLine(text);
+  const line = firstLine(lineText);
   // A journal's first line is a complete event; a pretty-printed JSON document's is "{".
   if (line.startsWith("{") && looksLikeJournalLine(line)) return result("retrace-journal");
-  const lineFormat = line.startsWith("{") ? detectLines(ndjsonHead(text)) : undefined;
+  const lineFormat = line.startsWith("{") ? detectLines(ndjsonHead(lineText)) : undefined;
   if (lineFormat) return result(lineFormat);
 
   const { root, keys } = scan(text);
@@ -292,6 +300,18 @@ export function detectBytes(head: Uint8Array, fileName?: string): Detection {
   }
   const binary = describeBinary(head);
   if (binary) return { ...result("unknown"), message: unknownFormatMessage(binary) };
-  const text = new TextDecoder().decode(head.subarray(0, STREAM_HEAD_BYTES), { stream: true });
+  const text = new TextDecoder().decode(head.subarray(0, LINE_HEAD_BYTES), { stream: true });
   return detectFormat(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, fileName);
+}
+
+/**
+ * A head worth reading further: it filled STREAM_HEAD_BYTES, opens with `{` and its first
+ * lines named no format, so its first line may simply be longer than the head (the caller
+ * then peeks up to LINE_HEAD_BYTES and detects again).
+ */
+export function mayBeLongLines(head: Uint8Array, detected: Detection): boolean {
+  if (detected.format !== "unknown" || head.length < STREAM_HEAD_BYTES || head.length >= LINE_HEAD_BYTES) return false;
+  let i = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+  while (i < head.length && (head[i] === 0x20 || head[i] === 0x0a || head[i] === 0x0d || head[i] === 0x09)) i++;
+  return head[i] === 0x7b; // "{"
 }

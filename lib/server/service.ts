@@ -4,8 +4,8 @@ import "server-only";
  * Keeps the redactor per database and applies the configured limits.
  */
 import { byteChunks, JournalReadError, readJournalBatches, type ByteSource } from "../journal/reader";
-import { detectBytes, STREAM_HEAD_BYTES, UNKNOWN_FORMAT, type Detection } from "../importers/detect";
-import { peekBytes } from "../importers/stream/peek-bytes";
+import { STREAM_HEAD_BYTES, UNKNOWN_FORMAT, type Detection } from "../importers/detect";
+import { peekAndDetect } from "../importers/stream/peek-detect";
 import type { SourceFormat } from "../importers/types";
 import { redactMessage, type Redactor } from "../redact";
 import type { Db } from "./db";
@@ -116,11 +116,10 @@ async function importBody(db: Db, redactor: Redactor, body: ByteSource, opts: Im
   try {
     const raw = opts.onBytes ? counted(body, opts.onBytes) : body;
     // Counted on the wire and after gunzip (ratio-capped), while reading (body-limits.ts).
-    const { head, stream } = await peekBytes(limitedBody(raw, limits), STREAM_HEAD_BYTES);
+    const { head, stream, detected } = await peekAndDetect(limitedBody(raw, limits), opts.fileName);
     if (head.length === 0) return nothing({ unreadable: "the body is empty" });
     // the whole body is in the head, and it is blank: said, whatever the format asked for
     if (head.length < STREAM_HEAD_BYTES && isBlank(head)) return nothing({ unreadable: "the body holds no events, only blank lines" });
-    const detected = detectBytes(head, opts.fileName);
     const isJournal = detected.format === "retrace-journal" || (detected.format === "unknown" && opts.accept === "journal");
     if (!isJournal && opts.accept === "journal") {
       const message = `this looks like ${detected.label}, not a Retrace journal (NDJSON, one event per line; see /schema/journal-v1.json). Import trace formats with \`npm run -s retrace -- import FILE\` or the upload button.`;

@@ -172,3 +172,31 @@ describe("OpenHands evaluation output, a line at a time", () => {
     expect(s.warnings).toEqual(expected.warnings);
   });
 });
+
+describe("a session whose first prompt is longer than the detection head", () => {
+  // a real Claude Code 2.1 session whose first prompt is a pasted 400 KB log (a screenshot does the same)
+  const lines = readFileSync(path.join(FIXTURES, "agent-cli/claude-code-2.1.337-session.jsonl"), "utf8").split("\n");
+  const at = lines.findIndex((l) => l.includes('"type":"user"'));
+  const first = JSON.parse(lines[at]) as { message: { content: unknown } };
+  const paste = `Here is the log:\n${"2026-12-01 10:00:00 INFO request served\n".repeat(10_000)}`;
+  first.message.content = paste;
+  lines[at] = JSON.stringify(first);
+  const text = lines.join("\n");
+  const bytes = encoder.encode(text);
+
+  it("is still told by its content, whole and streamed, and imports with the paste as its input", async () => {
+    expect(lines.slice(0, at + 1).join("\n").length).toBeGreaterThan(STREAM_HEAD_BYTES);
+    const expected = whole(bytes, "session.jsonl");
+    expect(expected.format).toBe("claude-code");
+    const input = expected.runs[0].events.find((e) => e.type === "input");
+    expect(input?.data.content).toBe(paste);
+    expect(canon(await streamed(bytes, 64 * 1024, "session.jsonl"))).toBe(canon(expected));
+  });
+
+  it("a file that is not a line format still gets one clear error after reading further", async () => {
+    const doc = encoder.encode(`{"what": ${JSON.stringify("x".repeat(STREAM_HEAD_BYTES + 10))}, "else": 1}\n{"b": 2}\n`);
+    await expect(streamed(doc, 64 * 1024, "x.jsonl")).rejects.toThrow(
+      /not recognised: it looks like NDJSON whose lines have keys what, else, b/,
+    );
+  });
+});

@@ -180,6 +180,21 @@ describe("body limits, enforced while reading", () => {
     expect(calls).toHaveLength(ids.size);
   });
 
+  it("tells a session whose first prompt is longer than the detection head by reading on, and stores it", async () => {
+    const lines = longSession(200 * KiB, "long-first-line")
+      .trimEnd()
+      .split("\n");
+    const at = lines.findIndex((l) => l.includes('"type":"user"'));
+    const first = JSON.parse(lines[at]) as { message: { content: unknown } };
+    first.message.content = "pasted:\n" + "a log line\n".repeat(40_000); // 440 KB, past the 256 KB head
+    lines[at] = JSON.stringify(first);
+    const text = lines.join("\n") + "\n";
+    const r = await postChunked(`${imports.url}/api/imports`, "application/x-ndjson", Buffer.from(text), Buffer.alloc(0), text.length);
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    expect((r.body as { format?: string }).format).toBe("claude-code");
+    expect(await getRun(db, "claude-long-first-line")).not.toBeNull();
+  });
+
   it("refuses a coding-agent session past the session limit, naming it, and stores nothing", async () => {
     const text = longSession(3 * MiB, "long-session-2");
     const whole = Buffer.from(text);

@@ -10,10 +10,9 @@
  * Inspect, tau-bench, SDK span dumps): they are read whole and handed to `convertDocument`.
  */
 import { convertDocument, ImportError } from "../convert";
-import { detectBytes, STREAM_HEAD_BYTES } from "../detect";
 import { importInspectEval } from "../inspect-eval";
 import { importSessionZip } from "../folder";
-import { peekBytes } from "./peek-bytes";
+import { peekAndDetect } from "./peek-detect";
 import { spansToRuns, type SpansToRunsOptions } from "../otlp";
 import type { NormalizedSpan } from "../span";
 import { FORMAT_LABELS, type ImportedRun, type ImportOptions, type ImportResult, type SourceFormat } from "../types";
@@ -133,8 +132,8 @@ export async function importTraceStream(
   source: AsyncIterable<Uint8Array>,
   opts: ImportOptions & { spill?: SpanSpill } = {},
 ): Promise<StreamedImport> {
-  const { head, stream } = await peekBytes(source, STREAM_HEAD_BYTES);
-  return convertTraceStream(detectBytes(head, opts.fileName).format, stream, opts);
+  const { stream, detected } = await peekAndDetect(source, opts.fileName);
+  return convertTraceStream(detected.format, stream, opts);
 }
 
 /**
