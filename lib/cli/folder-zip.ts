@@ -4,14 +4,17 @@
  * folder (lib/importers/folder.ts) and the parts of one session are joined; every other file
  * in a format Retrace reads (a Claude Code project's sessions, Codex rollouts, trace
  * exports) is listed to be imported on its own, streamed like any file given by name, so a
- * folder of large sessions needs no more memory than its largest one. Each file is told by
+ * folder of large sessions needs no more memory than its largest one. A Claude Code session
+ * with sub-agent transcripts beside it (`<sessionId>/subagents/agent-*.jsonl`, told by the
+ * session id and agent id of their lines) goes into the zip with them, so they are joined
+ * into one run. Each file is told by
  * its first bytes, never by its name; `.git` and `node_modules` are not walked, and a session
  * part larger than the document limit is left out (the import would refuse it).
  */
 import fs from "node:fs";
 import path from "node:path";
 import { zipSync } from "fflate";
-import { detectBytes, sessionPart, STREAM_HEAD_BYTES } from "../importers";
+import { claudeLink, detectBytes, sessionPart, STREAM_HEAD_BYTES } from "../importers";
 
 const SKIP_DIRS = new Set([".git", "node_modules", "__MACOSX"]);
 const MAX_DEPTH = 8;
@@ -42,6 +45,8 @@ function head(file: string): Uint8Array {
 export function zipFolder(dir: string, maxBytes: number): FolderZip {
   const members: Record<string, Uint8Array> = {};
   const out: FolderZip = { zip: new Uint8Array(), looked: 0, kept: 0, alone: [], tooLarge: [] };
+  // Claude Code files by session id: a session with sub-agent files is zipped with them
+  const claude = new Map<string, Array<{ abs: string; rel: string; agent: boolean }>>();
   const walk = (abs: string, rel: string, depth: number) => {
     for (const entry of fs.readdirSync(abs, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const a = path.join(abs, entry.name);
@@ -56,7 +61,11 @@ export function zipFolder(dir: string, maxBytes: number): FolderZip {
       if (bytes.length === 0) continue;
       const text = new TextDecoder().decode(bytes);
       if (sessionPart(text) === undefined) {
-        if (detectBytes(bytes, entry.name).format !== "unknown") out.alone.push(a);
+        const format = detectBytes(bytes, entry.name).format;
+        const link = format === "claude-code" ? claudeLink(text) : undefined;
+        if (link)
+          claude.set(link.sessionId, [...(claude.get(link.sessionId) ?? []), { abs: a, rel: r, agent: link.agentId !== undefined }]);
+        else if (format !== "unknown") out.alone.push(a);
         continue;
       }
       if (fs.statSync(a).size > maxBytes) {
@@ -68,6 +77,17 @@ export function zipFolder(dir: string, maxBytes: number): FolderZip {
     }
   };
   walk(dir, "", 0);
+  for (const files of claude.values()) {
+    const joined = files.some((f) => f.agent) && files.every((f) => fs.statSync(f.abs).size <= maxBytes);
+    for (const f of files) {
+      if (!joined) {
+        out.alone.push(f.abs);
+        continue;
+      }
+      members[f.rel] = fs.readFileSync(f.abs);
+      out.kept++;
+    }
+  }
   out.zip = zipSync(members, { level: 1 });
   return out;
 }

@@ -13,8 +13,13 @@
  * - every `tool_use` is a step (kind `tool`) whose `tool.result` is the `tool_result`
  *   block with its id (status `error` when `is_error`), `toolUseResult` kept as `details`;
  * - sub-agent traffic (`isSidechain: true`) is a step (kind `agent`) under the step of the
- *   `Task` call that started it: the Task whose `prompt` is the sidechain's first message,
- *   else the latest Task not yet answered;
+ *   `Task` / `Agent` call that started it: the call whose result's `toolUseResult.agentId`
+ *   is the sidechain's `agentId`, else the one whose `prompt` is the sidechain's first
+ *   message, else the latest not yet answered. 2.1.x writes a sub-agent's lines to a file of
+ *   its own (claude-subagents.ts): given with the session (`subagents`), they are read as if
+ *   written inline, just before the result of the call that started them; a sub-agent's file
+ *   alone is a run of its own, `claude-<sessionId>-agent-<agentId>`, with a warning; a
+ *   session whose sub-agents' files are not given says so in a warning;
  * - user prompts are `input` events, `summary` lines and compaction summaries
  *   (`isCompactSummary`) notes, `system` lines notes;
  * - the bookkeeping lines Claude Code writes beside the conversation (`SKIPPED`: file
@@ -23,6 +28,7 @@
  *   out too, and named in one warning, never a reason to refuse the file.
  */
 import { JournalBuilder, type ProtoEvent } from "./builder";
+import { subagentCalls, subagentOf } from "./claude-subagents";
 import { inferEffect } from "./effects";
 import { asArray, compact, firstStr, isRecord, isoToNanos, makeRunId, str, toNumber, type UnknownRecord } from "./json-utils";
 import { linesOfText, type JsonLinesFile } from "./lines";
@@ -81,14 +87,50 @@ const SKIPPED = new Set([
 ]);
 const READ = new Set(["user", "assistant", "summary", "system"]);
 
-export function importClaudeCode(text: string, opts: ImportOptions = {}): ImportResult {
+export function importClaudeCode(text: string, opts: ImportOptions = {}, subagents: string[] = []): ImportResult {
   const warnings: string[] = [];
-  return importClaudeCodeLines(linesOfText(text, warnings), opts, warnings);
+  const files = subagents.map((t) => linesOfText(t, warnings));
+  return importClaudeCodeLines(linesOfText(text, warnings), opts, warnings, files);
+}
+
+/** The session's lines with each sub-agent file's lines put just before the result of the call that started it. */
+function withSubagents(
+  main: UnknownRecord[],
+  subagents: JsonLinesFile[],
+  warnings: string[],
+): { lines: UnknownRecord[]; agentOf: Map<UnknownRecord, string> } {
+  const agentOf = new Map<UnknownRecord, string>();
+  if (subagents.length === 0) return { lines: main, agentOf };
+  const calls = subagentCalls(main);
+  const before = new Map<number, UnknownRecord[]>();
+  const tail: UnknownRecord[] = [];
+  for (const f of subagents) {
+    const agentId = subagentOf(f.records)?.agentId;
+    if (agentId === undefined) {
+      warnings.push("a file given as a sub-agent's transcript is not one (no agentId on its sidechain lines): left out");
+      continue;
+    }
+    for (const l of f.records) agentOf.set(l, agentId);
+    const call = calls.get(agentId);
+    const at = call === undefined ? -1 : main.findIndex((l) => blocksOf(l).some((x) => x.type === "tool_result" && x.tool_use_id === call));
+    if (at < 0) {
+      warnings.push(`sub-agent ${agentId}: no Agent call in the session names it; its calls are put at the end`);
+      tail.push(...f.records);
+    } else before.set(at, [...(before.get(at) ?? []), ...f.records]);
+  }
+  return { lines: [...main.flatMap((l, i) => [...(before.get(i) ?? []), l]), ...tail], agentOf };
 }
 
 /** `importClaudeCode` of a file already split into lines (`warnings`: what reading them noticed). */
-export function importClaudeCodeLines(file: JsonLinesFile, opts: ImportOptions = {}, warnings: string[] = []): ImportResult {
-  const lines = file.records;
+export function importClaudeCodeLines(
+  file: JsonLinesFile,
+  opts: ImportOptions = {},
+  warnings: string[] = [],
+  subagents: JsonLinesFile[] = [],
+): ImportResult {
+  const alone = subagents.length === 0 ? subagentOf(file.records) : undefined;
+  const { lines, agentOf } = withSubagents(file.records, subagents, warnings);
+  const calls = subagentCalls(lines);
   const unknownTypes = new Map<string, number>();
   for (const l of lines) {
     const type = typeof l.type === "string" ? l.type : "(none)";
@@ -101,7 +143,17 @@ export function importClaudeCodeLines(file: JsonLinesFile, opts: ImportOptions =
   }
   const sessionId = firstStr(...lines.map((l) => l.sessionId));
   if (!sessionId) warnings.push("no sessionId in the file: the run id was derived from the content");
-  const runId = makeRunId("claude", sessionId ?? file.contentId());
+  if (alone)
+    warnings.push(
+      `this is the transcript of sub-agent ${alone.agentId} without its parent session${sessionId ? ` ${sessionId}` : ""}: imported as a run of its own; import the project folder (or a zip of it) to see it under the call that started it`,
+    );
+  const seen = new Set([...lines].map((l) => l.agentId).filter((a) => typeof a === "string"));
+  const missing = [...calls.keys()].filter((a) => !seen.has(a));
+  if (missing.length > 0)
+    warnings.push(
+      `the session started ${missing.length} sub-agent(s) whose transcripts are not in the import (${missing.map((a) => `subagents/agent-${a}.jsonl`).join(", ")}): their calls are missing; import the project folder (or a zip of it) to include them`,
+    );
+  const runId = makeRunId("claude", alone ? `${sessionId ?? file.contentId()}-agent-${alone.agentId}` : (sessionId ?? file.contentId()));
   const byUuid = new Map<string, UnknownRecord>();
   for (const l of lines) if (typeof l.uuid === "string") byUuid.set(l.uuid, l);
 
@@ -119,7 +171,12 @@ export function importClaudeCodeLines(file: JsonLinesFile, opts: ImportOptions =
   // sidechain roots: a sidechain line whose parent is not a sidechain line
   const sidechainOf = new Map<UnknownRecord, string>();
   for (const l of lines) {
-    if (l.isSidechain !== true) continue;
+    const agent = agentOf.get(l);
+    if (agent !== undefined) {
+      sidechainOf.set(l, `agent-${agent}`);
+      continue;
+    }
+    if (l.isSidechain !== true || alone) continue;
     const p = typeof l.parentUuid === "string" ? byUuid.get(l.parentUuid) : undefined;
     sidechainOf.set(l, p && p.isSidechain === true ? (sidechainOf.get(p) ?? String(l.uuid)) : String(l.uuid ?? `sc-${sidechainOf.size}`));
   }
@@ -136,10 +193,11 @@ export function importClaudeCodeLines(file: JsonLinesFile, opts: ImportOptions =
   let input: unknown;
   let output: string | undefined;
 
-  let sent: UnknownRecord | undefined;
+  // the api-request line last written, per conversation (a sub-agent's file writes its own)
+  const sentBy = new Map<string, UnknownRecord>();
   for (const l of lines) {
-    if (l.type === "api-request") sent = l;
     const sc = sidechainOf.get(l);
+    if (l.type === "api-request") sentBy.set(sc ?? "", l);
     if (sc !== undefined) {
       const s = sidechains.get(sc);
       if (s) s.last = l;
@@ -150,8 +208,8 @@ export function importClaudeCodeLines(file: JsonLinesFile, opts: ImportOptions =
       let r = responseOf.get(id);
       if (!r) {
         const parent = typeof l.parentUuid === "string" ? byUuid.get(l.parentUuid) : undefined;
-        r = { id, lines: [], before: parent, sidechain: sc, sent: sc === undefined ? sent : undefined };
-        if (sc === undefined) sent = undefined;
+        r = { id, lines: [], before: parent, sidechain: sc, sent: sentBy.get(sc ?? "") };
+        sentBy.delete(sc ?? "");
         responseOf.set(id, r);
         responses.push(r);
       }
@@ -309,7 +367,11 @@ export function importClaudeCodeLines(file: JsonLinesFile, opts: ImportOptions =
       // the Task call that started this sub-agent: its prompt, else the latest unanswered Task
       const prompt = isRecord(l.message) ? contentText(l.message.content) : undefined;
       const tasks = [...toolStep.values()].filter((s) => s.name === "Task" || s.name === "Agent");
-      const task = tasks.find((s) => s.prompt !== undefined && s.prompt === prompt) ?? [...tasks].reverse().find((s) => !s.answered);
+      const byAgent = typeof l.agentId === "string" ? calls.get(l.agentId) : undefined;
+      const task =
+        (byAgent !== undefined ? toolStep.get(byAgent) : undefined) ??
+        tasks.find((s) => s.prompt !== undefined && s.prompt === prompt) ??
+        [...tasks].reverse().find((s) => !s.answered);
       const s = sidechains.get(sc);
       const scData = s ? { first: s.first, last: s.last } : { first: l, last: l };
       const parentKey = task?.key;
@@ -385,6 +447,8 @@ export function importClaudeCodeLines(file: JsonLinesFile, opts: ImportOptions =
       cwd: str(first?.cwd),
       gitBranch: str(first?.gitBranch),
       lines: lines.length,
+      subagents: subagents.length > 0 ? subagents.length : undefined,
+      agentId: alone?.agentId,
     }),
   };
   if (Object.keys(models).length > 0) startData.versions = { models };

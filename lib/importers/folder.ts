@@ -2,12 +2,16 @@
  * A folder of session files (a zip in the upload, a directory on the CLI, which zips it) →
  * the runs of every session in it. Each member is told by its content (`sessionPart`, else
  * `detectFormat`): the parts of one Cline / Roo Code task or one Aider pair are joined by
- * the folder they sit in; a file in any other known format is imported alone; members in
+ * the folder they sit in; a Claude Code session and its sub-agents' transcripts
+ * (`<sessionId>/subagents/agent-*.jsonl`) by the session id their lines carry
+ * (claude-subagents.ts), into one run; a file in any other known format is imported alone; members in
  * no known format are counted in a warning. A folder with nothing Retrace reads is one
  * error that says so. A multi-file format given one file alone goes through here too: the
  * run holds what that file has, and a warning says what is missing.
  */
 import { unzipSync } from "fflate";
+import { importClaudeCode } from "./claude-code";
+import { claudeLink } from "./claude-subagents";
 import { convertDocument } from "./convert";
 import { detectFormat } from "./detect";
 import { ImportError } from "./import-error";
@@ -33,6 +37,7 @@ export function importSessionFiles(files: SessionFile[], opts: ImportOptions = {
   const warnings: string[] = [];
   const formats = new Set<SourceFormat>();
   const groups = new Map<string, SessionGroup>();
+  const claude = new Map<string, { main: SessionFile[]; subs: SessionFile[] }>();
   let unread = 0;
   const add = (r: ImportResult, prefix: string) => {
     formats.add(r.format);
@@ -58,7 +63,23 @@ export function importSessionFiles(files: SessionFile[], opts: ImportOptions = {
       unread++;
       continue;
     }
+    const link = format === "claude-code" ? claudeLink(f.text.slice(0, 256 * 1024)) : undefined;
+    if (link) {
+      const c = claude.get(link.sessionId) ?? { main: [], subs: [] };
+      (link.agentId !== undefined ? c.subs : c.main).push(f);
+      claude.set(link.sessionId, c);
+      continue;
+    }
     add(convertDocument(format, f.text.replace(/^\uFEFF/, ""), { ...opts, fileName: baseOf(f.name) }), f.name);
+  }
+  for (const { main, subs } of claude.values()) {
+    const text = (f: SessionFile) => f.text.replace(/^\uFEFF/, "");
+    if (main.length === 1) {
+      add(importClaudeCode(text(main[0]), { ...opts, fileName: baseOf(main[0].name) }, subs.map(text)), main[0].name);
+      continue;
+    }
+    // no session file (or two with one id): each file its own run
+    for (const f of [...main, ...subs]) add(importClaudeCode(text(f), { ...opts, fileName: baseOf(f.name) }), f.name);
   }
   for (const g of groups.values()) {
     const where = Object.values(g)[0]?.name ?? "";

@@ -22,3 +22,4 @@ export {
 export { FORMAT_LABELS, type ImportedRun, type ImportOptions, type ImportResult, type SourceFormat } from "./types";
 export { importSessionFiles, importSessionZip, nothingToRead, type SessionFile } from "./folder";
 export { sessionPart, type SessionPart } from "./session-files";
+export { claudeLink, type ClaudeLink } from "./claude-subagents";

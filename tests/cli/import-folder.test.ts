@@ -83,6 +83,48 @@ describe("retrace import DIR", () => {
     await t.cleanup();
   });
 
+  it("a Claude Code project with a sub-agent's transcript: one run claude-<sessionId>, the sub-agent's calls under its Agent call", async () => {
+    const t = await freshDb("sqlite");
+    const dir = fs.mkdtempSync(path.join(inject("tmpDir"), "subagent-"));
+    const src = "tests/fixtures/agent-cli/claude-code-2.1.337-subagent";
+    fs.cpSync(src, dir, { recursive: true });
+    // a session of another id beside it stays a file imported on its own
+    fs.copyFileSync("tests/fixtures/agent-cli/claude-code-2.1.337-session.jsonl", path.join(dir, "other.jsonl"));
+    const session = "5d111294-64c9-4a08-a928-b587069ec457";
+    const sub = fs
+      .readFileSync(path.join(src, session, "subagents", "agent-a9b27a7e8deafe59d.jsonl"), "utf8")
+      .split("\n")
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as { type: string; message?: { id?: string; content?: Array<{ type: string }> } });
+    const subResponses = new Set(sub.filter((l) => l.type === "assistant").map((l) => l.message!.id)).size;
+    const r = await cli(["import", dir], { DATABASE_URL: t.url });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const stored = [...r.stdout.matchAll(/run (\S+) stored/g)].map((m) => m[1]);
+    expect(stored).toContain(`claude-${session}`);
+    expect(stored).toHaveLength(new Set(stored).size);
+    expect(stored).toHaveLength(2);
+    expect(stored.some((id) => id.includes("-agent-"))).toBe(false);
+    const db = t.open();
+    const run = await getRun(db, `claude-${session}`);
+    expect(run?.fidelity).toBe("trace");
+    const events = await db.sql.all<{ seq: number; type: string; step: string | null; parent: number | null; call: string | null }>(
+      `SELECT "seq", "type", "step", "parent", "call" FROM "Event" WHERE "runId" = ? ORDER BY "seq"`,
+      [`claude-${session}`],
+    );
+    const bySeq = new Map(events.map((e) => [e.seq, e]));
+    const underAgentCall = (seq: number) => {
+      for (let p = bySeq.get(seq)?.parent; p !== null && p !== undefined; p = bySeq.get(p)?.parent)
+        if (bySeq.get(p)?.type === "step.start" && bySeq.get(p)?.step === "tool-toolu_fake_0002") return true;
+      return false;
+    };
+    const subIds = new Set(sub.filter((l) => l.type === "assistant").map((l) => l.message!.id));
+    const subCalls = events.filter((e) => e.type === "model.response" && subIds.has(e.call ?? ""));
+    expect(subCalls).toHaveLength(subResponses);
+    for (const e of subCalls) expect(underAgentCall(e.seq)).toBe(true);
+    await t.cleanup();
+  });
+
   it("a folder with nothing Retrace reads says so and exits 1", async () => {
     const t = await freshDb("sqlite");
     const dir = fs.mkdtempSync(path.join(inject("tmpDir"), "empty-"));

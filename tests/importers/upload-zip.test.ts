@@ -51,6 +51,38 @@ describe("uploading a zip of a session folder", () => {
     expect(run?.eventCount).toBeGreaterThan(api.filter((m) => m.role === "assistant").length * 3);
   });
 
+  it("a zipped Claude Code project with a sub-agent's transcript stores one run, the sub-agent's calls in it", async () => {
+    const t = await freshDb("sqlite");
+    dbs.push(t);
+    const db = t.open();
+    const src = "tests/fixtures/agent-cli/claude-code-2.1.337-subagent";
+    const session = "5d111294-64c9-4a08-a928-b587069ec457";
+    const rels = [
+      `${session}.jsonl`,
+      `${session}/subagents/agent-a9b27a7e8deafe59d.jsonl`,
+      `${session}/subagents/agent-a9b27a7e8deafe59d.meta.json`,
+    ];
+    const zip = zipSync(Object.fromEntries(rels.map((f) => [`project/${f}`, fs.readFileSync(`${src}/${f}`)])));
+    const answer = await answerUpload(db, post(zip, "project.zip"), "any", "default");
+    expect(answer.status).toBe(201);
+    const runs = answer.body.runs as Array<{ run: string; status: string }>;
+    expect(runs.map((r) => [r.run, r.status])).toEqual([[`claude-${session}`, "stored"]]);
+    const count = (rel: string) =>
+      new Set(
+        fs
+          .readFileSync(`${src}/${rel}`, "utf8")
+          .split("\n")
+          .filter((l) => l.trim())
+          .map((l) => JSON.parse(l) as { type: string; message?: { id?: string } })
+          .filter((l) => l.type === "assistant")
+          .map((l) => l.message!.id),
+      ).size;
+    const rows = await db.sql.all<{ n: number }>(`SELECT count(*) AS n FROM "Event" WHERE "runId" = ? AND "type" = 'model.response'`, [
+      `claude-${session}`,
+    ]);
+    expect(Number(rows[0].n)).toBe(count(rels[0]) + count(rels[1]));
+  });
+
   it("a zip with nothing Retrace reads is refused with one error, nothing stored", async () => {
     const t = await freshDb("sqlite");
     dbs.push(t);
