@@ -59,6 +59,15 @@ const OWN: Record<string, string[]> = {
     "agent-folders/roo-code-condensed/ui_messages.json.gz",
     "agent-folders/roo-code-condensed/task_metadata.json.gz",
   ],
+  "claude-code": [
+    "agent-cli/claude-code-2.1.337-session.jsonl",
+    "agent-cli/claude-code-2.1.337-subagent/5d111294-64c9-4a08-a928-b587069ec457.jsonl",
+    "agent-cli/claude-code-2.1.337-subagent/5d111294-64c9-4a08-a928-b587069ec457/subagents/agent-a9b27a7e8deafe59d.jsonl",
+    "agent-cli/claude-code-2.1.337-subagent-background/d963c98a-c6be-4705-9df6-6b4e717bbe53.jsonl",
+    "agent-cli/claude-code-2.1.337-subagent-background/d963c98a-c6be-4705-9df6-6b4e717bbe53/subagents/agent-a4bbcca872087360e.jsonl",
+    "corpus/claude-code/claude-code-viewer-5c0375b4-orchestrator.jsonl",
+    "corpus/claude-code/codemie-session-9eda1058.jsonl",
+  ],
 };
 
 const files = fixtureFiles();
