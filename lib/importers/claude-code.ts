@@ -19,7 +19,10 @@
  *   its own (claude-subagents.ts): given with the session (`subagents`), they are read as if
  *   written inline, just before the result of the call that started them; a sub-agent's file
  *   alone is a run of its own, `claude-<sessionId>-agent-<agentId>`, with a warning; a
- *   session whose sub-agents' files are not given says so in a warning;
+ *   session whose sub-agents' files are not given says so in a warning; a sub-agent run in
+ *   the background (result "Async agent launched", `toolUseResult.isAsync`) keeps its call's
+ *   step open until its last line, and the `<task-notification>` that later tells the main
+ *   agent it finished is an `input` with source `event`;
  * - user prompts are `input` events, `summary` lines and compaction summaries
  *   (`isCompactSummary`) notes, `system` lines notes;
  * - the bookkeeping lines Claude Code writes beside the conversation (`SKIPPED`: file
@@ -356,10 +359,18 @@ export function importClaudeCodeLines(
         details: l.toolUseResult,
       }),
     });
-    b.add({ t, type: "step.end", step: ts.step, parentKey: ts.key, after: `t:${call}`, data: { status: isError ? "error" : "ok" } });
+    // a sub-agent in the background (2.1.x's default) answers at once ("Async agent
+    // launched"): the call's step lasts until the sub-agent's last line
+    const launched = isRecord(l.toolUseResult) ? l.toolUseResult : {};
+    const background =
+      (launched.isAsync === true || launched.status === "async_launched") && typeof launched.agentId === "string"
+        ? sidechains.get(`agent-${launched.agentId}`)
+        : undefined;
+    const end = background && time(background.last) > t ? time(background.last) : t;
+    b.add({ t: end, type: "step.end", step: ts.step, parentKey: ts.key, after: `t:${call}`, data: { status: isError ? "error" : "ok" } });
   };
 
-  for (const l of lines) {
+  const visit = (l: UnknownRecord) => {
     const sc = sidechainOf.get(l);
     const c = conv(sc);
     const scope = scopeKey(sc);
@@ -372,11 +383,9 @@ export function importClaudeCodeLines(
         (byAgent !== undefined ? toolStep.get(byAgent) : undefined) ??
         tasks.find((s) => s.prompt !== undefined && s.prompt === prompt) ??
         [...tasks].reverse().find((s) => !s.answered);
-      const s = sidechains.get(sc);
-      const scData = s ? { first: s.first, last: s.last } : { first: l, last: l };
       const parentKey = task?.key;
       b.add({
-        t: time(scData.first),
+        t: time(l),
         type: "step.start",
         step: `sidechain-${sc}`,
         key: `sc:${sc}`,
@@ -384,20 +393,12 @@ export function importClaudeCodeLines(
         after: parentKey,
         data: { name: "sub-agent", kind: "agent", sidechain: true },
       });
-      b.add({
-        t: time(scData.last),
-        type: "step.end",
-        step: `sidechain-${sc}`,
-        parentKey: `sc:${sc}`,
-        after: `sc:${sc}`,
-        data: { status: "ok" },
-      });
     }
     if (l.type === "assistant") {
       const id = firstStr(isRecord(l.message) ? l.message.id : undefined, l.requestId, l.uuid);
       const r = id !== undefined ? responseOf.get(id) : undefined;
       if (r && !emitted.has(r) && r.lines[r.lines.length - 1] === l) emitResponse(r);
-      continue;
+      return;
     }
     if (l.type === "user" && isRecord(l.message)) {
       const blocks = blocksOf(l);
@@ -408,24 +409,36 @@ export function importClaudeCodeLines(
       const prompt = msgs.map((m) => m.content).join("\n");
       if (l.isCompactSummary === true) {
         b.add({ t: time(l), type: "note", data: { text: prompt, kind: "compaction" }, parentKey: scope, after: scope });
-        continue;
+        return;
       }
       if (msgs.length > 0 && prompt !== "" && sc === undefined) {
         const meta = l.isMeta === true;
-        if (!meta) input ??= prompt;
-        const ev: ProtoEvent = { t: time(l), type: "input", data: { source: meta ? "system" : "user", content: prompt } };
+        // a background sub-agent's `<task-notification>`: the CLI tells the agent it finished
+        const notice = isRecord(l.origin) && l.origin.kind === "task-notification";
+        if (!meta && !notice) input ??= prompt;
+        const source = notice ? "event" : meta ? "system" : "user";
+        const ev: ProtoEvent = { t: time(l), type: "input", data: { source, content: prompt } };
         b.add(ev);
       }
-      continue;
+      return;
     }
     if (l.type === "summary" && typeof l.summary === "string") {
       b.add({ t: time(l), type: "note", data: { text: l.summary, kind: "summary" }, parentKey: scope, after: scope });
-      continue;
+      return;
     }
     if (l.type === "system") {
       const content = firstStr(l.content, l.subtype);
       if (content)
         b.add({ t: time(l), type: "note", data: compact({ text: content, kind: "system", durationMs: toNumber(l.durationMs) }) });
+    }
+  };
+  for (const l of lines) {
+    visit(l);
+    // a sub-agent's step ends after its last line's events (added last, so at the same time
+    // they sort before it)
+    const sc = sidechainOf.get(l);
+    if (sc !== undefined && sidechains.get(sc)?.last === l) {
+      b.add({ t: time(l), type: "step.end", step: `sidechain-${sc}`, parentKey: `sc:${sc}`, after: `sc:${sc}`, data: { status: "ok" } });
     }
   }
   for (const [call, s] of toolStep) {

@@ -125,6 +125,51 @@ describe("retrace import DIR", () => {
     await t.cleanup();
   });
 
+  it("a Claude Code project whose sub-agent ran in the background: its calls under the Agent call, the call's step open till its end", async () => {
+    const t = await freshDb("sqlite");
+    const dir = fs.mkdtempSync(path.join(inject("tmpDir"), "subagent-bg-"));
+    const src = "tests/fixtures/agent-cli/claude-code-2.1.337-subagent-background";
+    fs.cpSync(src, dir, { recursive: true });
+    const session = "d963c98a-c6be-4705-9df6-6b4e717bbe53";
+    const read = (rel: string) =>
+      fs
+        .readFileSync(path.join(src, rel), "utf8")
+        .split("\n")
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l) as { type: string; timestamp?: string; message?: { id?: string } });
+    const main = read(`${session}.jsonl`);
+    const sub = read(`${session}/subagents/agent-a4bbcca872087360e.jsonl`);
+    const ids = (ls: typeof sub) => new Set(ls.filter((l) => l.type === "assistant").map((l) => l.message!.id));
+    const r = await cli(["import", dir], { DATABASE_URL: t.url });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect([...r.stdout.matchAll(/run (\S+) stored/g)].map((m) => m[1])).toEqual([`claude-${session}`]);
+    const db = t.open();
+    const events = await db.sql.all<{
+      seq: number;
+      type: string;
+      step: string | null;
+      parent: number | null;
+      call: string | null;
+      ts: string;
+    }>(`SELECT "seq", "type", "step", "parent", "call", "ts" FROM "Event" WHERE "runId" = ? ORDER BY "seq"`, [`claude-${session}`]);
+    const bySeq = new Map(events.map((e) => [e.seq, e]));
+    const underAgentCall = (seq: number) => {
+      for (let p = bySeq.get(seq)?.parent; p !== null && p !== undefined; p = bySeq.get(p)?.parent)
+        if (bySeq.get(p)?.type === "step.start" && bySeq.get(p)?.step === "tool-toolu_fake_0002") return true;
+      return false;
+    };
+    const responses = events.filter((e) => e.type === "model.response");
+    expect(responses).toHaveLength(ids(main).size + ids(sub).size);
+    const subCalls = responses.filter((e) => ids(sub).has(e.call ?? ""));
+    expect(subCalls).toHaveLength(ids(sub).size);
+    for (const e of subCalls) expect(underAgentCall(e.seq)).toBe(true);
+    const lastSub = Math.max(...sub.filter((l) => l.timestamp).map((l) => Date.parse(l.timestamp!)));
+    const agentEnd = events.find((e) => e.type === "step.end" && e.step === "tool-toolu_fake_0002")!;
+    expect(Date.parse(agentEnd.ts)).toBe(lastSub);
+    await t.cleanup();
+  });
+
   it("a folder with nothing Retrace reads says so and exits 1", async () => {
     const t = await freshDb("sqlite");
     const dir = fs.mkdtempSync(path.join(inject("tmpDir"), "empty-"));
