@@ -7,12 +7,11 @@
  * sit under the Agent call's step, which lasts until the sub-agent's last line. Counts and
  * times come from the files with plain JSON reading.
  */
-import fs from "node:fs";
-import path from "node:path";
 import { zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { importClaudeCode } from "@/lib/importers/claude-code";
 import { importSessionFiles, importSessionZip } from "@/lib/importers/folder";
+import { ancestors, blocks, responseIds, sessionFolder, toolUses, type Ev } from "./claude-session-files";
 
 const DIR = "tests/fixtures/agent-cli/claude-code-2.1.337-subagent-background";
 const SESSION = "d963c98a-c6be-4705-9df6-6b4e717bbe53";
@@ -21,49 +20,8 @@ const MAIN = `${SESSION}.jsonl`;
 const SUB = `${SESSION}/subagents/agent-${AGENT}.jsonl`;
 const META = `${SESSION}/subagents/agent-${AGENT}.meta.json`;
 
-interface Block {
-  type: string;
-  id?: string;
-  name?: string;
-  input?: Record<string, unknown>;
-  tool_use_id?: string;
-  content?: unknown;
-}
-interface Line {
-  type: string;
-  timestamp?: string;
-  origin?: { kind?: string };
-  toolUseResult?: { agentId?: string; isAsync?: boolean; status?: string };
-  message: { id: string; content: string | Block[] };
-}
-const text = (rel: string) => fs.readFileSync(path.join(DIR, rel), "utf8");
-const lines = (rel: string): Line[] =>
-  text(rel)
-    .split("\n")
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as Line);
-const blocks = (l: Line): Block[] => (Array.isArray(l.message.content) ? l.message.content : []);
-const responseIds = (ls: Line[]) => [...new Set(ls.filter((l) => l.type === "assistant").map((l) => l.message.id))];
-const toolUses = (ls: Line[]) => ls.filter((l) => l.type === "assistant").flatMap((l) => blocks(l).filter((b) => b.type === "tool_use"));
+const { text, lines } = sessionFolder(DIR);
 const ms = (iso: string | undefined) => Date.parse(iso ?? "");
-
-interface Ev {
-  seq: number;
-  parent?: number;
-  ts: string;
-  type: string;
-  step?: string;
-  data: { call?: string; latencyMs?: number; status?: string; result?: unknown; source?: string; content?: unknown; input?: unknown };
-}
-function ancestors(events: Ev[], e: Ev): Ev[] {
-  const bySeq = new Map(events.map((x) => [x.seq, x]));
-  const out: Ev[] = [];
-  for (let p = e.parent; p !== undefined; p = bySeq.get(p)?.parent) {
-    const x = bySeq.get(p);
-    if (x?.type === "step.start") out.push(x);
-  }
-  return out;
-}
 
 const main = lines(MAIN);
 const sub = lines(SUB);

@@ -5,13 +5,13 @@
  * with the sub-agent's calls under the `Agent` call; each alone imports with a warning, the
  * sub-agent under an id of its own. Counts come from the files with plain JSON reading.
  */
-import fs from "node:fs";
 import path from "node:path";
 import { zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { importClaudeCode } from "@/lib/importers/claude-code";
 import { detectFormat } from "@/lib/importers/detect";
 import { importSessionFiles, importSessionZip } from "@/lib/importers/folder";
+import { ancestors, blocks, responseIds, sessionFolder, toolUses, type Ev, type Line } from "./claude-session-files";
 
 const DIR = "tests/fixtures/agent-cli/claude-code-2.1.337-subagent";
 const SESSION = "5d111294-64c9-4a08-a928-b587069ec457";
@@ -19,48 +19,8 @@ const AGENT = "a9b27a7e8deafe59d";
 const MAIN = `${SESSION}.jsonl`;
 const SUB = `${SESSION}/subagents/agent-${AGENT}.jsonl`;
 
-interface Block {
-  type: string;
-  id?: string;
-  name?: string;
-  tool_use_id?: string;
-}
-interface Line {
-  type: string;
-  timestamp: string;
-  agentId?: string;
-  isSidechain?: boolean;
-  sessionId?: string;
-  toolUseResult?: { agentId?: string };
-  message: { id: string; content: Block[] };
-}
-const text = (rel: string) => fs.readFileSync(path.join(DIR, rel), "utf8");
-const lines = (rel: string): Line[] =>
-  text(rel)
-    .split("\n")
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as Line);
-const responses = (ls: Line[]) => new Set(ls.filter((l) => l.type === "assistant").map((l) => l.message.id)).size;
-const toolUses = (ls: Line[]) =>
-  ls.filter((l) => l.type === "assistant").flatMap((l) => l.message.content.filter((b) => b.type === "tool_use"));
-
-interface Ev {
-  seq: number;
-  parent?: number;
-  type: string;
-  step?: string;
-  data: { call?: string; latencyMs?: number; input?: unknown };
-}
-/** the step.start events an event sits under, nearest first */
-function ancestors(events: Ev[], e: Ev): Ev[] {
-  const bySeq = new Map(events.map((x) => [x.seq, x]));
-  const out: Ev[] = [];
-  for (let p = e.parent; p !== undefined; p = bySeq.get(p)?.parent) {
-    const x = bySeq.get(p);
-    if (x?.type === "step.start") out.push(x);
-  }
-  return out;
-}
+const { text, lines } = sessionFolder(DIR);
+const responses = (ls: Line[]) => responseIds(ls).length;
 
 const main = lines(MAIN);
 const sub = lines(SUB);
@@ -71,7 +31,7 @@ const agentResult = main.find((l) => l.type === "user" && l.toolUseResult?.agent
 describe("Claude Code 2.1.337: a session with a sub-agent's transcript in a file of its own", () => {
   it("the files link by agentId: the Agent call's result names the sub-agent whose lines carry it", () => {
     expect(agentResult.toolUseResult?.agentId).toBe(AGENT);
-    expect(agentResult.message.content[0].tool_use_id).toBe(agentCall.id);
+    expect(blocks(agentResult)[0].tool_use_id).toBe(agentCall.id);
     expect(
       new Set(sub.filter((l) => l.type === "user" || l.type === "assistant").map((l) => [l.agentId, l.isSidechain, l.sessionId].join())),
     ).toEqual(new Set([`${AGENT},true,${SESSION}`]));
@@ -112,8 +72,8 @@ describe("Claude Code 2.1.337: a session with a sub-agent's transcript in a file
   it("a sub-agent's model call lasts from its api-request line to its response's last line", () => {
     const r = importClaudeCode(text(MAIN), {}, [text(SUB)]);
     const firstId = sub.find((l) => l.type === "assistant")!.message.id;
-    const sent = Date.parse(sub.find((l) => l.type === "api-request")!.timestamp);
-    const end = Date.parse(sub.filter((l) => l.message?.id === firstId).pop()!.timestamp);
+    const sent = Date.parse(sub.find((l) => l.type === "api-request")!.timestamp ?? "");
+    const end = Date.parse(sub.filter((l) => l.message?.id === firstId).pop()!.timestamp ?? "");
     const resp = (r.runs[0].events as Ev[]).find((e) => e.type === "model.response" && e.data.call === firstId)!;
     expect(resp.data.latencyMs).toBe(end - sent);
   });
